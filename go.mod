@@ -1,0 +1,3 @@
+module weald
+
+go 1.26
