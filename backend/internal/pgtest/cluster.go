@@ -1,0 +1,461 @@
+// Package pgtest starts a throwaway PostgreSQL cluster on 127.0.0.1 for tests.
+//
+// The relay's protocol suite runs against SQLite and against a real PostgreSQL
+// (issue 4, "Proof"); this package provides the PostgreSQL half without any
+// database driver: it drives Debian's server binaries (initdb, postgres,
+// pg_isready, createdb, dropdb) and hands out postgres:// URLs.
+//
+// Typical use, one cluster per test binary and one fresh database per test:
+//
+//	func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+//
+//	func TestSomething(t *testing.T) {
+//		url := pgtest.NewDatabase(t) // postgres://postgres@127.0.0.1:PORT/t_...?sslmode=disable
+//		...
+//	}
+//
+// The cluster is started lazily by the first NewDatabase call, so binaries
+// whose tests never ask for PostgreSQL pay nothing. Missing binaries are a
+// test failure with an installation hint, never a skip.
+//
+// When the test process runs as root (initdb refuses root), the cluster's
+// processes run as the "postgres" system user, in a temporary directory owned
+// by it. The postmaster is tied to the test process with a parent-death
+// signal, so a test binary killed by its -timeout does not leave it running.
+package pgtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Deadlines for each step; a busy 2-core machine can be slow, but nothing
+// waits forever.
+const (
+	initdbTimeout = 90 * time.Second
+	startTimeout  = 45 * time.Second
+	clientTimeout = 20 * time.Second
+	stopTimeout   = 15 * time.Second
+)
+
+// InstallHint is the sentence attached to every "binaries not found" error.
+const InstallHint = "install Debian's PostgreSQL server with `apt-get install -y postgresql` " +
+	"(or point WEALD_PG_BIN at a directory holding initdb and postgres)"
+
+// ErrNoBinaries reports that no PostgreSQL server binaries were found.
+var ErrNoBinaries = errors.New("pgtest: PostgreSQL server binaries not found")
+
+// Cluster is one running throwaway PostgreSQL cluster.
+type Cluster struct {
+	// Port is the TCP port on 127.0.0.1.
+	Port int
+	// User is the superuser name (trust authentication on loopback).
+	User string
+	// Version is the major version directory the binaries came from ("15").
+	Version string
+
+	bin  string // directory with the binaries
+	base string // temp directory: data/, socket, log
+	cred *syscall.Credential
+
+	mu      sync.Mutex
+	done    chan struct{} // closed when the postmaster exited
+	waitErr error
+	proc    *os.Process
+	stopped bool
+	counter int
+}
+
+// FindBinaries returns the directory holding initdb and postgres, and the
+// major version. WEALD_PG_BIN overrides the search; otherwise the highest
+// version under /usr/lib/postgresql/*/bin is used, then `pg_config --bindir`.
+func FindBinaries() (dir, version string, err error) {
+	ok := func(d string) bool {
+		for _, b := range []string{"initdb", "postgres", "pg_isready", "createdb", "dropdb", "psql"} {
+			if st, err := os.Stat(filepath.Join(d, b)); err != nil || st.IsDir() {
+				return false
+			}
+		}
+		return true
+	}
+	if d := os.Getenv("WEALD_PG_BIN"); d != "" {
+		if !ok(d) {
+			return "", "", fmt.Errorf("%w in WEALD_PG_BIN=%s; %s", ErrNoBinaries, d, InstallHint)
+		}
+		return d, filepath.Base(filepath.Dir(d)), nil
+	}
+	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	type cand struct {
+		dir string
+		v   float64
+		s   string
+	}
+	var cs []cand
+	for _, m := range matches {
+		s := filepath.Base(filepath.Dir(m))
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || !ok(m) {
+			continue
+		}
+		cs = append(cs, cand{m, v, s})
+	}
+	sort.Slice(cs, func(i, j int) bool { return cs[i].v > cs[j].v })
+	if len(cs) > 0 {
+		return cs[0].dir, cs[0].s, nil
+	}
+	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
+		d := strings.TrimSpace(string(out))
+		if ok(d) {
+			return d, "", nil
+		}
+	}
+	return "", "", fmt.Errorf("%w (looked in /usr/lib/postgresql/*/bin and pg_config); %s", ErrNoBinaries, InstallHint)
+}
+
+// Start initializes and starts a new cluster on a free loopback port. The
+// caller must call Stop.
+func Start(ctx context.Context) (*Cluster, error) {
+	bin, version, err := FindBinaries()
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{User: "postgres", Version: version, bin: bin}
+	if os.Geteuid() == 0 {
+		cred, err := postgresCredential()
+		if err != nil {
+			return nil, err
+		}
+		c.cred = cred
+	}
+	c.base, err = os.MkdirTemp(tempRoot(c.cred != nil), "weald-pgtest-")
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: temp dir: %w", err)
+	}
+	if c.cred != nil {
+		if err := os.Chown(c.base, int(c.cred.Uid), int(c.cred.Gid)); err != nil {
+			os.RemoveAll(c.base)
+			return nil, fmt.Errorf("pgtest: chown temp dir to postgres: %w", err)
+		}
+	}
+	if err := c.initdb(ctx); err != nil {
+		os.RemoveAll(c.base)
+		return nil, err
+	}
+	// A port chosen by binding :0 can be taken by someone else before the
+	// postmaster binds it; retry a few times.
+	var lastErr error
+	for attempt := 0; attempt < 4; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		if lastErr = c.start(ctx, port); lastErr == nil {
+			return c, nil
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	os.RemoveAll(c.base)
+	return nil, lastErr
+}
+
+// tempRoot picks a parent directory the postgres user can traverse.
+func tempRoot(asPostgres bool) string {
+	d := os.TempDir()
+	if !asPostgres {
+		return d
+	}
+	for p := d; p != "/" && p != "."; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		if err != nil || st.Mode().Perm()&0o001 == 0 {
+			return "/tmp"
+		}
+	}
+	return d
+}
+
+func postgresCredential() (*syscall.Credential, error) {
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: running as root needs the `postgres` system user (initdb refuses root): %v; %s", err, InstallHint)
+	}
+	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
+	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("pgtest: bad uid/gid for user postgres: %q/%q", u.Uid, u.Gid)
+	}
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}, nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("pgtest: pick a port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func (c *Cluster) dataDir() string { return filepath.Join(c.base, "data") }
+func (c *Cluster) logPath() string { return filepath.Join(c.base, "postgres.log") }
+
+// serverCmd builds a command for a server binary, run as postgres when root.
+func (c *Cluster) serverCmd(ctx context.Context, name string, args ...string) *exec.Cmd {
+	var cmd *exec.Cmd
+	if ctx != nil {
+		cmd = exec.CommandContext(ctx, filepath.Join(c.bin, name), args...)
+	} else {
+		cmd = exec.Command(filepath.Join(c.bin, name), args...)
+	}
+	cmd.Dir = c.base
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANG=C", "HOME="+c.base, "PGTZ=UTC")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
+	return cmd
+}
+
+func (c *Cluster) initdb(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, initdbTimeout)
+	defer cancel()
+	cmd := c.serverCmd(ctx, "initdb", "-D", c.dataDir(), "-U", c.User, "--auth=trust",
+		"--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("pgtest: initdb failed (%v): %s", err, tail(out.String(), 1500))
+	}
+	return nil
+}
+
+func (c *Cluster) start(ctx context.Context, port int) error {
+	logf, err := os.OpenFile(c.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("pgtest: open log: %w", err)
+	}
+	cmd := c.serverCmd(nil, "postgres", "-D", c.dataDir(),
+		"-p", strconv.Itoa(port),
+		"-c", "listen_addresses=127.0.0.1",
+		"-c", "unix_socket_directories="+c.base,
+		"-c", "fsync=off",
+		"-c", "full_page_writes=off",
+		"-c", "max_connections=200",
+		"-c", "shared_buffers=32MB",
+		"-c", "log_min_messages=warning",
+	)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// Tie the postmaster to this process: SIGQUIT is PostgreSQL's immediate
+	// shutdown. Pdeathsig fires when the forking OS thread exits, so the
+	// fork happens on a goroutine that holds its thread until the
+	// postmaster is gone.
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGQUIT
+	started := make(chan error, 1)
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			close(done)
+			return
+		}
+		started <- nil
+		err := cmd.Wait()
+		c.mu.Lock()
+		c.waitErr = err
+		c.mu.Unlock()
+		logf.Close()
+		close(done)
+	}()
+	if err := <-started; err != nil {
+		logf.Close()
+		return fmt.Errorf("pgtest: start postgres: %w", err)
+	}
+	c.mu.Lock()
+	c.proc, c.done, c.Port, c.stopped = cmd.Process, done, port, false
+	c.mu.Unlock()
+
+	deadline := time.Now().Add(startTimeout)
+	for i := 0; ; i++ {
+		select {
+		case <-done:
+			return fmt.Errorf("pgtest: postgres exited during start on port %d: %s", port, c.LogTail())
+		default:
+		}
+		if c.ready(ctx) {
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			c.Stop()
+			return fmt.Errorf("pgtest: postgres not ready within %s on port %d: %s", startTimeout, port, c.LogTail())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (c *Cluster) ready(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, "pg_isready"), "-q",
+		"-h", "127.0.0.1", "-p", strconv.Itoa(c.Port), "-U", c.User, "-d", "postgres", "-t", "2")
+	return cmd.Run() == nil
+}
+
+// LogTail returns the end of the server log, for error messages.
+func (c *Cluster) LogTail() string {
+	b, _ := os.ReadFile(c.logPath())
+	return tail(string(b), 2000)
+}
+
+func tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		s = "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// URL returns the connection URL of database db.
+func (c *Cluster) URL(db string) string {
+	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", c.User, c.Port, db)
+}
+
+// client runs a client binary (createdb, dropdb, psql) against the cluster.
+func (c *Cluster) client(ctx context.Context, name string, args ...string) error {
+	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
+	defer cancel()
+	full := append([]string{"-h", "127.0.0.1", "-p", strconv.Itoa(c.Port), "-U", c.User}, args...)
+	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, name), full...)
+	cmd.Env = append(os.Environ(), "PGCONNECT_TIMEOUT=10")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("pgtest: %s %s: %v: %s", name, strings.Join(args, " "), err, tail(string(out), 800))
+	}
+	return nil
+}
+
+// Query runs SQL with psql in database db and returns its unaligned,
+// tuples-only output (rows on lines, columns separated by '|').
+func (c *Cluster) Query(ctx context.Context, db, sql string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, "psql"), "-h", "127.0.0.1", "-p", strconv.Itoa(c.Port),
+		"-U", c.User, "-d", db, "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql)
+	cmd.Env = append(os.Environ(), "PGCONNECT_TIMEOUT=10")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("pgtest: psql: %v: %s", err, tail(stderr.String(), 800))
+	}
+	return strings.TrimSpace(stdout.String()), nil
+}
+
+// CreateDatabase creates a new empty database and returns its URL.
+func (c *Cluster) CreateDatabase(ctx context.Context, name string) (string, error) {
+	if err := c.client(ctx, "createdb", "-E", "UTF8", "-T", "template0", name); err != nil {
+		return "", err
+	}
+	return c.URL(name), nil
+}
+
+// DropDatabase drops a database, disconnecting its sessions.
+func (c *Cluster) DropDatabase(ctx context.Context, name string) error {
+	return c.client(ctx, "dropdb", "--if-exists", "--force", name)
+}
+
+// NextName returns a unique database name derived from hint.
+func (c *Cluster) NextName(hint string) string {
+	c.mu.Lock()
+	c.counter++
+	n := c.counter
+	c.mu.Unlock()
+	var b strings.Builder
+	b.WriteString("t")
+	for _, r := range strings.ToLower(hint) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else if !strings.HasSuffix(b.String(), "_") {
+			b.WriteByte('_')
+		}
+		if b.Len() >= 40 {
+			break
+		}
+	}
+	return fmt.Sprintf("%s_%d_%d", b.String(), os.Getpid(), n)
+}
+
+// Kill stops the postmaster immediately (SIGKILL), leaving the data
+// directory; Restart brings it back on the same port. Crash tests use these.
+func (c *Cluster) Kill() error {
+	c.mu.Lock()
+	p, done := c.proc, c.done
+	c.mu.Unlock()
+	if p == nil {
+		return errors.New("pgtest: not running")
+	}
+	_ = p.Signal(syscall.SIGKILL)
+	select {
+	case <-done:
+		return nil
+	case <-time.After(stopTimeout):
+		return errors.New("pgtest: postgres did not die after SIGKILL")
+	}
+}
+
+// Restart starts the postmaster again on the same port and data directory
+// after Kill (PostgreSQL runs crash recovery).
+func (c *Cluster) Restart(ctx context.Context) error {
+	c.mu.Lock()
+	done := c.done
+	c.mu.Unlock()
+	select {
+	case <-done:
+	default:
+		return errors.New("pgtest: still running; Kill first")
+	}
+	return c.start(ctx, c.Port)
+}
+
+// Stop shuts the cluster down (fast shutdown, then immediate, then kill)
+// and removes its directory. It is safe to call more than once.
+func (c *Cluster) Stop() error {
+	c.mu.Lock()
+	if c.stopped {
+		c.mu.Unlock()
+		return nil
+	}
+	c.stopped = true
+	p, done := c.proc, c.done
+	c.mu.Unlock()
+	var err error
+	if p != nil {
+		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGQUIT, syscall.SIGKILL} {
+			_ = p.Signal(sig)
+			select {
+			case <-done:
+				err = nil
+			case <-time.After(stopTimeout / 3):
+				err = fmt.Errorf("pgtest: postgres ignored %v", sig)
+				continue
+			}
+			break
+		}
+	}
+	if rmErr := os.RemoveAll(c.base); rmErr != nil && err == nil {
+		err = rmErr
+	}
+	return err
+}

@@ -1,0 +1,81 @@
+package pgtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+)
+
+var shared struct {
+	mu      sync.Mutex
+	inMain  bool
+	cluster *Cluster
+	err     error
+}
+
+// Main runs the tests of a package and stops the shared cluster afterwards.
+// Use it from TestMain:
+//
+//	func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func Main(m *testing.M) int {
+	shared.mu.Lock()
+	shared.inMain = true
+	shared.mu.Unlock()
+	code := m.Run()
+	shared.mu.Lock()
+	c := shared.cluster
+	shared.cluster = nil
+	shared.mu.Unlock()
+	if c != nil {
+		if err := c.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "pgtest: stop:", err)
+		}
+	}
+	return code
+}
+
+// Shared returns the cluster shared by this test binary, starting it on
+// first use. It fails the test (never skips) if PostgreSQL cannot be started,
+// or if the package's TestMain does not call Main (which tears it down).
+func Shared(t testing.TB) *Cluster {
+	t.Helper()
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if !shared.inMain {
+		t.Fatal("pgtest: the package's TestMain must call pgtest.Main(m) so the shared cluster is stopped: " +
+			"func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }")
+	}
+	if shared.cluster == nil && shared.err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), initdbTimeout+startTimeout)
+		shared.cluster, shared.err = Start(ctx)
+		cancel()
+	}
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.cluster
+}
+
+// NewDatabase creates a fresh, empty database in the shared cluster for this
+// test, drops it when the test ends, and returns its postgres:// URL.
+func NewDatabase(t testing.TB) string {
+	t.Helper()
+	c := Shared(t)
+	name := c.NextName(t.Name())
+	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
+	defer cancel()
+	url, err := c.CreateDatabase(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
+		defer cancel()
+		if err := c.DropDatabase(ctx, name); err != nil {
+			t.Logf("pgtest: drop %s: %v", name, err)
+		}
+	})
+	return url
+}
