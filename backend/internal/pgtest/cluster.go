@@ -141,7 +141,9 @@ func Start(ctx context.Context) (*Cluster, error) {
 		}
 		c.cred = cred
 	}
-	c.base, err = os.MkdirTemp(tempRoot(c.cred != nil), "weald-pgtest-")
+	root := tempRoot(c.cred != nil)
+	removeStale(root, time.Now())
+	c.base, err = os.MkdirTemp(root, "weald-pgtest-")
 	if err != nil {
 		return nil, fmt.Errorf("pgtest: temp dir: %w", err)
 	}
@@ -173,6 +175,28 @@ func Start(ctx context.Context) (*Cluster, error) {
 	}
 	os.RemoveAll(c.base)
 	return nil, lastErr
+}
+
+// removeStale deletes cluster directories left by test binaries that died
+// (their postmaster died with them): older than ten minutes, and whose
+// postmaster.pid names no live process.
+func removeStale(root string, now time.Time) {
+	dirs, _ := filepath.Glob(filepath.Join(root, "weald-pgtest-*"))
+	for _, d := range dirs {
+		st, err := os.Stat(d)
+		if err != nil || !st.IsDir() || now.Sub(st.ModTime()) < 10*time.Minute {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(d, "data", "postmaster.pid")); err == nil {
+			line, _, _ := strings.Cut(string(b), "\n")
+			if pid, err := strconv.Atoi(strings.TrimSpace(line)); err == nil && pid > 0 {
+				if syscall.Kill(pid, 0) == nil {
+					continue
+				}
+			}
+		}
+		os.RemoveAll(d)
+	}
 }
 
 // tempRoot picks a parent directory the postgres user can traverse.
