@@ -1,0 +1,77 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+)
+
+// Version is the application version; release builds set it with
+// -ldflags "-X weald/app.Version=...".
+var Version = "0.1.0-dev"
+
+// App is the bound service for application-wide state.
+type App struct {
+	dataDir string
+	logger  *log.Logger
+
+	firstCall sync.Once
+}
+
+// New returns the App service rooted at dataDir. Log lines go to logOut.
+func New(dataDir string, logOut io.Writer) *App {
+	return &App{dataDir: dataDir, logger: log.New(logOut, "weald: ", log.LstdFlags)}
+}
+
+// Startup is called by the window host once the frontend runtime exists.
+func (a *App) Startup(ctx context.Context) {
+	a.logger.Printf("starting, data directory %s", a.dataDir)
+}
+
+// DataDir reports where this installation keeps its state.
+func (a *App) DataDir() string { return a.dataDir }
+
+// Status reports the application state the shell renders: the version, the
+// data directory and the workspaces that exist on this machine.
+func (a *App) Status() (Status, error) {
+	a.firstCall.Do(func() {
+		a.logger.Printf("frontend connected: first bound call App.Status")
+	})
+	ws, err := a.listWorkspaces()
+	if err != nil {
+		return Status{}, err
+	}
+	return Status{
+		Version:      Version,
+		DataDir:      a.dataDir,
+		HasWorkspace: len(ws) > 0,
+		Workspaces:   ws,
+	}, nil
+}
+
+// workspacesDir is where each workspace keeps its own folder (one folder a
+// workspace, named by its id).
+func (a *App) workspacesDir() string { return filepath.Join(a.dataDir, "workspaces") }
+
+func (a *App) listWorkspaces() ([]WorkspaceSummary, error) {
+	entries, err := os.ReadDir(a.workspacesDir())
+	if os.IsNotExist(err) {
+		return []WorkspaceSummary{}, nil
+	}
+	if err != nil {
+		return nil, &Error{Code: "storage/unreadable", Message: fmt.Sprintf("The data directory %s cannot be read: %v.", a.dataDir, err)}
+	}
+	out := []WorkspaceSummary{}
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, WorkspaceSummary{ID: e.Name()})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}

@@ -1,0 +1,73 @@
+// Shared harness for the browser tests: starts the e2e build of the app (the
+// real Go methods behind a JSON shim) and Debian's Chromium through
+// playwright-core. Every wait has a deadline.
+import { spawn } from 'node:child_process'
+import { mkdtempSync, mkdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chromium } from 'playwright-core'
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+export const repo = path.resolve(here, '..', '..')
+export const artifacts = process.env.WEALD_ARTIFACTS ?? path.join(repo, 'test-artifacts')
+
+/** startApp runs build/bin/weald-e2e with a fresh data directory and resolves its URL. */
+export async function startApp({ home } = {}) {
+  const bin = process.env.WEALD_E2E_BIN ?? path.join(repo, 'build', 'bin', 'weald-e2e')
+  home ??= mkdtempSync(path.join(tmpdir(), 'weald-e2e-home-'))
+  const proc = spawn(bin, ['--listen', '127.0.0.1:0'], {
+    env: { ...process.env, WEALD_HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let log = ''
+  proc.stderr.on('data', (d) => (log += d))
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`weald-e2e did not start within 15 s; stderr:\n${log}`)), 15000)
+    let out = ''
+    proc.stdout.on('data', (d) => {
+      out += d
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
+      if (m) {
+        clearTimeout(timer)
+        resolve(m[1])
+      }
+    })
+    proc.on('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`weald-e2e exited with ${code} (is ${bin} built? make test builds it); stderr:\n${log}`))
+    })
+  })
+  return { url, home, proc, log: () => log, stop: () => proc.kill('SIGTERM') }
+}
+
+/**
+ * launchBrowser starts /usr/bin/chromium headless with a fresh profile
+ * (playwright passes it as --user-data-dir) and returns its browser context.
+ */
+export async function launchBrowser() {
+  const profile = mkdtempSync(path.join(tmpdir(), 'weald-chromium-'))
+  return chromium.launchPersistentContext(profile, {
+    executablePath: process.env.WEALD_CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    timeout: 30000,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
+    viewport: { width: 1200, height: 780 },
+  })
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(artifacts, { recursive: true })
+  const file = path.join(artifacts, name)
+  await page.screenshot({ path: file, fullPage: true })
+  return file
+}

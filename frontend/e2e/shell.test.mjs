@@ -1,0 +1,41 @@
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { startApp, launchBrowser, screenshot } from './harness.mjs'
+
+let app, browser
+
+before(async () => {
+  app = await startApp()
+  browser = await launchBrowser()
+})
+
+after(async () => {
+  await browser?.close()
+  app?.stop()
+})
+
+test('the shell renders backend state from App.Status', { timeout: 60000 }, async () => {
+  const page = await browser.newPage()
+  page.setDefaultTimeout(10000)
+  await page.goto(app.url)
+  // The data directory is only known to Go: seeing it proves the page reached the real method.
+  await page.getByTestId('data-dir').filter({ hasText: app.home }).waitFor()
+  assert.match(await page.getByTestId('version').textContent(), /^\d+\.\d+\.\d+/)
+  assert.equal(await page.getByRole('navigation', { name: 'Workspace' }).isVisible(), true)
+  assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Welcome to Weald')
+  assert.equal(await page.getByRole('button', { name: 'Create a workspace' }).isVisible(), true)
+  assert.equal(await page.getByRole('button', { name: 'Join with an invite' }).isVisible(), true)
+  assert.equal(await page.getByRole('button', { name: 'Send' }).isDisabled(), true)
+  const file = await screenshot(page, 'e2e-shell.png')
+  console.log(`screenshot: ${file}`)
+  assert.match(app.log(), /frontend connected: first bound call App.Status/)
+})
+
+test('an unknown method is refused with a code, not a crash', { timeout: 30000 }, async () => {
+  const r = await fetch(`${app.url}/__weald/call`, {
+    method: 'POST',
+    body: JSON.stringify({ method: 'app.App.Nope', args: [] }),
+  })
+  assert.equal(r.status, 404)
+  assert.match((await r.json()).error, /^shim\/unknown_method:/)
+})

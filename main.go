@@ -1,0 +1,44 @@
+//go:build !e2e
+
+// Command weald is the desktop app: it embeds the built frontend and binds the
+// services of package app into a Wails window.
+package main
+
+import (
+	"embed"
+	"fmt"
+	"os"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+
+	"weald/app"
+)
+
+//go:embed all:frontend/dist
+var assets embed.FS
+
+func main() {
+	dir, err := app.DefaultDataDir()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "weald: no data directory:", err)
+		os.Exit(1)
+	}
+	a := app.New(dir, os.Stderr)
+	err = wails.Run(&options.App{
+		Title:            "Weald",
+		Width:            1200,
+		Height:           780,
+		MinWidth:         720,
+		MinHeight:        480,
+		AssetServer:      &assetserver.Options{Assets: assets},
+		BackgroundColour: &options.RGBA{R: 247, G: 246, B: 242, A: 1},
+		OnStartup:        a.Startup,
+		Bind:             app.Services(a),
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "weald:", err)
+		os.Exit(1)
+	}
+}
