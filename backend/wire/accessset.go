@@ -1,0 +1,260 @@
+package wire
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"fmt"
+)
+
+// DeviceKey is a device entry of an access set:
+// struct { opaque pub[32]; opaque user[32]; bool admin; }.
+// The relay counts distinct admin users for retention thresholds and accepts
+// a later access set only when signed by an admin device of the current one.
+type DeviceKey struct {
+	Pub   []byte
+	User  ID
+	Admin bool
+}
+
+// AccessSet is the relay's view of who may connect to a workspace
+// (design/gaps.md "Relay protocol", spec/lifecycle.md "Removing a person"
+// step 5):
+//
+//	struct {
+//	    opaque workspace[32];
+//	    uint64 version;           // 1 for the genesis set, then +1 each publication
+//	    DeviceKey devices<V>;
+//	    opaque agents<V>;         // 32-byte Ed25519 public keys, concatenated
+//	    opaque recovery<V>;       // 32-byte Ed25519 public keys, concatenated
+//	    opaque grants<V>;         // 32-byte invite grant hashes ([GrantHash]), concatenated
+//	    opaque signer<V>;         // Ed25519 public key: the genesis key (version 1) or an admin device
+//	    opaque signature<V>;      // Sign(signer, "access-set", encoding without signature)
+//	} AccessSet;
+type AccessSet struct {
+	Workspace ID
+	Version   uint64
+	Devices   []DeviceKey
+	Agents    [][]byte
+	Recovery  [][]byte
+	Grants    []ID
+	Signer    []byte
+	Signature []byte
+}
+
+func encodeKeys(w *writer, keys [][]byte) {
+	w.vector(func(w *writer) {
+		for _, k := range keys {
+			w.b = append(w.b, k...)
+		}
+	})
+}
+
+func decodeKeys(r *reader, what string) [][]byte {
+	b := r.opaque()
+	if len(b)%ed25519.PublicKeySize != 0 {
+		r.fail("%s: %d bytes is not a list of 32-byte keys", what, len(b))
+		return nil
+	}
+	if len(b)/ed25519.PublicKeySize > maxListItems {
+		r.fail("%s: too many keys", what)
+		return nil
+	}
+	var out [][]byte
+	for i := 0; i < len(b); i += ed25519.PublicKeySize {
+		out = append(out, b[i:i+ed25519.PublicKeySize:i+ed25519.PublicKeySize])
+	}
+	return out
+}
+
+func (a *AccessSet) encodeTBS(w *writer) {
+	w.id(a.Workspace)
+	w.u64(a.Version)
+	w.vector(func(w *writer) {
+		for _, d := range a.Devices {
+			w.opaque(d.Pub)
+			w.id(d.User)
+			w.boolean(d.Admin)
+		}
+	})
+	encodeKeys(w, a.Agents)
+	encodeKeys(w, a.Recovery)
+	w.vector(func(w *writer) {
+		for _, g := range a.Grants {
+			w.id(g)
+		}
+	})
+	w.opaque(a.Signer)
+}
+
+// TBS returns the bytes the access-set signature covers.
+func (a *AccessSet) TBS() []byte {
+	var w writer
+	a.encodeTBS(&w)
+	return w.b
+}
+
+func (a *AccessSet) encode(w *writer) {
+	a.encodeTBS(w)
+	w.opaque(a.Signature)
+}
+
+// Encode returns the canonical encoding of a.
+func (a *AccessSet) Encode() ([]byte, error) {
+	var w writer
+	a.encode(&w)
+	return w.b, w.err
+}
+
+func decodeAccessSet(r *reader) AccessSet {
+	var a AccessSet
+	a.Workspace = r.id()
+	a.Version = r.u64()
+	r.list(func(r *reader) {
+		d := DeviceKey{Pub: r.fixed(ed25519.PublicKeySize, "device key")}
+		d.User = r.id()
+		d.Admin = r.boolean()
+		a.Devices = append(a.Devices, d)
+	})
+	a.Agents = decodeKeys(r, "agents")
+	a.Recovery = decodeKeys(r, "recovery")
+	g := r.opaque()
+	if len(g)%32 != 0 || len(g)/32 > maxListItems {
+		r.fail("grants: %d bytes is not a list of 32-byte hashes", len(g))
+	} else {
+		for i := 0; i < len(g); i += 32 {
+			var id ID
+			copy(id[:], g[i:i+32])
+			a.Grants = append(a.Grants, id)
+		}
+	}
+	a.Signer = r.fixed(ed25519.PublicKeySize, "signer")
+	a.Signature = r.fixed(ed25519.SignatureSize, "signature")
+	return a
+}
+
+// DecodeAccessSet decodes an access set; it does not verify it.
+func DecodeAccessSet(b []byte) (AccessSet, error) {
+	r := newReader(b)
+	a := decodeAccessSet(r)
+	if err := r.done(); err != nil {
+		return AccessSet{}, fmt.Errorf("decode access set: %w", err)
+	}
+	return a, nil
+}
+
+// SignAccessSet sets a.Signer to the public half of priv and signs a.
+func SignAccessSet(a *AccessSet, priv ed25519.PrivateKey) {
+	a.Signer = append([]byte(nil), priv.Public().(ed25519.PublicKey)...)
+	a.Signature = Sign(priv, LabelAccessSet, a.TBS())
+}
+
+// VerifySignature checks a's signature under a.Signer. Whether a.Signer may
+// sign this version is the relay's decision.
+func (a *AccessSet) VerifySignature() error {
+	return Verify(a.Signer, LabelAccessSet, a.TBS(), a.Signature)
+}
+
+// PrincipalKind says which list of an access set a key is in.
+type PrincipalKind uint8
+
+// Principal kinds, also the auth method tags of [Auth].
+const (
+	PrincipalNone     PrincipalKind = 0
+	PrincipalDevice   PrincipalKind = 1
+	PrincipalAgent    PrincipalKind = 2
+	PrincipalRecovery PrincipalKind = 3
+	PrincipalGrant    PrincipalKind = 4
+)
+
+func (k PrincipalKind) String() string {
+	switch k {
+	case PrincipalDevice:
+		return "device"
+	case PrincipalAgent:
+		return "agent"
+	case PrincipalRecovery:
+		return "recovery"
+	case PrincipalGrant:
+		return "grant"
+	}
+	return "none"
+}
+
+// Lookup returns the public key and kind of the principal whose [KeyID] is id,
+// or PrincipalNone.
+func (a *AccessSet) Lookup(id ID) ([]byte, PrincipalKind) {
+	for _, d := range a.Devices {
+		if KeyID(d.Pub) == id {
+			return d.Pub, PrincipalDevice
+		}
+	}
+	for _, k := range a.Agents {
+		if KeyID(k) == id {
+			return k, PrincipalAgent
+		}
+	}
+	for _, k := range a.Recovery {
+		if KeyID(k) == id {
+			return k, PrincipalRecovery
+		}
+	}
+	return nil, PrincipalNone
+}
+
+// Device returns the device entry for pub, if present.
+func (a *AccessSet) Device(pub []byte) (DeviceKey, bool) {
+	id := KeyID(pub)
+	for _, d := range a.Devices {
+		if KeyID(d.Pub) == id {
+			return d, true
+		}
+	}
+	return DeviceKey{}, false
+}
+
+// KeyIDs returns the ids of every key in a (devices, agents, recovery).
+func (a *AccessSet) KeyIDs() map[ID]PrincipalKind {
+	out := make(map[ID]PrincipalKind, len(a.Devices)+len(a.Agents)+len(a.Recovery))
+	for _, d := range a.Devices {
+		out[KeyID(d.Pub)] = PrincipalDevice
+	}
+	for _, k := range a.Agents {
+		out[KeyID(k)] = PrincipalAgent
+	}
+	for _, k := range a.Recovery {
+		out[KeyID(k)] = PrincipalRecovery
+	}
+	return out
+}
+
+// HasGrant reports whether the set carries grant hash h.
+func (a *AccessSet) HasGrant(h ID) bool {
+	for _, g := range a.Grants {
+		if g == h {
+			return true
+		}
+	}
+	return false
+}
+
+// AdminUsers returns the distinct users that have an admin device in a.
+func (a *AccessSet) AdminUsers() map[ID]bool {
+	out := map[ID]bool{}
+	for _, d := range a.Devices {
+		if d.Admin {
+			out[d.User] = true
+		}
+	}
+	return out
+}
+
+// GrantHash is the grant an invite secret gives:
+// SHA-256("weald 1 grant" || secret). Only the hash is ever in an access set.
+func GrantHash(secret []byte) ID {
+	h := sha256.New()
+	h.Write([]byte(labelPrefix + "grant"))
+	h.Write(secret)
+	var id ID
+	h.Sum(id[:0])
+	return id
+}

@@ -1,0 +1,511 @@
+package wire
+
+import (
+	"crypto/ed25519"
+	"fmt"
+)
+
+// ProtocolVersion is the version a client states in [Hello].
+const ProtocolVersion uint16 = 1
+
+// FrameType is the first byte of every frame.
+type FrameType uint8
+
+// Frame types. Requests travel client → relay; every request is answered by
+// exactly one response frame carrying its request id (or by [FrameError]).
+// Events travel relay → client with request id 0.
+const (
+	FrameHello     FrameType = 0x01 // → Challenge
+	FrameChallenge FrameType = 0x02
+	FrameAuth      FrameType = 0x03 // → AuthOK
+	FrameAuthOK    FrameType = 0x04
+
+	FrameSend        FrameType = 0x10 // → Ack
+	FrameAck         FrameType = 0x11
+	FrameFetch       FrameType = 0x12 // → Envelopes
+	FrameEnvelopes   FrameType = 0x13
+	FrameSubscribe   FrameType = 0x14 // → OK
+	FrameUnsubscribe FrameType = 0x15 // → OK
+	FrameOK          FrameType = 0x16
+
+	FrameRosterAppend   FrameType = 0x20 // → RosterAppended
+	FrameRosterAppended FrameType = 0x21
+	FrameRosterFetch    FrameType = 0x22 // → RosterOps
+	FrameRosterOps      FrameType = 0x23
+
+	FrameAccessSetPublish  FrameType = 0x30 // → AccessSetAccepted
+	FrameAccessSetAccepted FrameType = 0x31
+	FrameAccessSetGet      FrameType = 0x32 // → AccessSetCurrent
+	FrameAccessSetCurrent  FrameType = 0x33
+
+	FrameKeyPackagePut     FrameType = 0x40 // → KeyPackageStock
+	FrameKeyPackageStock   FrameType = 0x41
+	FrameKeyPackageClaim   FrameType = 0x42 // → KeyPackageClaimed
+	FrameKeyPackageClaimed FrameType = 0x43
+
+	FrameDropBefore FrameType = 0x50 // → Dropped
+	FrameDropped    FrameType = 0x51
+
+	FrameStatsRequest FrameType = 0x60 // → Stats
+	FrameStats        FrameType = 0x61
+
+	FrameError FrameType = 0x70
+
+	FrameEventEnvelopes FrameType = 0x80
+	FrameEventAccessSet FrameType = 0x81
+	FrameEventRoster    FrameType = 0x82
+)
+
+// Body is the typed body of a frame.
+type Body interface {
+	FrameType() FrameType
+	encode(w *writer)
+}
+
+// Frame is one protocol message: struct { uint8 type; uint32 request_id; Body body; }.
+// The body runs to the end of the frame (a transport message carries exactly
+// one frame).
+type Frame struct {
+	ID   uint32
+	Body Body
+}
+
+// EncodeFrame returns the encoding of f.
+func EncodeFrame(f Frame) ([]byte, error) {
+	if f.Body == nil {
+		return nil, fmt.Errorf("wire: frame without body")
+	}
+	w := writer{b: make([]byte, 0, 64)}
+	w.u8(uint8(f.Body.FrameType()))
+	w.u32(f.ID)
+	f.Body.encode(&w)
+	return w.b, w.err
+}
+
+// DecodeFrame decodes one frame. It never panics; an unknown frame type is an
+// error wrapping ErrMalformed whose [UnknownFrameError] says which.
+func DecodeFrame(b []byte) (Frame, error) {
+	r := newReader(b)
+	t := FrameType(r.u8())
+	id := r.u32()
+	if r.err != nil {
+		return Frame{}, fmt.Errorf("decode frame: %w", r.err)
+	}
+	dec, ok := bodyDecoders[t]
+	if !ok {
+		return Frame{ID: id}, &UnknownFrameError{Type: t}
+	}
+	body := dec(r)
+	if err := r.done(); err != nil {
+		return Frame{ID: id}, fmt.Errorf("decode frame 0x%02x: %w", uint8(t), err)
+	}
+	return Frame{ID: id, Body: body}, nil
+}
+
+// UnknownFrameError reports a frame type this version does not define.
+type UnknownFrameError struct{ Type FrameType }
+
+func (e *UnknownFrameError) Error() string {
+	return fmt.Sprintf("wire: unknown frame type 0x%02x", uint8(e.Type))
+}
+
+// Unwrap makes errors.Is(err, ErrMalformed) hold.
+func (e *UnknownFrameError) Unwrap() error { return ErrMalformed }
+
+var bodyDecoders = map[FrameType]func(r *reader) Body{
+	FrameHello:     func(r *reader) Body { return &Hello{Version: r.u16(), Workspace: r.id()} },
+	FrameChallenge: func(r *reader) Body { return &Challenge{Nonce: r.id()} },
+	FrameAuth:      decodeAuth,
+	FrameAuthOK: func(r *reader) Body {
+		return &AuthOK{Kind: PrincipalKind(r.u8()), Principal: r.id(), AccessVersion: r.u64()}
+	},
+	FrameSend:              decodeSend,
+	FrameAck:               decodeAck,
+	FrameFetch:             func(r *reader) Body { return &Fetch{Group: r.id(), AfterSeq: r.u64(), Limit: r.u32()} },
+	FrameEnvelopes:         decodeEnvelopes,
+	FrameSubscribe:         decodeSubscribe,
+	FrameUnsubscribe:       decodeUnsubscribe,
+	FrameOK:                func(r *reader) Body { return &OK{} },
+	FrameRosterAppend:      func(r *reader) Body { return &RosterAppend{ExpectedHead: r.id(), Op: r.opaqueMax(MaxCTSize, "op")} },
+	FrameRosterAppended:    func(r *reader) Body { return &RosterAppended{Index: r.u64(), Head: r.id()} },
+	FrameRosterFetch:       func(r *reader) Body { return &RosterFetch{AfterIndex: r.u64(), Limit: r.u32()} },
+	FrameRosterOps:         decodeRosterOps,
+	FrameAccessSetPublish:  func(r *reader) Body { return &AccessSetPublish{Set: decodeAccessSet(r)} },
+	FrameAccessSetAccepted: func(r *reader) Body { return &AccessSetAccepted{Version: r.u64()} },
+	FrameAccessSetGet:      func(r *reader) Body { return &AccessSetGet{} },
+	FrameAccessSetCurrent:  func(r *reader) Body { return &AccessSetCurrent{Set: decodeAccessSet(r)} },
+	FrameKeyPackagePut:     decodeKeyPackagePut,
+	FrameKeyPackageStock:   func(r *reader) Body { return &KeyPackageStock{OneUse: r.u32(), LastResort: r.boolean()} },
+	FrameKeyPackageClaim:   func(r *reader) Body { return &KeyPackageClaim{Owner: r.id()} },
+	FrameKeyPackageClaimed: func(r *reader) Body {
+		return &KeyPackageClaimed{Owner: r.id(), KeyPackage: r.opaqueMax(MaxKeyPackageSize, "key package"), LastResort: r.boolean()}
+	},
+	FrameDropBefore: func(r *reader) Body { return &DropBeforeRequest{Drop: decodeDropBefore(r)} },
+	FrameDropped: func(r *reader) Body {
+		return &Dropped{Group: r.id(), BarrierSeq: r.u64(), Envelopes: r.u64(), Bytes: r.u64()}
+	},
+	FrameStatsRequest:   func(r *reader) Body { return &StatsRequest{} },
+	FrameStats:          decodeStats,
+	FrameError:          func(r *reader) Body { return &ErrorBody{Err: decodeError(r)} },
+	FrameEventEnvelopes: func(r *reader) Body { return &EventEnvelopes{Group: r.id(), Envelopes: decodeSeqEnvelopes(r)} },
+	FrameEventAccessSet: func(r *reader) Body { return &EventAccessSet{Version: r.u64()} },
+	FrameEventRoster:    func(r *reader) Body { return &EventRoster{Index: r.u64(), Head: r.id()} },
+}
+
+// Hello opens a connection: struct { uint16 version; opaque workspace[32]; }.
+type Hello struct {
+	Version   uint16
+	Workspace ID
+}
+
+// Challenge is the relay's fresh nonce: struct { opaque nonce[32]; }.
+type Challenge struct{ Nonce ID }
+
+// Auth proves a principal (method = PrincipalDevice/Agent/Recovery: key is the
+// Ed25519 public key and proof = Sign(key, "auth-challenge", AuthChallengeContent);
+// method = PrincipalGrant: key is empty and proof is the invite secret):
+// struct { uint8 method; opaque key<V>; opaque proof<V>; }.
+type Auth struct {
+	Method PrincipalKind
+	Key    []byte
+	Proof  []byte
+}
+
+// MaxGrantSecret bounds the invite secret of a grant Auth.
+const MaxGrantSecret = 256
+
+func decodeAuth(r *reader) Body {
+	a := &Auth{Method: PrincipalKind(r.u8())}
+	switch a.Method {
+	case PrincipalDevice, PrincipalAgent, PrincipalRecovery:
+		a.Key = r.fixed(ed25519.PublicKeySize, "auth key")
+		a.Proof = r.fixed(ed25519.SignatureSize, "auth signature")
+	case PrincipalGrant:
+		if k := r.opaque(); len(k) != 0 {
+			r.fail("grant auth carries a key")
+		}
+		a.Proof = r.opaqueMax(MaxGrantSecret, "grant secret")
+	default:
+		r.fail("unknown auth method %d", a.Method)
+	}
+	return a
+}
+
+// AuthChallengeContent is what a key signs to authenticate:
+// struct { opaque workspace[32]; opaque nonce[32]; opaque key<V>; }.
+func AuthChallengeContent(workspace, nonce ID, key []byte) []byte {
+	var w writer
+	w.id(workspace)
+	w.id(nonce)
+	w.opaque(key)
+	return w.b
+}
+
+// SignChallenge returns an Auth frame body for priv answering nonce.
+func SignChallenge(priv ed25519.PrivateKey, kind PrincipalKind, workspace, nonce ID) *Auth {
+	pub := priv.Public().(ed25519.PublicKey)
+	return &Auth{Method: kind, Key: append([]byte(nil), pub...),
+		Proof: Sign(priv, LabelAuthChallenge, AuthChallengeContent(workspace, nonce, pub))}
+}
+
+// AuthOK confirms authentication:
+// struct { uint8 kind; opaque principal[32]; uint64 access_version; }.
+// principal is the key id, or the grant hash for a grant.
+type AuthOK struct {
+	Kind          PrincipalKind
+	Principal     ID
+	AccessVersion uint64
+}
+
+// Send submits a batch of envelopes, accepted all or none:
+// struct { Envelope envelopes<V>; }.
+type Send struct{ Envelopes []Envelope }
+
+func decodeSend(r *reader) Body {
+	s := &Send{}
+	r.list(func(r *reader) { s.Envelopes = append(s.Envelopes, decodeEnvelope(r)) })
+	return s
+}
+
+// AckItem is the relay's receipt for one envelope:
+// struct { opaque group[32]; uint64 seq; opaque hash[32]; }.
+type AckItem struct {
+	Group ID
+	Seq   uint64
+	Hash  ID
+}
+
+// Ack answers Send after the batch is durably committed: struct { AckItem items<V>; }.
+type Ack struct{ Items []AckItem }
+
+func decodeAck(r *reader) Body {
+	a := &Ack{}
+	r.list(func(r *reader) { a.Items = append(a.Items, AckItem{Group: r.id(), Seq: r.u64(), Hash: r.id()}) })
+	return a
+}
+
+// Fetch asks for a group's envelopes with seq > after_seq:
+// struct { opaque group[32]; uint64 after_seq; uint32 limit; }.
+type Fetch struct {
+	Group    ID
+	AfterSeq uint64
+	Limit    uint32
+}
+
+// Envelopes answers Fetch:
+//
+//	struct {
+//	    opaque group[32];
+//	    SeqEnvelope envelopes<V>;   // ascending seq
+//	    uint64 head_seq;            // the group's highest seq
+//	    uint64 dropped_below;       // seqs below this were dropped (except anchors); 0 if none
+//	    bool more;
+//	} Envelopes;
+type Envelopes struct {
+	Group        ID
+	Envelopes    []SeqEnvelope
+	HeadSeq      uint64
+	DroppedBelow uint64
+	More         bool
+}
+
+func encodeSeqEnvelopes(w *writer, es []SeqEnvelope) {
+	w.vector(func(w *writer) {
+		for i := range es {
+			w.u64(es[i].Seq)
+			es[i].Envelope.encode(w)
+		}
+	})
+}
+
+func decodeSeqEnvelopes(r *reader) []SeqEnvelope {
+	var out []SeqEnvelope
+	r.list(func(r *reader) { out = append(out, SeqEnvelope{Seq: r.u64(), Envelope: decodeEnvelope(r)}) })
+	return out
+}
+
+func decodeEnvelopes(r *reader) Body {
+	e := &Envelopes{Group: r.id()}
+	e.Envelopes = decodeSeqEnvelopes(r)
+	e.HeadSeq = r.u64()
+	e.DroppedBelow = r.u64()
+	e.More = r.boolean()
+	return e
+}
+
+// SubscribeItem names a group and the seq the subscriber already has.
+type SubscribeItem struct {
+	Group    ID
+	AfterSeq uint64
+}
+
+// Subscribe asks for EventEnvelopes pushes: struct { SubscribeItem items<V>; }
+// with SubscribeItem = struct { opaque group[32]; uint64 after_seq; }.
+type Subscribe struct{ Items []SubscribeItem }
+
+func decodeSubscribe(r *reader) Body {
+	s := &Subscribe{}
+	r.list(func(r *reader) { s.Items = append(s.Items, SubscribeItem{Group: r.id(), AfterSeq: r.u64()}) })
+	return s
+}
+
+// Unsubscribe stops pushes: struct { opaque groups<V>; } (32-byte ids).
+type Unsubscribe struct{ Groups []ID }
+
+func decodeUnsubscribe(r *reader) Body {
+	u := &Unsubscribe{}
+	r.list(func(r *reader) { u.Groups = append(u.Groups, r.id()) })
+	return u
+}
+
+// OK is an empty success answer.
+type OK struct{}
+
+// RosterAppend appends an opaque roster operation if the roster head is
+// expected_head: struct { opaque expected_head[32]; opaque op<V>; }.
+type RosterAppend struct {
+	ExpectedHead ID
+	Op           []byte
+}
+
+// RosterAppended answers RosterAppend: struct { uint64 index; opaque head[32]; }.
+// index counts from 1; head = SHA-256(op).
+type RosterAppended struct {
+	Index uint64
+	Head  ID
+}
+
+// RosterFetch asks for operations with index > after_index:
+// struct { uint64 after_index; uint32 limit; }.
+type RosterFetch struct {
+	AfterIndex uint64
+	Limit      uint32
+}
+
+// RosterOps answers RosterFetch:
+// struct { uint64 first_index; opaque ops<V> (each opaque<V>); opaque head[32]; uint64 head_index; bool more; }.
+type RosterOps struct {
+	FirstIndex uint64
+	Ops        [][]byte
+	Head       ID
+	HeadIndex  uint64
+	More       bool
+}
+
+func decodeRosterOps(r *reader) Body {
+	o := &RosterOps{FirstIndex: r.u64()}
+	r.list(func(r *reader) { o.Ops = append(o.Ops, r.opaqueMax(MaxCTSize, "op")) })
+	o.Head = r.id()
+	o.HeadIndex = r.u64()
+	o.More = r.boolean()
+	return o
+}
+
+// AccessSetPublish publishes version current+1: struct { AccessSet set; }.
+type AccessSetPublish struct{ Set AccessSet }
+
+// AccessSetAccepted answers AccessSetPublish: struct { uint64 version; }.
+type AccessSetAccepted struct{ Version uint64 }
+
+// AccessSetGet asks for the current access set (empty body).
+type AccessSetGet struct{}
+
+// AccessSetCurrent answers AccessSetGet: struct { AccessSet set; }.
+type AccessSetCurrent struct{ Set AccessSet }
+
+// MaxKeyPackageSize bounds one key package.
+const MaxKeyPackageSize = 64 << 10
+
+// KeyPackageItem is one key package to store.
+type KeyPackageItem struct {
+	KeyPackage []byte
+	LastResort bool
+}
+
+// KeyPackagePut stores key packages for the authenticated device:
+// struct { KeyPackageItem items<V>; } with KeyPackageItem = struct { opaque key_package<V>; bool last_resort; }.
+// A last-resort item replaces the previous last-resort package.
+type KeyPackagePut struct{ Items []KeyPackageItem }
+
+func decodeKeyPackagePut(r *reader) Body {
+	p := &KeyPackagePut{}
+	r.list(func(r *reader) {
+		p.Items = append(p.Items, KeyPackageItem{KeyPackage: r.opaqueMax(MaxKeyPackageSize, "key package"), LastResort: r.boolean()})
+	})
+	return p
+}
+
+// KeyPackageStock answers KeyPackagePut: struct { uint32 one_use; bool last_resort; }.
+type KeyPackageStock struct {
+	OneUse     uint32
+	LastResort bool
+}
+
+// KeyPackageClaim takes one key package of a device: struct { opaque owner[32]; }.
+// A one-use package is removed when claimed; the last-resort one is returned
+// only when none is left and is kept.
+type KeyPackageClaim struct{ Owner ID }
+
+// KeyPackageClaimed answers KeyPackageClaim:
+// struct { opaque owner[32]; opaque key_package<V>; bool last_resort; }.
+type KeyPackageClaimed struct {
+	Owner      ID
+	KeyPackage []byte
+	LastResort bool
+}
+
+// DropBeforeRequest carries a [DropBefore]: struct { DropBefore drop; }.
+type DropBeforeRequest struct{ Drop DropBefore }
+
+// Dropped answers DropBeforeRequest:
+// struct { opaque group[32]; uint64 barrier_seq; uint64 envelopes; uint64 bytes; }.
+type Dropped struct {
+	Group      ID
+	BarrierSeq uint64
+	Envelopes  uint64
+	Bytes      uint64
+}
+
+// StatsRequest asks for the workspace's stats (empty body).
+type StatsRequest struct{}
+
+// Stats answers StatsRequest:
+//
+//	struct {
+//	    opaque workspace[32];
+//	    uint64 log_bytes;            // the trigger-maintained ct byte counter
+//	    uint64 limit_bytes;          // 0 = no budget
+//	    uint64 envelopes;
+//	    uint64 groups;
+//	    uint32 retention_days;       // WEALD_RELAY_RETENTION_DAYS; 0 = off
+//	    uint64 over_retention;       // envelopes older than retention_days (a warning only)
+//	    uint64 oldest_unix;          // accept time of the oldest retained envelope; 0 if none
+//	} Stats;
+type Stats struct {
+	Workspace     ID
+	LogBytes      uint64
+	LimitBytes    uint64
+	Envelopes     uint64
+	Groups        uint64
+	RetentionDays uint32
+	OverRetention uint64
+	OldestUnix    uint64
+}
+
+func decodeStats(r *reader) Body {
+	return &Stats{Workspace: r.id(), LogBytes: r.u64(), LimitBytes: r.u64(), Envelopes: r.u64(),
+		Groups: r.u64(), RetentionDays: r.u32(), OverRetention: r.u64(), OldestUnix: r.u64()}
+}
+
+// ErrorBody carries an [Error]:
+// struct { opaque code<V>; Field fields<V>; opaque sentence<V>; }.
+type ErrorBody struct{ Err *Error }
+
+// EventEnvelopes pushes newly accepted envelopes of a subscribed group:
+// struct { opaque group[32]; SeqEnvelope envelopes<V>; }.
+type EventEnvelopes struct {
+	Group     ID
+	Envelopes []SeqEnvelope
+}
+
+// EventAccessSet tells that a new access set version was accepted:
+// struct { uint64 version; }.
+type EventAccessSet struct{ Version uint64 }
+
+// EventRoster tells that the roster head moved: struct { uint64 index; opaque head[32]; }.
+type EventRoster struct {
+	Index uint64
+	Head  ID
+}
+
+func (*Hello) FrameType() FrameType             { return FrameHello }
+func (*Challenge) FrameType() FrameType         { return FrameChallenge }
+func (*Auth) FrameType() FrameType              { return FrameAuth }
+func (*AuthOK) FrameType() FrameType            { return FrameAuthOK }
+func (*Send) FrameType() FrameType              { return FrameSend }
+func (*Ack) FrameType() FrameType               { return FrameAck }
+func (*Fetch) FrameType() FrameType             { return FrameFetch }
+func (*Envelopes) FrameType() FrameType         { return FrameEnvelopes }
+func (*Subscribe) FrameType() FrameType         { return FrameSubscribe }
+func (*Unsubscribe) FrameType() FrameType       { return FrameUnsubscribe }
+func (*OK) FrameType() FrameType                { return FrameOK }
+func (*RosterAppend) FrameType() FrameType      { return FrameRosterAppend }
+func (*RosterAppended) FrameType() FrameType    { return FrameRosterAppended }
+func (*RosterFetch) FrameType() FrameType       { return FrameRosterFetch }
+func (*RosterOps) FrameType() FrameType         { return FrameRosterOps }
+func (*AccessSetPublish) FrameType() FrameType  { return FrameAccessSetPublish }
+func (*AccessSetAccepted) FrameType() FrameType { return FrameAccessSetAccepted }
+func (*AccessSetGet) FrameType() FrameType      { return FrameAccessSetGet }
+func (*AccessSetCurrent) FrameType() FrameType  { return FrameAccessSetCurrent }
+func (*KeyPackagePut) FrameType() FrameType     { return FrameKeyPackagePut }
+func (*KeyPackageStock) FrameType() FrameType   { return FrameKeyPackageStock }
+func (*KeyPackageClaim) FrameType() FrameType   { return FrameKeyPackageClaim }
+func (*KeyPackageClaimed) FrameType() FrameType { return FrameKeyPackageClaimed }
+func (*DropBeforeRequest) FrameType() FrameType { return FrameDropBefore }
+func (*Dropped) FrameType() FrameType           { return FrameDropped }
+func (*StatsRequest) FrameType() FrameType      { return FrameStatsRequest }
+func (*Stats) FrameType() FrameType             { return FrameStats }
+func (*ErrorBody) FrameType() FrameType         { return FrameError }
+func (*EventEnvelopes) FrameType() FrameType    { return FrameEventEnvelopes }
+func (*EventAccessSet) FrameType() FrameType    { return FrameEventAccessSet }
+func (*EventRoster) FrameType() FrameType       { return FrameEventRoster }

@@ -1,0 +1,415 @@
+package wire
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"fmt"
+)
+
+// RetentionTransition publishes a group's retention signing public key for an
+// MLS epoch (design/gaps.md "Groups and keys"). It travels as the ct of a
+// [KindRetentionTransition] envelope:
+//
+//	struct {
+//	    opaque group[32];
+//	    uint64 epoch;          // the MLS epoch the key was derived in
+//	    opaque prev_key<V>;    // the key it succeeds; empty for the chain root
+//	    opaque new_key<V>;     // 32-byte Ed25519 public key
+//	    opaque signer<V>;      // prev_key, or for the root a device key of the access set
+//	    opaque signature<V>;   // Sign(signer, "retention-transition", encoding without signature)
+//	} RetentionTransition;
+//
+// Two different transitions with the same prev_key (or two roots) freeze the
+// group's chain: no drop is accepted for it.
+type RetentionTransition struct {
+	Group     ID
+	Epoch     uint64
+	PrevKey   []byte
+	NewKey    []byte
+	Signer    []byte
+	Signature []byte
+}
+
+func (t *RetentionTransition) encodeTBS(w *writer) {
+	w.id(t.Group)
+	w.u64(t.Epoch)
+	w.opaque(t.PrevKey)
+	w.opaque(t.NewKey)
+	w.opaque(t.Signer)
+}
+
+// TBS returns the bytes the signature covers.
+func (t *RetentionTransition) TBS() []byte { var w writer; t.encodeTBS(&w); return w.b }
+
+// Encode returns the canonical encoding.
+func (t *RetentionTransition) Encode() []byte {
+	var w writer
+	t.encodeTBS(&w)
+	w.opaque(t.Signature)
+	return w.b
+}
+
+// IsRoot reports whether t starts a chain.
+func (t *RetentionTransition) IsRoot() bool { return len(t.PrevKey) == 0 }
+
+// Sign sets Signer to priv's public key and signs t.
+func (t *RetentionTransition) Sign(priv ed25519.PrivateKey) {
+	t.Signer = append([]byte(nil), priv.Public().(ed25519.PublicKey)...)
+	t.Signature = Sign(priv, LabelRetentionTransition, t.TBS())
+}
+
+// VerifySignature checks the signature, and that a successor is signed by the
+// key it succeeds.
+func (t *RetentionTransition) VerifySignature() error {
+	if !t.IsRoot() && string(t.Signer) != string(t.PrevKey) {
+		return fmt.Errorf("retention transition not signed by its predecessor: %w", ErrBadSignature)
+	}
+	return Verify(t.Signer, LabelRetentionTransition, t.TBS(), t.Signature)
+}
+
+// DecodeRetentionTransition decodes a transition.
+func DecodeRetentionTransition(b []byte) (RetentionTransition, error) {
+	r := newReader(b)
+	var t RetentionTransition
+	t.Group = r.id()
+	t.Epoch = r.u64()
+	t.PrevKey = r.opaque()
+	if len(t.PrevKey) != 0 && len(t.PrevKey) != ed25519.PublicKeySize {
+		r.fail("prev_key must be empty or 32 bytes")
+	}
+	t.NewKey = r.fixed(ed25519.PublicKeySize, "new_key")
+	t.Signer = r.fixed(ed25519.PublicKeySize, "signer")
+	t.Signature = r.fixed(ed25519.SignatureSize, "signature")
+	if err := r.done(); err != nil {
+		return RetentionTransition{}, fmt.Errorf("decode retention transition: %w", err)
+	}
+	return t, nil
+}
+
+// Approval is one admin device's signature on a retention authorization:
+// struct { opaque device_key<V>; opaque signature<V>; }.
+type Approval struct {
+	DeviceKey []byte
+	Signature []byte
+}
+
+func encodeApprovals(w *writer, as []Approval) {
+	w.vector(func(w *writer) {
+		for _, a := range as {
+			w.opaque(a.DeviceKey)
+			w.opaque(a.Signature)
+		}
+	})
+}
+
+func decodeApprovals(r *reader) []Approval {
+	var out []Approval
+	r.list(func(r *reader) {
+		out = append(out, Approval{
+			DeviceKey: r.fixed(ed25519.PublicKeySize, "approval key"),
+			Signature: r.fixed(ed25519.SignatureSize, "approval signature"),
+		})
+	})
+	return out
+}
+
+// RetentionPolicy is a group's retention window, active once approved by a
+// threshold of admins (1 admin user in a one-admin workspace, otherwise 2;
+// design/gaps.md "Retention policy"). It travels as the ct of a
+// [KindRetentionPolicy] envelope:
+//
+//	struct {
+//	    opaque group[32];
+//	    uint64 version;              // strictly increasing per group
+//	    uint32 text_window_days;     // 0 = unlimited
+//	    uint32 media_window_days;    // 0 = unlimited
+//	    Approval approvals<V>;       // each signs "retention-policy" over the encoding without approvals
+//	} RetentionPolicy;
+type RetentionPolicy struct {
+	Group           ID
+	Version         uint64
+	TextWindowDays  uint32
+	MediaWindowDays uint32
+	Approvals       []Approval
+}
+
+func (p *RetentionPolicy) encodeTBS(w *writer) {
+	w.id(p.Group)
+	w.u64(p.Version)
+	w.u32(p.TextWindowDays)
+	w.u32(p.MediaWindowDays)
+}
+
+// TBS returns the bytes every approval signs.
+func (p *RetentionPolicy) TBS() []byte { var w writer; p.encodeTBS(&w); return w.b }
+
+// Encode returns the canonical encoding.
+func (p *RetentionPolicy) Encode() []byte {
+	var w writer
+	p.encodeTBS(&w)
+	encodeApprovals(&w, p.Approvals)
+	return w.b
+}
+
+// Approve appends priv's approval.
+func (p *RetentionPolicy) Approve(priv ed25519.PrivateKey) {
+	p.Approvals = append(p.Approvals, Approval{
+		DeviceKey: append([]byte(nil), priv.Public().(ed25519.PublicKey)...),
+		Signature: Sign(priv, LabelRetentionPolicy, p.TBS()),
+	})
+}
+
+// DecodeRetentionPolicy decodes a policy.
+func DecodeRetentionPolicy(b []byte) (RetentionPolicy, error) {
+	r := newReader(b)
+	var p RetentionPolicy
+	p.Group = r.id()
+	p.Version = r.u64()
+	p.TextWindowDays = r.u32()
+	p.MediaWindowDays = r.u32()
+	p.Approvals = decodeApprovals(r)
+	if err := r.done(); err != nil {
+		return RetentionPolicy{}, fmt.Errorf("decode retention policy: %w", err)
+	}
+	return p, nil
+}
+
+// RetentionDestruction is a one-off compact-now authorization for one
+// checkpoint (spec/lifecycle.md "Dropping"), due from not_before:
+//
+//	struct {
+//	    opaque group[32];
+//	    EnvelopeRef checkpoint;
+//	    uint64 not_before;       // Unix seconds
+//	    uint64 not_after;        // Unix seconds; 0 = no expiry
+//	    Approval approvals<V>;   // each signs "retention-destruction" over the encoding without approvals
+//	} RetentionDestruction;
+type RetentionDestruction struct {
+	Group      ID
+	Checkpoint EnvelopeRef
+	NotBefore  uint64
+	NotAfter   uint64
+	Approvals  []Approval
+}
+
+func (d *RetentionDestruction) encodeTBS(w *writer) {
+	w.id(d.Group)
+	d.Checkpoint.encode(w)
+	w.u64(d.NotBefore)
+	w.u64(d.NotAfter)
+}
+
+// TBS returns the bytes every approval signs.
+func (d *RetentionDestruction) TBS() []byte { var w writer; d.encodeTBS(&w); return w.b }
+
+func (d *RetentionDestruction) encode(w *writer) {
+	d.encodeTBS(w)
+	encodeApprovals(w, d.Approvals)
+}
+
+func decodeDestruction(r *reader) RetentionDestruction {
+	var d RetentionDestruction
+	d.Group = r.id()
+	d.Checkpoint = decodeRef(r)
+	d.NotBefore = r.u64()
+	d.NotAfter = r.u64()
+	d.Approvals = decodeApprovals(r)
+	return d
+}
+
+// Approve appends priv's approval.
+func (d *RetentionDestruction) Approve(priv ed25519.PrivateKey) {
+	d.Approvals = append(d.Approvals, Approval{
+		DeviceKey: append([]byte(nil), priv.Public().(ed25519.PublicKey)...),
+		Signature: Sign(priv, LabelRetentionDestruction, d.TBS()),
+	})
+}
+
+// Checkpoint is the relay-visible form of a checkpoint (spec/lifecycle.md
+// "Checkpoints"); it is the ct of a [KindCheckpoint] envelope. The complete
+// document inventory is in manifest, sealed for members; the relay sees only
+// which snapshot envelopes it needs and the hash binding them to it:
+//
+//	struct {
+//	    opaque group[32];
+//	    EnvelopeRef barrier<V>;      // per author: the last envelope the checkpoint covers
+//	    EnvelopeRef snapshots<V>;    // every snapshot envelope the manifest references
+//	    opaque manifest<V>;          // sealed Checkpoint manifest (documents, heads, index snapshot)
+//	    opaque manifest_hash[32];    // ManifestHash(group, snapshots, manifest)
+//	    opaque retention_key<V>;     // the group's retention key that signs
+//	    opaque signature<V>;         // Sign(retention_key, "checkpoint", encoding without signature)
+//	} Checkpoint;
+type Checkpoint struct {
+	Group        ID
+	Barrier      []EnvelopeRef
+	Snapshots    []EnvelopeRef
+	Manifest     []byte
+	ManifestHash ID
+	RetentionKey []byte
+	Signature    []byte
+}
+
+// ManifestHash binds a checkpoint's snapshot list to its sealed manifest:
+// SHA-256(opaque label<V> = "weald 1 manifest", group, EnvelopeRef snapshots<V>, opaque manifest<V>).
+func ManifestHash(group ID, snapshots []EnvelopeRef, manifest []byte) ID {
+	var w writer
+	w.str(labelPrefix + "manifest")
+	w.id(group)
+	encodeRefs(&w, snapshots)
+	w.opaque(manifest)
+	return sha256.Sum256(w.b)
+}
+
+func (c *Checkpoint) encodeTBS(w *writer) {
+	w.id(c.Group)
+	encodeRefs(w, c.Barrier)
+	encodeRefs(w, c.Snapshots)
+	w.opaque(c.Manifest)
+	w.id(c.ManifestHash)
+	w.opaque(c.RetentionKey)
+}
+
+// TBS returns the bytes the signature covers.
+func (c *Checkpoint) TBS() []byte { var w writer; c.encodeTBS(&w); return w.b }
+
+// Encode returns the canonical encoding.
+func (c *Checkpoint) Encode() []byte {
+	var w writer
+	c.encodeTBS(&w)
+	w.opaque(c.Signature)
+	return w.b
+}
+
+// Sign computes ManifestHash, sets RetentionKey and signs c.
+func (c *Checkpoint) Sign(priv ed25519.PrivateKey) {
+	c.ManifestHash = ManifestHash(c.Group, c.Snapshots, c.Manifest)
+	c.RetentionKey = append([]byte(nil), priv.Public().(ed25519.PublicKey)...)
+	c.Signature = Sign(priv, LabelCheckpoint, c.TBS())
+}
+
+// Verify checks the manifest hash and the signature under c.RetentionKey.
+func (c *Checkpoint) Verify() error {
+	if ManifestHash(c.Group, c.Snapshots, c.Manifest) != c.ManifestHash {
+		return fmt.Errorf("checkpoint manifest hash does not match its snapshots and manifest")
+	}
+	return Verify(c.RetentionKey, LabelCheckpoint, c.TBS(), c.Signature)
+}
+
+// DecodeCheckpoint decodes a checkpoint.
+func DecodeCheckpoint(b []byte) (Checkpoint, error) {
+	r := newReader(b)
+	var c Checkpoint
+	c.Group = r.id()
+	c.Barrier = decodeRefs(r)
+	c.Snapshots = decodeRefs(r)
+	c.Manifest = r.opaqueMax(MaxCTSize, "manifest")
+	c.ManifestHash = r.id()
+	c.RetentionKey = r.fixed(ed25519.PublicKeySize, "retention_key")
+	c.Signature = r.fixed(ed25519.SignatureSize, "signature")
+	if err := r.done(); err != nil {
+		return Checkpoint{}, fmt.Errorf("decode checkpoint: %w", err)
+	}
+	return c, nil
+}
+
+// Authorization tags of [DropBefore].
+const (
+	AuthorizedByPolicy      uint8 = 1
+	AuthorizedByDestruction uint8 = 2
+)
+
+// DropBefore asks the relay to delete a group's envelopes below a checkpoint
+// (spec/lifecycle.md "Dropping"). It names the checkpoint, never a seq: the
+// relay takes the barrier from the checkpoint envelope's own seq.
+//
+//	struct {
+//	    opaque group[32];
+//	    EnvelopeRef checkpoint;
+//	    opaque manifest_hash[32];
+//	    EnvelopeRef snapshots<V>;
+//	    uint8 authorization;                 // 1 = policy, 2 = destruction
+//	    select (authorization) {
+//	        case 1: EnvelopeRef policy;      // the group's active RetentionPolicy envelope
+//	        case 2: RetentionDestruction destruction;
+//	    };
+//	    opaque retention_key<V>;             // the head of the group's transition chain
+//	    opaque signature<V>;                 // Sign(retention_key, "drop-before", encoding without signature)
+//	} DropBefore;
+type DropBefore struct {
+	Group         ID
+	Checkpoint    EnvelopeRef
+	ManifestHash  ID
+	Snapshots     []EnvelopeRef
+	Authorization uint8
+	Policy        EnvelopeRef          // when Authorization == AuthorizedByPolicy
+	Destruction   RetentionDestruction // when Authorization == AuthorizedByDestruction
+	RetentionKey  []byte
+	Signature     []byte
+}
+
+func (d *DropBefore) encodeTBS(w *writer) {
+	w.id(d.Group)
+	d.Checkpoint.encode(w)
+	w.id(d.ManifestHash)
+	encodeRefs(w, d.Snapshots)
+	w.u8(d.Authorization)
+	switch d.Authorization {
+	case AuthorizedByPolicy:
+		d.Policy.encode(w)
+	case AuthorizedByDestruction:
+		d.Destruction.encode(w)
+	}
+	w.opaque(d.RetentionKey)
+}
+
+// TBS returns the bytes the signature covers.
+func (d *DropBefore) TBS() []byte { var w writer; d.encodeTBS(&w); return w.b }
+
+func (d *DropBefore) encode(w *writer) {
+	d.encodeTBS(w)
+	w.opaque(d.Signature)
+}
+
+// Encode returns the canonical encoding.
+func (d *DropBefore) Encode() []byte { var w writer; d.encode(&w); return w.b }
+
+// Sign sets RetentionKey and signs d.
+func (d *DropBefore) Sign(priv ed25519.PrivateKey) {
+	d.RetentionKey = append([]byte(nil), priv.Public().(ed25519.PublicKey)...)
+	d.Signature = Sign(priv, LabelDropBefore, d.TBS())
+}
+
+// VerifySignature checks the signature under d.RetentionKey.
+func (d *DropBefore) VerifySignature() error {
+	return Verify(d.RetentionKey, LabelDropBefore, d.TBS(), d.Signature)
+}
+
+func decodeDropBefore(r *reader) DropBefore {
+	var d DropBefore
+	d.Group = r.id()
+	d.Checkpoint = decodeRef(r)
+	d.ManifestHash = r.id()
+	d.Snapshots = decodeRefs(r)
+	d.Authorization = r.u8()
+	switch d.Authorization {
+	case AuthorizedByPolicy:
+		d.Policy = decodeRef(r)
+	case AuthorizedByDestruction:
+		d.Destruction = decodeDestruction(r)
+	default:
+		r.fail("unknown drop authorization %d", d.Authorization)
+	}
+	d.RetentionKey = r.fixed(ed25519.PublicKeySize, "retention_key")
+	d.Signature = r.fixed(ed25519.SignatureSize, "signature")
+	return d
+}
+
+// DecodeDropBefore decodes a drop_before.
+func DecodeDropBefore(b []byte) (DropBefore, error) {
+	r := newReader(b)
+	d := decodeDropBefore(r)
+	if err := r.done(); err != nil {
+		return DropBefore{}, fmt.Errorf("decode drop_before: %w", err)
+	}
+	return d, nil
+}
