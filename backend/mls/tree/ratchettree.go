@@ -1,0 +1,328 @@
+package tree
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"weald/backend/mls/codec"
+	tm "weald/backend/mls/treemath"
+)
+
+// MarshalRatchetTree writes the ratchet_tree extension body (RFC 9420
+// §12.4.3.3): optional<Node> nodes<V>, trailing blank nodes omitted.
+func (t *Tree) MarshalRatchetTree(w *codec.Writer) {
+	width := t.Width()
+	last := int64(-1)
+	for x := int64(width) - 1; x >= 0; x-- {
+		if !t.IsBlank(tm.NodeIndex(x)) {
+			last = x
+			break
+		}
+	}
+	w.Vector(func(w *codec.Writer) {
+		for x := tm.NodeIndex(0); int64(x) <= last; x++ {
+			if x.IsLeaf() {
+				l := t.leaves[x>>1]
+				w.Optional(l != nil, func(w *codec.Writer) {
+					w.U8(nodeTypeLeaf)
+					l.Marshal(w)
+				})
+			} else {
+				p := t.parents[x>>1]
+				w.Optional(p != nil, func(w *codec.Writer) {
+					w.U8(nodeTypeParent)
+					p.Marshal(w)
+				})
+			}
+		}
+	})
+}
+
+// RatchetTreeBytes returns the ratchet_tree extension body.
+func (t *Tree) RatchetTreeBytes() []byte {
+	w := codec.NewWriter(make([]byte, 0, 256*len(t.leaves)))
+	t.MarshalRatchetTree(w)
+	return w.Bytes()
+}
+
+// maxLeaves bounds decoded trees (2^24 leaves is far beyond any group and
+// keeps index arithmetic in range).
+const maxLeaves = 1 << 24
+
+// UnmarshalRatchetTree reads a ratchet_tree body into an unvalidated tree:
+// it checks only syntax and shape (node types at the right positions, last
+// node non-blank). Use [Import] for a tree received from others.
+func UnmarshalRatchetTree(s Suite, r *codec.Reader) *Tree {
+	var leaves []*LeafNode
+	var parents []*ParentNode
+	count := 0
+	lastBlank := false
+	r.Vector(func(r *codec.Reader) {
+		present := r.Optional()
+		lastBlank = !present
+		isLeaf := count%2 == 0
+		count++
+		if count > 2*maxLeaves && r.Err() == nil {
+			r.Fail(fmt.Errorf("%w: tree too large", ErrTreeShape))
+			return
+		}
+		var l *LeafNode
+		var p *ParentNode
+		if present {
+			typ := r.U8()
+			switch {
+			case r.Err() != nil:
+			case typ == nodeTypeLeaf && isLeaf:
+				l = new(LeafNode)
+				l.Unmarshal(r)
+			case typ == nodeTypeParent && !isLeaf:
+				p = new(ParentNode)
+				p.Unmarshal(r)
+			default:
+				r.Fail(fmt.Errorf("%w: node %d has type %d", ErrTreeShape, count-1, typ))
+			}
+		}
+		if isLeaf {
+			leaves = append(leaves, l)
+		} else {
+			parents = append(parents, p)
+		}
+	})
+	if r.Err() != nil {
+		return nil
+	}
+	if count == 0 || lastBlank {
+		r.Fail(fmt.Errorf("%w: the tree is empty or ends in a blank node", ErrTreeShape))
+		return nil
+	}
+	if count%2 == 0 {
+		// The encoding ended on a parent node: it has a leaf to its right
+		// that is blank, which contradicts "last node non-blank" only if the
+		// parent were blank; a non-blank last parent is malformed too since
+		// a parent always has a right child.
+		r.Fail(fmt.Errorf("%w: the tree ends in a parent node", ErrTreeShape))
+		return nil
+	}
+	n := uint32(1)
+	for n < uint32(len(leaves)) {
+		n *= 2
+	}
+	t := newBlank(s, n)
+	copy(t.leaves, leaves)
+	copy(t.parents, parents)
+	return t
+}
+
+// DecodeRatchetTree decodes exactly one ratchet_tree body (unvalidated).
+func DecodeRatchetTree(s Suite, b []byte) (*Tree, error) {
+	r := codec.NewReader(b)
+	t := UnmarshalRatchetTree(s, r)
+	if err := r.Done(); err != nil {
+		return nil, fmt.Errorf("%w: ratchet tree: %w", ErrDecode, err)
+	}
+	return t, nil
+}
+
+// ImportOptions configure [Import].
+type ImportOptions struct {
+	GroupID []byte
+	// TreeHash is the tree_hash of the GroupContext the tree must match.
+	TreeHash []byte
+	// Required and GroupExtensions come from the GroupContext extensions.
+	Required        *RequiredCapabilities
+	GroupExtensions Extensions
+	// Credential judges each member's credential; nil accepts all.
+	Credential CredentialFunc
+	// Parallelism bounds concurrent signature checks; 0 means GOMAXPROCS.
+	Parallelism int
+}
+
+// Import decodes a ratchet tree received from others and validates it per
+// RFC 9420 §12.4.3.1: the tree hash, every parent hash, the unmerged leaf
+// lists, every leaf node (§7.3, signatures checked in parallel), and that no
+// encryption key or signature key appears twice.
+func Import(s Suite, b []byte, o *ImportOptions) (*Tree, error) {
+	t, err := DecodeRatchetTree(s, b)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.Validate(o); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Validate runs the checks of [Import] on t.
+func (t *Tree) Validate(o *ImportOptions) error {
+	if o.TreeHash != nil && !bytes.Equal(t.TreeHash(), o.TreeHash) {
+		return fmt.Errorf("%w: ratchet tree", ErrTreeHash)
+	}
+	if err := t.checkUnmerged(); err != nil {
+		return err
+	}
+	if err := t.VerifyParentHashes(); err != nil {
+		return err
+	}
+	if err := t.checkUniqueKeys(); err != nil {
+		return err
+	}
+	if err := t.verifyLeafSignatures(o.GroupID, o.Parallelism); err != nil {
+		return err
+	}
+	inUse := t.credentialTypes()
+	for i, l := range t.leaves {
+		if l == nil {
+			continue
+		}
+		c := &LeafContext{
+			Suite: t.suite, GroupID: o.GroupID, Leaf: tm.LeafIndex(i),
+			Required: o.Required, GroupExtensions: o.GroupExtensions,
+			Credential: o.Credential, SkipSignature: true,
+		}
+		if err := l.Validate(c); err != nil {
+			return fmt.Errorf("leaf %d: %w", i, err)
+		}
+		for _, ct := range inUse {
+			if !l.Capabilities.SupportsCredential(ct) {
+				return fmt.Errorf("leaf %d: %w: credential type %d in use", i, ErrCapabilities, ct)
+			}
+		}
+	}
+	return nil
+}
+
+// checkUnmerged checks each parent's unmerged leaves: strictly increasing,
+// below the parent, non-blank, and listed by every non-blank node between
+// the leaf and the parent.
+func (t *Tree) checkUnmerged() error {
+	n := t.NumLeaves()
+	for k, p := range t.parents {
+		if p == nil {
+			continue
+		}
+		x := tm.NodeIndex(2*k + 1)
+		for j, u := range p.UnmergedLeaves {
+			if j > 0 && p.UnmergedLeaves[j-1] >= u {
+				return fmt.Errorf("%w: node %d: not strictly increasing", ErrUnmergedLeaves, x)
+			}
+			if uint32(u) >= n || !tm.IsInSubtree(x, u.Node()) || t.leaves[u] == nil {
+				return fmt.Errorf("%w: node %d lists leaf %d", ErrUnmergedLeaves, x, u)
+			}
+			for y, _ := tm.Parent(u.Node(), n); y != x; y, _ = tm.Parent(y, n) {
+				if q := t.parents[y>>1]; q != nil && !contains(q.UnmergedLeaves, u) {
+					return fmt.Errorf("%w: node %d lists leaf %d but node %d does not", ErrUnmergedLeaves, x, u, y)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkUniqueKeys rejects a repeated encryption key (any node) or
+// signature key (leaves).
+func (t *Tree) checkUniqueKeys() error {
+	enc := make(map[string]struct{}, 2*len(t.leaves))
+	sig := make(map[string]struct{}, len(t.leaves))
+	for i, l := range t.leaves {
+		if l == nil {
+			continue
+		}
+		if _, dup := enc[string(l.EncryptionKey)]; dup {
+			return fmt.Errorf("%w: leaf %d encryption key", ErrDuplicateKey, i)
+		}
+		enc[string(l.EncryptionKey)] = struct{}{}
+		if _, dup := sig[string(l.SignatureKey)]; dup {
+			return fmt.Errorf("%w: leaf %d signature key", ErrDuplicateKey, i)
+		}
+		sig[string(l.SignatureKey)] = struct{}{}
+	}
+	for k, p := range t.parents {
+		if p == nil {
+			continue
+		}
+		if _, dup := enc[string(p.EncryptionKey)]; dup {
+			return fmt.Errorf("%w: node %d encryption key", ErrDuplicateKey, 2*k+1)
+		}
+		enc[string(p.EncryptionKey)] = struct{}{}
+	}
+	return nil
+}
+
+// credentialTypes lists the distinct credential types of the members.
+func (t *Tree) credentialTypes() []CredentialType {
+	var out []CredentialType
+	for _, l := range t.leaves {
+		if l != nil && !contains(out, l.Credential.Type) {
+			out = append(out, l.Credential.Type)
+		}
+	}
+	return out
+}
+
+// verifyLeafSignatures checks every leaf signature, spreading the work over
+// up to par goroutines, and reports the lowest failing leaf.
+func (t *Tree) verifyLeafSignatures(groupID []byte, par int) error {
+	if par <= 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	n := len(t.leaves)
+	if par > n {
+		par = n
+	}
+	bad := make([]bool, n)
+	var wg sync.WaitGroup
+	chunk := (n + par - 1) / par
+	for start := 0; start < n; start += chunk {
+		end := min(start+chunk, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := start; i < end; i++ {
+				if l := t.leaves[i]; l != nil {
+					bad[i] = l.VerifySignature(t.suite, groupID, tm.LeafIndex(i)) != nil
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, b := range bad {
+		if b {
+			return fmt.Errorf("%w: leaf node of leaf %d", ErrBadSignature, i)
+		}
+	}
+	return nil
+}
+
+// ValidateLeaf checks a leaf node that is to be placed at leaf i (a new
+// member, an Update, or a committer's path leaf) against the tree per
+// RFC 9420 §7.3: [LeafNode.Validate] with c, support for every credential
+// type in use and by every member for its own, and that its encryption and
+// signature keys appear nowhere else in the tree (leaf i itself excepted).
+func (t *Tree) ValidateLeaf(l *LeafNode, i tm.LeafIndex, c *LeafContext) error {
+	if err := l.Validate(c); err != nil {
+		return err
+	}
+	var err error
+	t.Members(func(j tm.LeafIndex, m *LeafNode) {
+		if err != nil || j == i {
+			return
+		}
+		switch {
+		case !l.Capabilities.SupportsCredential(m.Credential.Type):
+			err = fmt.Errorf("%w: credential type %d of leaf %d", ErrCapabilities, m.Credential.Type, j)
+		case !m.Capabilities.SupportsCredential(l.Credential.Type):
+			err = fmt.Errorf("%w: leaf %d does not support credential type %d", ErrCapabilities, j, l.Credential.Type)
+		case bytes.Equal(m.SignatureKey, l.SignatureKey):
+			err = fmt.Errorf("%w: signature key of leaf %d", ErrDuplicateKey, j)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if t.hasEncryptionKey(l.EncryptionKey, i.Node()) {
+		return fmt.Errorf("%w: encryption key", ErrDuplicateKey)
+	}
+	return nil
+}

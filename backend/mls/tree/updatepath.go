@@ -1,0 +1,88 @@
+package tree
+
+import (
+	"fmt"
+
+	"weald/backend/mls/codec"
+)
+
+// HPKECiphertext is RFC 9420 §7.6 HPKECiphertext.
+type HPKECiphertext struct {
+	KEMOutput  []byte
+	Ciphertext []byte
+}
+
+// Marshal writes the ciphertext.
+func (c *HPKECiphertext) Marshal(w *codec.Writer) {
+	w.Opaque(c.KEMOutput)
+	w.Opaque(c.Ciphertext)
+}
+
+// Unmarshal reads a ciphertext.
+func (c *HPKECiphertext) Unmarshal(r *codec.Reader) {
+	c.KEMOutput = r.OpaqueCopy()
+	c.Ciphertext = r.OpaqueCopy()
+}
+
+// UpdatePathNode is RFC 9420 §7.6 UpdatePathNode.
+type UpdatePathNode struct {
+	EncryptionKey       []byte
+	EncryptedPathSecret []HPKECiphertext
+}
+
+// UpdatePath is RFC 9420 §7.6 UpdatePath: the committer's new leaf and one
+// node per entry of its filtered direct path.
+type UpdatePath struct {
+	LeafNode LeafNode
+	Nodes    []UpdatePathNode
+}
+
+// Marshal writes the update path.
+func (u *UpdatePath) Marshal(w *codec.Writer) {
+	u.LeafNode.Marshal(w)
+	w.Vector(func(w *codec.Writer) {
+		for i := range u.Nodes {
+			n := &u.Nodes[i]
+			w.Opaque(n.EncryptionKey)
+			w.Vector(func(w *codec.Writer) {
+				for j := range n.EncryptedPathSecret {
+					n.EncryptedPathSecret[j].Marshal(w)
+				}
+			})
+		}
+	})
+}
+
+// Unmarshal reads an update path (syntax only).
+func (u *UpdatePath) Unmarshal(r *codec.Reader) {
+	u.LeafNode.Unmarshal(r)
+	u.Nodes = nil
+	r.Vector(func(r *codec.Reader) {
+		var n UpdatePathNode
+		n.EncryptionKey = r.OpaqueCopy()
+		r.Vector(func(r *codec.Reader) {
+			var c HPKECiphertext
+			c.Unmarshal(r)
+			n.EncryptedPathSecret = append(n.EncryptedPathSecret, c)
+		})
+		u.Nodes = append(u.Nodes, n)
+	})
+}
+
+// Bytes returns the encoding of the update path.
+func (u *UpdatePath) Bytes() []byte {
+	w := codec.NewWriter(nil)
+	u.Marshal(w)
+	return w.Bytes()
+}
+
+// DecodeUpdatePath decodes exactly one UpdatePath from b.
+func DecodeUpdatePath(b []byte) (*UpdatePath, error) {
+	r := codec.NewReader(b)
+	u := new(UpdatePath)
+	u.Unmarshal(r)
+	if err := r.Done(); err != nil {
+		return nil, fmt.Errorf("%w: update path: %w", ErrDecode, err)
+	}
+	return u, nil
+}
