@@ -60,7 +60,6 @@ const (
 	CodeDropPolicyInactive    Code = "drop/policy_inactive"
 	CodeDropNotDue            Code = "drop/not_due" // {due_unix}
 	CodeDropBadDestruction    Code = "drop/bad_destruction"
-	CodeDropNothing           Code = "drop/nothing_to_drop"
 
 	CodeRetentionBadTransition Code = "retention/bad_transition"
 	CodeRetentionBadPolicy     Code = "retention/bad_policy"

@@ -161,14 +161,25 @@ type Hello struct {
 // Challenge is the relay's fresh nonce: struct { opaque nonce[32]; }.
 type Challenge struct{ Nonce ID }
 
-// Auth proves a principal (method = PrincipalDevice/Agent/Recovery: key is the
-// Ed25519 public key and proof = Sign(key, "auth-challenge", AuthChallengeContent);
-// method = PrincipalGrant: key is empty and proof is the invite secret):
-// struct { uint8 method; opaque key<V>; opaque proof<V>; }.
+// Auth proves a principal:
+//
+//	struct {
+//	    uint8 method;            // PrincipalDevice, PrincipalAgent, PrincipalRecovery or PrincipalGrant
+//	    opaque key<V>;           // the Ed25519 public key that answers the challenge
+//	    opaque signature<V>;     // Sign(key, "auth-challenge", AuthChallengeContent(workspace, nonce, key))
+//	    opaque grant_secret<V>;  // method = PrincipalGrant: the invite secret; otherwise empty
+//	} Auth;
+//
+// With a key method the key must be in the access set's list of that kind.
+// With a grant, GrantHash(grant_secret) must be a live grant of the current
+// set; key is the joining device's own key, not yet in the set, and the grant
+// carries it until an admin republishes the set with it (design/gaps.md
+// "Invites and bootstrap").
 type Auth struct {
-	Method PrincipalKind
-	Key    []byte
-	Proof  []byte
+	Method      PrincipalKind
+	Key         []byte
+	Signature   []byte
+	GrantSecret []byte
 }
 
 // MaxGrantSecret bounds the invite secret of a grant Auth.
@@ -177,16 +188,19 @@ const MaxGrantSecret = 256
 func decodeAuth(r *reader) Body {
 	a := &Auth{Method: PrincipalKind(r.u8())}
 	switch a.Method {
-	case PrincipalDevice, PrincipalAgent, PrincipalRecovery:
-		a.Key = r.fixed(ed25519.PublicKeySize, "auth key")
-		a.Proof = r.fixed(ed25519.SignatureSize, "auth signature")
-	case PrincipalGrant:
-		if k := r.opaque(); len(k) != 0 {
-			r.fail("grant auth carries a key")
-		}
-		a.Proof = r.opaqueMax(MaxGrantSecret, "grant secret")
+	case PrincipalDevice, PrincipalAgent, PrincipalRecovery, PrincipalGrant:
 	default:
 		r.fail("unknown auth method %d", a.Method)
+		return a
+	}
+	a.Key = r.fixed(ed25519.PublicKeySize, "auth key")
+	a.Signature = r.fixed(ed25519.SignatureSize, "auth signature")
+	a.GrantSecret = r.opaqueMax(MaxGrantSecret, "grant secret")
+	if a.Method == PrincipalGrant && len(a.GrantSecret) == 0 {
+		r.fail("grant auth without a secret")
+	}
+	if a.Method != PrincipalGrant && len(a.GrantSecret) != 0 {
+		r.fail("key auth carries a grant secret")
 	}
 	return a
 }
@@ -201,16 +215,24 @@ func AuthChallengeContent(workspace, nonce ID, key []byte) []byte {
 	return w.b
 }
 
-// SignChallenge returns an Auth frame body for priv answering nonce.
-func SignChallenge(priv ed25519.PrivateKey, kind PrincipalKind, workspace, nonce ID) *Auth {
+// SignChallenge returns an Auth frame body for priv answering nonce. For
+// kind PrincipalGrant pass the invite secret; otherwise nil.
+func SignChallenge(priv ed25519.PrivateKey, kind PrincipalKind, workspace, nonce ID, grantSecret []byte) *Auth {
 	pub := priv.Public().(ed25519.PublicKey)
 	return &Auth{Method: kind, Key: append([]byte(nil), pub...),
-		Proof: Sign(priv, LabelAuthChallenge, AuthChallengeContent(workspace, nonce, pub))}
+		Signature:   Sign(priv, LabelAuthChallenge, AuthChallengeContent(workspace, nonce, pub)),
+		GrantSecret: append([]byte(nil), grantSecret...)}
+}
+
+// VerifyChallenge checks a's signature over the challenge content.
+func (a *Auth) VerifyChallenge(workspace, nonce ID) error {
+	return Verify(a.Key, LabelAuthChallenge, AuthChallengeContent(workspace, nonce, a.Key), a.Signature)
 }
 
 // AuthOK confirms authentication:
 // struct { uint8 kind; opaque principal[32]; uint64 access_version; }.
-// principal is the key id, or the grant hash for a grant.
+// principal is the KeyID of the authenticated key (for a grant, of the
+// joining device's key).
 type AuthOK struct {
 	Kind          PrincipalKind
 	Principal     ID

@@ -2,8 +2,13 @@ package wire
 
 func (h *Hello) encode(w *writer)     { w.u16(h.Version); w.id(h.Workspace) }
 func (c *Challenge) encode(w *writer) { w.id(c.Nonce) }
-func (a *Auth) encode(w *writer)      { w.u8(uint8(a.Method)); w.opaque(a.Key); w.opaque(a.Proof) }
-func (a *AuthOK) encode(w *writer)    { w.u8(uint8(a.Kind)); w.id(a.Principal); w.u64(a.AccessVersion) }
+func (a *Auth) encode(w *writer) {
+	w.u8(uint8(a.Method))
+	w.opaque(a.Key)
+	w.opaque(a.Signature)
+	w.opaque(a.GrantSecret)
+}
+func (a *AuthOK) encode(w *writer) { w.u8(uint8(a.Kind)); w.id(a.Principal); w.u64(a.AccessVersion) }
 
 func (s *Send) encode(w *writer) {
 	w.vector(func(w *writer) {

@@ -57,8 +57,8 @@ func sampleFrames() []Frame {
 	return []Frame{
 		{ID: 1, Body: &Hello{Version: ProtocolVersion, Workspace: testID("ws")}},
 		{ID: 1, Body: &Challenge{Nonce: testID("nonce")}},
-		{ID: 2, Body: SignChallenge(testKey("alice"), PrincipalDevice, testID("ws"), testID("nonce"))},
-		{ID: 2, Body: &Auth{Method: PrincipalGrant, Proof: []byte("invite secret")}},
+		{ID: 2, Body: SignChallenge(testKey("alice"), PrincipalDevice, testID("ws"), testID("nonce"), nil)},
+		{ID: 2, Body: SignChallenge(testKey("joiner"), PrincipalGrant, testID("ws"), testID("nonce"), []byte("invite secret"))},
 		{ID: 2, Body: &AuthOK{Kind: PrincipalDevice, Principal: KeyID(pubOf(testKey("alice"))), AccessVersion: 4}},
 		{ID: 3, Body: &Send{Envelopes: []Envelope{e, e}}},
 		{ID: 3, Body: &Ack{Items: []AckItem{{Group: e.Group, Seq: 10, Hash: e.Hash()}}}},
@@ -194,6 +194,20 @@ func TestSignatureDomainSeparation(t *testing.T) {
 	}
 	if Verify([]byte("short"), LabelEnvelope, content, sig) == nil {
 		t.Error("malformed key verified")
+	}
+}
+
+func TestAuthChallenge(t *testing.T) {
+	a := SignChallenge(testKey("alice"), PrincipalDevice, testID("ws"), testID("n1"), nil)
+	if err := a.VerifyChallenge(testID("ws"), testID("n1")); err != nil {
+		t.Fatal(err)
+	}
+	if a.VerifyChallenge(testID("ws"), testID("n2")) == nil || a.VerifyChallenge(testID("ws2"), testID("n1")) == nil {
+		t.Error("challenge signature verifies for another nonce or workspace")
+	}
+	b, _ := EncodeFrame(Frame{ID: 1, Body: &Auth{Method: PrincipalGrant, Key: a.Key, Signature: a.Signature}})
+	if _, err := DecodeFrame(b); !errors.Is(err, ErrMalformed) {
+		t.Errorf("grant auth without a secret: %v", err)
 	}
 }
 
