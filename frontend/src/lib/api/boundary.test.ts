@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 // src/lib/api is the only code that imports the generated Wails bindings.
-const src = path.resolve(__dirname, '..', '..')
+const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 const apiDir = path.join(src, 'lib', 'api')
 
 function files(dir: string): string[] {
