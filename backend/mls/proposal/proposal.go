@@ -1,0 +1,210 @@
+// Package proposal implements the MLS proposals and commits of RFC 9420
+// §12.1–§12.4: Add, Update, Remove, PreSharedKey (with PreSharedKeyID,
+// §8.4), ReInit, ExternalInit and GroupContextExtensions, ProposalOrRef
+// (by value or by reference) and Commit, with their TLS encodings.
+//
+// Decoding checks syntax only. Whether a list of proposals is valid for a
+// group (§12.2) is decided by the group state machine (package mls).
+package proposal
+
+import (
+	"errors"
+	"fmt"
+
+	"weald/backend/mls/codec"
+	"weald/backend/mls/tree"
+)
+
+// Sentinel errors; each starts with a stable code.
+var (
+	ErrDecode      = errors.New("mls/proposal/decode: the proposal or commit is malformed")
+	ErrUnsupported = errors.New("mls/proposal/unsupported: the proposal type is not supported")
+)
+
+// Type is RFC 9420 §12.1 ProposalType.
+type Type uint16
+
+// Proposal types (RFC 9420 §17.4).
+const (
+	TypeAdd                    Type = 1
+	TypeUpdate                 Type = 2
+	TypeRemove                 Type = 3
+	TypePreSharedKey           Type = 4
+	TypeReInit                 Type = 5
+	TypeExternalInit           Type = 6
+	TypeGroupContextExtensions Type = 7
+)
+
+func (t Type) String() string {
+	switch t {
+	case TypeAdd:
+		return "add"
+	case TypeUpdate:
+		return "update"
+	case TypeRemove:
+		return "remove"
+	case TypePreSharedKey:
+		return "psk"
+	case TypeReInit:
+		return "reinit"
+	case TypeExternalInit:
+		return "external_init"
+	case TypeGroupContextExtensions:
+		return "group_context_extensions"
+	}
+	return fmt.Sprintf("proposal_type(%d)", uint16(t))
+}
+
+// Add is RFC 9420 §12.1.1.
+type Add struct{ KeyPackage tree.KeyPackage }
+
+// Update is RFC 9420 §12.1.2.
+type Update struct{ LeafNode tree.LeafNode }
+
+// Remove is RFC 9420 §12.1.3.
+type Remove struct{ Removed uint32 }
+
+// PreSharedKey is RFC 9420 §12.1.4.
+type PreSharedKey struct{ PSK PreSharedKeyID }
+
+// ReInit is RFC 9420 §12.1.5.
+type ReInit struct {
+	GroupID     []byte
+	Version     uint16
+	CipherSuite uint16
+	Extensions  tree.Extensions
+}
+
+// ExternalInit is RFC 9420 §12.1.6.
+type ExternalInit struct{ KEMOutput []byte }
+
+// GroupContextExtensions is RFC 9420 §12.1.7.
+type GroupContextExtensions struct{ Extensions tree.Extensions }
+
+// Proposal is RFC 9420 §12.1 Proposal: exactly one of the pointers, the one
+// matching Type, is set.
+type Proposal struct {
+	Type                   Type
+	Add                    *Add
+	Update                 *Update
+	Remove                 *Remove
+	PreSharedKey           *PreSharedKey
+	ReInit                 *ReInit
+	ExternalInit           *ExternalInit
+	GroupContextExtensions *GroupContextExtensions
+}
+
+// Marshal writes the proposal. A proposal whose body does not match its type
+// writes only the type (and will not decode).
+func (p *Proposal) Marshal(w *codec.Writer) {
+	w.U16(uint16(p.Type))
+	p.marshalBody(w)
+}
+
+func (p *Proposal) marshalBody(w *codec.Writer) {
+	switch {
+	case p.Type == TypeAdd && p.Add != nil:
+		p.Add.KeyPackage.Marshal(w)
+	case p.Type == TypeUpdate && p.Update != nil:
+		p.Update.LeafNode.Marshal(w)
+	case p.Type == TypeRemove && p.Remove != nil:
+		w.U32(p.Remove.Removed)
+	case p.Type == TypePreSharedKey && p.PreSharedKey != nil:
+		p.PreSharedKey.PSK.Marshal(w)
+	case p.Type == TypeReInit && p.ReInit != nil:
+		p.ReInit.Marshal(w)
+	case p.Type == TypeExternalInit && p.ExternalInit != nil:
+		w.Opaque(p.ExternalInit.KEMOutput)
+	case p.Type == TypeGroupContextExtensions && p.GroupContextExtensions != nil:
+		p.GroupContextExtensions.Extensions.Marshal(w)
+	}
+}
+
+// Marshal writes the ReInit body.
+func (ri *ReInit) Marshal(w *codec.Writer) {
+	w.Opaque(ri.GroupID)
+	w.U16(ri.Version)
+	w.U16(ri.CipherSuite)
+	ri.Extensions.Marshal(w)
+}
+
+// Unmarshal reads the ReInit body.
+func (ri *ReInit) Unmarshal(r *codec.Reader) {
+	ri.GroupID = r.OpaqueCopy()
+	ri.Version = r.U16()
+	ri.CipherSuite = r.U16()
+	ri.Extensions = tree.UnmarshalExtensions(r)
+}
+
+// Unmarshal reads a proposal; unknown proposal types cannot be parsed
+// (their body has no length) and fail with ErrUnsupported.
+func (p *Proposal) Unmarshal(r *codec.Reader) {
+	*p = Proposal{Type: Type(r.U16())}
+	if r.Err() != nil {
+		return
+	}
+	p.unmarshalBody(r)
+}
+
+func (p *Proposal) unmarshalBody(r *codec.Reader) {
+	switch p.Type {
+	case TypeAdd:
+		p.Add = new(Add)
+		p.Add.KeyPackage.Unmarshal(r)
+	case TypeUpdate:
+		p.Update = new(Update)
+		p.Update.LeafNode.Unmarshal(r)
+	case TypeRemove:
+		p.Remove = &Remove{Removed: r.U32()}
+	case TypePreSharedKey:
+		p.PreSharedKey = new(PreSharedKey)
+		p.PreSharedKey.PSK.Unmarshal(r)
+	case TypeReInit:
+		p.ReInit = new(ReInit)
+		p.ReInit.Unmarshal(r)
+	case TypeExternalInit:
+		p.ExternalInit = &ExternalInit{KEMOutput: r.OpaqueCopy()}
+	case TypeGroupContextExtensions:
+		p.GroupContextExtensions = &GroupContextExtensions{Extensions: tree.UnmarshalExtensions(r)}
+	default:
+		r.Fail(fmt.Errorf("%w: %v", ErrUnsupported, p.Type))
+	}
+}
+
+// Bytes returns the encoding of the proposal.
+func (p *Proposal) Bytes() []byte {
+	w := codec.NewWriter(nil)
+	p.Marshal(w)
+	return w.Bytes()
+}
+
+// Decode decodes exactly one Proposal from b.
+func Decode(b []byte) (*Proposal, error) {
+	r := codec.NewReader(b)
+	p := new(Proposal)
+	p.Unmarshal(r)
+	if err := r.Done(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrDecode, err)
+	}
+	return p, nil
+}
+
+// DecodeBody decodes the body of a proposal of type t (Add, Update, ...
+// without the proposal_type field), as the RFC 9420 "messages" test vectors
+// carry them.
+func DecodeBody(t Type, b []byte) (*Proposal, error) {
+	r := codec.NewReader(b)
+	p := &Proposal{Type: t}
+	p.unmarshalBody(r)
+	if err := r.Done(); err != nil {
+		return nil, fmt.Errorf("%w: %v body: %w", ErrDecode, t, err)
+	}
+	return p, nil
+}
+
+// BodyBytes returns the encoding of the proposal's body without its type.
+func (p *Proposal) BodyBytes() []byte {
+	w := codec.NewWriter(nil)
+	p.marshalBody(w)
+	return w.Bytes()
+}
