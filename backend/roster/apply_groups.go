@@ -1,0 +1,357 @@
+package roster
+
+import (
+	"slices"
+
+	"weald/backend/identity"
+)
+
+// Limits (spec/channels.md "Limits").
+const (
+	MaxGroups          = 512
+	MaxPendingPerGroup = 64
+	MaxInviteUses      = 1000
+)
+
+func (s *State) checkCreateGroup(op *Operation, a actor, b *CreateGroup) (func(), error) {
+	p := b.Policy
+	if existing, ok := s.groups[p.Group]; ok {
+		if existing.Policy.Admission != p.Admission || existing.Policy.History != p.History || existing.Policy.Kind != p.Kind {
+			return nil, reject(ErrPolicyImmutable, "group %s is %s/%s", p.Group.ShortString(),
+				existing.Policy.Admission, existing.Policy.History)
+		}
+		return nil, reject(ErrGroupExists, "group %s", p.Group.ShortString())
+	}
+	if err := p.CheckLegal(); err != nil {
+		return nil, err
+	}
+	if p.CreatedBy != a.device.ID || !p.CreatedAt.Equal(op.CreatedAt) {
+		return nil, reject(ErrBadOperation, "created_by and created_at must be the operation's actor and time")
+	}
+	if !validName(b.Name) {
+		return nil, reject(ErrBadName, "%q", b.Name)
+	}
+	if s.liveGroups() >= MaxGroups {
+		return nil, reject(ErrLimitGroups, "")
+	}
+	if (p.Kind == KindDM) != (b.DMPeer != nil) {
+		return nil, reject(ErrBadOperation, "a DM, and only a DM, names its peer")
+	}
+	ws := s.workspace
+	root := RootGroupID(ws)
+	isDefaultChan := p.Group == GeneralGroupID(ws) || p.Group == ActivityGroupID(ws)
+	var dmUsers [2]identity.UserID
+	switch p.Kind {
+	case KindWorkspace:
+		if p.Group != root {
+			return nil, reject(ErrBadGroupID, "the workspace root's id is H(\"weald/ws\" ‖ workspace_id)")
+		}
+		if !p.Default {
+			return nil, reject(ErrIllegalPolicy, "the workspace root is a default group")
+		}
+		if !s.IsAdmin(a.device.ID) {
+			return nil, reject(ErrNotAuthorized, "only an admin creates the workspace root")
+		}
+	case KindChannel:
+		if *p.Parent != root {
+			return nil, reject(ErrIllegalPolicy, "a channel's parent is the workspace root")
+		}
+		if rg, ok := s.groups[root]; !ok || rg.Deleted {
+			return nil, reject(ErrUnknownGroup, "the workspace root must exist before its channels")
+		}
+		if p.Group == root {
+			return nil, reject(ErrBadGroupID, "a channel cannot take the root's id")
+		}
+		if isDefaultChan != p.Default {
+			return nil, reject(ErrBadGroupID, "#general and #activity, and only they, are default channels")
+		}
+		if p.Default {
+			if p.Admission != AdmissionParent {
+				return nil, reject(ErrIllegalPolicy, "default channels are parent/open")
+			}
+			if !s.IsAdmin(a.device.ID) {
+				return nil, reject(ErrNotAuthorized, "only an admin creates default channels")
+			}
+		}
+	case KindDM:
+		if p.Default {
+			return nil, reject(ErrIllegalPolicy, "a DM is never a default group")
+		}
+		peer, ok := s.users[*b.DMPeer]
+		if !ok || peer.RevokedAt != nil {
+			return nil, reject(ErrUnknownPrincipal, "DM peer %s", b.DMPeer.ShortString())
+		}
+		if peer.ID == a.user() {
+			return nil, reject(ErrBadOperation, "a DM needs two different users")
+		}
+		if p.Group != DMGroupID(a.user(), peer.ID) {
+			return nil, reject(ErrBadGroupID, "a DM's id is H(\"weald/dm\" ‖ min(u1,u2) ‖ max(u1,u2))")
+		}
+		dmUsers = sortedUsers(a.user(), peer.ID)
+	}
+	ref := s.ref(op)
+	pos := uint32(len(s.groupOrder))
+	return func() {
+		pc := p
+		if p.Parent != nil {
+			par := *p.Parent
+			pc.Parent = &par
+		}
+		s.groups[p.Group] = &GroupInfo{Policy: pc, Name: b.Name, Position: pos, Created: ref, DMUsers: dmUsers}
+		s.groupOrder = append(s.groupOrder, p.Group)
+	}, nil
+}
+
+func editGroupID(body Body) identity.GroupID {
+	switch b := body.(type) {
+	case *RenameGroup:
+		return b.Group
+	case *ReorderGroup:
+		return b.Group
+	case *ArchiveGroup:
+		return b.Group
+	case *DeleteGroup:
+		return b.Group
+	}
+	return identity.GroupID{}
+}
+
+// checkGroupEdit covers rename, reorder, archive and delete. Admins and the
+// group's creator may edit a channel; only admins edit the root; DMs have
+// no roster-level edits. Default groups may be renamed and reordered but
+// not archived or deleted while their parent exists (spec/channels.md
+// "Default channels").
+func (s *State) checkGroupEdit(op *Operation, a actor) (func(), error) {
+	id := editGroupID(op.Body)
+	g, ok := s.groups[id]
+	if !ok {
+		return nil, reject(ErrUnknownGroup, "group %s", id.ShortString())
+	}
+	if g.Deleted {
+		return nil, reject(ErrGroupDeleted, "group %s", id.ShortString())
+	}
+	if g.Policy.Kind == KindDM {
+		return nil, reject(ErrBadOperation, "DMs are not renamed, reordered, archived or deleted in the roster")
+	}
+	admin := s.IsAdmin(a.device.ID)
+	if !admin && (g.Policy.Kind == KindWorkspace || g.Policy.CreatedBy != a.device.ID) {
+		return nil, reject(ErrNotAuthorized, "only an admin or the channel's creator may change it")
+	}
+	protected := false
+	if g.Policy.Default {
+		if g.Policy.Parent == nil {
+			protected = true // the root is the workspace itself
+		} else if par, ok := s.groups[*g.Policy.Parent]; ok && !par.Deleted {
+			protected = true
+		}
+	}
+	switch b := op.Body.(type) {
+	case *RenameGroup:
+		if !validName(b.Name) {
+			return nil, reject(ErrBadName, "%q", b.Name)
+		}
+		return func() { g.Name = b.Name }, nil
+	case *ReorderGroup:
+		return func() { g.Position = b.Position }, nil
+	case *ArchiveGroup:
+		if protected {
+			return nil, reject(ErrDefaultGroup, "%s", g.Name)
+		}
+		if g.Archived == b.Archived {
+			return nil, reject(ErrBadOperation, "the group's archived state is already %v", b.Archived)
+		}
+		return func() { g.Archived = b.Archived }, nil
+	case *DeleteGroup:
+		if protected {
+			return nil, reject(ErrDefaultGroup, "%s", g.Name)
+		}
+		return func() { g.Deleted = true; g.Pending = nil }, nil
+	}
+	return nil, reject(ErrBadOperation, "")
+}
+
+func (s *State) checkInvite(op *Operation, a actor, b *Invite) (func(), error) {
+	if !s.IsAdmin(a.device.ID) {
+		return nil, reject(ErrNotAuthorized, "only an admin may create invites")
+	}
+	if _, ok := s.invites[b.ID]; ok {
+		return nil, reject(ErrDuplicate, "invite id")
+	}
+	root := RootGroupID(s.workspace)
+	if !slices.Contains(b.Scopes, root) {
+		return nil, reject(ErrInviteScope, "the workspace root is always in scope")
+	}
+	seen := map[identity.GroupID]bool{}
+	for _, g := range b.Scopes {
+		if seen[g] {
+			return nil, reject(ErrInviteScope, "%s is named twice", g.ShortString())
+		}
+		seen[g] = true
+		gi, ok := s.groups[g]
+		if !ok || gi.Deleted {
+			return nil, reject(ErrUnknownGroup, "scope %s", g.ShortString())
+		}
+		if gi.Policy.History == HistoryClosed {
+			return nil, reject(ErrInviteClosedScope, "%s", gi.Name)
+		}
+	}
+	switch {
+	case b.Role != RoleAdmin && b.Role != RoleMember:
+		return nil, reject(ErrBadOperation, "unknown role %d", b.Role)
+	case !b.ExpiresAt.After(op.CreatedAt):
+		return nil, reject(ErrInviteExpired, "the expiry is not after the invite's creation")
+	case len(b.UpdatePub) != 32:
+		return nil, reject(ErrBadOperation, "update_pub must be a 32-byte HPKE public key")
+	case b.Grant == [32]byte{} || b.ProofKey.IsZero():
+		return nil, reject(ErrBadOperation, "an invite needs a grant hash and a proof key")
+	case b.MaxUses == 0 || b.MaxUses > MaxInviteUses:
+		return nil, reject(ErrBadOperation, "max uses must be 1 to %d", MaxInviteUses)
+	}
+	ref := s.ref(op)
+	return func() {
+		c := *b
+		c.Scopes = slices.Clone(b.Scopes)
+		c.UpdatePub = slices.Clone(b.UpdatePub)
+		s.invites[b.ID] = &InviteInfo{Invite: c, CreatedBy: a.device.ID, Created: ref}
+	}, nil
+}
+
+func (s *State) checkRevokeInvite(op *Operation, a actor, b *RevokeInvite) (func(), error) {
+	inv, ok := s.invites[b.Invite]
+	if !ok {
+		return nil, reject(ErrUnknownInvite, "")
+	}
+	if inv.Revoked {
+		return nil, reject(ErrInviteRevoked, "it is already revoked")
+	}
+	if !s.IsAdmin(a.device.ID) && inv.CreatedBy != a.device.ID {
+		return nil, reject(ErrNotAuthorized, "only an admin or the invite's creator may revoke it")
+	}
+	return func() { inv.Revoked = true }, nil
+}
+
+func (s *State) explicitGroup(id identity.GroupID) (*GroupInfo, error) {
+	g, ok := s.groups[id]
+	if !ok {
+		return nil, reject(ErrUnknownGroup, "group %s", id.ShortString())
+	}
+	if g.Deleted {
+		return nil, reject(ErrGroupDeleted, "group %s", id.ShortString())
+	}
+	if g.Policy.Admission != AdmissionExplicit {
+		return nil, reject(ErrBadOperation, "pending adds exist only in explicit groups")
+	}
+	return g, nil
+}
+
+func (s *State) checkPendingAdd(op *Operation, a actor, b *PendingAdd) (func(), error) {
+	g, err := s.explicitGroup(b.Group)
+	if err != nil {
+		return nil, err
+	}
+	if len(b.Devices) == 0 {
+		return nil, reject(ErrBadOperation, "no devices")
+	}
+	if g.Policy.Kind == KindDM && !slices.Contains(g.DMUsers[:], a.user()) {
+		return nil, reject(ErrNotAuthorized, "only the DM's two users add to it")
+	}
+	if len(g.Pending)+len(b.Devices) > MaxPendingPerGroup {
+		return nil, reject(ErrLimitPending, "")
+	}
+	seen := map[identity.DeviceID]bool{}
+	for _, d := range b.Devices {
+		if seen[d] {
+			return nil, reject(ErrBadOperation, "%s is named twice", d.ShortString())
+		}
+		seen[d] = true
+		di, ok := s.devices[d]
+		if !ok {
+			return nil, reject(ErrUnknownPrincipal, "device %s", d.ShortString())
+		}
+		if !s.DeviceLive(d) {
+			return nil, reject(ErrAlreadyRevoked, "device %s", d.ShortString())
+		}
+		if g.Policy.Kind == KindDM && !slices.Contains(g.DMUsers[:], di.User) {
+			return nil, reject(ErrNotAuthorized, "a DM holds only its two users' devices")
+		}
+		if slices.ContainsFunc(g.Pending, func(p PendingInfo) bool { return p.Device == d }) {
+			return nil, reject(ErrDuplicate, "device %s is already pending", d.ShortString())
+		}
+	}
+	return func() {
+		for _, d := range b.Devices {
+			g.Pending = append(g.Pending, PendingInfo{Device: d, AddedBy: a.device.ID, Since: op.CreatedAt})
+		}
+	}, nil
+}
+
+func (s *State) checkPendingResolve(op *Operation, a actor, b *PendingResolve) (func(), error) {
+	g, err := s.explicitGroup(b.Group)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(g.Pending, func(p PendingInfo) bool { return p.Device == b.Device })
+	if i < 0 {
+		return nil, reject(ErrNotPending, "device %s in group %s", b.Device.ShortString(), b.Group.ShortString())
+	}
+	return func() { g.Pending = slices.Delete(g.Pending, i, i+1) }, nil
+}
+
+func (s *State) retentionThreshold() int {
+	if s.LiveAdmins() <= 1 {
+		return 1
+	}
+	return 2
+}
+
+func (s *State) checkRetentionPolicy(op *Operation, a actor, b *RetentionPolicy) (func(), error) {
+	if !s.IsAdmin(a.device.ID) {
+		return nil, reject(ErrNotAuthorized, "only an admin may propose a retention policy")
+	}
+	g, ok := s.groups[b.Group]
+	if !ok || g.Deleted {
+		return nil, reject(ErrUnknownGroup, "group %s", b.Group.ShortString())
+	}
+	head := op.Head()
+	threshold := s.retentionThreshold()
+	return func() {
+		p := &retentionProposal{policy: *b, proposer: a.user(), approvals: []identity.UserID{a.user()}}
+		s.retention[head] = p
+		if len(p.approvals) >= threshold {
+			s.activate(g, head, p, op)
+		}
+	}, nil
+}
+
+func (s *State) activate(g *GroupInfo, head Head, p *retentionProposal, op *Operation) {
+	p.active = true
+	g.Retention = &ActiveRetention{Proposal: head, TextWindow: p.policy.TextWindow,
+		MediaWindow: p.policy.MediaWindow, ActiveSince: op.CreatedAt}
+}
+
+func (s *State) checkRetentionApprove(op *Operation, a actor, b *RetentionApprove) (func(), error) {
+	if !s.IsAdmin(a.device.ID) {
+		return nil, reject(ErrNotAuthorized, "only an admin may approve a retention policy")
+	}
+	p, ok := s.retention[b.Proposal]
+	if !ok {
+		return nil, reject(ErrBadRetention, "no proposal %s", b.Proposal.ShortString())
+	}
+	if p.active {
+		return nil, reject(ErrBadRetention, "the proposal is already active")
+	}
+	if slices.Contains(p.approvals, a.user()) {
+		return nil, reject(ErrDuplicate, "this admin already approved the proposal")
+	}
+	g, ok := s.groups[p.policy.Group]
+	if !ok || g.Deleted {
+		return nil, reject(ErrUnknownGroup, "group %s", p.policy.Group.ShortString())
+	}
+	threshold := s.retentionThreshold()
+	return func() {
+		p.approvals = append(p.approvals, a.user())
+		if len(p.approvals) >= threshold {
+			s.activate(g, b.Proposal, p, op)
+		}
+	}, nil
+}

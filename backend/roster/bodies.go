@@ -1,0 +1,434 @@
+package roster
+
+import (
+	"time"
+
+	"weald/backend/identity"
+	"weald/backend/identity/canon"
+)
+
+// Role is a user's role in the workspace.
+type Role uint8
+
+// Roles (wire values).
+const (
+	RoleAdmin  Role = 1
+	RoleMember Role = 2
+)
+
+func (r Role) String() string {
+	switch r {
+	case RoleAdmin:
+		return "admin"
+	case RoleMember:
+		return "member"
+	}
+	return "role(?)"
+}
+
+// InviteID names an invite record (random 32 bytes).
+type InviteID [32]byte
+
+// Limits on field sizes in bodies.
+const (
+	MaxNameLen      = 80
+	MaxRevokeBatch  = 1024
+	MaxInviteScopes = 512
+	MaxPendingBatch = 64
+)
+
+// Genesis makes the trust root: its user (admin) and first device, bound
+// to the workspace's genesis key recorded at provisioning. It must be
+// operation 0 and is signed by the device it admits. GenesisSig is by the
+// genesis key, label "roster-genesis", over GenesisContent.
+type Genesis struct {
+	Workspace  identity.WorkspaceID
+	User       identity.UserID
+	Device     identity.DevicePublic
+	GenesisKey identity.GenesisPublic
+	GenesisSig []byte
+}
+
+// GenesisContent is what the genesis key signs:
+// struct { opaque workspace[32]; opaque user[32]; opaque device_pub[32]; }.
+func GenesisContent(ws identity.WorkspaceID, user identity.UserID, dev identity.DevicePublic) []byte {
+	var w canon.Writer
+	w.Raw(ws[:])
+	w.Raw(user[:])
+	w.Raw(pad32(dev.Bytes()))
+	return w.Bytes()
+}
+
+// AdmitDevice admits another device of an existing user.
+type AdmitDevice struct {
+	User   identity.UserID
+	Device identity.DevicePublic
+}
+
+// AdmitAgent admits an agent by its delegation certificate.
+type AdmitAgent struct {
+	Cert *identity.DelegationCertificate
+}
+
+// AdmitRecovery registers a user's recovery principal: its signature key
+// and the HPKE public key recovery wraps are sealed to.
+type AdmitRecovery struct {
+	User     identity.UserID
+	Recovery identity.RecoveryPublic
+	HPKE     []byte // 32-byte DHKEM(X25519) public key
+}
+
+// RedeemInvite admits a new user and device by an invite. It is signed by
+// the new device; Proof is a signature by the invite's proof key, label
+// "invite-redeem", over RedeemContent.
+type RedeemInvite struct {
+	Invite InviteID
+	User   identity.UserID
+	Device identity.DevicePublic
+	Proof  []byte
+}
+
+// RedeemContent is what the invite proof key signs:
+// struct { opaque workspace[32]; opaque prev_head[32]; opaque invite[32]; opaque user[32]; opaque device_pub[32]; }.
+// Binding the previous head makes a proof usable in exactly one position.
+func RedeemContent(ws identity.WorkspaceID, prev Head, inv InviteID, user identity.UserID, dev identity.DevicePublic) []byte {
+	var w canon.Writer
+	w.Raw(ws[:])
+	w.Raw(prev[:])
+	w.Raw(inv[:])
+	w.Raw(user[:])
+	w.Raw(pad32(dev.Bytes()))
+	return w.Bytes()
+}
+
+// Revoke writes revoked_at on several principals at once (spec/lifecycle.md
+// "Removing a person", step 2).
+type Revoke struct {
+	RevokedAt time.Time
+	Targets   []identity.Principal
+}
+
+// SetRole sets a user's role.
+type SetRole struct {
+	User identity.UserID
+	Role Role
+}
+
+// CreateGroup is the group-policy operation: it creates a group with its
+// policy and display name. DMPeer is set for a DM (the other user).
+type CreateGroup struct {
+	Policy GroupPolicy
+	Name   string
+	DMPeer *identity.UserID
+}
+
+// RenameGroup renames a group.
+type RenameGroup struct {
+	Group identity.GroupID
+	Name  string
+}
+
+// ReorderGroup sets a group's sidebar position.
+type ReorderGroup struct {
+	Group    identity.GroupID
+	Position uint32
+}
+
+// ArchiveGroup archives or unarchives a group.
+type ArchiveGroup struct {
+	Group    identity.GroupID
+	Archived bool
+}
+
+// DeleteGroup deletes a group; its id is never reused.
+type DeleteGroup struct {
+	Group identity.GroupID
+}
+
+// Invite is an invite record (gaps.md "Invites and bootstrap").
+type Invite struct {
+	ID        InviteID
+	Scopes    []identity.GroupID // always includes the root; open groups only
+	Role      Role
+	ExpiresAt time.Time
+	UpdatePub []byte   // 32-byte HPKE public key the bundle is sealed to
+	Grant     [32]byte // SHA-256(invite secret)
+	ProofKey  identity.InviteProofPublic
+	MaxUses   uint16
+}
+
+// RevokeInvite revokes an invite.
+type RevokeInvite struct {
+	Invite InviteID
+}
+
+// PendingAdd records devices an explicit group's member could not add yet
+// (spec/channels.md "Explicit groups and the pending add").
+type PendingAdd struct {
+	Group   identity.GroupID
+	Devices []identity.DeviceID
+}
+
+// PendingResolve removes a pending add: completed, or cancelled.
+type PendingResolve struct {
+	Group     identity.GroupID
+	Device    identity.DeviceID
+	Completed bool
+}
+
+// RetentionPolicy proposes a group's retention windows (zero means
+// unlimited). It is active once approved by the threshold of admins: 1 in
+// a one-admin workspace, 2 otherwise; the proposer's signature counts.
+type RetentionPolicy struct {
+	Group       identity.GroupID
+	TextWindow  time.Duration
+	MediaWindow time.Duration
+}
+
+// RetentionApprove approves the proposal made by the operation with head Proposal.
+type RetentionApprove struct {
+	Proposal Head
+}
+
+func (*Genesis) Type() OpType          { return OpGenesis }
+func (*AdmitDevice) Type() OpType      { return OpAdmitDevice }
+func (*AdmitAgent) Type() OpType       { return OpAdmitAgent }
+func (*AdmitRecovery) Type() OpType    { return OpAdmitRecovery }
+func (*RedeemInvite) Type() OpType     { return OpRedeemInvite }
+func (*Revoke) Type() OpType           { return OpRevoke }
+func (*SetRole) Type() OpType          { return OpSetRole }
+func (*CreateGroup) Type() OpType      { return OpGroupPolicy }
+func (*RenameGroup) Type() OpType      { return OpGroupRename }
+func (*ReorderGroup) Type() OpType     { return OpGroupReorder }
+func (*ArchiveGroup) Type() OpType     { return OpGroupArchive }
+func (*DeleteGroup) Type() OpType      { return OpGroupDelete }
+func (*Invite) Type() OpType           { return OpInvite }
+func (*RevokeInvite) Type() OpType     { return OpInviteRevoke }
+func (*PendingAdd) Type() OpType       { return OpPendingAdd }
+func (*PendingResolve) Type() OpType   { return OpPendingResolve }
+func (*RetentionPolicy) Type() OpType  { return OpRetentionPolicy }
+func (*RetentionApprove) Type() OpType { return OpRetentionApprove }
+
+func pad32(b []byte) []byte {
+	if len(b) == 32 {
+		return b
+	}
+	return make([]byte, 32)
+}
+
+func (b *Genesis) encode(w *canon.Writer) {
+	w.Raw(b.Workspace[:])
+	w.Raw(b.User[:])
+	w.Raw(pad32(b.Device.Bytes()))
+	w.Raw(pad32(b.GenesisKey.Bytes()))
+	w.Opaque(b.GenesisSig)
+}
+
+func (b *AdmitDevice) encode(w *canon.Writer) {
+	w.Raw(b.User[:])
+	w.Raw(pad32(b.Device.Bytes()))
+}
+
+func (b *AdmitAgent) encode(w *canon.Writer) {
+	if b.Cert != nil {
+		b.Cert.Encode(w)
+	}
+}
+
+func (b *AdmitRecovery) encode(w *canon.Writer) {
+	w.Raw(b.User[:])
+	w.Raw(pad32(b.Recovery.Bytes()))
+	w.Opaque(b.HPKE)
+}
+
+func (b *RedeemInvite) encode(w *canon.Writer) {
+	w.Raw(b.Invite[:])
+	w.Raw(b.User[:])
+	w.Raw(pad32(b.Device.Bytes()))
+	w.Opaque(b.Proof)
+}
+
+func (b *Revoke) encode(w *canon.Writer) {
+	w.U64(identity.UnixMilli(b.RevokedAt))
+	w.Vector(func(w *canon.Writer) {
+		for _, p := range b.Targets {
+			w.U8(uint8(p.Kind))
+			w.Raw(p.ID[:])
+		}
+	})
+}
+
+func (b *SetRole) encode(w *canon.Writer) {
+	w.Raw(b.User[:])
+	w.U8(uint8(b.Role))
+}
+
+func (b *CreateGroup) encode(w *canon.Writer) {
+	b.Policy.Encode(w)
+	w.String(b.Name)
+	w.Bool(b.DMPeer != nil)
+	if b.DMPeer != nil {
+		w.Raw(b.DMPeer[:])
+	}
+}
+
+func (b *RenameGroup) encode(w *canon.Writer) {
+	w.Raw(b.Group[:])
+	w.String(b.Name)
+}
+
+func (b *ReorderGroup) encode(w *canon.Writer) {
+	w.Raw(b.Group[:])
+	w.U32(b.Position)
+}
+
+func (b *ArchiveGroup) encode(w *canon.Writer) {
+	w.Raw(b.Group[:])
+	w.Bool(b.Archived)
+}
+
+func (b *DeleteGroup) encode(w *canon.Writer) { w.Raw(b.Group[:]) }
+
+func (b *Invite) encode(w *canon.Writer) {
+	w.Raw(b.ID[:])
+	w.Vector(func(w *canon.Writer) {
+		for _, g := range b.Scopes {
+			w.Raw(g[:])
+		}
+	})
+	w.U8(uint8(b.Role))
+	w.U64(identity.UnixMilli(b.ExpiresAt))
+	w.Opaque(b.UpdatePub)
+	w.Raw(b.Grant[:])
+	w.Raw(pad32(b.ProofKey.Bytes()))
+	w.U16(b.MaxUses)
+}
+
+func (b *RevokeInvite) encode(w *canon.Writer) { w.Raw(b.Invite[:]) }
+
+func (b *PendingAdd) encode(w *canon.Writer) {
+	w.Raw(b.Group[:])
+	w.Vector(func(w *canon.Writer) {
+		for _, d := range b.Devices {
+			w.Raw(d[:])
+		}
+	})
+}
+
+func (b *PendingResolve) encode(w *canon.Writer) {
+	w.Raw(b.Group[:])
+	w.Raw(b.Device[:])
+	w.Bool(b.Completed)
+}
+
+func durMilli(d time.Duration) uint64 {
+	if d <= 0 {
+		return 0
+	}
+	return uint64(d.Milliseconds())
+}
+
+func (b *RetentionPolicy) encode(w *canon.Writer) {
+	w.Raw(b.Group[:])
+	w.U64(durMilli(b.TextWindow))
+	w.U64(durMilli(b.MediaWindow))
+}
+
+func (b *RetentionApprove) encode(w *canon.Writer) { w.Raw(b.Proposal[:]) }
+
+// maxWindow bounds retention windows (100 years) so durations round-trip.
+const maxWindow = uint64(100 * 365 * 24 * time.Hour / time.Millisecond)
+
+func readWindow(r *canon.Reader) time.Duration {
+	v := r.U64()
+	if v > maxWindow {
+		r.Fail(ErrBadRetention)
+		return 0
+	}
+	return time.Duration(v) * time.Millisecond
+}
+
+func readDevicePub(r *canon.Reader) identity.DevicePublic {
+	k, _ := identity.PublicFromBytes[identity.Device](r.Raw(32))
+	return k
+}
+
+func decodeBody(t OpType, r *canon.Reader) Body {
+	switch t {
+	case OpGenesis:
+		b := &Genesis{}
+		b.Workspace = identity.WorkspaceID(r.Array32())
+		b.User = identity.UserID(r.Array32())
+		b.Device = readDevicePub(r)
+		b.GenesisKey, _ = identity.PublicFromBytes[identity.Genesis](r.Raw(32))
+		b.GenesisSig = r.Opaque(64)
+		return b
+	case OpAdmitDevice:
+		b := &AdmitDevice{}
+		b.User = identity.UserID(r.Array32())
+		b.Device = readDevicePub(r)
+		return b
+	case OpAdmitAgent:
+		return &AdmitAgent{Cert: identity.DecodeDelegation(r)}
+	case OpAdmitRecovery:
+		b := &AdmitRecovery{}
+		b.User = identity.UserID(r.Array32())
+		b.Recovery, _ = identity.PublicFromBytes[identity.Recovery](r.Raw(32))
+		b.HPKE = r.Opaque(32)
+		return b
+	case OpRedeemInvite:
+		b := &RedeemInvite{}
+		b.Invite = InviteID(r.Array32())
+		b.User = identity.UserID(r.Array32())
+		b.Device = readDevicePub(r)
+		b.Proof = r.Opaque(64)
+		return b
+	case OpRevoke:
+		b := &Revoke{RevokedAt: identity.ReadTime(r)}
+		r.Vector(MaxRevokeBatch, func(r *canon.Reader) {
+			b.Targets = append(b.Targets, identity.Principal{Kind: identity.PrincipalKind(r.U8()), ID: r.Array32()})
+		})
+		return b
+	case OpSetRole:
+		return &SetRole{User: identity.UserID(r.Array32()), Role: Role(r.U8())}
+	case OpGroupPolicy:
+		b := &CreateGroup{Policy: decodePolicy(r)}
+		b.Name = r.String(MaxNameLen)
+		if r.Bool() {
+			u := identity.UserID(r.Array32())
+			b.DMPeer = &u
+		}
+		return b
+	case OpGroupRename:
+		return &RenameGroup{Group: identity.GroupID(r.Array32()), Name: r.String(MaxNameLen)}
+	case OpGroupReorder:
+		return &ReorderGroup{Group: identity.GroupID(r.Array32()), Position: r.U32()}
+	case OpGroupArchive:
+		return &ArchiveGroup{Group: identity.GroupID(r.Array32()), Archived: r.Bool()}
+	case OpGroupDelete:
+		return &DeleteGroup{Group: identity.GroupID(r.Array32())}
+	case OpInvite:
+		b := &Invite{ID: InviteID(r.Array32())}
+		r.Vector(MaxInviteScopes, func(r *canon.Reader) { b.Scopes = append(b.Scopes, identity.GroupID(r.Array32())) })
+		b.Role = Role(r.U8())
+		b.ExpiresAt = identity.ReadTime(r)
+		b.UpdatePub = r.Opaque(32)
+		b.Grant = r.Array32()
+		b.ProofKey, _ = identity.PublicFromBytes[identity.InviteProof](r.Raw(32))
+		b.MaxUses = r.U16()
+		return b
+	case OpInviteRevoke:
+		return &RevokeInvite{Invite: InviteID(r.Array32())}
+	case OpPendingAdd:
+		b := &PendingAdd{Group: identity.GroupID(r.Array32())}
+		r.Vector(MaxPendingBatch, func(r *canon.Reader) { b.Devices = append(b.Devices, identity.DeviceID(r.Array32())) })
+		return b
+	case OpPendingResolve:
+		return &PendingResolve{Group: identity.GroupID(r.Array32()), Device: identity.DeviceID(r.Array32()), Completed: r.Bool()}
+	case OpRetentionPolicy:
+		return &RetentionPolicy{Group: identity.GroupID(r.Array32()), TextWindow: readWindow(r), MediaWindow: readWindow(r)}
+	case OpRetentionApprove:
+		return &RetentionApprove{Proposal: Head(r.Array32())}
+	}
+	return nil
+}

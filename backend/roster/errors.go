@@ -1,0 +1,81 @@
+package roster
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors, checked with errors.Is. Each message is a stable code
+// ("roster/name") and one plain sentence.
+var (
+	ErrDecode            = errors.New("roster/decode: the operation is not a well-formed roster operation")
+	ErrVersion           = errors.New("roster/version: the operation has an unknown version")
+	ErrHeadMismatch      = errors.New("roster/head_mismatch: the operation does not extend the current roster head")
+	ErrBadSignature      = errors.New("roster/bad_signature: the operation's signature does not verify for its actor")
+	ErrUnknownActor      = errors.New("roster/unknown_actor: the signing principal is not in the roster")
+	ErrActorRevoked      = errors.New("roster/actor_revoked: the signing principal has been revoked")
+	ErrNotAuthorized     = errors.New("roster/not_authorized: the signing principal may not perform this operation")
+	ErrGenesis           = errors.New("roster/genesis: genesis must be the first operation and only the first")
+	ErrTimeOrder         = errors.New("roster/time_order: the operation is dated before the operation it extends")
+	ErrFuture            = errors.New("roster/future: the operation is dated too far in the future")
+	ErrLastAdmin         = errors.New("roster/last_admin: this would leave the workspace without an admin; promote someone first")
+	ErrUnknownPrincipal  = errors.New("roster/unknown_principal: the operation names a principal that is not in the roster")
+	ErrAlreadyRevoked    = errors.New("roster/already_revoked: the principal has already been revoked")
+	ErrDuplicate         = errors.New("roster/duplicate: the principal or record already exists")
+	ErrIllegalPolicy     = errors.New("roster/illegal_policy: this combination of kind, admission and history is not allowed")
+	ErrPolicyImmutable   = errors.New("roster/policy_immutable: a group's admission and history are fixed at creation; create a new group instead")
+	ErrGroupExists       = errors.New("roster/group_exists: a group with this id already exists")
+	ErrUnknownGroup      = errors.New("roster/unknown_group: the operation names a group that is not in the roster")
+	ErrGroupDeleted      = errors.New("roster/group_deleted: the group has been deleted")
+	ErrDefaultGroup      = errors.New("roster/default_group: a default channel cannot be deleted or archived while its workspace exists; it can be muted, renamed or reordered")
+	ErrBadGroupID        = errors.New("roster/bad_group_id: the group id does not match the id derived for this group")
+	ErrBadName           = errors.New("roster/bad_name: a name must be 1 to 80 bytes of printable UTF-8 without surrounding spaces")
+	ErrInviteScope       = errors.New("roster/invite_scope: an invite must include the workspace root and only open groups")
+	ErrInviteClosedScope = errors.New("roster/invite_closed_scope: a closed group can never be an invite scope")
+	ErrInviteExpired     = errors.New("roster/invite_expired: the invite has expired")
+	ErrInviteRevoked     = errors.New("roster/invite_revoked: the invite has been revoked")
+	ErrInviteUsed        = errors.New("roster/invite_used: the invite has been used as many times as it allows")
+	ErrInviteProof       = errors.New("roster/invite_proof: the redemption does not prove the invite secret")
+	ErrUnknownInvite     = errors.New("roster/unknown_invite: the operation names an invite that is not in the roster")
+	ErrDelegation        = errors.New("roster/delegation: the delegation certificate is not valid")
+	ErrLimitGroups       = errors.New("roster/limit_groups: a workspace holds at most 512 groups")
+	ErrLimitPending      = errors.New("roster/limit_pending: a group holds at most 64 pending adds")
+	ErrNotPending        = errors.New("roster/not_pending: there is no such pending add")
+	ErrBadRetention      = errors.New("roster/bad_retention: the retention policy or approval is not valid")
+	ErrBadOperation      = errors.New("roster/bad_operation: the operation's fields are inconsistent")
+)
+
+// Error is a rejected operation: its index in the chain (0-based), the
+// sentinel reason and a detail sentence.
+type Error struct {
+	Index  int
+	Err    error
+	Detail string
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("%v (operation %d)", e.Err, e.Index)
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	return s
+}
+
+// Unwrap returns the sentinel.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Code returns the stable code, e.g. "roster/last_admin".
+func (e *Error) Code() string {
+	s := e.Err.Error()
+	if i := strings.IndexByte(s, ':'); i > 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// reject builds an *Error for the operation being applied; the index is
+// filled in by Apply.
+func reject(sentinel error, format string, args ...any) error {
+	return &Error{Err: sentinel, Detail: fmt.Sprintf(format, args...)}
+}
