@@ -22,7 +22,7 @@ func (m member) p() identity.Principal  { return identity.DevicePrincipal(m.id()
 func (m member) up() identity.Principal { return identity.UserPrincipal(m.user) }
 
 type world struct {
-	t     *testing.T
+	t     testing.TB
 	rnd   io.Reader
 	now   time.Time
 	ws    identity.WorkspaceID
@@ -39,7 +39,7 @@ func newRand(seed byte) io.Reader {
 }
 
 // newWorld runs genesis only.
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	w := &world{t: t, rnd: newRand(1), now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), st: New(Options{})}
 	w.ws, _ = identity.NewRandomID[identity.Workspace](w.rnd)
@@ -50,7 +50,7 @@ func newWorld(t *testing.T) *world {
 }
 
 // bootstrapped runs genesis, root, #general and #activity in the spec's order.
-func bootstrapped(t *testing.T) *world {
+func bootstrapped(t testing.TB) *world {
 	w := newWorld(t)
 	w.must(w.owner.signer(), w.groupBody(w.owner, KindWorkspace, AdmissionEveryone, HistoryOpen, RootGroupID(w.ws), true, "Acme"))
 	w.must(w.owner.signer(), w.groupBody(w.owner, KindChannel, AdmissionParent, HistoryOpen, GeneralGroupID(w.ws), true, GeneralName))
