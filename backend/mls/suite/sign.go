@@ -48,6 +48,12 @@ func (s *Suite) ParseSigningKey(priv []byte) (*SigningKey, error) {
 		k.ed = ed25519.NewKeyFromSeed(priv)
 		k.pub = append([]byte(nil), k.ed.Public().(ed25519.PublicKey)...)
 	default:
+		// Some encoders strip leading zero bytes of the scalar (the
+		// vectors' P-521 keys have 65 bytes): left-pad to the curve size.
+		if len(priv) > 0 && len(priv) < s.nsk {
+			priv = append(make([]byte, s.nsk-len(priv)), priv...)
+			k.priv = priv
+		}
 		ec, err := ecdsa.ParseRawPrivateKey(s.curve, priv)
 		if err != nil {
 			return nil, ErrBadKey
