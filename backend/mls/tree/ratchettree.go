@@ -162,9 +162,6 @@ func (t *Tree) Validate(o *ImportOptions) error {
 	if err := t.checkUnmerged(); err != nil {
 		return err
 	}
-	if err := t.VerifyParentHashes(); err != nil {
-		return err
-	}
 	if err := t.checkUniqueKeys(); err != nil {
 		return err
 	}
@@ -190,7 +187,7 @@ func (t *Tree) Validate(o *ImportOptions) error {
 			}
 		}
 	}
-	return nil
+	return t.VerifyParentHashes()
 }
 
 // checkUnmerged checks each parent's unmerged leaves: strictly increasing,
