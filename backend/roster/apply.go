@@ -59,8 +59,15 @@ func Validate(ops [][]byte, opts Options) (*State, error) {
 
 // actor is the resolved signer of a non-genesis operation.
 type actor struct {
-	device *DeviceInfo // set for a device actor
-	agent  *AgentInfo  // set for an agent actor
+	device   *DeviceInfo   // set for a device actor
+	agent    *AgentInfo    // set for an agent actor
+	recovery *RecoveryInfo // set for a recovery actor
+}
+
+// probationForbids lists what a recovered device may not sign before approval.
+var probationForbids = map[OpType]bool{
+	OpAdmitDevice: true, OpAdmitAgent: true, OpAdmitRecovery: true, OpRevoke: true, OpSetRole: true,
+	OpInvite: true, OpInviteRevoke: true, OpRetentionPolicy: true, OpRetentionApprove: true, OpApproveDevice: true,
 }
 
 func (a actor) user() identity.UserID {
@@ -114,7 +121,20 @@ func (s *State) check(op *Operation) (func(), error) {
 		}
 		return nil, reject(ErrNotAuthorized, "an agent may only sign admit-agent, not %s", op.Type())
 	}
+	if a.recovery != nil {
+		if b, ok := op.Body.(*RecoverDevice); ok {
+			return s.checkRecoverDevice(op, a, b)
+		}
+		return nil, reject(ErrNotAuthorized, "a recovery principal may only sign recover-device, not %s", op.Type())
+	}
+	if a.device.Probation && probationForbids[op.Type()] {
+		return nil, reject(ErrProbation, "%s by device %s", op.Type(), a.device.ID.ShortString())
+	}
 	switch b := op.Body.(type) {
+	case *RecoverDevice:
+		return nil, reject(ErrNotAuthorized, "recover-device is signed by the user's recovery principal")
+	case *ApproveDevice:
+		return s.checkApproveDevice(op, a, b)
 	case *AdmitDevice:
 		return s.checkAdmitDevice(op, a, b)
 	case *AdmitAgent:
@@ -172,7 +192,17 @@ func (s *State) resolveActor(op *Operation, tbs []byte) (actor, error) {
 		}
 		return actor{agent: a}, nil
 	case identity.KindRecovery:
-		return actor{}, reject(ErrNotAuthorized, "recovery principals sign no roster operations in this version")
+		r, ok := s.recoveries[identity.RecoveryID(op.Actor.ID)]
+		if !ok {
+			return actor{}, reject(ErrUnknownActor, "recovery principal %s", op.Actor.ShortString())
+		}
+		if err := r.Public.Verify(identity.LabelRosterOp, tbs, op.Signature); err != nil {
+			return actor{}, reject(ErrBadSignature, "recovery principal %s", op.Actor.ShortString())
+		}
+		if r.RevokedAt != nil || s.users[r.User].RevokedAt != nil {
+			return actor{}, reject(ErrActorRevoked, "recovery principal %s", op.Actor.ShortString())
+		}
+		return actor{recovery: r}, nil
 	}
 	return actor{}, reject(ErrUnknownActor, "principal kind %s cannot sign", op.Actor.Kind)
 }
@@ -270,6 +300,45 @@ func (s *State) checkAdmitDevice(op *Operation, a actor, b *AdmitDevice) (func()
 		s.devices[did] = &DeviceInfo{ID: did, User: b.User, Public: b.Device, Admitted: ref}
 		u.Devices = append(u.Devices, did)
 	}, nil
+}
+
+func (s *State) checkRecoverDevice(op *Operation, a actor, b *RecoverDevice) (func(), error) {
+	if b.User != a.recovery.User {
+		return nil, reject(ErrNotAuthorized, "a recovery principal recovers only its own user")
+	}
+	did := identity.DeviceIDOf(b.Device)
+	if b.Device.IsZero() {
+		return nil, reject(ErrBadOperation, "no device key")
+	}
+	if _, ok := s.devices[did]; ok {
+		return nil, reject(ErrDuplicate, "device %s", did.ShortString())
+	}
+	u := s.users[b.User]
+	ref := s.ref(op)
+	return func() {
+		s.devices[did] = &DeviceInfo{ID: did, User: b.User, Public: b.Device, Admitted: ref, Probation: true}
+		u.Devices = append(u.Devices, did)
+	}, nil
+}
+
+func (s *State) checkApproveDevice(op *Operation, a actor, b *ApproveDevice) (func(), error) {
+	if !s.IsAdmin(a.device.ID) {
+		return nil, reject(ErrNotAuthorized, "only an admin approves a recovered device")
+	}
+	d, ok := s.devices[b.Device]
+	if !ok {
+		return nil, reject(ErrUnknownPrincipal, "device %s", b.Device.ShortString())
+	}
+	if !s.DeviceLive(d.ID) {
+		return nil, reject(ErrAlreadyRevoked, "device %s", b.Device.ShortString())
+	}
+	if !d.Probation {
+		return nil, reject(ErrBadOperation, "device %s is not on probation", b.Device.ShortString())
+	}
+	if a.device.Admitted.Index > d.Admitted.Index {
+		return nil, reject(ErrNotAuthorized, "only an admin device admitted before the recovered one approves it")
+	}
+	return func() { d.Probation = false }, nil
 }
 
 func (s *State) checkAdmitAgent(op *Operation, a actor, b *AdmitAgent) (func(), error) {

@@ -190,6 +190,23 @@ type RetentionApprove struct {
 	Proposal Head
 }
 
+// RecoverDevice admits a new device for a user, signed by the user's
+// recovery principal (gaps.md "Identity and the roster"). The device is on
+// probation: it may read and write but may not admit, revoke, set roles,
+// invite or approve retention until a pre-existing admin approves it.
+type RecoverDevice struct {
+	User   identity.UserID
+	Device identity.DevicePublic
+}
+
+// ApproveDevice ends a recovered device's probation. Signed by an admin
+// device admitted before the recovered one and not itself on probation.
+type ApproveDevice struct {
+	Device identity.DeviceID
+}
+
+func (*RecoverDevice) Type() OpType    { return OpRecoverDevice }
+func (*ApproveDevice) Type() OpType    { return OpApproveDevice }
 func (*Genesis) Type() OpType          { return OpGenesis }
 func (*AdmitDevice) Type() OpType      { return OpAdmitDevice }
 func (*AdmitAgent) Type() OpType       { return OpAdmitAgent }
@@ -336,6 +353,13 @@ func (b *RetentionPolicy) encode(w *canon.Writer) {
 
 func (b *RetentionApprove) encode(w *canon.Writer) { w.Raw(b.Proposal[:]) }
 
+func (b *RecoverDevice) encode(w *canon.Writer) {
+	w.Raw(b.User[:])
+	w.Raw(pad32(b.Device.Bytes()))
+}
+
+func (b *ApproveDevice) encode(w *canon.Writer) { w.Raw(b.Device[:]) }
+
 // maxWindow bounds retention windows (100 years) so durations round-trip.
 const maxWindow = uint64(100 * 365 * 24 * time.Hour / time.Millisecond)
 
@@ -429,6 +453,12 @@ func decodeBody(t OpType, r *canon.Reader) Body {
 		return &RetentionPolicy{Group: identity.GroupID(r.Array32()), TextWindow: readWindow(r), MediaWindow: readWindow(r)}
 	case OpRetentionApprove:
 		return &RetentionApprove{Proposal: Head(r.Array32())}
+	case OpRecoverDevice:
+		b := &RecoverDevice{User: identity.UserID(r.Array32())}
+		b.Device = readDevicePub(r)
+		return b
+	case OpApproveDevice:
+		return &ApproveDevice{Device: identity.DeviceID(r.Array32())}
 	}
 	return nil
 }

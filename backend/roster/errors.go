@@ -43,6 +43,7 @@ var (
 	ErrLimitPending      = errors.New("roster/limit_pending: a group holds at most 64 pending adds")
 	ErrNotPending        = errors.New("roster/not_pending: there is no such pending add")
 	ErrBadRetention      = errors.New("roster/bad_retention: the retention policy or approval is not valid")
+	ErrProbation         = errors.New("roster/probation: this device was recovered and may not admit, revoke or change roles until a pre-existing admin approves it")
 	ErrBadOperation      = errors.New("roster/bad_operation: the operation's fields are inconsistent")
 )
 

@@ -50,6 +50,8 @@ const (
 	OpPendingResolve   OpType = 16
 	OpRetentionPolicy  OpType = 17
 	OpRetentionApprove OpType = 18
+	OpRecoverDevice    OpType = 19
+	OpApproveDevice    OpType = 20
 )
 
 var opNames = map[OpType]string{
@@ -59,7 +61,8 @@ var opNames = map[OpType]string{
 	OpGroupReorder: "group-reorder", OpGroupArchive: "group-archive", OpGroupDelete: "group-delete",
 	OpInvite: "invite", OpInviteRevoke: "invite-revoke", OpPendingAdd: "pending-add",
 	OpPendingResolve: "pending-resolve", OpRetentionPolicy: "retention-policy",
-	OpRetentionApprove: "retention-approve",
+	OpRetentionApprove: "retention-approve", OpRecoverDevice: "recover-device",
+	OpApproveDevice: "approve-device",
 }
 
 func (t OpType) String() string {
@@ -124,7 +127,7 @@ func (op *Operation) tbs() ([]byte, error) {
 	return w.Bytes(), w.Err()
 }
 
-// Signer is a principal's signing key: a device or an agent.
+// Signer is a principal's signing key: a device, an agent or a recovery principal.
 type Signer interface {
 	Principal() identity.Principal
 	Sign(label identity.Label, content []byte) ([]byte, error)
@@ -143,6 +146,16 @@ func (s agentSigner) Principal() identity.Principal {
 	return identity.AgentPrincipal(identity.AgentIDOf(s.k.Public()))
 }
 func (s agentSigner) Sign(l identity.Label, c []byte) ([]byte, error) { return s.k.Sign(l, c) }
+
+type recoverySigner struct{ k identity.RecoveryPrivate }
+
+func (s recoverySigner) Principal() identity.Principal {
+	return identity.RecoveryPrincipal(identity.RecoveryIDOf(s.k.Public()))
+}
+func (s recoverySigner) Sign(l identity.Label, c []byte) ([]byte, error) { return s.k.Sign(l, c) }
+
+// RecoverySigner signs as a recovery principal (only recover-device).
+func RecoverySigner(k identity.RecoveryPrivate) Signer { return recoverySigner{k} }
 
 // DeviceSigner signs as a device.
 func DeviceSigner(k identity.DevicePrivate) Signer { return deviceSigner{k} }

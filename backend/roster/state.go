@@ -32,6 +32,7 @@ type DeviceInfo struct {
 	Public    identity.DevicePublic
 	Admitted  Ref
 	Invite    *InviteID // the invite it redeemed, if any
+	Probation bool      // admitted by recovery and not yet approved
 	RevokedAt *time.Time
 }
 
@@ -308,16 +309,17 @@ func (s *State) devicePublic(id identity.DeviceID) (identity.DevicePublic, bool)
 	return d.Public, true
 }
 
-// IsAdmin reports whether a device is live and its user is an admin.
+// IsAdmin reports whether a device is live, not on probation, and its
+// user is an admin: whether it holds admin authority.
 func (s *State) IsAdmin(id identity.DeviceID) bool {
-	if !s.DeviceLive(id) {
+	if !s.DeviceLive(id) || s.devices[id].Probation {
 		return false
 	}
 	return s.users[s.devices[id].User].Role == RoleAdmin
 }
 
 // LiveAdmins returns the number of admin users that are unrevoked and hold
-// at least one live device.
+// at least one live device that is not on probation.
 func (s *State) LiveAdmins() int {
 	n := 0
 	for _, u := range s.users {
@@ -335,7 +337,7 @@ func (s *State) adminLive(u *UserInfo, gone map[identity.Principal]bool) bool {
 		return false
 	}
 	for _, d := range u.Devices {
-		if s.devices[d].RevokedAt == nil && !gone[identity.DevicePrincipal(d)] {
+		if dv := s.devices[d]; dv.RevokedAt == nil && !dv.Probation && !gone[identity.DevicePrincipal(d)] {
 			return true
 		}
 	}

@@ -1,0 +1,117 @@
+package roster
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"weald/backend/identity"
+)
+
+func TestRecoveryProbation(t *testing.T) {
+	w := bootstrapped(t)
+	ph, _ := identity.NewRecoveryPhrase(w.rnd)
+	rk, _ := identity.DeriveRecoveryKeys(ph)
+	w.must(w.owner.signer(), &AdmitRecovery{User: w.owner.user, Recovery: rk.Signature.Public(), HPKE: rk.HPKE.PublicBytes()})
+	// The phrase, parsed again on a new machine, signs for the same principal.
+	again, err := identity.ParseRecoveryPhrase(joinWords(ph.Words()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rk2, _ := identity.DeriveRecoveryKeys(again)
+	rs := RecoverySigner(rk2.Signature)
+
+	m := w.join(w.owner, RoleMember)
+	w.fail(rs, &RecoverDevice{User: m.user, Device: w.newMember().dev.Public()}, ErrNotAuthorized)
+	w.fail(rs, &SetRole{User: w.owner.user, Role: RoleAdmin}, ErrNotAuthorized)
+	w.fail(w.owner.signer(), &RecoverDevice{User: w.owner.user, Device: w.newMember().dev.Public()}, ErrNotAuthorized)
+
+	rec := member{user: w.owner.user}
+	rec.dev, _ = identity.GenerateKey[identity.Device](w.rnd)
+	w.must(rs, &RecoverDevice{User: w.owner.user, Device: rec.dev.Public()})
+	if d, _ := w.st.Device(rec.id()); !d.Probation {
+		t.Fatal("recovered device not on probation")
+	}
+	// On probation: reads and writes (channels), but no admit, revoke, invite or roles.
+	w.channel(rec, AdmissionParent, "still works")
+	w.fail(rec.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{w.owner.p()}}, ErrProbation)
+	w.fail(rec.signer(), &SetRole{User: m.user, Role: RoleAdmin}, ErrProbation)
+	ib, _ := w.inviteBody([]identity.GroupID{RootGroupID(w.ws)}, RoleMember, time.Hour, 1)
+	w.fail(rec.signer(), ib, ErrProbation)
+	w.fail(rec.signer(), &AdmitDevice{User: w.owner.user, Device: w.newMember().dev.Public()}, ErrProbation)
+	// A probationary device does not count as an admin: the old one is still the last.
+	w.fail(w.owner.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{w.owner.p()}}, ErrLastAdmin)
+	// Approval by an admin admitted later is refused; by a pre-existing one accepted.
+	late := w.join(w.owner, RoleAdmin)
+	w.fail(late.signer(), &ApproveDevice{Device: rec.id()}, ErrNotAuthorized)
+	w.fail(m.signer(), &ApproveDevice{Device: rec.id()}, ErrNotAuthorized)
+	w.must(w.owner.signer(), &ApproveDevice{Device: rec.id()})
+	w.fail(w.owner.signer(), &ApproveDevice{Device: rec.id()}, ErrBadOperation)
+	// Now the recovered device revokes the lost one, as the recovery flow's last step.
+	w.must(rec.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{w.owner.p()}})
+	// A revoked recovery principal signs nothing.
+	w.must(rec.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{identity.RecoveryPrincipal(identity.RecoveryIDOf(rk.Signature.Public()))}})
+	w.fail(rs, &RecoverDevice{User: w.owner.user, Device: w.newMember().dev.Public()}, ErrActorRevoked)
+}
+
+func joinWords(ws []string) string {
+	s := ""
+	for i, w := range ws {
+		if i > 0 {
+			s += " "
+		}
+		s += w
+	}
+	return s
+}
+
+func TestRemovalTargets(t *testing.T) {
+	w := bootstrapped(t)
+	m := w.join(w.owner, RoleMember)
+	m2 := member{user: m.user}
+	m2.dev, _ = identity.GenerateKey[identity.Device](w.rnd)
+	w.must(m.signer(), &AdmitDevice{User: m.user, Device: m2.dev.Public()})
+	ph, _ := identity.NewRecoveryPhrase(w.rnd)
+	rk, _ := identity.DeriveRecoveryKeys(ph)
+	w.must(m.signer(), &AdmitRecovery{User: m.user, Recovery: rk.Signature.Public(), HPKE: rk.HPKE.PublicBytes()})
+	agent, _ := identity.GenerateKey[identity.Agent](w.rnd)
+	sub, _ := identity.GenerateKey[identity.Agent](w.rnd)
+	act := []identity.GroupID{ActivityGroupID(w.ws)}
+	cert, _ := identity.IssueDelegation(m2.dev, agent.Public(), act, w.now, w.now.Add(time.Hour))
+	w.must(m2.signer(), &AdmitAgent{Cert: cert})
+	sc, err := identity.SubDelegate(agent, cert, sub.Public(), act, w.now, cert.Expiry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.must(AgentSigner(agent), &AdmitAgent{Cert: sc})
+	// Someone else's agent is not a target.
+	other, _ := identity.GenerateKey[identity.Agent](w.rnd)
+	oc, _ := identity.IssueDelegation(w.owner.dev, other.Public(), act, w.now, w.now.Add(time.Hour))
+	w.must(w.owner.signer(), &AdmitAgent{Cert: oc})
+	w.must(w.owner.signer(), &SetRole{User: m.user, Role: RoleAdmin})
+	inv := w.invite(m, RoleMember)
+
+	targets := w.st.RemovalTargets(m.user)
+	want := []identity.Principal{m.up(), m.p(), m2.p(), identity.AgentPrincipal(identity.AgentIDOf(agent.Public())),
+		identity.AgentPrincipal(identity.AgentIDOf(sub.Public())), identity.RecoveryPrincipal(identity.RecoveryIDOf(rk.Signature.Public()))}
+	if len(targets) != len(want) {
+		t.Fatalf("%d targets", len(targets))
+	}
+	for _, p := range want {
+		if !slices.Contains(targets, p) {
+			t.Fatalf("missing %s", p.ShortString())
+		}
+	}
+	if got := w.st.InvitesCreatedBy(m.user); len(got) != 1 || got[0] != inv.id {
+		t.Fatal(got)
+	}
+	// One revoke operation removes them all; afterwards nothing is left.
+	w.must(w.owner.signer(), &Revoke{RevokedAt: w.now, Targets: targets})
+	w.must(w.owner.signer(), &RevokeInvite{Invite: inv.id})
+	if len(w.st.RemovalTargets(m.user)) != 0 || len(w.st.InvitesCreatedBy(m.user)) != 0 {
+		t.Fatal("targets left after removal")
+	}
+	if w.st.AgentLive(identity.AgentIDOf(sub.Public()), w.now) {
+		t.Fatal("sub-agent live after removal")
+	}
+}

@@ -1,0 +1,93 @@
+package roster
+
+import (
+	"bytes"
+	"slices"
+
+	"weald/backend/identity"
+)
+
+// RemovalTargets enumerates what removing user u revokes, for the one
+// roster.revoke of spec/lifecycle.md "Removing a person" (step 1,
+// "Enumerate"): the user, each of its devices, every agent whose
+// certificate chain was issued by one of its devices (sub-delegations
+// included, since they inherit the issuing device), and its recovery
+// principals. Only principals not yet revoked are listed, ordered by kind
+// and then id.
+func (s *State) RemovalTargets(u identity.UserID) []identity.Principal {
+	ui, ok := s.users[u]
+	if !ok {
+		return nil
+	}
+	var out []identity.Principal
+	if ui.RevokedAt == nil {
+		out = append(out, identity.UserPrincipal(u))
+	}
+	for _, d := range ui.Devices {
+		if s.devices[d].RevokedAt == nil {
+			out = append(out, identity.DevicePrincipal(d))
+		}
+	}
+	for _, a := range s.agents {
+		if a.RevokedAt != nil {
+			continue
+		}
+		if d, ok := s.devices[a.Cert.IssuingDevice]; ok && d.User == u {
+			out = append(out, identity.AgentPrincipal(a.ID))
+		}
+	}
+	for _, r := range ui.Recovery {
+		if s.recoveries[r].RevokedAt == nil {
+			out = append(out, identity.RecoveryPrincipal(r))
+		}
+	}
+	slices.SortFunc(out, func(a, b identity.Principal) int {
+		if a.Kind != b.Kind {
+			return int(a.Kind) - int(b.Kind)
+		}
+		return bytes.Compare(a.ID[:], b.ID[:])
+	})
+	return out
+}
+
+// InvitesCreatedBy returns the unrevoked invites created by any device of
+// user u, which a removal also revokes (spec/lifecycle.md "Provisional
+// grants die here too"), ordered by creation.
+func (s *State) InvitesCreatedBy(u identity.UserID) []InviteID {
+	var infos []*InviteInfo
+	for _, inv := range s.invites {
+		if d, ok := s.devices[inv.CreatedBy]; ok && d.User == u && !inv.Revoked {
+			infos = append(infos, inv)
+		}
+	}
+	slices.SortFunc(infos, func(a, b *InviteInfo) int { return a.Created.Index - b.Created.Index })
+	out := make([]InviteID, len(infos))
+	for i, inv := range infos {
+		out[i] = inv.Invite.ID
+	}
+	return out
+}
+
+// GenesisKey returns the genesis public key named by operation 0.
+func (s *State) GenesisKey() identity.GenesisPublic { return s.genesisKey }
+
+// Agents returns all agents' entries ordered by admission.
+func (s *State) Agents() []AgentInfo {
+	out := make([]AgentInfo, 0, len(s.agents))
+	for _, a := range s.agents {
+		out = append(out, *a)
+	}
+	slices.SortFunc(out, func(a, b AgentInfo) int { return a.Admitted.Index - b.Admitted.Index })
+	return out
+}
+
+// Invites returns all invites' entries ordered by creation.
+func (s *State) Invites() []InviteInfo {
+	out := make([]InviteInfo, 0, len(s.invites))
+	for id := range s.invites {
+		inv, _ := s.Invite(id)
+		out = append(out, inv)
+	}
+	slices.SortFunc(out, func(a, b InviteInfo) int { return a.Created.Index - b.Created.Index })
+	return out
+}
