@@ -119,6 +119,9 @@ func (t *Tree) parentHash(w *codec.Writer, p *ParentNode, s tm.NodeIndex) []byte
 // nodeParentHash returns the parent_hash field of non-blank node x and
 // whether it has one (parents, and leaves of source commit).
 func (t *Tree) nodeParentHash(x tm.NodeIndex) ([]byte, bool) {
+	if uint32(x) >= t.Width() {
+		return nil, false // an out-of-range unmerged leaf of an unvalidated tree
+	}
 	if x.IsLeaf() {
 		l := t.leaves[x>>1]
 		if l == nil || l.Source != SourceCommit {
