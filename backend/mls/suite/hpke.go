@@ -57,9 +57,11 @@ func (s *Suite) HPKEPublicKeyOf(priv []byte) ([]byte, error) {
 	return k.PublicKey().Bytes(), nil
 }
 
-// randomScalar draws a valid private key for curve from rand by rejection
-// sampling (at most 64 tries), masking P-521's top byte to its 1 used bit.
-func randomScalar(rand io.Reader, curve ecdh.Curve, n int) ([]byte, error) {
+// randomKey draws a private key for curve from rand by rejection sampling
+// (at most 64 tries), masking P-521's top byte to its one used bit. The
+// returned key is the one that validated, so its public key is computed
+// once.
+func randomKey(rand io.Reader, curve ecdh.Curve, n int) (*ecdh.PrivateKey, error) {
 	b := make([]byte, n)
 	for range 64 {
 		if _, err := io.ReadFull(rand, b); err != nil {
@@ -68,8 +70,8 @@ func randomScalar(rand io.Reader, curve ecdh.Curve, n int) ([]byte, error) {
 		if n == 66 {
 			b[0] &= 1
 		}
-		if _, err := curve.NewPrivateKey(b); err == nil {
-			return b, nil
+		if k, err := curve.NewPrivateKey(b); err == nil {
+			return k, nil
 		}
 	}
 	return nil, errors.New("suite: random source produced no valid scalar")
@@ -158,11 +160,7 @@ func (s *Suite) setupBaseS(rand io.Reader, pub, info []byte) (senderContext, err
 	if err != nil {
 		return senderContext{}, ErrBadKey
 	}
-	skBytes, err := randomScalar(rand, s.dh, s.nsk)
-	if err != nil {
-		return senderContext{}, err
-	}
-	skE, err := s.dh.NewPrivateKey(skBytes)
+	skE, err := randomKey(rand, s.dh, s.nsk)
 	if err != nil {
 		return senderContext{}, err
 	}

@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/sha512"
 	"errors"
@@ -47,17 +46,13 @@ func (s *Suite) NewHash() hash.Hash { return s.newHash() }
 // MAC returns HMAC(key, data) with the suite hash (RFC 9420 §5.1, used for
 // the membership tag and confirmation tag).
 func (s *Suite) MAC(key, data []byte) []byte {
-	m := hmac.New(s.newHash, key)
-	m.Write(data)
-	return m.Sum(nil)
+	return s.hmacAppend(make([]byte, 0, s.nh), key, data, nil, nil)
 }
 
 // Extract is HKDF-Extract(salt, ikm) (RFC 5869). An empty salt is
 // equivalent to Nh zero bytes.
 func (s *Suite) Extract(salt, ikm []byte) []byte {
-	m := hmac.New(s.newHash, salt)
-	m.Write(ikm)
-	return m.Sum(nil)
+	return s.hmacAppend(make([]byte, 0, s.nh), salt, ikm, nil, nil)
 }
 
 // Expand is HKDF-Expand(prk, info, length) (RFC 5869).
@@ -66,15 +61,12 @@ func (s *Suite) Expand(prk, info []byte, length int) ([]byte, error) {
 		return nil, ErrLength
 	}
 	out := make([]byte, 0, (length+s.nh-1)/s.nh*s.nh)
-	m := hmac.New(s.newHash, prk)
 	var prev []byte
+	var ctr [1]byte
 	for i := byte(1); len(out) < length; i++ {
-		m.Reset()
-		m.Write(prev)
-		m.Write(info)
-		m.Write([]byte{i})
+		ctr[0] = i
 		start := len(out)
-		out = m.Sum(out)
+		out = s.hmacAppend(out, prk, prev, info, ctr[:])
 		prev = out[start:]
 	}
 	return out[:length:length], nil

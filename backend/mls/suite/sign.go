@@ -75,11 +75,11 @@ func (s *Suite) GenerateSigningKey(rand io.Reader) (*SigningKey, error) {
 		}
 		return s.ParseSigningKey(seed)
 	}
-	scalar, err := randomScalar(rand, s.dh, s.nsk)
+	k, err := randomKey(rand, s.dh, s.nsk)
 	if err != nil {
 		return nil, err
 	}
-	return s.ParseSigningKey(scalar)
+	return s.ParseSigningKey(k.Bytes())
 }
 
 // signContent encodes SignContent (RFC 9420 §5.1.2):

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"bytes"
+	"crypto/hmac"
 	"crypto/hpke"
 	"crypto/rand"
 	"errors"
@@ -168,5 +169,23 @@ func BenchmarkPrimitives(b *testing.B) {
 				_, _ = s.DeriveKeyPair(msg[:32])
 			}
 		})
+	}
+}
+
+// TestHMACMatchesStdlib cross-checks the stack-buffer HMAC against
+// crypto/hmac for key and message lengths around the block sizes.
+func TestHMACMatchesStdlib(t *testing.T) {
+	for _, s := range allSuites() {
+		for _, kl := range []int{0, 1, 32, 64, 65, 128, 129, 300} {
+			for _, ml := range []int{0, 1, 100, 400, 1000} {
+				key := bytes.Repeat([]byte{byte(kl)}, kl)
+				msg := bytes.Repeat([]byte{byte(ml + 1)}, ml)
+				m := hmac.New(s.NewHash, key)
+				m.Write(msg)
+				if got := s.MAC(key, msg); !bytes.Equal(got, m.Sum(nil)) {
+					t.Fatalf("%v key %d msg %d: HMAC mismatch", s, kl, ml)
+				}
+			}
+		}
 	}
 }
