@@ -105,8 +105,8 @@ type Suite struct {
 	kemID  uint16
 	kdfID  uint16
 	aeadID uint16
-	// kemHash is the KDF of the KEM (DHKEM's own HKDF), which equals the
-	// suite KDF in every supported suite.
+	// The DHKEM's own KDF equals the suite KDF in every supported suite,
+	// so one HKDF serves both suite ids below.
 	hpkeSuiteID [10]byte // "HPKE" || kem_id || kdf_id || aead_id
 	kemSuiteID  [5]byte  // "KEM" || kem_id
 }
