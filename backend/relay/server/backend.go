@@ -1,0 +1,59 @@
+package server
+
+import (
+	"context"
+
+	"weald/backend/wire"
+)
+
+// Principal is who a connection authenticated as.
+type Principal = wire.AuthOK
+
+// Backend is what the transport needs from the relay service. Errors that
+// are *wire.Error go to the client as they are; any other error is
+// internal/error.
+type Backend interface {
+	Ping(ctx context.Context) error
+	// Authenticate checks an Auth answering nonce against the workspace's
+	// current access set (keys) or its live grants.
+	Authenticate(ctx context.Context, ws, nonce wire.ID, a *wire.Auth) (Principal, error)
+	// Send accepts a batch all-or-nothing and returns the ack items and the
+	// accepted envelopes with their seqs, after the commit.
+	Send(ctx context.Context, ws wire.ID, p Principal, envs []wire.Envelope) ([]wire.AckItem, []wire.SeqEnvelope, error)
+	Fetch(ctx context.Context, ws, group wire.ID, afterSeq uint64, limit uint32) (*wire.Envelopes, error)
+	RosterAppend(ctx context.Context, ws wire.ID, p Principal, expected wire.ID, op []byte) (*wire.RosterAppended, error)
+	RosterFetch(ctx context.Context, ws wire.ID, afterIndex uint64, limit uint32) (*wire.RosterOps, error)
+	// PublishAccessSet accepts set as the next version (CAS on version).
+	PublishAccessSet(ctx context.Context, ws wire.ID, p Principal, set wire.AccessSet) (uint64, error)
+	AccessSet(ctx context.Context, ws wire.ID) (wire.AccessSet, error)
+	// Allowed reports whether a principal may still be connected under the
+	// workspace's current access set (a key present, a grant live).
+	Allowed(ctx context.Context, ws wire.ID, kind wire.PrincipalKind, principal wire.ID) (bool, error)
+	KeyPackagePut(ctx context.Context, ws wire.ID, p Principal, items []wire.KeyPackageItem) (*wire.KeyPackageStock, error)
+	KeyPackageClaim(ctx context.Context, ws wire.ID, p Principal, owner wire.ID) (*wire.KeyPackageClaimed, error)
+	DropBefore(ctx context.Context, ws wire.ID, p Principal, d wire.DropBefore) (*wire.Dropped, error)
+	Stats(ctx context.Context, ws wire.ID) (*wire.Stats, error)
+	// Changes delivers change notifications from every relay process on the
+	// same database (including this one) until ctx ends. A nil channel
+	// means the store has no cross-process notifications.
+	Changes(ctx context.Context) (<-chan Change, error)
+}
+
+// ChangeKind says what moved.
+type ChangeKind uint8
+
+// Change kinds.
+const (
+	ChangeEnvelopes ChangeKind = 1 // a group's head seq moved
+	ChangeAccessSet ChangeKind = 2 // a new access set version was accepted
+	ChangeRoster    ChangeKind = 3 // the roster head moved
+)
+
+// Change is one notification.
+type Change struct {
+	Kind      ChangeKind
+	Workspace wire.ID
+	Group     wire.ID // ChangeEnvelopes
+	Seq       uint64  // ChangeEnvelopes: head seq; ChangeAccessSet: version; ChangeRoster: index
+	Head      wire.ID // ChangeRoster
+}

@@ -1,0 +1,283 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"weald/backend/wire"
+)
+
+// CodeSlowConsumer closes a subscriber whose outbound queue is full. The
+// client reconnects and fetches from the last seq it holds; nothing is lost
+// because pushes are only a copy of the log.
+const CodeSlowConsumer wire.Code = "limit/slow_consumer"
+
+// CodeShuttingDown closes connections when the relay stops.
+const CodeShuttingDown wire.Code = "relay/shutting_down"
+
+// frameHeaderLen is type (1) + request id (4).
+const frameHeaderLen = 5
+
+// conn is one WebSocket connection.
+type conn struct {
+	s      *Server
+	ws     *websocket.Conn
+	ctx    context.Context
+	cancel context.CancelFunc
+	out    chan []byte
+	rate   *bucket
+
+	// Set once at authentication, read-only afterwards.
+	workspace wire.ID
+	key       wire.ID
+	kind      wire.PrincipalKind
+	pub       []byte
+
+	mu      sync.Mutex
+	subs    map[wire.ID]*subState
+	kicked  bool
+	closeMu sync.Once
+}
+
+// subState tracks one subscribed group: the highest seq pushed, and whether
+// a catch-up fetch is running or needed.
+type subState struct {
+	last     uint64
+	catching bool
+	missed   bool
+}
+
+func (c *conn) principal() (wire.ID, wire.ID, wire.PrincipalKind) { return c.workspace, c.key, c.kind }
+
+// enqueue queues an encoded frame for the writer, waiting while the queue is
+// full (responses are never dropped).
+func (c *conn) enqueue(b []byte) error {
+	select {
+	case c.out <- b:
+		return nil
+	case <-c.ctx.Done():
+		return c.ctx.Err()
+	}
+}
+
+// reply encodes and queues a response to request id.
+func (c *conn) reply(id uint32, body wire.Body) error {
+	b, err := wire.EncodeFrame(wire.Frame{ID: id, Body: body})
+	if err != nil {
+		b, _ = wire.EncodeFrame(wire.Frame{ID: id, Body: &wire.ErrorBody{Err: wire.Errorf(wire.CodeInternal,
+			"The relay could not encode its answer.")}})
+	}
+	return c.enqueue(b)
+}
+
+// replyErr answers request id with a protocol error and counts it.
+func (c *conn) replyErr(id uint32, e *wire.Error) error {
+	c.s.metrics.Refused.WithLabelValues(string(e.Code)).Inc()
+	return c.reply(id, &wire.ErrorBody{Err: e})
+}
+
+// push queues an event without blocking (hub fan-out). It keeps the
+// subscription gapless: envelopes at or below the last pushed seq are
+// skipped, and a gap (a push that does not continue from the last seq)
+// schedules a catch-up fetch instead.
+func (c *conn) push(group wire.ID, envs []wire.SeqEnvelope) bool {
+	c.mu.Lock()
+	st := c.subs[group]
+	if st == nil || c.kicked {
+		c.mu.Unlock()
+		return true
+	}
+	if st.catching {
+		st.missed = true
+		c.mu.Unlock()
+		return true
+	}
+	i := 0
+	for i < len(envs) && envs[i].Seq <= st.last {
+		i++
+	}
+	envs = envs[i:]
+	if len(envs) == 0 {
+		c.mu.Unlock()
+		return true
+	}
+	if envs[0].Seq != st.last+1 {
+		st.catching, st.missed = true, false
+		c.mu.Unlock()
+		go c.catchUp(group)
+		return true
+	}
+	b, err := wire.EncodeFrame(wire.Frame{Body: &wire.EventEnvelopes{Group: group, Envelopes: envs}})
+	if err != nil {
+		c.mu.Unlock()
+		return true
+	}
+	select {
+	case c.out <- b:
+		st.last = envs[len(envs)-1].Seq
+		c.mu.Unlock()
+		c.s.metrics.Delivered.Add(float64(len(envs)))
+		return true
+	default:
+		c.mu.Unlock()
+		return false
+	}
+}
+
+// catchUp fetches the group's envelopes after the last pushed seq and pushes
+// them, repeating while live pushes arrived meanwhile, then resumes live
+// pushes.
+func (c *conn) catchUp(group wire.ID) {
+	for round := 0; ; round++ {
+		c.mu.Lock()
+		st := c.subs[group]
+		if st == nil || c.kicked || c.ctx.Err() != nil {
+			c.mu.Unlock()
+			return
+		}
+		st.missed = false
+		after := st.last
+		c.mu.Unlock()
+
+		res, err := c.s.backend.Fetch(c.ctx, c.workspace, group, after, uint32(c.s.lim.FetchPageSize))
+		if err != nil {
+			if c.ctx.Err() == nil {
+				c.s.log.Warn("subscription catch-up failed", "group", group.Short(), "err", err)
+				c.kick(wire.Errorf(wire.CodeInternal, "The relay could not read the group's log for a subscription; reconnect."))
+			}
+			return
+		}
+		if len(res.Envelopes) > 0 {
+			b, err := wire.EncodeFrame(wire.Frame{Body: &wire.EventEnvelopes{Group: group, Envelopes: res.Envelopes}})
+			if err == nil {
+				if c.enqueue(b) != nil {
+					return
+				}
+				c.s.metrics.Delivered.Add(float64(len(res.Envelopes)))
+			}
+		}
+		c.mu.Lock()
+		st = c.subs[group]
+		if st == nil {
+			c.mu.Unlock()
+			return
+		}
+		if n := len(res.Envelopes); n > 0 {
+			st.last = res.Envelopes[n-1].Seq
+		} else if res.DroppedBelow > st.last+1 {
+			// Everything up to the barrier was dropped: continue above it.
+			st.last = res.DroppedBelow - 1
+		}
+		if res.More || st.missed {
+			c.mu.Unlock()
+			continue
+		}
+		st.catching = false
+		c.mu.Unlock()
+		return
+	}
+}
+
+// kick tells the client why and closes the connection promptly.
+func (c *conn) kick(e *wire.Error) {
+	c.mu.Lock()
+	if c.kicked {
+		c.mu.Unlock()
+		return
+	}
+	c.kicked = true
+	c.mu.Unlock()
+	c.s.metrics.Refused.WithLabelValues(string(e.Code)).Inc()
+	b, _ := wire.EncodeFrame(wire.Frame{Body: &wire.ErrorBody{Err: e}})
+	// Write the reason directly (the queue may be full), bounded in time,
+	// then close with the code as the close reason.
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		_ = c.ws.Write(ctx, websocket.MessageBinary, b)
+		c.closeWith(websocket.StatusPolicyViolation, string(e.Code))
+	}()
+}
+
+// closeWith closes the WebSocket with a status and reason and cancels the
+// connection's context; the close handshake is bounded.
+func (c *conn) closeWith(status websocket.StatusCode, reason string) {
+	c.closeMu.Do(func() {
+		c.cancel()
+		done := make(chan struct{})
+		go func() {
+			_ = c.ws.Close(status, reason)
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(time.Second):
+			_ = c.ws.CloseNow()
+		}
+	})
+}
+
+// writeLoop sends queued frames until the connection ends.
+func (c *conn) writeLoop() {
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case b := <-c.out:
+			ctx, cancel := context.WithTimeout(c.ctx, c.s.lim.WriteTimeout)
+			err := c.ws.Write(ctx, websocket.MessageBinary, b)
+			cancel()
+			if err != nil {
+				c.closeWith(websocket.StatusGoingAway, "write failed")
+				return
+			}
+		}
+	}
+}
+
+// errOversize marks a message larger than MaxFrameBytes; the message was
+// consumed and the connection stays usable.
+type errOversize struct {
+	id   uint32
+	size int
+}
+
+func (e *errOversize) Error() string { return fmt.Sprintf("frame of %d bytes or more", e.size) }
+
+// readFrame reads one message. Messages over MaxFrameBytes are drained (up
+// to the transport's hard limit) and reported as *errOversize with the
+// request id taken from the frame header.
+func (c *conn) readFrame(ctx context.Context) ([]byte, error) {
+	typ, r, err := c.ws.Reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	limit := c.s.lim.MaxFrameBytes
+	buf, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(buf) > limit {
+		n, err := io.Copy(io.Discard, r)
+		if err != nil {
+			return nil, err
+		}
+		var id uint32
+		if len(buf) >= frameHeaderLen {
+			id = uint32(buf[1])<<24 | uint32(buf[2])<<16 | uint32(buf[3])<<8 | uint32(buf[4])
+		}
+		return nil, &errOversize{id: id, size: len(buf) + int(n)}
+	}
+	if typ != websocket.MessageBinary {
+		return nil, errText
+	}
+	return buf, nil
+}
+
+var errText = errors.New("text message")

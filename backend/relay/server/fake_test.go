@@ -1,0 +1,154 @@
+package server
+
+import (
+	"context"
+	"crypto/ed25519"
+	"sync"
+
+	"weald/backend/wire"
+)
+
+// fakeBackend is a minimal in-memory Backend for transport tests: it admits
+// the keys and grants of its access set, assigns seqs, and checks nothing
+// else (the real checks are relay.Service's and are tested there and in
+// this package's tests against it).
+type fakeBackend struct {
+	mu      sync.Mutex
+	set     wire.AccessSet
+	voided  map[wire.ID]bool
+	logs    map[wire.ID][]wire.SeqEnvelope
+	changes chan Change
+}
+
+func newFake(ws wire.ID, keys ...ed25519.PublicKey) *fakeBackend {
+	f := &fakeBackend{logs: map[wire.ID][]wire.SeqEnvelope{}, voided: map[wire.ID]bool{}}
+	f.set.Workspace = ws
+	f.set.Version = 1
+	for _, k := range keys {
+		f.set.Devices = append(f.set.Devices, wire.DeviceKey{Pub: k})
+	}
+	return f
+}
+
+func (f *fakeBackend) Ping(context.Context) error { return nil }
+
+func (f *fakeBackend) Authenticate(_ context.Context, ws, nonce wire.ID, a *wire.Auth) (Principal, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ws != f.set.Workspace {
+		return Principal{}, wire.Errorf(wire.CodeWorkspaceUnknown, "unknown workspace")
+	}
+	if err := a.VerifyChallenge(ws, nonce); err != nil {
+		return Principal{}, wire.Errorf(wire.CodeAuthBadSignature, "bad signature")
+	}
+	if a.Method == wire.PrincipalGrant {
+		h := wire.GrantHash(a.GrantSecret)
+		if f.voided[h] {
+			return Principal{}, wire.Errorf(wire.CodeAuthRevoked, "voided grant")
+		}
+		if !f.set.HasGrant(h) {
+			return Principal{}, wire.Errorf(wire.CodeAuthUnknownKey, "unknown grant")
+		}
+		return Principal{Kind: wire.PrincipalGrant, Principal: h, AccessVersion: f.set.Version}, nil
+	}
+	id := wire.KeyID(a.Key)
+	if _, k := f.set.Lookup(id); k == wire.PrincipalNone {
+		return Principal{}, wire.Errorf(wire.CodeAuthUnknownKey, "unknown key")
+	}
+	return Principal{Kind: a.Method, Principal: id, AccessVersion: f.set.Version}, nil
+}
+
+func (f *fakeBackend) Send(_ context.Context, ws wire.ID, p Principal, envs []wire.Envelope) ([]wire.AckItem, []wire.SeqEnvelope, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var items []wire.AckItem
+	var acc []wire.SeqEnvelope
+	for _, e := range envs {
+		log := f.logs[e.Group]
+		se := wire.SeqEnvelope{Seq: uint64(len(log) + 1), Envelope: e}
+		f.logs[e.Group] = append(log, se)
+		items = append(items, wire.AckItem{Group: e.Group, Seq: se.Seq, Hash: e.Hash()})
+		acc = append(acc, se)
+	}
+	return items, acc, nil
+}
+
+func (f *fakeBackend) Fetch(_ context.Context, ws, group wire.ID, after uint64, limit uint32) (*wire.Envelopes, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	log := f.logs[group]
+	res := &wire.Envelopes{Group: group, HeadSeq: uint64(len(log))}
+	for i := int(after); i < len(log); i++ {
+		if len(res.Envelopes) == int(limit) {
+			res.More = true
+			break
+		}
+		res.Envelopes = append(res.Envelopes, log[i])
+	}
+	return res, nil
+}
+
+func (f *fakeBackend) RosterAppend(context.Context, wire.ID, Principal, wire.ID, []byte) (*wire.RosterAppended, error) {
+	return &wire.RosterAppended{Index: 1}, nil
+}
+
+func (f *fakeBackend) RosterFetch(context.Context, wire.ID, uint64, uint32) (*wire.RosterOps, error) {
+	return &wire.RosterOps{}, nil
+}
+
+func (f *fakeBackend) PublishAccessSet(_ context.Context, ws wire.ID, _ Principal, set wire.AccessSet) (uint64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, g := range f.set.Grants {
+		if !set.HasGrant(g) {
+			f.voided[g] = true
+		}
+	}
+	f.set = set
+	return set.Version, nil
+}
+
+// replaceSet changes the set without going through the transport (as if
+// another relay process accepted it).
+func (f *fakeBackend) replaceSet(set wire.AccessSet) {
+	f.PublishAccessSet(context.Background(), set.Workspace, Principal{}, set)
+}
+
+func (f *fakeBackend) AccessSet(context.Context, wire.ID) (wire.AccessSet, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.set, nil
+}
+
+func (f *fakeBackend) Allowed(_ context.Context, _ wire.ID, kind wire.PrincipalKind, id wire.ID) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if kind == wire.PrincipalGrant {
+		return f.set.HasGrant(id) && !f.voided[id], nil
+	}
+	_, k := f.set.Lookup(id)
+	return k != wire.PrincipalNone, nil
+}
+
+func (f *fakeBackend) KeyPackagePut(context.Context, wire.ID, Principal, []wire.KeyPackageItem) (*wire.KeyPackageStock, error) {
+	return &wire.KeyPackageStock{}, nil
+}
+
+func (f *fakeBackend) KeyPackageClaim(context.Context, wire.ID, Principal, wire.ID) (*wire.KeyPackageClaimed, error) {
+	return nil, wire.Errorf(wire.CodeKeyPackageNone, "none")
+}
+
+func (f *fakeBackend) DropBefore(context.Context, wire.ID, Principal, wire.DropBefore) (*wire.Dropped, error) {
+	return nil, wire.Errorf(wire.CodeDropNoPolicy, "no policy")
+}
+
+func (f *fakeBackend) Stats(_ context.Context, ws wire.ID) (*wire.Stats, error) {
+	return &wire.Stats{Workspace: ws}, nil
+}
+
+func (f *fakeBackend) Changes(context.Context) (<-chan Change, error) {
+	if f.changes == nil {
+		return nil, nil
+	}
+	return f.changes, nil
+}

@@ -1,0 +1,258 @@
+package server
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"weald/backend/wire"
+)
+
+// heads remembers, per group with local subscribers, the highest seq this
+// process has published, so a change notification (from another relay or
+// echoed from this one) is pulled from the database once, not once per
+// subscriber.
+type heads struct {
+	mu    sync.Mutex
+	seq   map[groupKey]uint64
+	locks map[groupKey]*sync.Mutex
+	ver   map[wire.ID]uint64 // access set version last enforced
+	ros   map[wire.ID]uint64 // roster index last announced
+}
+
+func (h *heads) lock(g groupKey) *sync.Mutex {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.locks == nil {
+		h.locks = map[groupKey]*sync.Mutex{}
+	}
+	l := h.locks[g]
+	if l == nil {
+		l = &sync.Mutex{}
+		h.locks[g] = l
+	}
+	return l
+}
+
+func (h *heads) get(g groupKey) uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.seq[g]
+}
+
+func (h *heads) raise(g groupKey, seq uint64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.seq == nil {
+		h.seq = map[groupKey]uint64{}
+	}
+	if seq > h.seq[g] {
+		h.seq[g] = seq
+	}
+}
+
+// bump records v for ws in m and reports whether it is newer.
+func (h *heads) bump(m *map[wire.ID]uint64, ws wire.ID, v uint64) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if *m == nil {
+		*m = map[wire.ID]uint64{}
+	}
+	if v <= (*m)[ws] {
+		return false
+	}
+	(*m)[ws] = v
+	return true
+}
+
+// publishLocal fans accepted envelopes out to this process's subscribers.
+func (s *Server) publishLocal(ws wire.ID, accepted []wire.SeqEnvelope) {
+	start := time.Now()
+	for len(accepted) > 0 {
+		g := accepted[0].Envelope.Group
+		n := 1
+		for n < len(accepted) && accepted[n].Envelope.Group == g {
+			n++
+		}
+		batch := accepted[:n]
+		accepted = accepted[n:]
+		s.heads.raise(groupKey{ws, g}, batch[len(batch)-1].Seq)
+		s.hub.publish(ws, g, batch)
+	}
+	s.metrics.FanoutSeconds.Observe(time.Since(start).Seconds())
+}
+
+// pullGroup handles a change notification for a group: it reads what this
+// process has not published yet and fans it out.
+func (s *Server) pullGroup(ws, group wire.ID, seq uint64) {
+	g := groupKey{ws, group}
+	if !s.hub.subscribed(ws, group) || seq <= s.heads.get(g) {
+		return
+	}
+	l := s.heads.lock(g)
+	l.Lock()
+	defer l.Unlock()
+	for round := 0; round < 100; round++ {
+		after := s.heads.get(g)
+		if after == 0 {
+			after = s.hub.minLast(ws, group)
+		}
+		if seq <= after {
+			return
+		}
+		ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
+		res, err := s.backend.Fetch(ctx, ws, group, after, uint32(s.lim.FetchPageSize))
+		cancel()
+		if err != nil {
+			s.log.Warn("pull after change notification failed", "group", group.Short(), "err", err)
+			return
+		}
+		if len(res.Envelopes) == 0 {
+			s.heads.raise(g, res.HeadSeq)
+			return
+		}
+		s.heads.raise(g, res.Envelopes[len(res.Envelopes)-1].Seq)
+		s.hub.publish(ws, group, res.Envelopes)
+		if !res.More {
+			return
+		}
+	}
+}
+
+// rosterMoved announces a new roster head to the workspace's connections.
+func (s *Server) rosterMoved(ws wire.ID, index uint64, head wire.ID) {
+	if !s.heads.bump(&s.heads.ros, ws, index) {
+		return
+	}
+	s.broadcast(ws, &wire.EventRoster{Index: index, Head: head})
+}
+
+// accessSetMoved enforces a newly accepted access set at once (closing
+// connections whose key left it) and announces the version.
+func (s *Server) accessSetMoved(ws wire.ID, version uint64) {
+	s.enforce(ws)
+	if s.heads.bump(&s.heads.ver, ws, version) {
+		s.broadcast(ws, &wire.EventAccessSet{Version: version})
+	}
+}
+
+func (s *Server) broadcast(ws wire.ID, body wire.Body) {
+	b, err := wire.EncodeFrame(wire.Frame{Body: body})
+	if err != nil {
+		return
+	}
+	for _, m := range s.hub.connections(ws) {
+		c := m.(*conn)
+		select {
+		case c.out <- b:
+		default:
+			c.kick(wire.Errorf(CodeSlowConsumer, "The connection fell too far behind; reconnect."))
+		}
+	}
+}
+
+// enforce closes every connection of ws whose principal the current access
+// set no longer admits.
+func (s *Server) enforce(ws wire.ID) {
+	ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
+	defer cancel()
+	set, err := s.backend.AccessSet(ctx, ws)
+	if err != nil {
+		s.log.Warn("access set read failed during recheck", "workspace", ws.Short(), "err", err)
+		return
+	}
+	n := s.hub.revoke(ws, func(key wire.ID, kind wire.PrincipalKind) bool {
+		if kind == wire.PrincipalGrant {
+			if !set.HasGrant(key) {
+				return false
+			}
+			ok, err := s.backend.Allowed(ctx, ws, kind, key)
+			return err != nil || ok // on a read error keep it; the next recheck decides
+		}
+		_, k := set.Lookup(key)
+		return k != wire.PrincipalNone
+	})
+	if n > 0 {
+		s.log.Info("closed connections that left the access set", "workspace", ws.Short(), "closed", n, "version", set.Version)
+	}
+}
+
+// watchChanges follows the backend's cross-process notifications.
+func (s *Server) watchChanges() {
+	defer s.wg.Done()
+	for attempt := 0; s.ctx.Err() == nil; attempt++ {
+		ch, err := s.backend.Changes(s.ctx)
+		if err != nil {
+			s.log.Warn("change notifications unavailable; retrying", "err", err)
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+			continue
+		}
+		if ch == nil {
+			return
+		}
+		for ch != nil {
+			select {
+			case <-s.ctx.Done():
+				return
+			case c, ok := <-ch:
+				if !ok {
+					ch = nil
+					break
+				}
+				s.applyChange(c)
+			}
+		}
+	}
+}
+
+func (s *Server) applyChange(c Change) {
+	switch c.Kind {
+	case ChangeEnvelopes:
+		go s.pullGroup(c.Workspace, c.Group, c.Seq)
+	case ChangeAccessSet:
+		go s.accessSetMoved(c.Workspace, c.Seq)
+	case ChangeRoster:
+		s.rosterMoved(c.Workspace, c.Seq, c.Head)
+	}
+}
+
+// recheckLoop rechecks every connected workspace against its access set
+// each RecheckInterval (the bound on revocation when a notification is
+// lost), and refreshes the byte and retention gauges every 10th round.
+func (s *Server) recheckLoop() {
+	defer s.wg.Done()
+	t := time.NewTicker(s.lim.RecheckInterval)
+	defer t.Stop()
+	for round := 1; ; round++ {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+		}
+		for _, ws := range s.hub.workspaces() {
+			s.enforce(ws)
+			if round%10 == 0 {
+				s.refreshStats(ws)
+			}
+		}
+	}
+}
+
+func (s *Server) refreshStats(ws wire.ID) {
+	ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
+	defer cancel()
+	st, err := s.backend.Stats(ctx, ws)
+	if err == nil {
+		s.observeStats(st)
+	}
+}
+
+func (s *Server) observeStats(st *wire.Stats) {
+	w := st.Workspace.String()
+	s.metrics.WorkspaceBytes.WithLabelValues(w).Set(float64(st.LogBytes))
+	s.metrics.Retention.WithLabelValues(w).Set(float64(st.OverRetention))
+}

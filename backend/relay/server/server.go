@@ -1,0 +1,319 @@
+// Package server is the relay's WebSocket transport: connection
+// authentication, request dispatch to the relay service, subscriptions and
+// fan-out of accepted envelopes (in-process, and across relay processes
+// through the store's change notifications), prompt closing of connections
+// whose key left the access set, limits with codes, /healthz and /metrics.
+//
+// It implements the "Connection" and "Access set" parts of design/gaps.md
+// "Relay protocol" and spec/lifecycle.md "Removing a person" step 5 and
+// "Provisional grants". The protocol is in docs/protocol/wire.md, section
+// "Connection, authentication and limits".
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"weald/backend/wire"
+)
+
+// Limits bound what one client can ask of the relay. Each refusal has a code.
+type Limits struct {
+	MaxFrameBytes          int           // limit/frame_size {limit_bytes}
+	MaxEnvelopesPerRequest int           // limit/batch_size {limit}
+	MaxConnsPerKey         int           // limit/connections {limit}
+	RequestsPerSecond      float64       // limit/rate {retry_after_ms}
+	RequestBurst           int           //
+	MaxSubscriptions       int           // per connection; limit/subscriptions {limit}
+	FetchPageSize          int           // envelopes per catch-up fetch
+	OutboundQueue          int           // frames queued per connection before it is a slow consumer
+	HandshakeTimeout       time.Duration // Hello to AuthOK
+	WriteTimeout           time.Duration // one frame write
+	RecheckInterval        time.Duration // how often open connections are rechecked against the access set
+}
+
+// DefaultLimits are used for zero fields.
+var DefaultLimits = Limits{
+	MaxFrameBytes:          wire.MaxCTSize + 1<<20,
+	MaxEnvelopesPerRequest: 256,
+	MaxConnsPerKey:         16,
+	RequestsPerSecond:      200,
+	RequestBurst:           400,
+	MaxSubscriptions:       4096,
+	FetchPageSize:          500,
+	OutboundQueue:          1024,
+	HandshakeTimeout:       10 * time.Second,
+	WriteTimeout:           10 * time.Second,
+	RecheckInterval:        time.Second,
+}
+
+// CodeLimitSubscriptions refuses a SUBSCRIBE over MaxSubscriptions.
+const CodeLimitSubscriptions wire.Code = "limit/subscriptions"
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits
+	if l.MaxFrameBytes > 0 {
+		d.MaxFrameBytes = l.MaxFrameBytes
+	}
+	if l.MaxEnvelopesPerRequest > 0 {
+		d.MaxEnvelopesPerRequest = l.MaxEnvelopesPerRequest
+	}
+	if l.MaxConnsPerKey > 0 {
+		d.MaxConnsPerKey = l.MaxConnsPerKey
+	}
+	if l.RequestsPerSecond > 0 {
+		d.RequestsPerSecond = l.RequestsPerSecond
+	}
+	if l.RequestBurst > 0 {
+		d.RequestBurst = l.RequestBurst
+	}
+	if l.MaxSubscriptions > 0 {
+		d.MaxSubscriptions = l.MaxSubscriptions
+	}
+	if l.FetchPageSize > 0 {
+		d.FetchPageSize = l.FetchPageSize
+	}
+	if l.OutboundQueue > 0 {
+		d.OutboundQueue = l.OutboundQueue
+	}
+	if l.HandshakeTimeout > 0 {
+		d.HandshakeTimeout = l.HandshakeTimeout
+	}
+	if l.WriteTimeout > 0 {
+		d.WriteTimeout = l.WriteTimeout
+	}
+	if l.RecheckInterval > 0 {
+		d.RecheckInterval = l.RecheckInterval
+	}
+	return d
+}
+
+// Config configures a Server.
+type Config struct {
+	Backend Backend
+	Limits  Limits
+	Clock   func() time.Time // default time.Now
+	Rand    io.Reader        // challenge nonces; default crypto/rand
+	Logger  *slog.Logger     // default: discard
+	Metrics *Metrics         // default: NewMetrics()
+}
+
+// Server serves the relay protocol over WebSocket at /v1/ws, plus /healthz
+// and /metrics.
+type Server struct {
+	backend Backend
+	lim     Limits
+	now     func() time.Time
+	rand    io.Reader
+	log     *slog.Logger
+	metrics *Metrics
+	hub     *hub
+	heads   heads
+	mux     *http.ServeMux
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New returns a server; call Run to start its background work (change
+// notifications and access-set rechecks) and Close to stop it.
+func New(cfg Config) *Server {
+	s := &Server{backend: cfg.Backend, lim: cfg.Limits.withDefaults(), now: cfg.Clock, rand: cfg.Rand,
+		log: cfg.Logger, metrics: cfg.Metrics}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.rand == nil {
+		s.rand = rand.Reader
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if s.metrics == nil {
+		s.metrics = NewMetrics()
+	}
+	s.hub = newHub(s.lim.MaxConnsPerKey, func(d int) { s.metrics.Connections.Add(float64(d)) })
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.mux = http.NewServeMux()
+	s.mux.HandleFunc("/v1/ws", s.serveWS)
+	s.mux.HandleFunc("/healthz", s.serveHealth)
+	s.mux.Handle("/metrics", s.metrics.Handler())
+	s.wg.Add(2)
+	go s.watchChanges()
+	go s.recheckLoop()
+	return s
+}
+
+// Metrics returns the server's metrics.
+func (s *Server) Metrics() *Metrics { return s.metrics }
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Close closes every connection with relay/shutting_down and stops the
+// background work. It does not close the backend.
+func (s *Server) Close() {
+	s.cancel()
+	for _, ws := range s.hub.workspaces() {
+		for _, m := range s.hub.connections(ws) {
+			m.(*conn).closeWith(websocket.StatusGoingAway, string(CodeShuttingDown))
+		}
+	}
+	s.wg.Wait()
+}
+
+func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.backend.Ping(ctx); err != nil {
+		http.Error(w, "unhealthy: database: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = io.WriteString(w, "ok\n")
+}
+
+func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	if s.ctx.Err() != nil {
+		http.Error(w, "relay is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		Subprotocols:       []string{Subprotocol},
+		InsecureSkipVerify: true, // non-browser clients; authentication is the signed challenge
+	})
+	if err != nil {
+		return
+	}
+	// The transport's hard limit is twice the frame limit: a frame between
+	// the two is drained and refused with limit/frame_size, one beyond it
+	// closes the connection with status 1009.
+	ws.SetReadLimit(int64(2*s.lim.MaxFrameBytes) + frameHeaderLen)
+	ctx, cancel := context.WithCancel(s.ctx)
+	c := &conn{s: s, ws: ws, ctx: ctx, cancel: cancel, out: make(chan []byte, s.lim.OutboundQueue),
+		subs: map[wire.ID]*subState{}}
+	defer c.closeWith(websocket.StatusNormalClosure, "")
+	if !s.handshake(c) {
+		return
+	}
+	defer s.hub.remove(c)
+	go c.writeLoop()
+	c.rate = newBucket(s.lim.RequestsPerSecond, s.lim.RequestBurst, s.now())
+	s.readLoop(c)
+}
+
+// Subprotocol is the WebSocket subprotocol name of this protocol version.
+const Subprotocol = "weald.relay.v1"
+
+// handshake runs Hello → Challenge → Auth → AuthOK (or Error and close).
+func (s *Server) handshake(c *conn) bool {
+	ctx, cancel := context.WithTimeout(c.ctx, s.lim.HandshakeTimeout)
+	defer cancel()
+	writeNow := func(f wire.Frame) error {
+		b, err := wire.EncodeFrame(f)
+		if err != nil {
+			return err
+		}
+		return c.ws.Write(ctx, websocket.MessageBinary, b)
+	}
+	refuse := func(id uint32, e *wire.Error) bool {
+		s.metrics.Refused.WithLabelValues(string(e.Code)).Inc()
+		_ = writeNow(wire.Frame{ID: id, Body: &wire.ErrorBody{Err: e}})
+		c.closeWith(websocket.StatusPolicyViolation, string(e.Code))
+		return false
+	}
+	f, ok := s.readHandshakeFrame(ctx, c, refuse)
+	if !ok {
+		return false
+	}
+	hello, isHello := f.Body.(*wire.Hello)
+	if !isHello {
+		return refuse(f.ID, wire.Errorf(wire.CodeAuthRequired, "The first frame on a connection must be Hello."))
+	}
+	if hello.Version != wire.ProtocolVersion {
+		return refuse(f.ID, wire.Errorf(wire.CodeBadVersion, "This relay speaks a different protocol version.",
+			wire.U("version", uint64(wire.ProtocolVersion))))
+	}
+	var nonce wire.ID
+	if _, err := io.ReadFull(s.rand, nonce[:]); err != nil {
+		return refuse(f.ID, wire.Errorf(wire.CodeInternal, "The relay could not make a challenge."))
+	}
+	if err := writeNow(wire.Frame{ID: f.ID, Body: &wire.Challenge{Nonce: nonce}}); err != nil {
+		return false
+	}
+	f, ok = s.readHandshakeFrame(ctx, c, refuse)
+	if !ok {
+		return false
+	}
+	auth, isAuth := f.Body.(*wire.Auth)
+	if !isAuth {
+		return refuse(f.ID, wire.Errorf(wire.CodeAuthRequired, "The second frame on a connection must be Auth."))
+	}
+	p, err := s.backend.Authenticate(ctx, hello.Workspace, nonce, auth)
+	if err != nil {
+		return refuse(f.ID, asWireError(err))
+	}
+	c.workspace, c.key, c.kind, c.pub = hello.Workspace, p.Principal, p.Kind, auth.Key
+	if e := s.hub.add(c); e != nil {
+		return refuse(f.ID, e)
+	}
+	// The access set may have changed between Authenticate and add; the
+	// recheck loop closes such a connection within RecheckInterval.
+	s.metrics.ConnsTotal.WithLabelValues(p.Kind.String()).Inc()
+	if err := writeNow(wire.Frame{ID: f.ID, Body: &p}); err != nil {
+		s.hub.remove(c)
+		return false
+	}
+	return true
+}
+
+func (s *Server) readHandshakeFrame(ctx context.Context, c *conn, refuse func(uint32, *wire.Error) bool) (wire.Frame, bool) {
+	b, err := c.readFrame(ctx)
+	var over *errOversize
+	switch {
+	case errors.As(err, &over):
+		return wire.Frame{}, refuse(over.id, frameSizeError(s.lim.MaxFrameBytes))
+	case errors.Is(err, errText):
+		return wire.Frame{}, refuse(0, wire.Errorf(wire.CodeMalformed, "Frames are binary WebSocket messages."))
+	case err != nil:
+		return wire.Frame{}, false
+	}
+	f, err := wire.DecodeFrame(b)
+	if err != nil {
+		return wire.Frame{}, refuse(f.ID, decodeError(err))
+	}
+	return f, true
+}
+
+func frameSizeError(limit int) *wire.Error {
+	return wire.Errorf(wire.CodeLimitFrameSize, "The frame is larger than this relay accepts.",
+		wire.U("limit_bytes", uint64(limit)))
+}
+
+func decodeError(err error) *wire.Error {
+	var uf *wire.UnknownFrameError
+	if errors.As(err, &uf) {
+		return wire.Errorf(wire.CodeUnknownFrame, "The relay does not know this frame type.",
+			wire.U("type", uint64(uf.Type)))
+	}
+	return wire.Errorf(wire.CodeMalformed, "The frame could not be decoded: "+err.Error())
+}
+
+// asWireError turns a backend error into a protocol error; anything that is
+// not already one is internal (and its text is not sent).
+func asWireError(err error) *wire.Error {
+	var we *wire.Error
+	if errors.As(err, &we) {
+		return we
+	}
+	return wire.Errorf(wire.CodeInternal, "The relay hit an internal error; retry the request later.")
+}

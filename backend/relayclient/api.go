@@ -1,0 +1,158 @@
+package relayclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"weald/backend/wire"
+)
+
+// retry says whether a request is sent again on a new connection when the
+// old one was lost before the answer.
+type retry bool
+
+const (
+	retryOnReconnect retry = true  // reads and idempotent writes
+	noRetry          retry = false // the caller decides (the write may have happened)
+)
+
+// do sends a request and returns its answer. limit/rate answers are waited
+// out and retried; quota/log_budget_exhausted and every other protocol error
+// are returned at once.
+func (c *Client) do(ctx context.Context, body wire.Body, r retry) (wire.Body, error) {
+	for {
+		s, err := c.session(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res, err := s.roundTrip(ctx, c.newID(), body)
+		if errors.Is(err, ErrDisconnected) && r == retryOnReconnect && ctx.Err() == nil {
+			continue
+		}
+		var we *wire.Error
+		if errors.As(err, &we) && we.Code == wire.CodeLimitRate {
+			ms, _ := we.UintField("retry_after_ms")
+			select {
+			case <-ctx.Done():
+				return nil, errors.Join(ctx.Err(), err)
+			case <-c.clock.After(time.Duration(ms) * time.Millisecond):
+			}
+			continue
+		}
+		return res, err
+	}
+}
+
+func expect[T wire.Body](res wire.Body, err error) (T, error) {
+	var zero T
+	if err != nil {
+		return zero, err
+	}
+	t, ok := res.(T)
+	if !ok {
+		return zero, fmt.Errorf("relayclient: unexpected answer frame 0x%02x", uint8(res.FrameType()))
+	}
+	return t, nil
+}
+
+// Send submits envelopes as one all-or-nothing batch and returns the acks,
+// which arrive only after the relay committed the batch. If the connection
+// is lost first it returns ErrDisconnected: resend the same envelopes
+// (chain/replay then means they were accepted).
+func (c *Client) Send(ctx context.Context, envs ...wire.Envelope) ([]wire.AckItem, error) {
+	a, err := expect[*wire.Ack](c.do(ctx, &wire.Send{Envelopes: envs}, noRetry))
+	if err != nil {
+		return nil, err
+	}
+	return a.Items, nil
+}
+
+// Fetch returns up to limit envelopes of group with seq > afterSeq (limit 0:
+// the relay's page size).
+func (c *Client) Fetch(ctx context.Context, group wire.ID, afterSeq uint64, limit uint32) (*wire.Envelopes, error) {
+	return expect[*wire.Envelopes](c.do(ctx, &wire.Fetch{Group: group, AfterSeq: afterSeq, Limit: limit}, retryOnReconnect))
+}
+
+// Subscribe asks for pushes of each group's envelopes after the given seq;
+// they arrive on Events as EventEnvelopes, and continue across reconnects.
+func (c *Client) Subscribe(ctx context.Context, items ...wire.SubscribeItem) error {
+	c.mu.Lock()
+	for _, it := range items {
+		if last, ok := c.subs[it.Group]; !ok || it.AfterSeq > last {
+			c.subs[it.Group] = it.AfterSeq
+		}
+	}
+	c.mu.Unlock()
+	_, err := expect[*wire.OK](c.do(ctx, &wire.Subscribe{Items: items}, retryOnReconnect))
+	if err != nil {
+		c.mu.Lock()
+		for _, it := range items {
+			delete(c.subs, it.Group)
+		}
+		c.mu.Unlock()
+	}
+	return err
+}
+
+// Unsubscribe stops pushes for groups.
+func (c *Client) Unsubscribe(ctx context.Context, groups ...wire.ID) error {
+	c.mu.Lock()
+	for _, g := range groups {
+		delete(c.subs, g)
+	}
+	c.mu.Unlock()
+	_, err := expect[*wire.OK](c.do(ctx, &wire.Unsubscribe{Groups: groups}, retryOnReconnect))
+	return err
+}
+
+// RosterAppend appends an opaque operation if the roster head is expected
+// (cas/conflict {head} otherwise).
+func (c *Client) RosterAppend(ctx context.Context, expected wire.ID, op []byte) (*wire.RosterAppended, error) {
+	return expect[*wire.RosterAppended](c.do(ctx, &wire.RosterAppend{ExpectedHead: expected, Op: op}, noRetry))
+}
+
+// RosterFetch returns roster operations with index > afterIndex.
+func (c *Client) RosterFetch(ctx context.Context, afterIndex uint64, limit uint32) (*wire.RosterOps, error) {
+	return expect[*wire.RosterOps](c.do(ctx, &wire.RosterFetch{AfterIndex: afterIndex, Limit: limit}, retryOnReconnect))
+}
+
+// PublishAccessSet publishes set as the next version (cas/conflict otherwise)
+// and returns the accepted version.
+func (c *Client) PublishAccessSet(ctx context.Context, set wire.AccessSet) (uint64, error) {
+	a, err := expect[*wire.AccessSetAccepted](c.do(ctx, &wire.AccessSetPublish{Set: set}, noRetry))
+	if err != nil {
+		return 0, err
+	}
+	return a.Version, nil
+}
+
+// AccessSet returns the workspace's current access set.
+func (c *Client) AccessSet(ctx context.Context) (wire.AccessSet, error) {
+	a, err := expect[*wire.AccessSetCurrent](c.do(ctx, &wire.AccessSetGet{}, retryOnReconnect))
+	if err != nil {
+		return wire.AccessSet{}, err
+	}
+	return a.Set, nil
+}
+
+// PutKeyPackages stores key packages for the authenticated device.
+func (c *Client) PutKeyPackages(ctx context.Context, items ...wire.KeyPackageItem) (*wire.KeyPackageStock, error) {
+	return expect[*wire.KeyPackageStock](c.do(ctx, &wire.KeyPackagePut{Items: items}, noRetry))
+}
+
+// ClaimKeyPackage takes one key package of owner (keypackage/none if none).
+func (c *Client) ClaimKeyPackage(ctx context.Context, owner wire.ID) (*wire.KeyPackageClaimed, error) {
+	return expect[*wire.KeyPackageClaimed](c.do(ctx, &wire.KeyPackageClaim{Owner: owner}, noRetry))
+}
+
+// DropBefore sends a signed drop_before instruction.
+func (c *Client) DropBefore(ctx context.Context, d wire.DropBefore) (*wire.Dropped, error) {
+	return expect[*wire.Dropped](c.do(ctx, &wire.DropBeforeRequest{Drop: d}, noRetry))
+}
+
+// Stats returns the workspace's byte counter, budget and retention warning.
+func (c *Client) Stats(ctx context.Context) (*wire.Stats, error) {
+	return expect[*wire.Stats](c.do(ctx, &wire.StatsRequest{}, retryOnReconnect))
+}
