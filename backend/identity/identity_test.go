@@ -146,3 +146,37 @@ func TestIDText(t *testing.T) {
 		t.Fatalf("principal short %q", p.ShortString())
 	}
 }
+
+func FuzzUnmarshalText(f *testing.F) {
+	k, _ := GenerateKey[Device](testRand(30))
+	txt, _ := k.Public().MarshalText()
+	f.Add(string(txt))
+	f.Add(DeviceIDOf(k.Public()).String())
+	f.Add("devpub:zz")
+	f.Fuzz(func(t *testing.T, s string) {
+		var p DevicePublic
+		if err := p.UnmarshalText([]byte(s)); err == nil {
+			back, _ := p.MarshalText()
+			if !strings.EqualFold(string(back), s) {
+				t.Fatalf("key %q re-marshals as %q", s, back)
+			}
+		}
+		var id DeviceID
+		if err := id.UnmarshalText([]byte(s)); err == nil && !strings.EqualFold(id.String(), s) {
+			t.Fatalf("id %q re-marshals as %q", s, id.String())
+		}
+	})
+}
+
+func ExampleParseRecoveryPhrase() {
+	_, err := ParseRecoveryPhrase(strings.Repeat("abandon ", 23) + "zoo")
+	fmt.Println(err)
+	_, err = ParseRecoveryPhrase(strings.Repeat("abandon ", 6) + "abandonn " + strings.Repeat("abandon ", 16) + "art")
+	fmt.Println(err)
+	p, _ := ParseRecoveryPhrase(strings.Repeat("abandon ", 23) + "art")
+	fmt.Println(p)
+	// Output:
+	// identity/phrase_checksum: the checksum does not match; one of the words is wrong or two are swapped
+	// identity/phrase_unknown_word: word 7, "abandonn", is not in the word list (did you mean "abandon"?)
+	// recovery-phrase:(secret)
+}

@@ -47,8 +47,8 @@ var (
 	ErrBadOperation      = errors.New("roster/bad_operation: the operation's fields are inconsistent")
 )
 
-// Error is a rejected operation: its index in the chain (0-based), the
-// sentinel reason and a detail sentence.
+// Error is a rejected operation: its index in the chain (0-based; -1 from
+// a bare Decode, which knows no position), the sentinel reason and a detail.
 type Error struct {
 	Index  int
 	Err    error
@@ -56,7 +56,10 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := fmt.Sprintf("%v (operation %d)", e.Err, e.Index)
+	s := e.Err.Error()
+	if e.Index >= 0 {
+		s += fmt.Sprintf(" (operation %d)", e.Index)
+	}
 	if e.Detail != "" {
 		s += ": " + e.Detail
 	}

@@ -2,6 +2,7 @@ package roster
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"time"
 
@@ -186,8 +187,17 @@ func Sign(s Signer, prev Head, at time.Time, body Body) (*Operation, error) {
 }
 
 // Decode parses one operation. It checks the encoding only; meaning and
-// signatures are checked by State.Apply.
+// signatures are checked by State.Apply. Errors are *Error with Index -1.
 func Decode(b []byte) (*Operation, error) {
+	op, err := decode(b)
+	var e *Error
+	if errors.As(err, &e) {
+		e.Index = -1
+	}
+	return op, err
+}
+
+func decode(b []byte) (*Operation, error) {
 	if len(b) > MaxOperationSize {
 		return nil, reject(ErrDecode, "operation is %d bytes, at most %d", len(b), MaxOperationSize)
 	}

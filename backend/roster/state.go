@@ -99,7 +99,8 @@ type retentionProposal struct {
 }
 
 // State is the roster folded from a valid chain. The zero value is not
-// usable; start from New. Accessors return copies.
+// usable; start from New. Accessors return copies. A State is not safe for
+// concurrent use.
 type State struct {
 	opts Options
 
