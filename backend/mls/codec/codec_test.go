@@ -172,3 +172,39 @@ func BenchmarkWriteVector(b *testing.B) {
 		buf = w.Bytes()
 	}
 }
+
+func TestWriterTooLong(t *testing.T) {
+	var w Writer
+	w.Varint(MaxVarint)
+	if w.Err() != nil {
+		t.Fatal(w.Err())
+	}
+	w.Varint(MaxVarint + 1)
+	if !errors.Is(w.Err(), ErrTooLong) {
+		t.Fatalf("err %v", w.Err())
+	}
+	if VarintLen(MaxVarint+1) != 0 {
+		t.Fatal("VarintLen")
+	}
+}
+
+// TestReaderNeverPanicsOnPrefixes decodes every prefix of a valid encoding:
+// each must fail with ErrTruncated and none may panic.
+func TestReaderNeverPanicsOnPrefixes(t *testing.T) {
+	var w Writer
+	w.U32(7)
+	w.Vector(func(w *Writer) { w.Opaque(make([]byte, 70)); w.U64(1) })
+	w.Optional(true, func(w *Writer) { w.Opaque([]byte("x")) })
+	full := w.Bytes()
+	for i := 0; i < len(full); i++ {
+		r := NewReader(full[:i])
+		r.U32()
+		r.Vector(func(r *Reader) { r.Opaque(); r.U64() })
+		if r.Optional() {
+			r.Opaque()
+		}
+		if !errors.Is(r.Done(), ErrTruncated) {
+			t.Fatalf("prefix %d: %v", i, r.Err())
+		}
+	}
+}

@@ -3,6 +3,7 @@ package secrettree
 import (
 	"bytes"
 	"errors"
+	mrand "math/rand/v2"
 	"testing"
 
 	"weald/backend/mls/codec"
@@ -193,6 +194,50 @@ func BenchmarkNextApplicationKey(b *testing.B) {
 	for b.Loop() {
 		if _, err := tree.Next(517, Application); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestRandomDeliveryOrder delivers 200 messages of one sender in a random
+// order within the window: every one decrypts exactly once, and keys the
+// window has already passed are refused.
+func TestRandomDeliveryOrder(t *testing.T) {
+	send := testTree(t, Config{})
+	recv := testTree(t, Config{MaxForward: 300, MaxSkipped: 300})
+	const n = 200
+	keys := make([]KeyNonce, n)
+	for i := range keys {
+		kn, err := send.Next(4, Application)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys[i] = kn
+	}
+	rng := mrand.New(mrand.NewPCG(1, 2))
+	for _, i := range rng.Perm(n) {
+		kn, err := recv.Key(4, Application, uint32(i))
+		if err != nil || !bytes.Equal(kn.Key, keys[i].Key) || !bytes.Equal(kn.Nonce, keys[i].Nonce) {
+			t.Fatalf("generation %d: %v", i, err)
+		}
+		if _, err := recv.Consume(4, Application, uint32(i)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := recv.Key(4, Application, uint32(i)); !errors.Is(err, ErrKeyConsumed) {
+			t.Fatalf("generation %d reusable: %v", i, err)
+		}
+	}
+	// Nothing is left over: all skipped keys were consumed.
+	r, _ := recv.ratchetFor(4, Application, false)
+	if len(r.skipped) != 0 || r.next != n {
+		t.Fatalf("left %d skipped keys, next %d", len(r.skipped), r.next)
+	}
+}
+
+func TestNewRejectsBadLeafCount(t *testing.T) {
+	s, _ := suite.ByID(1)
+	for _, n := range []uint32{0, 3, 6, 1000} {
+		if _, err := New(s, make([]byte, 32), n, Config{}); err == nil {
+			t.Errorf("leaf count %d accepted", n)
 		}
 	}
 }
