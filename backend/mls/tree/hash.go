@@ -22,18 +22,19 @@ func (t *Tree) TreeHash() []byte {
 		return nil
 	}
 	var w codec.Writer
-	return t.nodeHash(&w, t.Root())
+	return slices.Clone(t.nodeHash(&w, t.Root()))
 }
 
 // NodeHash returns the tree hash of the subtree rooted at node x.
 func (t *Tree) NodeHash(x tm.NodeIndex) []byte {
 	var w codec.Writer
-	return t.nodeHash(&w, x)
+	return slices.Clone(t.nodeHash(&w, x))
 }
 
 // nodeHash computes (and caches) the tree hash of x; w is scratch space.
+// The result aliases the cache: use it before the tree changes.
 func (t *Tree) nodeHash(w *codec.Writer, x tm.NodeIndex) []byte {
-	if h := t.hashes[x]; h != nil {
+	if h := t.hashes.get(uint32(x)); h != nil {
 		return h
 	}
 	var h []byte
@@ -46,8 +47,7 @@ func (t *Tree) nodeHash(w *codec.Writer, x tm.NodeIndex) []byte {
 		rh := t.nodeHash(w, r)
 		h = t.parentNodeHash(w, t.parents[x>>1], lh, rh)
 	}
-	t.hashes[x] = h
-	return h
+	return t.hashes.put(uint32(x), h)
 }
 
 // leafHash hashes TreeHashInput for a leaf (LeafNodeHashInput).

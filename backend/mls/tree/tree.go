@@ -58,19 +58,18 @@ type Tree struct {
 	suite   Suite
 	leaves  []*LeafNode   // len n
 	parents []*ParentNode // len n-1; parents[x>>1] for odd x
-	// hashes caches the tree hash of each node; nil means not computed.
-	// Invariant: if hashes[x] is nil, so is every ancestor's.
-	hashes [][]byte
+	// hashes caches the tree hash of each node.
+	hashes hashCache
 }
 
 // New returns a one-member tree holding leaf (a group creator's tree).
 func New(s Suite, leaf *LeafNode) *Tree {
-	return &Tree{suite: s, leaves: []*LeafNode{leaf}, parents: []*ParentNode{}, hashes: make([][]byte, 1)}
+	return &Tree{suite: s, leaves: []*LeafNode{leaf}, parents: []*ParentNode{}, hashes: newHashCache(1)}
 }
 
 // newBlank returns a tree of n (a power of two) blank leaves.
 func newBlank(s Suite, n uint32) *Tree {
-	return &Tree{suite: s, leaves: make([]*LeafNode, n), parents: make([]*ParentNode, n-1), hashes: make([][]byte, tm.Width(n))}
+	return &Tree{suite: s, leaves: make([]*LeafNode, n), parents: make([]*ParentNode, n-1), hashes: newHashCache(tm.Width(n))}
 }
 
 // Suite returns the tree's cipher suite.
@@ -79,7 +78,7 @@ func (t *Tree) Suite() Suite { return t.suite }
 // Clone returns an independent copy of t. Nodes are shared (they are
 // immutable), so this costs three slice copies.
 func (t *Tree) Clone() *Tree {
-	return &Tree{suite: t.suite, leaves: slices.Clone(t.leaves), parents: slices.Clone(t.parents), hashes: slices.Clone(t.hashes)}
+	return &Tree{suite: t.suite, leaves: slices.Clone(t.leaves), parents: slices.Clone(t.parents), hashes: t.hashes.clone()}
 }
 
 // NumLeaves returns the number of leaves, blank ones included.
@@ -142,10 +141,9 @@ func (t *Tree) Members(f func(i tm.LeafIndex, l *LeafNode)) {
 func (t *Tree) invalidate(x tm.NodeIndex) {
 	n := t.NumLeaves()
 	for {
-		if t.hashes[x] == nil {
-			return // ancestors are nil already (invariant)
+		if !t.hashes.drop(uint32(x)) {
+			return // ancestors are not cached either (invariant)
 		}
-		t.hashes[x] = nil
 		p, ok := tm.Parent(x, n)
 		if !ok {
 			return
@@ -184,12 +182,12 @@ func (t *Tree) blankDirectPath(i tm.LeafIndex) {
 func (t *Tree) grow() {
 	n := t.NumLeaves()
 	if n == 0 {
-		t.leaves, t.parents, t.hashes = make([]*LeafNode, 1), nil, make([][]byte, 1)
+		t.leaves, t.parents, t.hashes = make([]*LeafNode, 1), nil, newHashCache(1)
 		return
 	}
 	t.leaves = append(t.leaves, make([]*LeafNode, n)...)
 	t.parents = append(t.parents, make([]*ParentNode, n)...)
-	t.hashes = append(t.hashes, make([][]byte, tm.Width(2*n)-tm.Width(n))...)
+	t.hashes.resize(tm.Width(2 * n))
 }
 
 // AddLeaf places leaf in the leftmost blank leaf, extending the tree if
@@ -253,7 +251,7 @@ func (t *Tree) truncate() {
 		// path leaves would be non-blank), so nothing is lost.
 		t.leaves = t.leaves[:half:half]
 		t.parents = t.parents[: half-1 : half-1]
-		t.hashes = t.hashes[:tm.Width(half):tm.Width(half)]
+		t.hashes.resize(tm.Width(half))
 	}
 }
 

@@ -253,8 +253,17 @@ func (t *Tree) ApplyUpdatePath(path *UpdatePath, o *ApplyOptions) (*ApplyResult,
 		}
 	}
 
-	// Merge on a copy so that a failure leaves t as it was.
-	work := t.Clone()
+	// Merge in place, remembering the replaced nodes so that a failure can
+	// put t back as it was.
+	saved := t.saveDirectPath(sender)
+	merged := false
+	defer func() {
+		if merged {
+			return
+		}
+		saved.restore(t)
+	}()
+	work := t
 	work.blankDirectPath(sender)
 	pubs := make([][]byte, len(fdp))
 	for i := range path.Nodes {
@@ -292,6 +301,8 @@ func (t *Tree) ApplyUpdatePath(path *UpdatePath, o *ApplyOptions) (*ApplyResult,
 			if !tm.IsInSubtree(y, me) {
 				continue
 			}
+			// The copath child is off the sender's path, so its keys are
+			// the same before and after the merge.
 			priv, ok := o.Private.keyFor(t, y)
 			if !ok {
 				continue
@@ -324,7 +335,7 @@ func (t *Tree) ApplyUpdatePath(path *UpdatePath, o *ApplyOptions) (*ApplyResult,
 		}
 		result.CommitSecret = secret
 	}
-	*t = *work
+	merged = true
 	if o.Private != nil {
 		for i, x := range newNodes {
 			o.Private.SetNodeKey(x, newKeys[i].priv, newKeys[i].pub)
@@ -368,4 +379,29 @@ func (t *Tree) checkPathKeysFresh(path *UpdatePath, sender tm.LeafIndex) error {
 		}
 	}
 	return nil
+}
+
+// savedPath is leaf i and the parent nodes of its direct path, as they were.
+type savedPath struct {
+	leaf    tm.LeafIndex
+	old     *LeafNode
+	nodes   []tm.NodeIndex
+	parents []*ParentNode
+}
+
+func (t *Tree) saveDirectPath(i tm.LeafIndex) *savedPath {
+	sp := &savedPath{leaf: i, old: t.leaves[i]}
+	sp.nodes = tm.DirectPath(nil, i.Node(), t.NumLeaves())
+	for _, x := range sp.nodes {
+		sp.parents = append(sp.parents, t.parents[x>>1])
+	}
+	return sp
+}
+
+// restore puts the saved nodes back (their hashes are recomputed lazily).
+func (sp *savedPath) restore(t *Tree) {
+	t.setLeaf(sp.leaf, sp.old)
+	for k, x := range sp.nodes {
+		t.setParent(x, sp.parents[k])
+	}
 }
