@@ -5,11 +5,39 @@
 package interop
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
+
+var mlspeerBin string // built by TestMain
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mlspeer-interop-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	mlspeerBin = filepath.Join(dir, "mlspeer")
+	if runtime.GOOS == "windows" {
+		mlspeerBin += ".exe"
+	}
+	build := exec.Command("go", "build", "-o", mlspeerBin, "weald/backend/cmd/mlspeer")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building mlspeer:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func goImpl() impl { return impl{name: "go", argv: []string{mlspeerBin}} }
 
 // tsImpl returns the ts-mls driver, failing (never skipping) when its
 // dependencies have not been installed.
@@ -29,11 +57,22 @@ func tsImpl(t *testing.T) impl {
 	return impl{name: "ts-mls", argv: []string{node, filepath.Join(dir, "peer.mjs")}}
 }
 
-func TestTSMLSWithItself(t *testing.T) {
-	ts := tsImpl(t)
-	scenario(t, ts, ts)
+// TestGoWithTSMLS is the interop proof: Go creates group 1 and ts-mls joins
+// it by Welcome and by external commit; ts-mls creates group 2 and Go joins
+// it by Welcome with an out-of-band tree.
+func TestGoWithTSMLS(t *testing.T) {
+	t.Parallel()
+	scenario(t, goImpl(), tsImpl(t))
 }
 
-func TestTSMLSErrorCodes(t *testing.T) {
-	errorCodes(t, tsImpl(t))
+func TestGoWithItself(t *testing.T) {
+	t.Parallel()
+	scenario(t, goImpl(), goImpl())
+}
+
+func TestErrorCodes(t *testing.T) {
+	t.Parallel()
+	for _, im := range []impl{goImpl(), tsImpl(t)} {
+		errorCodes(t, im)
+	}
 }

@@ -12,8 +12,6 @@ import {
   createApplicationMessage,
   createCommit,
   createGroup,
-  createGroupInfoWithExternalPub,
-  createGroupInfoWithExternalPubAndRatchetTree,
   decodeGroupState,
   decodeMlsMessage,
   defaultCapabilities,
@@ -33,6 +31,7 @@ import {
 import { encodeRatchetTree, decodeRatchetTree } from "ts-mls/ratchetTree.js";
 import { makeKeyPackageRef } from "ts-mls/keyPackage.js";
 import { defaultClientConfig } from "ts-mls/clientConfig.js";
+import { createGroupInfo } from "ts-mls/createCommit.js";
 
 const SUITE = "MLS_128_DHKEMX25519_AES128GCM_SHA256_Ed25519";
 
@@ -242,9 +241,14 @@ class Peer {
   async groupinfo(out, named) {
     const g = this.needGroup();
     const oob = named["ratchet-tree"] !== undefined;
-    const gi = oob
-      ? await createGroupInfoWithExternalPub(g, [], this.impl)
-      : await createGroupInfoWithExternalPubAndRatchetTree(g, [], this.impl);
+    // ts-mls 1.6.4 puts the bare key in external_pub; RFC 9420 §12.4.3.2
+    // defines struct { HPKEPublicKey external_pub; }, i.e. the key with a
+    // varint length prefix. Build the extension the RFC way and sign.
+    const kp = await this.impl.hpke.deriveKeyPair(g.keySchedule.externalSecret);
+    const pub = await this.impl.hpke.exportPublicKey(kp.publicKey);
+    const exts = [{ extensionType: "external_pub", extensionData: withLength(pub) }];
+    if (!oob) exts.push({ extensionType: "ratchet_tree", extensionData: encodeRatchetTree(g.ratchetTree) });
+    const gi = await createGroupInfo(g.groupContext, g.confirmationTag, g, exts, this.impl);
     this.write(out, encodeMlsMessage({ version: "mls10", wireformat: "mls_group_info", groupInfo: gi }));
     if (oob) this.write(named["ratchet-tree"], encodeRatchetTree(g.ratchetTree));
     return { epoch: Number(g.groupContext.epoch) };
@@ -262,7 +266,7 @@ class Peer {
       tree = d[0];
     }
     const kp = await this.freshKeyPackage();
-    const res = await joinGroupExternal(m.groupInfo, kp.publicPackage, kp.privatePackage, false, this.impl, tree);
+    const res = await joinGroupExternal(m.groupInfo, kp.publicPackage, kp.privatePackage, false, rfcExternalPub(this.impl), tree);
     this.write(
       named.commit,
       encodeMlsMessage({ version: "mls10", wireformat: "mls_public_message", publicMessage: res.publicMessage }),
@@ -332,6 +336,38 @@ class Peer {
 }
 
 class ProtocolError extends Error {}
+
+// withLength prefixes b with its RFC 9420 §2.1.2 varint length.
+function withLength(b) {
+  const n = b.length;
+  let pre;
+  if (n < 0x40) pre = [n];
+  else if (n < 0x4000) pre = [0x40 | (n >> 8), n & 0xff];
+  else pre = [0x80 | (n >>> 24), (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff];
+  return new Uint8Array([...pre, ...b]);
+}
+
+// withoutLength returns the body of an RFC 9420 opaque<V> holding exactly a
+// KEM public key (32, 65, 97 or 133 bytes), or undefined.
+function withoutLength(b) {
+  if (b.length === 0) return undefined;
+  const top = b[0] >> 6;
+  let n, off;
+  if (top === 0) [n, off] = [b[0], 1];
+  else if (top === 1 && b.length >= 2) [n, off] = [((b[0] & 0x3f) << 8) | b[1], 2];
+  else return undefined;
+  if (off + n !== b.length || ![32, 65, 97, 133].includes(n)) return undefined;
+  return b.subarray(off);
+}
+
+// rfcExternalPub adapts a cipher suite so that ts-mls's joinGroupExternal,
+// which takes external_pub as the bare key, accepts the RFC encoding (the
+// GroupInfo signature still covers the bytes as sent). Bare keys pass as is.
+function rfcExternalPub(impl) {
+  const hpke = Object.create(impl.hpke);
+  hpke.importPublicKey = (k) => impl.hpke.importPublicKey(withoutLength(k) ?? k);
+  return { ...impl, hpke };
+}
 
 function decodeOne(bytes) {
   let d;

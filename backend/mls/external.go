@@ -1,0 +1,152 @@
+package mls
+
+import (
+	"fmt"
+
+	"weald/backend/mls/codec"
+	"weald/backend/mls/framing"
+	"weald/backend/mls/keyschedule"
+	"weald/backend/mls/proposal"
+	"weald/backend/mls/tree"
+)
+
+// ExternalJoinOptions tune [ExternalJoin].
+type ExternalJoinOptions struct {
+	// Resync removes the joiner's old leaf: the leaf whose credential
+	// equals the new one (RFC 9420 §12.4.3.2, "resync").
+	Resync bool
+	// PSKs are pre-shared keys to inject.
+	PSKs []proposal.PreSharedKeyID
+	// AuthenticatedData is carried in the commit's FramedContent.
+	AuthenticatedData []byte
+}
+
+// ExternalJoin joins a group from its GroupInfo MLSMessage with an external
+// commit (RFC 9420 §12.4.3.2): the GroupInfo's signature, tree and
+// external_pub are checked, the joiner's fresh leaf is added at the leftmost
+// blank leaf, and the commit (sender new_member_commit, a PublicMessage
+// with exactly one ExternalInit, a path, and a Remove of the joiner's old
+// leaf when resyncing) is returned with the joined group. ratchetTree is
+// the out-of-band tree when the GroupInfo has no ratchet_tree extension.
+func ExternalJoin(cfg *Config, groupInfo, ratchetTree []byte, cred tree.Credential, opts ExternalJoinOptions) (*Group, []byte, error) {
+	body, err := expectMLSMessage(groupInfo, wireGroupInfo)
+	if err != nil {
+		return nil, nil, err
+	}
+	gi, err := DecodeGroupInfo(body)
+	if err != nil {
+		return nil, nil, err
+	}
+	cs, err := newCipher(gi.GroupContext.CipherSuite, cfg.rand())
+	if err != nil {
+		return nil, nil, err
+	}
+	s := cs.s
+	epb, ok := gi.Extensions.Find(tree.ExtExternalPub)
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: no external_pub extension", ErrGroupInfo)
+	}
+	r := codec.NewReader(epb)
+	externalPub := r.OpaqueCopy()
+	if err := r.Done(); err != nil {
+		return nil, nil, fmt.Errorf("%w: external_pub: %w", ErrDecode, err)
+	}
+	// The old group as the joiner sees it: the GroupInfo's epoch.
+	old := &Group{cfg: cfg, cs: cs, ctx: gi.GroupContext, active: true}
+	t, err := old.importTree(gi, ratchetTree)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := gi.verify(cs, t); err != nil {
+		return nil, nil, err
+	}
+	old.tree = t
+	// The interim transcript hash follows from the GroupInfo (RFC 9420 §8.2).
+	old.interim = keyschedule.InterimTranscriptHash(s, gi.GroupContext.ConfirmedTranscriptHash, gi.ConfirmationTag)
+
+	kemOutput, initSecret, err := keyschedule.ExternalInitSend(s, cs.rand, externalPub)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: external_pub: %w", ErrGroupInfo, err)
+	}
+	list := []proposal.OrRef{{Type: proposal.OrRefProposal, Proposal: &proposal.Proposal{
+		Type: proposal.TypeExternalInit, ExternalInit: &proposal.ExternalInit{KEMOutput: kemOutput}}}}
+	if opts.Resync {
+		oldLeaf, found := t.FindLeaf(func(l *tree.LeafNode) bool { return sameCredential(&l.Credential, &cred) })
+		if !found {
+			return nil, nil, fmt.Errorf("%w: no leaf of ours to resync", ErrExternalCommit)
+		}
+		list = append(list, proposal.OrRef{Type: proposal.OrRefProposal, Proposal: &proposal.Proposal{
+			Type: proposal.TypeRemove, Remove: &proposal.Remove{Removed: uint32(oldLeaf)}}})
+	}
+	for i := range opts.PSKs {
+		list = append(list, proposal.OrRef{Type: proposal.OrRefProposal, Proposal: &proposal.Proposal{
+			Type: proposal.TypePreSharedKey, PreSharedKey: &proposal.PreSharedKey{PSK: opts.PSKs[i]}}})
+	}
+
+	// Fresh keys for the joiner's leaf.
+	kp, err := GenerateKeyPackage(cfg, gi.GroupContext.CipherSuite, cred)
+	if err != nil {
+		return nil, nil, err
+	}
+	leaf := kp.KeyPackage.LeafNode
+	leaf.Source = tree.SourceCommit
+	leaf.Lifetime = tree.Lifetime{}
+	me := sender{kind: senderNewMemberCommit}
+	props, err := old.resolveProposals(list, me)
+	if err != nil {
+		return nil, nil, err
+	}
+	nt := t.Clone()
+	res, err := old.applyProposals(nt, props, me, &leaf)
+	if err != nil {
+		return nil, nil, err
+	}
+	placeholder := leaf
+	me.leaf = nt.AddLeaf(&placeholder)
+	priv := tree.NewPrivateState(me.leaf, kp.EncryptionKey, kp.SignatureKey)
+	up, ps, err := nt.CreateUpdatePath(&tree.PathOptions{
+		Rand:         cs.rand,
+		GroupID:      gi.GroupContext.GroupID,
+		Leaf:         &leaf,
+		SignatureKey: kp.SignatureKey,
+		GroupContext: func(treeHash []byte) ([]byte, error) {
+			c := old.provisionalContext(res.extensions, treeHash)
+			return c.Bytes(), nil
+		},
+		PrivateBefore: priv,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	content := framing.FramedContent{
+		GroupID:           gi.GroupContext.GroupID,
+		Epoch:             gi.GroupContext.Epoch,
+		Sender:            framing.Sender{Type: framing.SenderNewMemberCommit},
+		AuthenticatedData: orEmpty(opts.AuthenticatedData),
+		ContentType:       framing.ContentCommit,
+		Commit:            &proposal.Commit{Proposals: list, Path: up},
+	}
+	sk, err := s.ParseSigningKey(kp.SignatureKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	ac, err := framing.Sign(s, cs.rand, sk, framing.WireFormatPublicMessage, content, gi.GroupContext.Bytes())
+	if err != nil {
+		return nil, nil, err
+	}
+	next, _, tag, err := old.nextEpoch(&epochInput{
+		committer: me, tree: nt, priv: priv, res: res,
+		commitSecret: ps.CommitSecret, confirmedInput: ac.ConfirmedTranscriptHashInput(), initSecret: initSecret,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	next.resumption = nil
+	ac.Auth.ConfirmationTag = tag
+	pm, err := framing.NewPublicMessage(s, ac, nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	msg := (&framing.MLSMessage{WireFormat: framing.WireFormatPublicMessage, Public: pm}).Bytes()
+	return next, msg, nil
+}
