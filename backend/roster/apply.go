@@ -354,8 +354,22 @@ func (s *State) checkAdmitAgent(op *Operation, a actor, b *AdmitAgent) (func(), 
 		return nil, reject(ErrNotAuthorized, "a sub-delegation is admitted by its parent agent")
 	}
 	aid := c.AgentID()
-	if _, ok := s.agents[aid]; ok {
-		return nil, reject(ErrDuplicate, "agent %s", aid.ShortString())
+	prev, renewal := s.agents[aid]
+	if renewal {
+		// Renewal or a scope change (spec/channels.md "Group policy"): a
+		// new certificate for an admitted agent, from the same issuer.
+		if prev.RevokedAt != nil {
+			return nil, reject(ErrAlreadyRevoked, "agent %s; a revoked agent needs a new key", aid.ShortString())
+		}
+		if prev.Cert.IssuingDevice != c.IssuingDevice || (prev.Cert.Parent == nil) != (c.Parent == nil) ||
+			(c.Parent != nil && prev.Cert.Parent.AgentID() != c.Parent.AgentID()) {
+			return nil, reject(ErrNotAuthorized, "a renewal comes from the agent's own issuer")
+		}
+		old, _ := prev.Cert.Marshal()
+		cur, _ := c.Marshal()
+		if bytes.Equal(old, cur) {
+			return nil, reject(ErrDuplicate, "agent %s already holds this certificate", aid.ShortString())
+		}
 	}
 	for _, g := range c.Scope {
 		if gi, ok := s.groups[g]; !ok || gi.Deleted {
@@ -366,6 +380,9 @@ func (s *State) checkAdmitAgent(op *Operation, a actor, b *AdmitAgent) (func(), 
 		return nil, err
 	}
 	ref := s.ref(op)
+	if renewal {
+		return func() { prev.Cert = c; prev.Renewed = &ref }, nil
+	}
 	return func() { s.agents[aid] = &AgentInfo{ID: aid, Cert: c, Admitted: ref} }, nil
 }
 

@@ -3,6 +3,7 @@ package roster
 import (
 	"bytes"
 	"slices"
+	"time"
 
 	"weald/backend/identity"
 )
@@ -89,5 +90,52 @@ func (s *State) Invites() []InviteInfo {
 		out = append(out, inv)
 	}
 	slices.SortFunc(out, func(a, b InviteInfo) int { return a.Created.Index - b.Created.Index })
+	return out
+}
+
+// AccessKeys is what the relay's access set is built from (gaps.md "Relay
+// protocol"): the live device, agent and recovery keys and the grant
+// hashes of usable invites, at time t.
+type AccessKeys struct {
+	Devices    []identity.DevicePublic
+	Agents     []identity.AgentPublic
+	Recoveries []identity.RecoveryPublic
+	Grants     [][32]byte
+}
+
+// AccessKeys lists the keys and grants that may connect at time t, each
+// in admission order.
+func (s *State) AccessKeys(t time.Time) AccessKeys {
+	var out AccessKeys
+	devs := make([]*DeviceInfo, 0, len(s.devices))
+	for _, d := range s.devices {
+		if s.DeviceLive(d.ID) {
+			devs = append(devs, d)
+		}
+	}
+	slices.SortFunc(devs, func(a, b *DeviceInfo) int { return a.Admitted.Index - b.Admitted.Index })
+	for _, d := range devs {
+		out.Devices = append(out.Devices, d.Public)
+	}
+	for _, a := range s.Agents() {
+		if s.AgentLive(a.ID, t) {
+			out.Agents = append(out.Agents, a.Cert.Agent)
+		}
+	}
+	recs := make([]*RecoveryInfo, 0, len(s.recoveries))
+	for _, r := range s.recoveries {
+		if r.RevokedAt == nil && s.users[r.User].RevokedAt == nil {
+			recs = append(recs, r)
+		}
+	}
+	slices.SortFunc(recs, func(a, b *RecoveryInfo) int { return a.Admitted.Index - b.Admitted.Index })
+	for _, r := range recs {
+		out.Recoveries = append(out.Recoveries, r.Public)
+	}
+	for _, inv := range s.Invites() {
+		if !inv.Revoked && s.DeviceLive(inv.CreatedBy) && t.Before(inv.Invite.ExpiresAt) && inv.Uses < int(inv.Invite.MaxUses) {
+			out.Grants = append(out.Grants, inv.Invite.Grant)
+		}
+	}
 	return out
 }

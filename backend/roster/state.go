@@ -39,8 +39,9 @@ type DeviceInfo struct {
 // AgentInfo is an agent's entry.
 type AgentInfo struct {
 	ID        identity.AgentID
-	Cert      *identity.DelegationCertificate
+	Cert      *identity.DelegationCertificate // the current one
 	Admitted  Ref
+	Renewed   *Ref // the latest renewal or scope change, if any
 	RevokedAt *time.Time
 }
 
