@@ -22,9 +22,9 @@ func newCipher(id uint16, rand io.Reader) (*cipher, error) {
 	return &cipher{s: s, rand: rand}, nil
 }
 
-func (c *cipher) ID() uint16                { return uint16(c.s.ID()) }
-func (c *cipher) SecretSize() int           { return c.s.Nh() }
-func (c *cipher) Hash(data []byte) []byte   { return c.s.Hash(data) }
+func (c *cipher) ID() uint16              { return uint16(c.s.ID()) }
+func (c *cipher) SecretSize() int         { return c.s.Nh() }
+func (c *cipher) Hash(data []byte) []byte { return c.s.Hash(data) }
 func (c *cipher) RefHash(label string, value []byte) []byte {
 	return c.s.RefHash(label, value)
 }

@@ -119,9 +119,9 @@ func (g *Group) nextEpoch(in *epochInput) (*Group, *keyschedule.EpochSecrets, []
 
 // receivedCommit is a commit taken from an authenticated message.
 type receivedCommit struct {
-	committer      sender
-	commit         *proposal.Commit
-	confirmedInput []byte
+	committer       sender
+	commit          *proposal.Commit
+	confirmedInput  []byte
 	confirmationTag []byte
 	// signatureKey of an external committer is its path leaf's (checked
 	// by the caller once the leaf is known); unused for members.
