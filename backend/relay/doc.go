@@ -1,0 +1,19 @@
+// Package relay is the relay's transport-independent accept path: the
+// [Service] that provisions workspaces, accepts access sets, authenticates
+// principals, accepts envelopes onto per-group logs, serves fetches, runs the
+// roster compare-and-swap and the key-package directory, and executes signed
+// drop_before instructions (design/gaps.md "Relay protocol"; spec/lifecycle.md
+// "Removing a person" step 5, "Provisional grants", "Checkpoints",
+// "Dropping", "The workspace byte budget", "What the relay never does").
+//
+// The WebSocket transport is in package relay/server; the state in
+// relay/store. Every refusal is a *wire.Error with a stable code, and a
+// refused request changes nothing: each request runs in one store
+// transaction that rolls back on any refusal. The relay never imports the MLS
+// or document packages: it reads only the relay-visible kinds (checkpoint,
+// retention.transition, retention.policy) and treats every other ct, and
+// every roster operation, as opaque bytes.
+//
+// The only deletion of envelopes is [Service.DropBefore]. The byte budget
+// refuses; RETENTION_DAYS only warns (in [Service.Stats]).
+package relay

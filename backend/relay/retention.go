@@ -1,0 +1,174 @@
+package relay
+
+import (
+	"bytes"
+	"context"
+	"errors"
+
+	"weald/backend/relay/store"
+	"weald/backend/wire"
+)
+
+// acceptVisible validates and records the relay-visible kinds: a retention
+// key transition (design/gaps.md "Groups and keys"), a checkpoint
+// (spec/lifecycle.md "Checkpoints") and a retention policy (design/gaps.md
+// "Retention policy").
+func (s *Service) acceptVisible(ctx context.Context, tx store.Tx, c *cachedSet, e *wire.Envelope, authorKey []byte, seq uint64, hash wire.ID, i int) error {
+	idx := wire.U("index", uint64(i))
+	switch e.Kind {
+	case wire.KindRetentionTransition:
+		t, err := wire.DecodeRetentionTransition(e.CT)
+		if err != nil || t.Group != e.Group {
+			return wire.Errorf(wire.CodeRetentionBadTransition, "The retention key transition is malformed or names another group.", idx)
+		}
+		if t.VerifySignature() != nil {
+			return wire.Errorf(wire.CodeRetentionBadTransition, "The retention key transition is not signed by the key it succeeds.", idx)
+		}
+		return acceptTransition(ctx, tx, &t, authorKey, seq, idx)
+	case wire.KindCheckpoint:
+		cp, err := wire.DecodeCheckpoint(e.CT)
+		if err != nil || cp.Group != e.Group {
+			return wire.Errorf(wire.CodeBadObject, "The checkpoint is malformed or names another group.", idx)
+		}
+		if cp.Verify() != nil {
+			return wire.Errorf(wire.CodeBadObject, "The checkpoint's manifest hash or signature does not verify.", idx)
+		}
+		keys, err := tx.RetentionKeys(ctx, e.Group)
+		if err != nil {
+			return err
+		}
+		if findKey(keys, cp.RetentionKey) == nil {
+			return wire.Errorf(wire.CodeBadObject, "The checkpoint is not signed by a retention key of this group.", idx)
+		}
+		return tx.PutCheckpoint(ctx, e.Group, store.CheckpointRow{Seq: seq,
+			Ref: wire.EnvelopeRef{Author: e.Author, Ctr: e.Ctr, Hash: hash}, ManifestHash: cp.ManifestHash, RetentionKey: cp.RetentionKey})
+	case wire.KindRetentionPolicy:
+		p, err := wire.DecodeRetentionPolicy(e.CT)
+		if err != nil || p.Group != e.Group {
+			return wire.Errorf(wire.CodeRetentionBadPolicy, "The retention policy is malformed or names another group.", idx)
+		}
+		latest, err := tx.LatestPolicy(ctx, e.Group)
+		switch {
+		case err == nil:
+			if p.Version <= latest.Version {
+				return wire.Errorf(wire.CodeRetentionBadPolicy, "A retention policy must have a higher version than the group's current one.",
+					idx, wire.U("version", latest.Version))
+			}
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		}
+		if err := checkApprovals(&c.set, wire.LabelRetentionPolicy, p.TBS(), p.Approvals); err != nil {
+			err.Fields = append(err.Fields, idx)
+			return err
+		}
+		return tx.PutPolicy(ctx, e.Group, store.Policy{Version: p.Version, Seq: seq,
+			Ref: wire.EnvelopeRef{Author: e.Author, Ctr: e.Ctr, Hash: hash}, TextWindowDays: p.TextWindowDays,
+			MediaWindowDays: p.MediaWindowDays, Body: e.CT})
+	}
+	return nil
+}
+
+// acceptTransition records a retention key. A root is signed by the
+// publishing device's own key; a successor by the key it succeeds, with a
+// higher epoch. A second root, or a second successor of one key, freezes the
+// group's chain: it is recorded (the fork is evidence) and no drop is
+// accepted for the group from then on.
+func acceptTransition(ctx context.Context, tx store.Tx, t *wire.RetentionTransition, authorKey []byte, seq uint64, idx wire.Field) error {
+	keys, err := tx.RetentionKeys(ctx, t.Group)
+	if err != nil {
+		return err
+	}
+	bad := func(sentence string) error { return wire.Errorf(wire.CodeRetentionBadTransition, sentence, idx) }
+	if t.IsRoot() {
+		if !bytes.Equal(t.Signer, authorKey) {
+			return bad("A retention chain's first key must be signed by the device that publishes it.")
+		}
+	} else {
+		prev := findKey(keys, t.PrevKey)
+		if prev == nil {
+			return bad("The retention key transition succeeds a key this group never published.")
+		}
+		if t.Epoch <= prev.Epoch {
+			return bad("A successor retention key must belong to a later epoch.")
+		}
+	}
+	if bytes.Equal(t.NewKey, t.PrevKey) {
+		return bad("A retention key cannot succeed itself.")
+	}
+	if existing := findKey(keys, t.NewKey); existing != nil {
+		if bytes.Equal(existing.PrevKey, t.PrevKey) {
+			return nil // the same transition published again
+		}
+		return bad("This retention key was already published with another predecessor.")
+	}
+	fork := false
+	for _, k := range keys {
+		if bytes.Equal(k.PrevKey, t.PrevKey) {
+			fork = true
+		}
+	}
+	if err := tx.PutRetentionKey(ctx, t.Group, store.RetentionKey{Key: t.NewKey, PrevKey: t.PrevKey, Epoch: t.Epoch, Seq: seq}); err != nil {
+		return err
+	}
+	if fork {
+		return tx.SetRetentionFrozen(ctx, t.Group)
+	}
+	return nil
+}
+
+func findKey(keys []store.RetentionKey, key []byte) *store.RetentionKey {
+	for i := range keys {
+		if bytes.Equal(keys[i].Key, key) {
+			return &keys[i]
+		}
+	}
+	return nil
+}
+
+// chainHead returns the group's current retention key: the one key with no
+// successor. It is nil for an empty chain.
+func chainHead(keys []store.RetentionKey) []byte {
+	succ := map[string]bool{}
+	for _, k := range keys {
+		succ[string(k.PrevKey)] = true
+	}
+	var head []byte
+	for _, k := range keys {
+		if !succ[string(k.Key)] {
+			head = k.Key
+		}
+	}
+	return head
+}
+
+// requiredApprovals is the admin threshold: 1 in a one-admin workspace,
+// otherwise 2 (design/gaps.md "Retention policy"). Admins are distinct users
+// with an admin device in the current access set.
+func requiredApprovals(set *wire.AccessSet) int {
+	if len(set.AdminUsers()) <= 1 {
+		return 1
+	}
+	return 2
+}
+
+// checkApprovals verifies that approvals by admin devices of the current set
+// over content under label come from enough distinct admin users.
+func checkApprovals(set *wire.AccessSet, label string, content []byte, approvals []wire.Approval) *wire.Error {
+	users := map[wire.ID]bool{}
+	for _, a := range approvals {
+		d, ok := set.Device(a.DeviceKey)
+		if !ok || !d.Admin {
+			continue
+		}
+		if wire.Verify(a.DeviceKey, label, content, a.Signature) != nil {
+			return wire.Errorf(wire.CodeAuthBadSignature, "An approval signature does not verify.")
+		}
+		users[d.User] = true
+	}
+	need := requiredApprovals(set)
+	if len(users) < need {
+		return wire.Errorf(wire.CodeRetentionThreshold, "Not enough admins approved this.",
+			wire.U("required", uint64(need)), wire.U("have", uint64(len(users))))
+	}
+	return nil
+}

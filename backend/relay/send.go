@@ -1,0 +1,343 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+
+	"weald/backend/relay/store"
+	"weald/backend/wire"
+)
+
+// groupState is a group's head as the batch being accepted moves it.
+type groupState struct {
+	head    uint64
+	authors map[wire.ID]store.AuthorHead
+	dirty   map[wire.ID]bool
+	lastSeq uint64
+}
+
+// Send accepts a batch of envelopes, all or none, in one transaction
+// (design/gaps.md "Relay protocol"). For each envelope, in order: the kind is
+// known; the author is a key of the current access set (or the key a grant
+// connection is bound to); the author signature verifies; the author chain
+// continues (ctr = previous + 1 and prev = hash of the previous envelope;
+// otherwise chain/gap, chain/fork or chain/replay); relay-visible kinds
+// verify. The relay then assigns seq per group. After the inserts the
+// trigger-maintained byte counter must be within the budget, or the whole
+// batch is refused with quota/log_budget_exhausted {limit_bytes}. The acks
+// are returned only after the commit.
+func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wire.Envelope) ([]wire.AckItem, []wire.SeqEnvelope, error) {
+	if len(envs) == 0 {
+		return nil, nil, wire.Errorf(wire.CodeMalformed, "A send carries at least one envelope.")
+	}
+	if len(envs) > s.maxBatch {
+		return nil, nil, wire.Errorf(wire.CodeLimitBatchSize, "Too many envelopes in one send; split the batch.", wire.U("limit", uint64(s.maxBatch)))
+	}
+	var total uint64
+	for i := range envs {
+		if !envs[i].Kind.Known() {
+			return nil, nil, wire.Errorf(wire.CodeUnknownKind, "An envelope has a kind this relay does not know.",
+				wire.U("index", uint64(i)), wire.U("kind", uint64(envs[i].Kind)))
+		}
+		total += uint64(len(envs[i].CT))
+	}
+	hashes := make([]wire.ID, len(envs))
+	for i := range envs {
+		hashes[i] = envs[i].Hash()
+	}
+
+	// Verify signatures against the cached current set before taking any
+	// lock. A key id names one public key, so a signature that fails here
+	// fails under every version of the set.
+	s.mu.Lock()
+	pre := s.cache[ws]
+	s.mu.Unlock()
+	verified := make([]bool, len(envs))
+	if pre != nil {
+		if i := verifyBatch(pre.keys, envs, verified); i >= 0 {
+			return nil, nil, badEnvelopeSignature(i)
+		}
+	}
+
+	var acks []wire.AckItem
+	var accepted []wire.SeqEnvelope
+	err := s.st.Update(ctx, func(tx store.Tx) error {
+		acks, accepted = acks[:0], accepted[:0]
+		w, err := lockWorkspace(ctx, tx, ws)
+		if err != nil {
+			return err
+		}
+		if s.maxLogBytes > 0 && uint64(w.LogBytes)+total > s.maxLogBytes {
+			return budgetError(s.maxLogBytes)
+		}
+		c, err := s.currentSet(ctx, tx, ws, w.AccessVersion)
+		if err != nil {
+			return err
+		}
+		now := s.unix()
+		groups := map[wire.ID]*groupState{}
+		var order []wire.ID
+		for i := range envs {
+			e := &envs[i]
+			key, err := s.authorKey(ctx, tx, ws, c, p, e.Author, i)
+			if err != nil {
+				return err
+			}
+			if !verified[i] {
+				if wire.VerifyEnvelope(e, key) != nil {
+					return badEnvelopeSignature(i)
+				}
+			}
+			g := groups[e.Group]
+			if g == nil {
+				g, err = loadGroup(ctx, tx, ws, e.Group, now)
+				if err != nil {
+					return err
+				}
+				groups[e.Group] = g
+				order = append(order, e.Group)
+			}
+			if err := checkChain(ctx, tx, g, e, hashes[i], i); err != nil {
+				return err
+			}
+			seq := g.head + 1
+			if e.Kind.RelayVisible() {
+				if err := s.acceptVisible(ctx, tx, c, e, key, seq, hashes[i], i); err != nil {
+					return err
+				}
+			}
+			row := store.EnvelopeRow{Seq: seq, Envelope: *e, Hash: hashes[i], AcceptedAt: now}
+			if err := tx.InsertEnvelope(ctx, &row); err != nil {
+				return err
+			}
+			g.head = seq
+			g.authors[e.Author] = store.AuthorHead{Ctr: e.Ctr, Hash: hashes[i]}
+			g.dirty[e.Author] = true
+			acks = append(acks, wire.AckItem{Group: e.Group, Seq: seq, Hash: hashes[i]})
+			accepted = append(accepted, wire.SeqEnvelope{Seq: seq, Envelope: *e})
+		}
+		for _, gid := range order {
+			g := groups[gid]
+			if err := tx.SetGroupHead(ctx, gid, g.head); err != nil {
+				return err
+			}
+			for a := range g.dirty {
+				if err := tx.PutAuthorHead(ctx, gid, a, g.authors[a]); err != nil {
+					return err
+				}
+			}
+		}
+		if s.maxLogBytes > 0 {
+			after, err := tx.Workspace(ctx, ws)
+			if err != nil {
+				return err
+			}
+			if after.LogBytes < 0 || uint64(after.LogBytes) > s.maxLogBytes {
+				return budgetError(s.maxLogBytes)
+			}
+		}
+		for _, gid := range order {
+			if err := tx.Emit(ctx, store.Change{Kind: store.ChangeEnvelopes, Workspace: ws, Group: gid, Seq: groups[gid].head}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return acks, accepted, nil
+}
+
+func budgetError(limit uint64) *wire.Error {
+	return wire.Errorf(wire.CodeLogBudgetExhausted,
+		"This workspace has used its storage budget on the relay; compact history or move to a larger plan, then send again.",
+		wire.U("limit_bytes", limit))
+}
+
+func badEnvelopeSignature(i int) *wire.Error {
+	return wire.Errorf(wire.CodeAuthBadSignature, "An envelope's author signature does not verify.", wire.U("index", uint64(i)))
+}
+
+// verifyBatch verifies, in parallel, the envelopes whose author is in keys,
+// marking them in ok. It returns the index of the first envelope whose
+// signature fails, or -1.
+func verifyBatch(keys map[wire.ID][]byte, envs []wire.Envelope, ok []bool) int {
+	workers := runtime.GOMAXPROCS(0)
+	if len(envs) < 8 || workers < 2 {
+		workers = 1
+	}
+	bad := make([]bool, len(envs))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(envs); i += workers {
+				key := keys[envs[i].Author]
+				if key == nil {
+					continue
+				}
+				if wire.VerifyEnvelope(&envs[i], key) == nil {
+					ok[i] = true
+				} else {
+					bad[i] = true
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	for i, b := range bad {
+		if b {
+			return i
+		}
+	}
+	return -1
+}
+
+// authorKey resolves the public key of an envelope author: a key of the
+// current set, or the key bound to the sending grant connection while its
+// grant is live.
+func (s *Service) authorKey(ctx context.Context, tx store.Tx, ws wire.ID, c *cachedSet, p wire.AuthOK, author wire.ID, i int) ([]byte, error) {
+	if key := c.keys[author]; key != nil {
+		return key, nil
+	}
+	if p.Kind == wire.PrincipalGrant && p.Principal == author {
+		key, _, err := tx.GrantKey(ctx, ws, author)
+		if err == nil {
+			ok, err := s.allowed(ctx, tx, ws, wire.PrincipalGrant, author)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				return key, nil
+			}
+			return nil, wire.Errorf(wire.CodeAuthRevoked, "The invite grant this device joined with has been voided.", wire.U("index", uint64(i)))
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+	}
+	if err := refuseKey(ctx, tx, ws, author); err != nil {
+		var we *wire.Error
+		if errors.As(err, &we) {
+			we.Fields = append(we.Fields, wire.U("index", uint64(i)))
+		}
+		return nil, err
+	}
+	return nil, nil
+}
+
+// loadGroup reads a group's head, creating the group in ws on its first
+// envelope. A group of another workspace is refused.
+func loadGroup(ctx context.Context, tx store.Tx, ws, id wire.ID, now int64) (*groupState, error) {
+	g := &groupState{authors: map[wire.ID]store.AuthorHead{}, dirty: map[wire.ID]bool{}}
+	row, err := tx.Group(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		if err := tx.CreateGroup(ctx, id, ws, now); err != nil {
+			return nil, err
+		}
+		return g, nil
+	case err != nil:
+		return nil, err
+	}
+	if row.Workspace != ws {
+		return nil, wire.Errorf(wire.CodeWrongWorkspace, "That group belongs to another workspace.", wire.B("group", id[:]))
+	}
+	g.head = row.HeadSeq
+	return g, nil
+}
+
+// checkChain enforces the author chain: ctr = previous + 1 and prev = hash of
+// the previous envelope (the first has ctr 1 and a zero prev).
+func checkChain(ctx context.Context, tx store.Tx, g *groupState, e *wire.Envelope, hash wire.ID, i int) error {
+	head, ok := g.authors[e.Author]
+	if !ok {
+		h, err := tx.AuthorHead(ctx, e.Group, e.Author)
+		switch {
+		case err == nil:
+			head, ok = h, true
+			g.authors[e.Author] = h
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		}
+	}
+	idx := wire.U("index", uint64(i))
+	if !ok {
+		if e.Ctr != 1 {
+			return wire.Errorf(wire.CodeChainGap, "The author's first envelope in a group has ctr 1.", idx, wire.U("expected_ctr", 1))
+		}
+		if !e.Prev.IsZero() {
+			return wire.Errorf(wire.CodeChainFork, "The author's first envelope in a group has no previous hash.", idx, wire.U("ctr", e.Ctr))
+		}
+		return nil
+	}
+	switch {
+	case e.Ctr == head.Ctr+1:
+		if e.Prev != head.Hash {
+			return wire.Errorf(wire.CodeChainFork, "The envelope does not extend the author's last accepted envelope.", idx, wire.U("ctr", e.Ctr))
+		}
+		return nil
+	case e.Ctr > head.Ctr+1:
+		return wire.Errorf(wire.CodeChainGap, "The envelope skips counters in the author's chain.", idx, wire.U("expected_ctr", head.Ctr+1))
+	}
+	// ctr at or below the head: the same envelope again, or a different one
+	// in a taken place.
+	same := e.Ctr == head.Ctr && hash == head.Hash
+	if !same {
+		old, err := tx.EnvelopeByAuthor(ctx, e.Group, e.Author, e.Ctr)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		same = err == nil && old.Hash == hash
+	}
+	if same {
+		return wire.Errorf(wire.CodeChainReplay, "This envelope was already accepted.", idx, wire.U("ctr", e.Ctr))
+	}
+	return wire.Errorf(wire.CodeChainFork, "Another envelope already holds this place in the author's chain.", idx, wire.U("ctr", e.Ctr))
+}
+
+// Fetch returns a group's envelopes with seq > afterSeq, ascending.
+func (s *Service) Fetch(ctx context.Context, ws, group wire.ID, afterSeq uint64, limit uint32) (*wire.Envelopes, error) {
+	n := int(limit)
+	if n <= 0 {
+		n = DefaultFetchLimit
+	}
+	if n > MaxFetchLimit {
+		n = MaxFetchLimit
+	}
+	out := &wire.Envelopes{Group: group}
+	err := s.st.View(ctx, func(tx store.Tx) error {
+		g, err := tx.Group(ctx, group)
+		if errors.Is(err, store.ErrNotFound) {
+			if _, err := tx.Workspace(ctx, ws); errors.Is(err, store.ErrNotFound) {
+				return errUnknownWorkspace(ws)
+			}
+			return nil // a group nobody has written to yet is empty
+		}
+		if err != nil {
+			return err
+		}
+		if g.Workspace != ws {
+			return wire.Errorf(wire.CodeUnknownGroup, "That group is not in this workspace.")
+		}
+		rows, err := tx.Envelopes(ctx, group, afterSeq, n)
+		if err != nil {
+			return err
+		}
+		out.HeadSeq, out.DroppedBelow = g.HeadSeq, g.DroppedBelow
+		out.Envelopes = make([]wire.SeqEnvelope, len(rows))
+		for i, r := range rows {
+			out.Envelopes[i] = wire.SeqEnvelope{Seq: r.Seq, Envelope: r.Envelope}
+		}
+		out.More = len(rows) == n && rows[len(rows)-1].Seq < g.HeadSeq
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

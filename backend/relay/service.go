@@ -1,0 +1,186 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"weald/backend/relay/store"
+	"weald/backend/wire"
+)
+
+// Defaults for [Config] fields left zero.
+const (
+	DefaultMaxBatch   = 256
+	DefaultFetchLimit = 256
+	MaxFetchLimit     = 4096
+	MaxRosterOp       = 1 << 20
+)
+
+// Config configures a [Service].
+type Config struct {
+	Store store.Store
+	// Clock returns the current time; nil means time.Now.
+	Clock func() time.Time
+	// MaxLogBytes is the per-workspace byte budget on ct
+	// (WEALD_RELAY_MAX_LOG_GB); 0 means no budget.
+	MaxLogBytes uint64
+	// RetentionDays is the warning threshold of WEALD_RELAY_RETENTION_DAYS
+	// (0 = off). It never deletes anything.
+	RetentionDays uint32
+	// MaxBatch bounds the envelopes of one Send (limit/batch_size).
+	MaxBatch int
+}
+
+// Service is the accept path. It is safe for concurrent use; several
+// Services (in several processes) may share one PostgreSQL store.
+type Service struct {
+	st            store.Store
+	now           func() time.Time
+	maxLogBytes   uint64
+	retentionDays uint32
+	maxBatch      int
+
+	mu    sync.Mutex
+	cache map[wire.ID]*cachedSet // parsed current access set per workspace
+}
+
+type cachedSet struct {
+	version uint64
+	set     wire.AccessSet
+	keys    map[wire.ID][]byte // key id → public key, every kind
+	kinds   map[wire.ID]wire.PrincipalKind
+}
+
+// New returns a Service over cfg.Store.
+func New(cfg Config) *Service {
+	s := &Service{st: cfg.Store, now: cfg.Clock, maxLogBytes: cfg.MaxLogBytes,
+		retentionDays: cfg.RetentionDays, maxBatch: cfg.MaxBatch, cache: map[wire.ID]*cachedSet{}}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.maxBatch <= 0 {
+		s.maxBatch = DefaultMaxBatch
+	}
+	return s
+}
+
+// Store returns the service's store.
+func (s *Service) Store() store.Store { return s.st }
+
+// Ping checks that the store answers.
+func (s *Service) Ping(ctx context.Context) error {
+	return s.st.View(ctx, func(tx store.Tx) error {
+		_, err := tx.ListWorkspaces(ctx)
+		return err
+	})
+}
+
+func (s *Service) unix() int64 { return s.now().Unix() }
+
+// errUnknownWorkspace is the refusal for a workspace the relay does not hold.
+func errUnknownWorkspace(ws wire.ID) *wire.Error {
+	return wire.Errorf(wire.CodeWorkspaceUnknown, "This relay holds no workspace with that id.", wire.B("workspace", ws[:]))
+}
+
+// lockWorkspace locks ws, mapping a missing row to workspace/unknown.
+func lockWorkspace(ctx context.Context, tx store.Tx, ws wire.ID) (store.Workspace, error) {
+	w, err := tx.LockWorkspace(ctx, ws)
+	if errors.Is(err, store.ErrNotFound) {
+		return w, errUnknownWorkspace(ws)
+	}
+	return w, err
+}
+
+// ProvisionWorkspace records a new workspace and its genesis public key
+// (design/gaps.md "Invites and bootstrap"). The genesis key may sign the
+// first access set, once.
+func (s *Service) ProvisionWorkspace(ctx context.Context, ws wire.ID, genesisKey []byte) error {
+	if len(genesisKey) != 32 {
+		return wire.Errorf(wire.CodeMalformed, "A genesis key is a 32-byte Ed25519 public key.")
+	}
+	return s.st.Update(ctx, func(tx store.Tx) error {
+		err := tx.CreateWorkspace(ctx, ws, genesisKey, s.unix())
+		if errors.Is(err, store.ErrExists) {
+			return wire.Errorf(wire.CodeWorkspaceExists, "This relay already holds a workspace with that id.", wire.B("workspace", ws[:]))
+		}
+		return err
+	})
+}
+
+// currentSet returns the parsed access set of ws at version, from the cache
+// or the store (inside tx).
+func (s *Service) currentSet(ctx context.Context, tx store.Tx, ws wire.ID, version uint64) (*cachedSet, error) {
+	if version == 0 {
+		return nil, wire.Errorf(wire.CodeNoAccessSet, "This workspace has no access set yet.")
+	}
+	s.mu.Lock()
+	c := s.cache[ws]
+	s.mu.Unlock()
+	if c != nil && c.version == version {
+		return c, nil
+	}
+	body, err := tx.AccessSet(ctx, ws, version)
+	if err != nil {
+		return nil, fmt.Errorf("load access set %d: %w", version, err)
+	}
+	set, err := wire.DecodeAccessSet(body)
+	if err != nil {
+		return nil, fmt.Errorf("stored access set %d: %w", version, err)
+	}
+	c = newCachedSet(set)
+	s.mu.Lock()
+	if old := s.cache[ws]; old == nil || old.version < c.version {
+		s.cache[ws] = c
+	}
+	s.mu.Unlock()
+	return c, nil
+}
+
+func newCachedSet(set wire.AccessSet) *cachedSet {
+	c := &cachedSet{version: set.Version, set: set, keys: map[wire.ID][]byte{}, kinds: set.KeyIDs()}
+	for _, d := range set.Devices {
+		c.keys[wire.KeyID(d.Pub)] = d.Pub
+	}
+	for _, k := range set.Agents {
+		c.keys[wire.KeyID(k)] = k
+	}
+	for _, k := range set.Recovery {
+		c.keys[wire.KeyID(k)] = k
+	}
+	return c
+}
+
+// viewSet returns the current access set of ws in a read transaction.
+func (s *Service) viewSet(ctx context.Context, ws wire.ID) (*cachedSet, error) {
+	var c *cachedSet
+	err := s.st.View(ctx, func(tx store.Tx) error {
+		w, err := tx.Workspace(ctx, ws)
+		if errors.Is(err, store.ErrNotFound) {
+			return errUnknownWorkspace(ws)
+		}
+		if err != nil {
+			return err
+		}
+		c, err = s.currentSet(ctx, tx, ws, w.AccessVersion)
+		return err
+	})
+	return c, err
+}
+
+// AccessSet returns the workspace's current access set.
+func (s *Service) AccessSet(ctx context.Context, ws wire.ID) (wire.AccessSet, error) {
+	c, err := s.viewSet(ctx, ws)
+	if err != nil {
+		return wire.AccessSet{}, err
+	}
+	return c.set, nil
+}
+
+// Changes delivers committed changes (from every relay process on the
+// database, on PostgreSQL) until ctx ends; see store.Store.Changes.
+func (s *Service) Changes(ctx context.Context) (<-chan store.Change, error) {
+	return s.st.Changes(ctx)
+}

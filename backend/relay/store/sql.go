@@ -1,0 +1,195 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+//go:embed schema
+var schemaFS embed.FS
+
+// dialect holds what differs between the engines; the SQL is otherwise shared.
+type dialect struct {
+	name      string
+	dollar    bool   // placeholders are $1, $2, … instead of ?
+	forUpdate string // row-lock suffix for SELECT
+	notify    bool   // emit pg_notify inside the transaction
+}
+
+var (
+	sqliteDialect   = dialect{name: "sqlite"}
+	postgresDialect = dialect{name: "postgres", dollar: true, forUpdate: " FOR UPDATE", notify: true}
+)
+
+// sqlStore implements Store over database/sql for both engines.
+type sqlStore struct {
+	db *sql.DB
+	d  dialect
+
+	rebound sync.Map // query with ? → engine form
+
+	mu   sync.Mutex
+	subs map[int]func(Change)
+	next int
+}
+
+func newSQLStore(db *sql.DB, d dialect) *sqlStore {
+	return &sqlStore{db: db, d: d, subs: map[int]func(Change){}}
+}
+
+func (s *sqlStore) Engine() string { return s.d.name }
+func (s *sqlStore) Close() error   { return s.db.Close() }
+
+// q returns query in the engine's placeholder style. Queries are written with
+// ? placeholders and contain no ? inside literals.
+func (s *sqlStore) q(query string) string {
+	if !s.d.dollar {
+		return query
+	}
+	if v, ok := s.rebound.Load(query); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	out := b.String()
+	s.rebound.Store(query, out)
+	return out
+}
+
+func (s *sqlStore) Subscribe(fn func(Change)) func() {
+	s.mu.Lock()
+	id := s.next
+	s.next++
+	s.subs[id] = fn
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		delete(s.subs, id)
+		s.mu.Unlock()
+	}
+}
+
+func (s *sqlStore) deliver(changes []Change) {
+	if len(changes) == 0 {
+		return
+	}
+	s.mu.Lock()
+	fns := make([]func(Change), 0, len(s.subs))
+	for _, fn := range s.subs {
+		fns = append(fns, fn)
+	}
+	s.mu.Unlock()
+	for _, c := range changes {
+		for _, fn := range fns {
+			fn(c)
+		}
+	}
+}
+
+func (s *sqlStore) Update(ctx context.Context, fn func(Tx) error) error {
+	return s.run(ctx, false, fn)
+}
+
+func (s *sqlStore) View(ctx context.Context, fn func(Tx) error) error {
+	return s.run(ctx, true, fn)
+}
+
+func (s *sqlStore) run(ctx context.Context, readOnly bool, fn func(Tx) error) error {
+	var opts *sql.TxOptions
+	if readOnly && s.d.name == "postgres" {
+		opts = &sql.TxOptions{ReadOnly: true}
+	}
+	tx, err := s.db.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	t := &sqlTx{s: s, tx: tx, readOnly: readOnly}
+	if err := fn(t); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	s.deliver(t.changes)
+	return nil
+}
+
+// migrate applies the engine's numbered schema files that are not yet
+// recorded in schema_migrations, each in its own transaction.
+func (s *sqlStore) migrate(ctx context.Context) error {
+	dir := path.Join("schema", s.d.name)
+	entries, err := fs.ReadDir(schemaFS, dir)
+	if err != nil {
+		return fmt.Errorf("store: read schema: %w", err)
+	}
+	type file struct {
+		version int
+		name    string
+	}
+	var files []file
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || !strings.HasSuffix(e.Name(), ".sql") {
+			return fmt.Errorf("store: schema file %s is not NNNN_name.sql", e.Name())
+		}
+		files = append(files, file{v, e.Name()})
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].version < files[j].version })
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)`); err != nil {
+		return fmt.Errorf("store: create schema_migrations: %w", err)
+	}
+	for _, f := range files {
+		body, err := fs.ReadFile(schemaFS, path.Join(dir, f.name))
+		if err != nil {
+			return err
+		}
+		err = s.run(ctx, false, func(t Tx) error {
+			tx := t.(*sqlTx).tx
+			if s.d.name == "postgres" {
+				// Several relay processes may start at once on one database.
+				if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7210011)`); err != nil {
+					return err
+				}
+			}
+			var n int
+			if err := tx.QueryRowContext(ctx, s.q(`SELECT count(*) FROM schema_migrations WHERE version = ?`), f.version).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, s.q(`INSERT INTO schema_migrations (version) VALUES (?)`), f.version)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("store: apply %s/%s: %w", s.d.name, f.name, err)
+		}
+	}
+	return nil
+}
+
+// rawDB and rebind are for tests that must bypass the Tx methods.
+func (s *sqlStore) rawDB() *sql.DB             { return s.db }
+func (s *sqlStore) rebind(query string) string { return s.q(query) }

@@ -1,0 +1,47 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"path/filepath"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// OpenSQLite opens (creating if needed) the SQLite database at path and
+// applies the schema. The database runs in WAL mode with synchronous=FULL, so
+// a committed transaction survives a crash or power loss, and every write
+// transaction begins IMMEDIATE. One connection serializes all access, which
+// is how SQLite serializes writers anyway.
+func OpenSQLite(ctx context.Context, path string) (Store, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: sqlite path: %w", err)
+	}
+	q := url.Values{}
+	for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)", "busy_timeout(10000)"} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	dsn := "file:" + abs + "?" + q.Encode()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	s := newSQLStore(db, sqliteDialect)
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	var mode string
+	if err := db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+		db.Close()
+		return nil, fmt.Errorf("store: sqlite %s: journal_mode is %q, want wal (%v)", path, mode, err)
+	}
+	return s, nil
+}

@@ -1,0 +1,498 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"weald/backend/wire"
+)
+
+type sqlTx struct {
+	s        *sqlStore
+	tx       *sql.Tx
+	readOnly bool
+	changes  []Change
+}
+
+func (t *sqlTx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if t.readOnly {
+		return nil, fmt.Errorf("store: write in a read-only transaction")
+	}
+	return t.tx.ExecContext(ctx, t.s.q(query), args...)
+}
+
+func (t *sqlTx) row(ctx context.Context, query string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(ctx, t.s.q(query), args...)
+}
+
+func (t *sqlTx) rows(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(ctx, t.s.q(query), args...)
+}
+
+func b(id wire.ID) []byte { return id[:] }
+
+// nonNil makes an empty byte slice bind as an empty BLOB, not NULL.
+func nonNil(v []byte) []byte {
+	if v == nil {
+		return []byte{}
+	}
+	return v
+}
+
+func toID(v []byte) wire.ID {
+	var id wire.ID
+	copy(id[:], v)
+	return id
+}
+
+func notFound(err error, what string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func (t *sqlTx) CreateWorkspace(ctx context.Context, id wire.ID, genesisKey []byte, now int64) error {
+	res, err := t.exec(ctx, `INSERT INTO workspaces (id, genesis_key, roster_head, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		b(id), nonNil(genesisKey), b(wire.ZeroID), now)
+	if err != nil {
+		return fmt.Errorf("create workspace: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("create workspace %s: %w", id.Short(), ErrExists)
+	}
+	return nil
+}
+
+const workspaceCols = `id, genesis_key, genesis_consumed, access_version, roster_index, roster_head, log_bytes, created_at`
+
+func scanWorkspace(r *sql.Row) (Workspace, error) {
+	var w Workspace
+	var id, head []byte
+	var consumed int
+	var av, ri int64
+	if err := r.Scan(&id, &w.GenesisKey, &consumed, &av, &ri, &head, &w.LogBytes, &w.CreatedAt); err != nil {
+		return Workspace{}, err
+	}
+	w.ID, w.RosterHead = toID(id), toID(head)
+	w.GenesisConsumed, w.AccessVersion, w.RosterIndex = consumed != 0, uint64(av), uint64(ri)
+	return w, nil
+}
+
+func (t *sqlTx) Workspace(ctx context.Context, id wire.ID) (Workspace, error) {
+	w, err := scanWorkspace(t.row(ctx, `SELECT `+workspaceCols+` FROM workspaces WHERE id = ?`, b(id)))
+	if err != nil {
+		return Workspace{}, notFound(err, "workspace "+id.Short())
+	}
+	return w, nil
+}
+
+func (t *sqlTx) LockWorkspace(ctx context.Context, id wire.ID) (Workspace, error) {
+	w, err := scanWorkspace(t.row(ctx, `SELECT `+workspaceCols+` FROM workspaces WHERE id = ?`+t.s.d.forUpdate, b(id)))
+	if err != nil {
+		return Workspace{}, notFound(err, "lock workspace "+id.Short())
+	}
+	return w, nil
+}
+
+func (t *sqlTx) ConsumeGenesis(ctx context.Context, id wire.ID) error {
+	_, err := t.exec(ctx, `UPDATE workspaces SET genesis_consumed = 1 WHERE id = ?`, b(id))
+	return err
+}
+
+func (t *sqlTx) ListWorkspaces(ctx context.Context) ([]wire.ID, error) {
+	rows, err := t.rows(ctx, `SELECT id FROM workspaces ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []wire.ID
+	for rows.Next() {
+		var id []byte
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, toID(id))
+	}
+	return out, rows.Err()
+}
+
+func (t *sqlTx) AccessSet(ctx context.Context, ws wire.ID, version uint64) ([]byte, error) {
+	var body []byte
+	err := t.row(ctx, `SELECT body FROM access_sets WHERE workspace_id = ? AND version = ?`, b(ws), int64(version)).Scan(&body)
+	if err != nil {
+		return nil, notFound(err, "access set")
+	}
+	return body, nil
+}
+
+func (t *sqlTx) PutAccessSet(ctx context.Context, ws wire.ID, version uint64, body []byte, now int64) error {
+	if _, err := t.exec(ctx, `INSERT INTO access_sets (workspace_id, version, body, accepted_at) VALUES (?, ?, ?, ?)`,
+		b(ws), int64(version), body, now); err != nil {
+		return fmt.Errorf("put access set: %w", err)
+	}
+	_, err := t.exec(ctx, `UPDATE workspaces SET access_version = ? WHERE id = ?`, int64(version), b(ws))
+	return err
+}
+
+func (t *sqlTx) AddDepartedKeys(ctx context.Context, ws wire.ID, keys []wire.ID, version uint64) error {
+	for _, k := range keys {
+		if _, err := t.exec(ctx, `INSERT INTO departed_keys (workspace_id, key_id, version) VALUES (?, ?, ?)
+			ON CONFLICT (workspace_id, key_id) DO UPDATE SET version = excluded.version`, b(ws), b(k), int64(version)); err != nil {
+			return fmt.Errorf("add departed key: %w", err)
+		}
+	}
+	return nil
+}
+
+func (t *sqlTx) KeyDeparted(ctx context.Context, ws wire.ID, key wire.ID) (bool, error) {
+	var n int
+	err := t.row(ctx, `SELECT count(*) FROM departed_keys WHERE workspace_id = ? AND key_id = ?`, b(ws), b(key)).Scan(&n)
+	return n > 0, err
+}
+
+func (t *sqlTx) AddGrants(ctx context.Context, ws wire.ID, hashes []wire.ID, version uint64) error {
+	for _, h := range hashes {
+		if _, err := t.exec(ctx, `INSERT INTO grants (workspace_id, hash, void, since) VALUES (?, ?, 0, ?)
+			ON CONFLICT (workspace_id, hash) DO NOTHING`, b(ws), b(h), int64(version)); err != nil {
+			return fmt.Errorf("add grant: %w", err)
+		}
+	}
+	return nil
+}
+
+func (t *sqlTx) VoidGrants(ctx context.Context, ws wire.ID, hashes []wire.ID, version uint64) error {
+	for _, h := range hashes {
+		if _, err := t.exec(ctx, `INSERT INTO grants (workspace_id, hash, void, since) VALUES (?, ?, 1, ?)
+			ON CONFLICT (workspace_id, hash) DO UPDATE SET void = 1, since = excluded.since`, b(ws), b(h), int64(version)); err != nil {
+			return fmt.Errorf("void grant: %w", err)
+		}
+	}
+	return nil
+}
+
+func (t *sqlTx) GrantVoid(ctx context.Context, ws wire.ID, hash wire.ID) (bool, error) {
+	var n int
+	err := t.row(ctx, `SELECT count(*) FROM grants WHERE workspace_id = ? AND hash = ? AND void = 1`, b(ws), b(hash)).Scan(&n)
+	return n > 0, err
+}
+
+func (t *sqlTx) BindGrantKey(ctx context.Context, ws, grant wire.ID, key []byte) error {
+	id := wire.KeyID(key)
+	_, err := t.exec(ctx, `INSERT INTO grant_keys (workspace_id, key_id, key, grant_hash) VALUES (?, ?, ?, ?)
+		ON CONFLICT (workspace_id, key_id) DO NOTHING`, b(ws), b(id), key, b(grant))
+	return err
+}
+
+func (t *sqlTx) GrantKey(ctx context.Context, ws, keyID wire.ID) ([]byte, wire.ID, error) {
+	var key, grant []byte
+	err := t.row(ctx, `SELECT key, grant_hash FROM grant_keys WHERE workspace_id = ? AND key_id = ?`, b(ws), b(keyID)).Scan(&key, &grant)
+	if err != nil {
+		return nil, wire.ID{}, notFound(err, "grant key")
+	}
+	return key, toID(grant), nil
+}
+
+func (t *sqlTx) Group(ctx context.Context, id wire.ID) (Group, error) {
+	var ws []byte
+	var head, dropped int64
+	var frozen int
+	err := t.row(ctx, `SELECT workspace_id, head_seq, dropped_below, retention_frozen FROM groups WHERE id = ?`, b(id)).
+		Scan(&ws, &head, &dropped, &frozen)
+	if err != nil {
+		return Group{}, notFound(err, "group "+id.Short())
+	}
+	return Group{ID: id, Workspace: toID(ws), HeadSeq: uint64(head), DroppedBelow: uint64(dropped), RetentionFrozen: frozen != 0}, nil
+}
+
+func (t *sqlTx) CreateGroup(ctx context.Context, id, ws wire.ID, now int64) error {
+	res, err := t.exec(ctx, `INSERT INTO groups (id, workspace_id, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING`, b(id), b(ws), now)
+	if err != nil {
+		return fmt.Errorf("create group: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("create group %s: %w", id.Short(), ErrExists)
+	}
+	return nil
+}
+
+func (t *sqlTx) SetGroupHead(ctx context.Context, id wire.ID, headSeq uint64) error {
+	_, err := t.exec(ctx, `UPDATE groups SET head_seq = ? WHERE id = ?`, int64(headSeq), b(id))
+	return err
+}
+
+func (t *sqlTx) SetRetentionFrozen(ctx context.Context, id wire.ID) error {
+	_, err := t.exec(ctx, `UPDATE groups SET retention_frozen = 1 WHERE id = ?`, b(id))
+	return err
+}
+
+func (t *sqlTx) AuthorHead(ctx context.Context, group, author wire.ID) (AuthorHead, error) {
+	var ctr int64
+	var h []byte
+	err := t.row(ctx, `SELECT ctr, hash FROM author_heads WHERE group_id = ? AND author = ?`, b(group), b(author)).Scan(&ctr, &h)
+	if err != nil {
+		return AuthorHead{}, notFound(err, "author head")
+	}
+	return AuthorHead{Ctr: uint64(ctr), Hash: toID(h)}, nil
+}
+
+func (t *sqlTx) PutAuthorHead(ctx context.Context, group, author wire.ID, h AuthorHead) error {
+	_, err := t.exec(ctx, `INSERT INTO author_heads (group_id, author, ctr, hash) VALUES (?, ?, ?, ?)
+		ON CONFLICT (group_id, author) DO UPDATE SET ctr = excluded.ctr, hash = excluded.hash`,
+		b(group), b(author), int64(h.Ctr), b(h.Hash))
+	return err
+}
+
+func (t *sqlTx) InsertEnvelope(ctx context.Context, r *EnvelopeRow) error {
+	e := &r.Envelope
+	_, err := t.exec(ctx, `INSERT INTO envelopes (group_id, seq, author, ctr, prev, hash, kind, ct, sig, accepted_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		b(e.Group), int64(r.Seq), b(e.Author), int64(e.Ctr), b(e.Prev), b(r.Hash), int(e.Kind), nonNil(e.CT), nonNil(e.Signature), r.AcceptedAt)
+	if err != nil {
+		return fmt.Errorf("insert envelope: %w", err)
+	}
+	return nil
+}
+
+const envelopeCols = `seq, author, ctr, prev, hash, kind, ct, sig, accepted_at`
+
+func scanEnvelope(group wire.ID, scan func(...any) error) (EnvelopeRow, error) {
+	var r EnvelopeRow
+	var seq, ctr int64
+	var author, prev, hash []byte
+	var kind int
+	if err := scan(&seq, &author, &ctr, &prev, &hash, &kind, &r.Envelope.CT, &r.Envelope.Signature, &r.AcceptedAt); err != nil {
+		return EnvelopeRow{}, err
+	}
+	if len(r.Envelope.CT) == 0 {
+		r.Envelope.CT = nil
+	}
+	r.Seq, r.Hash = uint64(seq), toID(hash)
+	r.Envelope.Group, r.Envelope.Author, r.Envelope.Prev = group, toID(author), toID(prev)
+	r.Envelope.Ctr, r.Envelope.Kind = uint64(ctr), wire.Kind(kind)
+	return r, nil
+}
+
+func (t *sqlTx) Envelopes(ctx context.Context, group wire.ID, afterSeq uint64, limit int) ([]EnvelopeRow, error) {
+	rows, err := t.rows(ctx, `SELECT `+envelopeCols+` FROM envelopes WHERE group_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+		b(group), int64(afterSeq), limit)
+	if err != nil {
+		return nil, fmt.Errorf("fetch envelopes: %w", err)
+	}
+	defer rows.Close()
+	var out []EnvelopeRow
+	for rows.Next() {
+		r, err := scanEnvelope(group, rows.Scan)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func (t *sqlTx) EnvelopeByAuthor(ctx context.Context, group, author wire.ID, ctr uint64) (EnvelopeRow, error) {
+	r, err := scanEnvelope(group, t.row(ctx, `SELECT `+envelopeCols+` FROM envelopes WHERE group_id = ? AND author = ? AND ctr = ?`,
+		b(group), b(author), int64(ctr)).Scan)
+	if err != nil {
+		return EnvelopeRow{}, notFound(err, "envelope")
+	}
+	return r, nil
+}
+
+// DropEnvelopesBelow holds the relay's only envelope DELETE statement.
+func (t *sqlTx) DropEnvelopesBelow(ctx context.Context, group wire.ID, barrier uint64, keepKinds []wire.Kind) (int64, int64, error) {
+	keep := make([]string, 0, len(keepKinds))
+	for _, k := range keepKinds {
+		keep = append(keep, fmt.Sprint(int(k)))
+	}
+	if len(keep) == 0 {
+		keep = append(keep, "-1")
+	}
+	cond := `group_id = ? AND seq < ? AND kind NOT IN (` + strings.Join(keep, ",") + `)
+		AND seq NOT IN (SELECT seq FROM anchors WHERE group_id = ?)`
+	var n, bytes int64
+	if err := t.row(ctx, `SELECT count(*), coalesce(sum(length(ct)), 0) FROM envelopes WHERE `+cond,
+		b(group), int64(barrier), b(group)).Scan(&n, &bytes); err != nil {
+		return 0, 0, fmt.Errorf("measure drop: %w", err)
+	}
+	res, err := t.exec(ctx, `DELETE FROM envelopes WHERE `+cond, b(group), int64(barrier), b(group))
+	if err != nil {
+		return 0, 0, fmt.Errorf("drop envelopes: %w", err)
+	}
+	if got, _ := res.RowsAffected(); got != n {
+		return 0, 0, fmt.Errorf("drop envelopes: deleted %d rows, measured %d", got, n)
+	}
+	return n, bytes, nil
+}
+
+func (t *sqlTx) AddAnchors(ctx context.Context, group wire.ID, seqs []uint64) error {
+	for _, s := range seqs {
+		if _, err := t.exec(ctx, `INSERT INTO anchors (group_id, seq) VALUES (?, ?) ON CONFLICT (group_id, seq) DO NOTHING`,
+			b(group), int64(s)); err != nil {
+			return fmt.Errorf("add anchor: %w", err)
+		}
+	}
+	return nil
+}
+
+func (t *sqlTx) SetDroppedBelow(ctx context.Context, group wire.ID, seq uint64) error {
+	_, err := t.exec(ctx, `UPDATE groups SET dropped_below = ? WHERE id = ? AND dropped_below < ?`, int64(seq), b(group), int64(seq))
+	return err
+}
+
+func (t *sqlTx) RosterAppend(ctx context.Context, ws wire.ID, index uint64, head wire.ID, op []byte) error {
+	if _, err := t.exec(ctx, `INSERT INTO roster_ops (workspace_id, idx, head, op) VALUES (?, ?, ?, ?)`,
+		b(ws), int64(index), b(head), nonNil(op)); err != nil {
+		return fmt.Errorf("roster append: %w", err)
+	}
+	_, err := t.exec(ctx, `UPDATE workspaces SET roster_index = ?, roster_head = ? WHERE id = ?`, int64(index), b(head), b(ws))
+	return err
+}
+
+func (t *sqlTx) RosterOps(ctx context.Context, ws wire.ID, afterIndex uint64, limit int) ([][]byte, error) {
+	rows, err := t.rows(ctx, `SELECT op FROM roster_ops WHERE workspace_id = ? AND idx > ? ORDER BY idx LIMIT ?`, b(ws), int64(afterIndex), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][]byte
+	for rows.Next() {
+		var op []byte
+		if err := rows.Scan(&op); err != nil {
+			return nil, err
+		}
+		out = append(out, op)
+	}
+	return out, rows.Err()
+}
+
+func boolInt(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func (t *sqlTx) PutKeyPackage(ctx context.Context, ws, owner wire.ID, kp KeyPackage, now int64) error {
+	if kp.LastResort {
+		if _, err := t.exec(ctx, `DELETE FROM key_packages WHERE workspace_id = ? AND owner = ? AND last_resort = 1`, b(ws), b(owner)); err != nil {
+			return fmt.Errorf("replace last-resort key package: %w", err)
+		}
+	}
+	_, err := t.exec(ctx, `INSERT INTO key_packages (workspace_id, owner, body, last_resort, created_at) VALUES (?, ?, ?, ?, ?)`,
+		b(ws), b(owner), nonNil(kp.Body), boolInt(kp.LastResort), now)
+	return err
+}
+
+func (t *sqlTx) ClaimKeyPackage(ctx context.Context, ws, owner wire.ID) (KeyPackage, error) {
+	var id int64
+	var body []byte
+	err := t.row(ctx, `SELECT id, body FROM key_packages WHERE workspace_id = ? AND owner = ? AND last_resort = 0 ORDER BY id LIMIT 1`+t.s.d.forUpdate,
+		b(ws), b(owner)).Scan(&id, &body)
+	if err == nil {
+		if _, err := t.exec(ctx, `DELETE FROM key_packages WHERE id = ?`, id); err != nil {
+			return KeyPackage{}, fmt.Errorf("claim key package: %w", err)
+		}
+		return KeyPackage{Body: body}, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return KeyPackage{}, fmt.Errorf("claim key package: %w", err)
+	}
+	err = t.row(ctx, `SELECT body FROM key_packages WHERE workspace_id = ? AND owner = ? AND last_resort = 1`, b(ws), b(owner)).Scan(&body)
+	if err != nil {
+		return KeyPackage{}, notFound(err, "key package")
+	}
+	return KeyPackage{Body: body, LastResort: true}, nil
+}
+
+func (t *sqlTx) KeyPackageStock(ctx context.Context, ws, owner wire.ID) (int, bool, error) {
+	var oneUse, lr int
+	err := t.row(ctx, `SELECT coalesce(sum(1 - last_resort), 0), coalesce(sum(last_resort), 0) FROM key_packages WHERE workspace_id = ? AND owner = ?`,
+		b(ws), b(owner)).Scan(&oneUse, &lr)
+	return oneUse, lr > 0, err
+}
+
+func (t *sqlTx) RetentionKeys(ctx context.Context, group wire.ID) ([]RetentionKey, error) {
+	rows, err := t.rows(ctx, `SELECT key, prev_key, epoch, seq FROM retention_keys WHERE group_id = ? ORDER BY seq`, b(group))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []RetentionKey
+	for rows.Next() {
+		var k RetentionKey
+		var epoch, seq int64
+		if err := rows.Scan(&k.Key, &k.PrevKey, &epoch, &seq); err != nil {
+			return nil, err
+		}
+		if len(k.PrevKey) == 0 {
+			k.PrevKey = nil
+		}
+		k.Epoch, k.Seq = uint64(epoch), uint64(seq)
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+func (t *sqlTx) PutRetentionKey(ctx context.Context, group wire.ID, k RetentionKey) error {
+	_, err := t.exec(ctx, `INSERT INTO retention_keys (group_id, key, prev_key, epoch, seq) VALUES (?, ?, ?, ?, ?)`,
+		b(group), k.Key, nonNil(k.PrevKey), int64(k.Epoch), int64(k.Seq))
+	return err
+}
+
+func (t *sqlTx) PutPolicy(ctx context.Context, group wire.ID, p Policy) error {
+	_, err := t.exec(ctx, `INSERT INTO retention_policies (group_id, version, seq, author, ctr, hash, text_window_days, media_window_days, body)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, b(group), int64(p.Version), int64(p.Seq), b(p.Ref.Author), int64(p.Ref.Ctr), b(p.Ref.Hash),
+		int64(p.TextWindowDays), int64(p.MediaWindowDays), p.Body)
+	return err
+}
+
+func (t *sqlTx) LatestPolicy(ctx context.Context, group wire.ID) (Policy, error) {
+	var p Policy
+	var version, seq, ctr, text, media int64
+	var author, hash []byte
+	err := t.row(ctx, `SELECT version, seq, author, ctr, hash, text_window_days, media_window_days, body FROM retention_policies
+		WHERE group_id = ? ORDER BY version DESC LIMIT 1`, b(group)).Scan(&version, &seq, &author, &ctr, &hash, &text, &media, &p.Body)
+	if err != nil {
+		return Policy{}, notFound(err, "retention policy")
+	}
+	p.Version, p.Seq = uint64(version), uint64(seq)
+	p.Ref = wire.EnvelopeRef{Author: toID(author), Ctr: uint64(ctr), Hash: toID(hash)}
+	p.TextWindowDays, p.MediaWindowDays = uint32(text), uint32(media)
+	return p, nil
+}
+
+func (t *sqlTx) PutCheckpoint(ctx context.Context, group wire.ID, c CheckpointRow) error {
+	_, err := t.exec(ctx, `INSERT INTO checkpoints (group_id, seq, author, ctr, hash, manifest_hash, retention_key) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		b(group), int64(c.Seq), b(c.Ref.Author), int64(c.Ref.Ctr), b(c.Ref.Hash), b(c.ManifestHash), c.RetentionKey)
+	return err
+}
+
+func (t *sqlTx) Stats(ctx context.Context, ws wire.ID, overRetentionBefore int64) (WorkspaceStats, error) {
+	var s WorkspaceStats
+	if err := t.row(ctx, `SELECT log_bytes FROM workspaces WHERE id = ?`, b(ws)).Scan(&s.LogBytes); err != nil {
+		return s, notFound(err, "workspace stats")
+	}
+	if err := t.row(ctx, `SELECT count(*) FROM groups WHERE workspace_id = ?`, b(ws)).Scan(&s.Groups); err != nil {
+		return s, err
+	}
+	err := t.row(ctx, `SELECT count(*), coalesce(min(e.accepted_at), 0),
+			coalesce(sum(CASE WHEN e.accepted_at < ? THEN 1 ELSE 0 END), 0), coalesce(sum(length(e.ct)), 0)
+		FROM envelopes e JOIN groups g ON e.group_id = g.id WHERE g.workspace_id = ?`, overRetentionBefore, b(ws)).
+		Scan(&s.Envelopes, &s.OldestAt, &s.OverRetention, &s.SumCT)
+	return s, err
+}
+
+func (t *sqlTx) Emit(ctx context.Context, c Change) error {
+	if t.s.d.notify {
+		if _, err := t.exec(ctx, `SELECT pg_notify(?, ?)`, NotifyChannel, c.Payload()); err != nil {
+			return fmt.Errorf("notify: %w", err)
+		}
+	}
+	t.changes = append(t.changes, c)
+	return nil
+}

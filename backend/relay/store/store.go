@@ -1,0 +1,286 @@
+package store
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"weald/backend/wire"
+)
+
+// ErrNotFound is returned when a looked-up row does not exist.
+var ErrNotFound = errors.New("store: not found")
+
+// ErrExists is returned when a row to create already exists.
+var ErrExists = errors.New("store: already exists")
+
+// Store is one relay database.
+type Store interface {
+	// Update runs fn in a read-write transaction and commits if fn returns
+	// nil; otherwise it rolls back and returns fn's error. Changes emitted by
+	// fn are delivered to subscribers after the commit, never before and
+	// never for a rolled-back transaction. The commit is durable when Update
+	// returns nil.
+	Update(ctx context.Context, fn func(Tx) error) error
+	// View runs fn in a read-only transaction.
+	View(ctx context.Context, fn func(Tx) error) error
+	// Subscribe registers fn to be called, on the committing goroutine, with
+	// every change this process commits. fn must not block. The returned
+	// function unregisters it.
+	Subscribe(fn func(Change)) (cancel func())
+	// Changes delivers, until ctx ends, the changes committed by every relay
+	// process on this database: this process's own on SQLite, everyone's
+	// (this process included) by LISTEN on PostgreSQL. The reader should
+	// drain it promptly; changes are hints to re-read state, never state.
+	Changes(ctx context.Context) (<-chan Change, error)
+	// Engine is "sqlite" or "postgres".
+	Engine() string
+	Close() error
+}
+
+// Workspace is a workspaces row.
+type Workspace struct {
+	ID              wire.ID
+	GenesisKey      []byte
+	GenesisConsumed bool
+	AccessVersion   uint64
+	RosterIndex     uint64
+	RosterHead      wire.ID
+	LogBytes        int64 // the trigger-maintained ct byte counter
+	CreatedAt       int64
+}
+
+// Group is a groups row.
+type Group struct {
+	ID              wire.ID
+	Workspace       wire.ID
+	HeadSeq         uint64
+	DroppedBelow    uint64
+	RetentionFrozen bool
+}
+
+// EnvelopeRow is a stored envelope.
+type EnvelopeRow struct {
+	Seq        uint64
+	Envelope   wire.Envelope
+	Hash       wire.ID
+	AcceptedAt int64
+}
+
+// AuthorHead is the last accepted envelope of an author in a group.
+type AuthorHead struct {
+	Ctr  uint64
+	Hash wire.ID
+}
+
+// RetentionKey is one published retention signing key of a group.
+type RetentionKey struct {
+	Key     []byte
+	PrevKey []byte // empty for the chain root
+	Epoch   uint64
+	Seq     uint64 // of the retention.transition envelope
+}
+
+// Policy is an accepted RetentionPolicy of a group.
+type Policy struct {
+	Version         uint64
+	Seq             uint64
+	Ref             wire.EnvelopeRef
+	TextWindowDays  uint32
+	MediaWindowDays uint32
+	Body            []byte // the encoded wire.RetentionPolicy
+}
+
+// CheckpointRow is an accepted checkpoint envelope.
+type CheckpointRow struct {
+	Seq          uint64
+	Ref          wire.EnvelopeRef
+	ManifestHash wire.ID
+	RetentionKey []byte
+}
+
+// KeyPackage is one stored key package.
+type KeyPackage struct {
+	Body       []byte
+	LastResort bool
+}
+
+// WorkspaceStats are counts over one workspace's envelope log.
+type WorkspaceStats struct {
+	LogBytes      int64
+	Envelopes     int64
+	Groups        int64
+	OverRetention int64 // envelopes accepted before the cutoff given
+	OldestAt      int64 // accept time of the oldest envelope; 0 if none
+	SumCT         int64 // sum of length(ct) over the rows (equals LogBytes)
+}
+
+// Tx is one transaction. Methods that write are only valid inside
+// [Store.Update]. Uint64 values are stored as signed 64-bit integers.
+type Tx interface {
+	CreateWorkspace(ctx context.Context, id wire.ID, genesisKey []byte, now int64) error
+	Workspace(ctx context.Context, id wire.ID) (Workspace, error)
+	// LockWorkspace reads the row and, on PostgreSQL, locks it until the end
+	// of the transaction: every workspace-scoped write takes it first.
+	LockWorkspace(ctx context.Context, id wire.ID) (Workspace, error)
+	ConsumeGenesis(ctx context.Context, id wire.ID) error
+	ListWorkspaces(ctx context.Context) ([]wire.ID, error)
+
+	AccessSet(ctx context.Context, ws wire.ID, version uint64) ([]byte, error)
+	// PutAccessSet stores version and makes it current (the caller holds the
+	// workspace lock and has checked version = current + 1).
+	PutAccessSet(ctx context.Context, ws wire.ID, version uint64, body []byte, now int64) error
+	AddDepartedKeys(ctx context.Context, ws wire.ID, keys []wire.ID, version uint64) error
+	KeyDeparted(ctx context.Context, ws wire.ID, key wire.ID) (bool, error)
+	// AddGrants records grant hashes as live unless they are already known.
+	AddGrants(ctx context.Context, ws wire.ID, hashes []wire.ID, version uint64) error
+	VoidGrants(ctx context.Context, ws wire.ID, hashes []wire.ID, version uint64) error
+	GrantVoid(ctx context.Context, ws wire.ID, hash wire.ID) (bool, error)
+	// BindGrantKey records that key authenticated with grant (first binding wins).
+	BindGrantKey(ctx context.Context, ws, grant wire.ID, key []byte) error
+	// GrantKey returns the key with id keyID bound to a grant and that grant.
+	GrantKey(ctx context.Context, ws, keyID wire.ID) (key []byte, grant wire.ID, err error)
+
+	Group(ctx context.Context, id wire.ID) (Group, error)
+	CreateGroup(ctx context.Context, id, ws wire.ID, now int64) error
+	SetGroupHead(ctx context.Context, id wire.ID, headSeq uint64) error
+	SetRetentionFrozen(ctx context.Context, id wire.ID) error
+	AuthorHead(ctx context.Context, group, author wire.ID) (AuthorHead, error)
+	PutAuthorHead(ctx context.Context, group, author wire.ID, h AuthorHead) error
+	InsertEnvelope(ctx context.Context, row *EnvelopeRow) error
+	Envelopes(ctx context.Context, group wire.ID, afterSeq uint64, limit int) ([]EnvelopeRow, error)
+	// EnvelopeByAuthor finds the envelope of author with ctr in group.
+	EnvelopeByAuthor(ctx context.Context, group, author wire.ID, ctr uint64) (EnvelopeRow, error)
+	// DropEnvelopesBelow deletes the group's envelopes with seq < barrier,
+	// except anchors and the kinds in keepKinds, and returns how many rows
+	// and ct bytes went. It is the only way envelopes are ever deleted.
+	DropEnvelopesBelow(ctx context.Context, group wire.ID, barrier uint64, keepKinds []wire.Kind) (n, bytes int64, err error)
+	AddAnchors(ctx context.Context, group wire.ID, seqs []uint64) error
+	SetDroppedBelow(ctx context.Context, group wire.ID, seq uint64) error
+
+	RosterAppend(ctx context.Context, ws wire.ID, index uint64, head wire.ID, op []byte) error
+	RosterOps(ctx context.Context, ws wire.ID, afterIndex uint64, limit int) ([][]byte, error)
+
+	PutKeyPackage(ctx context.Context, ws, owner wire.ID, kp KeyPackage, now int64) error
+	// ClaimKeyPackage removes and returns the oldest one-use package of owner,
+	// or returns (without removing) its last-resort package; ErrNotFound if neither.
+	ClaimKeyPackage(ctx context.Context, ws, owner wire.ID) (KeyPackage, error)
+	KeyPackageStock(ctx context.Context, ws, owner wire.ID) (oneUse int, lastResort bool, err error)
+
+	RetentionKeys(ctx context.Context, group wire.ID) ([]RetentionKey, error)
+	PutRetentionKey(ctx context.Context, group wire.ID, k RetentionKey) error
+	PutPolicy(ctx context.Context, group wire.ID, p Policy) error
+	LatestPolicy(ctx context.Context, group wire.ID) (Policy, error)
+	PutCheckpoint(ctx context.Context, group wire.ID, c CheckpointRow) error
+
+	Stats(ctx context.Context, ws wire.ID, overRetentionBefore int64) (WorkspaceStats, error)
+
+	// Emit records a change to deliver after commit (and, on PostgreSQL, to
+	// NOTIFY in this transaction).
+	Emit(ctx context.Context, c Change) error
+}
+
+// NotifyChannel is the PostgreSQL LISTEN/NOTIFY channel the relay's store
+// notifies on, inside the accepting transaction.
+const NotifyChannel = "weald_relay"
+
+// ChangeKind says what a [Change] reports.
+type ChangeKind byte
+
+// Change kinds; the byte is the first field of the payload.
+const (
+	ChangeEnvelopes ChangeKind = 'e' // new envelopes in Group, up to Seq
+	ChangeAccessSet ChangeKind = 'a' // access set Version accepted
+	ChangeRoster    ChangeKind = 'r' // roster operation Index appended, head Head
+	ChangeDrop      ChangeKind = 'd' // envelopes of Group below Seq dropped
+	// ChangeResync is never sent by NOTIFY: Changes reports it after a lost
+	// LISTEN connection was re-established, since notifications may have
+	// been missed meanwhile.
+	ChangeResync ChangeKind = 's'
+)
+
+// Change is a committed state change others may need to act on.
+type Change struct {
+	Kind      ChangeKind
+	Workspace wire.ID
+	Group     wire.ID // envelopes, drop
+	Seq       uint64  // envelopes: highest new seq; drop: the barrier
+	Version   uint64  // access set: version; roster: index
+	Head      wire.ID // roster head
+}
+
+// Payload is the NOTIFY payload of c, space-separated lower-case hex ids and
+// decimal numbers:
+//
+//	e <workspace> <group> <seq>
+//	a <workspace> <version>
+//	r <workspace> <index> <head>
+//	d <workspace> <group> <barrier>
+func (c Change) Payload() string {
+	switch c.Kind {
+	case ChangeEnvelopes, ChangeDrop:
+		return fmt.Sprintf("%c %s %s %d", c.Kind, c.Workspace, c.Group, c.Seq)
+	case ChangeAccessSet:
+		return fmt.Sprintf("a %s %d", c.Workspace, c.Version)
+	case ChangeRoster:
+		return fmt.Sprintf("r %s %d %s", c.Workspace, c.Version, c.Head)
+	}
+	return ""
+}
+
+// ParseChange decodes a NOTIFY payload made by [Change.Payload].
+func ParseChange(payload string) (Change, error) {
+	f := strings.Fields(payload)
+	bad := fmt.Errorf("store: bad change payload %q", payload)
+	if len(f) < 3 || len(f[0]) != 1 {
+		return Change{}, bad
+	}
+	c := Change{Kind: ChangeKind(f[0][0])}
+	var ok bool
+	if c.Workspace, ok = parseID(f[1]); !ok {
+		return Change{}, bad
+	}
+	num := func(s string) (uint64, bool) { n, err := strconv.ParseUint(s, 10, 64); return n, err == nil }
+	switch c.Kind {
+	case ChangeEnvelopes, ChangeDrop:
+		if len(f) != 4 {
+			return Change{}, bad
+		}
+		g, ok1 := parseID(f[2])
+		n, ok2 := num(f[3])
+		if !ok1 || !ok2 {
+			return Change{}, bad
+		}
+		c.Group, c.Seq = g, n
+	case ChangeAccessSet:
+		n, ok := num(f[2])
+		if len(f) != 3 || !ok {
+			return Change{}, bad
+		}
+		c.Version = n
+	case ChangeRoster:
+		if len(f) != 4 {
+			return Change{}, bad
+		}
+		n, ok1 := num(f[2])
+		h, ok2 := parseID(f[3])
+		if !ok1 || !ok2 {
+			return Change{}, bad
+		}
+		c.Version, c.Head = n, h
+	default:
+		return Change{}, bad
+	}
+	return c, nil
+}
+
+func parseID(s string) (wire.ID, bool) {
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		return wire.ID{}, false
+	}
+	return wire.IDFromBytes(b)
+}

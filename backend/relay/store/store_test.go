@@ -1,0 +1,223 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"weald/backend/internal/pgtest"
+	"weald/backend/wire"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+func engines(t *testing.T, fn func(t *testing.T, open func() Store)) {
+	t.Run("sqlite", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "relay.db")
+		fn(t, func() Store {
+			st, err := OpenSQLite(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return st
+		})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		url := pgtest.NewDatabase(t)
+		fn(t, func() Store {
+			st, err := OpenPostgres(context.Background(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return st
+		})
+	})
+}
+
+func tid(s string) wire.ID {
+	var id wire.ID
+	copy(id[:], s)
+	return id
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// insert writes n envelopes of size bytes into group g of workspace ws,
+// creating both if needed, with no accept-path logic at all.
+func insert(t *testing.T, st Store, ws, g wire.ID, from, n, size int) {
+	t.Helper()
+	ctx := ctxT(t)
+	err := st.Update(ctx, func(tx Tx) error {
+		if _, err := tx.Workspace(ctx, ws); errors.Is(err, ErrNotFound) {
+			if err := tx.CreateWorkspace(ctx, ws, make([]byte, 32), 1); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Group(ctx, g); errors.Is(err, ErrNotFound) {
+			if err := tx.CreateGroup(ctx, g, ws, 1); err != nil {
+				return err
+			}
+		}
+		for i := from; i < from+n; i++ {
+			r := EnvelopeRow{Seq: uint64(i), Hash: tid(string(rune('a' + i))), AcceptedAt: 1,
+				Envelope: wire.Envelope{Group: g, Kind: wire.KindContent, Author: tid("author"), Ctr: uint64(i), CT: make([]byte, size)}}
+			if err := tx.InsertEnvelope(ctx, &r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func counters(t *testing.T, st Store, ws wire.ID) WorkspaceStats {
+	t.Helper()
+	var s WorkspaceStats
+	ctx := ctxT(t)
+	if err := st.View(ctx, func(tx Tx) error { var err error; s, err = tx.Stats(ctx, ws, 0); return err }); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestByteCounterTrigger: the counter is kept by the database trigger on
+// insert and delete, per workspace, resolved from the group's row.
+func TestByteCounterTrigger(t *testing.T) {
+	engines(t, func(t *testing.T, open func() Store) {
+		st := open()
+		ctx := ctxT(t)
+		w1, w2 := tid("w1"), tid("w2")
+		insert(t, st, w1, tid("g1"), 1, 5, 10)
+		insert(t, st, w1, tid("g2"), 1, 3, 7)
+		insert(t, st, w2, tid("g3"), 1, 2, 100)
+		insert(t, st, w1, tid("g1"), 6, 1, 0)
+		if s := counters(t, st, w1); s.LogBytes != 71 || s.SumCT != 71 || s.Envelopes != 9 || s.Groups != 2 {
+			t.Fatalf("w1 = %+v", s)
+		}
+		if s := counters(t, st, w2); s.LogBytes != 200 || s.SumCT != 200 {
+			t.Fatalf("w2 = %+v", s)
+		}
+		// A rolled-back insert leaves the counter alone.
+		boom := errors.New("boom")
+		err := st.Update(ctx, func(tx Tx) error {
+			r := EnvelopeRow{Seq: 99, Envelope: wire.Envelope{Group: tid("g1"), Kind: 1, Author: tid("x"), Ctr: 99, CT: make([]byte, 1000)}}
+			if err := tx.InsertEnvelope(ctx, &r); err != nil {
+				return err
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Fatal(err)
+		}
+		var n, bytes int64
+		err = st.Update(ctx, func(tx Tx) error {
+			if err := tx.AddAnchors(ctx, tid("g1"), []uint64{2}); err != nil {
+				return err
+			}
+			n, bytes, err = tx.DropEnvelopesBelow(ctx, tid("g1"), 4, nil)
+			return err
+		})
+		if err != nil || n != 2 || bytes != 20 {
+			t.Fatalf("drop = %d rows %d bytes %v, want 2 rows (seq 1, 3; 2 is an anchor) 20 bytes", n, bytes, err)
+		}
+		if s := counters(t, st, w1); s.LogBytes != 51 || s.SumCT != 51 || s.Envelopes != 7 {
+			t.Fatalf("after drop w1 = %+v", s)
+		}
+		// Reopening finds the same state (schema not reapplied).
+		st.Close()
+		st = open()
+		if s := counters(t, st, w1); s.LogBytes != 51 {
+			t.Fatalf("after reopen w1 = %+v", s)
+		}
+	})
+}
+
+// TestEnvelopesImmutable: the database refuses to change an accepted
+// envelope or move a group to another workspace.
+func TestEnvelopesImmutable(t *testing.T) {
+	engines(t, func(t *testing.T, open func() Store) {
+		st := open()
+		ctx := ctxT(t)
+		insert(t, st, tid("w1"), tid("g1"), 1, 1, 10)
+		insert(t, st, tid("w2"), tid("g2"), 1, 1, 10)
+		raw := st.(interface{ rawDB() *sql.DB }).rawDB()
+		q := st.(interface{ rebind(string) string }).rebind
+		if _, err := raw.ExecContext(ctx, q(`UPDATE envelopes SET ct = ? WHERE seq = 1`), []byte("x")); err == nil || !strings.Contains(err.Error(), "immutable") {
+			t.Errorf("update envelope: %v", err)
+		}
+		if _, err := raw.ExecContext(ctx, q(`UPDATE groups SET workspace_id = ? WHERE id = ?`), b(tid("w2")), b(tid("g1"))); err == nil {
+			t.Error("a group moved to another workspace")
+		}
+		if s := counters(t, st, tid("w1")); s.LogBytes != 10 {
+			t.Errorf("w1 = %+v", s)
+		}
+	})
+}
+
+func TestChangePayload(t *testing.T) {
+	for _, c := range []Change{
+		{Kind: ChangeEnvelopes, Workspace: tid("w"), Group: tid("g"), Seq: 42},
+		{Kind: ChangeDrop, Workspace: tid("w"), Group: tid("g"), Seq: 7},
+		{Kind: ChangeAccessSet, Workspace: tid("w"), Version: 3},
+		{Kind: ChangeRoster, Workspace: tid("w"), Version: 9, Head: tid("h")},
+	} {
+		got, err := ParseChange(c.Payload())
+		if err != nil || got != c {
+			t.Errorf("%q: %+v %v", c.Payload(), got, err)
+		}
+	}
+	for _, bad := range []string{"", "x", "e 00 11 2", "a " + tid("w").String(), "q " + tid("w").String() + " 1", "e " + tid("w").String() + " zz 1"} {
+		if _, err := ParseChange(bad); err == nil {
+			t.Errorf("ParseChange(%q) succeeded", bad)
+		}
+	}
+}
+
+// TestChangesAcrossStores: on PostgreSQL a change committed through one
+// Store (one relay process) reaches the Changes of another; on SQLite the
+// committing Store reports its own.
+func TestChangesAcrossStores(t *testing.T) {
+	engines(t, func(t *testing.T, open func() Store) {
+		writer := open()
+		reader := writer
+		if writer.Engine() == "postgres" {
+			reader = open()
+		}
+		ctx := ctxT(t)
+		ch, err := reader.Changes(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		insert(t, writer, tid("w"), tid("g"), 1, 1, 1)
+		want := Change{Kind: ChangeEnvelopes, Workspace: tid("w"), Group: tid("g"), Seq: 5}
+		// A rolled-back change is never reported.
+		_ = writer.Update(ctx, func(tx Tx) error {
+			_ = tx.Emit(ctx, Change{Kind: ChangeAccessSet, Workspace: tid("w"), Version: 99})
+			return errors.New("rollback")
+		})
+		if err := writer.Update(ctx, func(tx Tx) error { return tx.Emit(ctx, want) }); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case got := <-ch:
+			if got != want {
+				t.Errorf("change = %+v, want %+v", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("no change within 5 s")
+		}
+	})
+}
