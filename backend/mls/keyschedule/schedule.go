@@ -8,7 +8,7 @@ import (
 )
 
 // ErrBadSecret is returned when an input secret has the wrong length.
-var ErrBadSecret = errors.New("keyschedule/bad_secret: a key schedule input has the wrong length")
+var ErrBadSecret = errors.New("mls/keyschedule/bad_secret: a key schedule input has the wrong length")
 
 // EpochSecrets holds the secrets of one epoch (RFC 9420 §8, Table 4) and
 // the values derived from them.

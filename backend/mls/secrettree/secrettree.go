@@ -45,10 +45,10 @@ func (r RatchetType) label() string {
 
 // Errors, matched with errors.Is.
 var (
-	ErrLeafOutOfRange = errors.New("secrettree/leaf_out_of_range: the sender leaf is not in the tree")
-	ErrTooFarAhead    = errors.New("secrettree/too_far_ahead: the generation is too far ahead of the ratchet")
-	ErrKeyConsumed    = errors.New("secrettree/key_consumed: the key for this generation was already used or discarded")
-	ErrExhausted      = errors.New("secrettree/exhausted: the ratchet has reached its last generation")
+	ErrLeafOutOfRange = errors.New("mls/secrettree/leaf_out_of_range: the sender leaf is not in the tree")
+	ErrTooFarAhead    = errors.New("mls/secrettree/too_far_ahead: the generation is too far ahead of the ratchet")
+	ErrKeyConsumed    = errors.New("mls/secrettree/key_consumed: the key for this generation was already used or discarded")
+	ErrExhausted      = errors.New("mls/secrettree/exhausted: the ratchet has reached its last generation")
 )
 
 // Config bounds out-of-order tolerance. Zero fields take the defaults.

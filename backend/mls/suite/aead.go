@@ -9,10 +9,10 @@ import (
 )
 
 // ErrDecrypt is returned when AEAD or HPKE decryption fails.
-var ErrDecrypt = errors.New("suite/decrypt: the ciphertext could not be decrypted")
+var ErrDecrypt = errors.New("mls/suite/decrypt: the ciphertext could not be decrypted")
 
 // ErrKeySize is returned when an AEAD key or nonce has the wrong length.
-var ErrKeySize = errors.New("suite/key_size: an AEAD key or nonce has the wrong length")
+var ErrKeySize = errors.New("mls/suite/key_size: an AEAD key or nonce has the wrong length")
 
 func (s *Suite) newAEAD(key []byte) (cipher.AEAD, error) {
 	if len(key) != s.nk {

@@ -27,5 +27,5 @@ func Example() {
 	// Output:
 	// signature ok: true
 	// path secret
-	// suite/unsupported: cipher suite 4 is not supported
+	// mls/suite/unsupported: cipher suite 4 is not supported
 }

@@ -74,7 +74,7 @@ func randomKey(rand io.Reader, curve ecdh.Curve, n int) (*ecdh.PrivateKey, error
 			return k, nil
 		}
 	}
-	return nil, errors.New("suite: random source produced no valid scalar")
+	return nil, errors.New("mls/suite/random: the random source produced no valid private key")
 }
 
 // encryptContext encodes EncryptContext (RFC 9420 §5.1.3):

@@ -11,7 +11,7 @@ import (
 
 // ErrLength is returned when a requested KDF output is longer than
 // HKDF-Expand allows (255·Nh) or does not fit the uint16 length field.
-var ErrLength = errors.New("suite/length: the requested key length is too large")
+var ErrLength = errors.New("mls/suite/length: the requested key length is too large")
 
 func (s *Suite) newHash() hash.Hash {
 	switch s.hash {

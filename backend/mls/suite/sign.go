@@ -10,10 +10,10 @@ import (
 )
 
 // ErrBadSignature is returned when a signature does not verify.
-var ErrBadSignature = errors.New("suite/bad_signature: the signature does not verify")
+var ErrBadSignature = errors.New("mls/suite/bad_signature: the signature does not verify")
 
 // ErrBadKey is returned when a key's encoding is invalid for the suite.
-var ErrBadKey = errors.New("suite/bad_key: the key is not valid for this cipher suite")
+var ErrBadKey = errors.New("mls/suite/bad_key: the key is not valid for this cipher suite")
 
 // SigningKey is a parsed signature private key of one suite. Its String
 // method never prints secret bytes.

@@ -52,13 +52,13 @@ const (
 
 // ErrUnsupportedSuite is matched (errors.Is) by the error for any suite this
 // package does not implement.
-var ErrUnsupportedSuite = errors.New("suite/unsupported: this cipher suite is not supported")
+var ErrUnsupportedSuite = errors.New("mls/suite/unsupported: this cipher suite is not supported")
 
 // UnsupportedSuiteError names the unsupported suite; it matches ErrUnsupportedSuite.
 type UnsupportedSuiteError struct{ ID ID }
 
 func (e *UnsupportedSuiteError) Error() string {
-	return fmt.Sprintf("suite/unsupported: cipher suite %d is not supported", uint16(e.ID))
+	return fmt.Sprintf("mls/suite/unsupported: cipher suite %d is not supported", uint16(e.ID))
 }
 
 // Is reports whether target is ErrUnsupportedSuite.
