@@ -83,6 +83,39 @@ func (c *Client) connect(ctx context.Context) (*session, error) {
 	return s, nil
 }
 
+// PublishGenesis publishes a freshly provisioned workspace's first access
+// set (version 1, signed by the genesis key) before any principal can
+// authenticate: Hello, Challenge, then AccessSetPublish in place of Auth.
+func PublishGenesis(ctx context.Context, url string, set wire.AccessSet) error {
+	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{Subprotocol}})
+	if err != nil {
+		return fmt.Errorf("relayclient: dial %s: %w", url, err)
+	}
+	defer ws.CloseNow()
+	for i, body := range []wire.Body{&wire.Hello{Version: wire.ProtocolVersion, Workspace: set.Workspace}, &wire.AccessSetPublish{Set: set}} {
+		b, err := wire.EncodeFrame(wire.Frame{ID: uint32(i + 1), Body: body})
+		if err != nil {
+			return err
+		}
+		if err := ws.Write(ctx, websocket.MessageBinary, b); err != nil {
+			return fmt.Errorf("relayclient: genesis write: %w", err)
+		}
+		_, rb, err := ws.Read(ctx)
+		if err != nil {
+			return fmt.Errorf("relayclient: genesis read: %w", err)
+		}
+		f, err := wire.DecodeFrame(rb)
+		if err != nil {
+			return fmt.Errorf("relayclient: genesis: %w", err)
+		}
+		if eb, ok := f.Body.(*wire.ErrorBody); ok {
+			return protocolError(eb.Err)
+		}
+	}
+	ws.Close(websocket.StatusNormalClosure, "")
+	return nil
+}
+
 // end records why the session ended (first reason wins) and fails pending
 // requests.
 func (s *session) end(err error) {

@@ -3,8 +3,12 @@ package server
 import (
 	"context"
 
+	"weald/backend/relay/store"
 	"weald/backend/wire"
 )
+
+// Change is a committed state change (store.Change).
+type Change = store.Change
 
 // Principal is who a connection authenticated as.
 type Principal = wire.AuthOK
@@ -33,27 +37,8 @@ type Backend interface {
 	KeyPackageClaim(ctx context.Context, ws wire.ID, p Principal, owner wire.ID) (*wire.KeyPackageClaimed, error)
 	DropBefore(ctx context.Context, ws wire.ID, p Principal, d wire.DropBefore) (*wire.Dropped, error)
 	Stats(ctx context.Context, ws wire.ID) (*wire.Stats, error)
-	// Changes delivers change notifications from every relay process on the
-	// same database (including this one) until ctx ends. A nil channel
-	// means the store has no cross-process notifications.
-	Changes(ctx context.Context) (<-chan Change, error)
-}
-
-// ChangeKind says what moved.
-type ChangeKind uint8
-
-// Change kinds.
-const (
-	ChangeEnvelopes ChangeKind = 1 // a group's head seq moved
-	ChangeAccessSet ChangeKind = 2 // a new access set version was accepted
-	ChangeRoster    ChangeKind = 3 // the roster head moved
-)
-
-// Change is one notification.
-type Change struct {
-	Kind      ChangeKind
-	Workspace wire.ID
-	Group     wire.ID // ChangeEnvelopes
-	Seq       uint64  // ChangeEnvelopes: head seq; ChangeAccessSet: version; ChangeRoster: index
-	Head      wire.ID // ChangeRoster
+	// Changes delivers committed changes (on PostgreSQL from every relay
+	// process on the database, this one included) until ctx ends; a nil
+	// channel means there are none to follow.
+	Changes(ctx context.Context) (<-chan store.Change, error)
 }

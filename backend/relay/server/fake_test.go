@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"sync"
 
+	"weald/backend/relay/store"
 	"weald/backend/wire"
 )
 
@@ -16,12 +17,13 @@ type fakeBackend struct {
 	mu      sync.Mutex
 	set     wire.AccessSet
 	voided  map[wire.ID]bool
+	bound   map[wire.ID]wire.ID // grant connection key id → grant hash
 	logs    map[wire.ID][]wire.SeqEnvelope
-	changes chan Change
+	changes chan store.Change
 }
 
 func newFake(ws wire.ID, keys ...ed25519.PublicKey) *fakeBackend {
-	f := &fakeBackend{logs: map[wire.ID][]wire.SeqEnvelope{}, voided: map[wire.ID]bool{}}
+	f := &fakeBackend{logs: map[wire.ID][]wire.SeqEnvelope{}, voided: map[wire.ID]bool{}, bound: map[wire.ID]wire.ID{}}
 	f.set.Workspace = ws
 	f.set.Version = 1
 	for _, k := range keys {
@@ -49,7 +51,8 @@ func (f *fakeBackend) Authenticate(_ context.Context, ws, nonce wire.ID, a *wire
 		if !f.set.HasGrant(h) {
 			return Principal{}, wire.Errorf(wire.CodeAuthUnknownKey, "unknown grant")
 		}
-		return Principal{Kind: wire.PrincipalGrant, Principal: h, AccessVersion: f.set.Version}, nil
+		f.bound[wire.KeyID(a.Key)] = h
+		return Principal{Kind: wire.PrincipalGrant, Principal: wire.KeyID(a.Key), AccessVersion: f.set.Version}, nil
 	}
 	id := wire.KeyID(a.Key)
 	if _, k := f.set.Lookup(id); k == wire.PrincipalNone {
@@ -123,11 +126,12 @@ func (f *fakeBackend) AccessSet(context.Context, wire.ID) (wire.AccessSet, error
 func (f *fakeBackend) Allowed(_ context.Context, _ wire.ID, kind wire.PrincipalKind, id wire.ID) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if kind == wire.PrincipalGrant {
-		return f.set.HasGrant(id) && !f.voided[id], nil
-	}
 	_, k := f.set.Lookup(id)
-	return k != wire.PrincipalNone, nil
+	if kind == wire.PrincipalGrant && k == wire.PrincipalNone {
+		g, ok := f.bound[id]
+		return ok && f.set.HasGrant(g) && !f.voided[g], nil
+	}
+	return k == kind || (kind == wire.PrincipalGrant && k != wire.PrincipalNone), nil
 }
 
 func (f *fakeBackend) KeyPackagePut(context.Context, wire.ID, Principal, []wire.KeyPackageItem) (*wire.KeyPackageStock, error) {
@@ -146,7 +150,7 @@ func (f *fakeBackend) Stats(_ context.Context, ws wire.ID) (*wire.Stats, error) 
 	return &wire.Stats{Workspace: ws}, nil
 }
 
-func (f *fakeBackend) Changes(context.Context) (<-chan Change, error) {
+func (f *fakeBackend) Changes(context.Context) (<-chan store.Change, error) {
 	if f.changes == nil {
 		return nil, nil
 	}

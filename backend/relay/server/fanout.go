@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
+	"weald/backend/relay/store"
 	"weald/backend/wire"
 )
 
@@ -161,16 +163,18 @@ func (s *Server) enforce(ws wire.ID) {
 		s.log.Warn("access set read failed during recheck", "workspace", ws.Short(), "err", err)
 		return
 	}
+	kinds := set.KeyIDs()
 	n := s.hub.revoke(ws, func(key wire.ID, kind wire.PrincipalKind) bool {
-		if kind == wire.PrincipalGrant {
-			if !set.HasGrant(key) {
-				return false
-			}
-			ok, err := s.backend.Allowed(ctx, ws, kind, key)
-			return err != nil || ok // on a read error keep it; the next recheck decides
+		if k, in := kinds[key]; in {
+			return kind == wire.PrincipalGrant || k == kind
 		}
-		_, k := set.Lookup(key)
-		return k != wire.PrincipalNone
+		if kind != wire.PrincipalGrant {
+			return false
+		}
+		// A grant connection whose key is not (yet) in the set stays while
+		// its grant is live; the backend knows which grant it used.
+		ok, err := s.backend.Allowed(ctx, ws, kind, key)
+		return err != nil || ok // on a read error keep it; the next recheck decides
 	})
 	if n > 0 {
 		s.log.Info("closed connections that left the access set", "workspace", ws.Short(), "closed", n, "version", set.Version)
@@ -211,12 +215,21 @@ func (s *Server) watchChanges() {
 
 func (s *Server) applyChange(c Change) {
 	switch c.Kind {
-	case ChangeEnvelopes:
+	case store.ChangeEnvelopes:
 		go s.pullGroup(c.Workspace, c.Group, c.Seq)
-	case ChangeAccessSet:
-		go s.accessSetMoved(c.Workspace, c.Seq)
-	case ChangeRoster:
-		s.rosterMoved(c.Workspace, c.Seq, c.Head)
+	case store.ChangeAccessSet:
+		go s.accessSetMoved(c.Workspace, c.Version)
+	case store.ChangeRoster:
+		s.rosterMoved(c.Workspace, c.Version, c.Head)
+	case store.ChangeResync:
+		// Notifications may have been lost: recheck every connected
+		// workspace and pull every subscribed group.
+		for _, ws := range s.hub.workspaces() {
+			go s.enforce(ws)
+		}
+		for _, g := range s.hub.groups() {
+			go s.pullGroup(g.ws, g.group, math.MaxUint64)
+		}
 	}
 }
 

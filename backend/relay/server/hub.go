@@ -236,3 +236,14 @@ func (h *hub) minLast(ws, group wire.ID) uint64 {
 	}
 	return min
 }
+
+// groups returns every group with local subscribers.
+func (h *hub) groups() []groupKey {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	out := make([]groupKey, 0, len(h.subs))
+	for g := range h.subs {
+		out = append(out, g)
+	}
+	return out
+}

@@ -250,9 +250,30 @@ func (s *Server) handshake(c *conn) bool {
 	if err := writeNow(wire.Frame{ID: f.ID, Body: &wire.Challenge{Nonce: nonce}}); err != nil {
 		return false
 	}
-	f, ok = s.readHandshakeFrame(ctx, c, refuse)
-	if !ok {
-		return false
+	// Bootstrap: before authenticating, a client may publish a workspace's
+	// first access set (version 1). It needs no connection credential: the
+	// relay accepts it only if the workspace's genesis key signed it, and
+	// consumes that key (design/gaps.md "Invites and bootstrap").
+	for {
+		f, ok = s.readHandshakeFrame(ctx, c, refuse)
+		if !ok {
+			return false
+		}
+		pub, isPub := f.Body.(*wire.AccessSetPublish)
+		if !isPub {
+			break
+		}
+		if pub.Set.Version != 1 {
+			return refuse(f.ID, wire.Errorf(wire.CodeAuthRequired,
+				"Only the first access set (version 1) may be published before authenticating."))
+		}
+		v, err := s.backend.PublishAccessSet(ctx, hello.Workspace, Principal{}, pub.Set)
+		if err != nil {
+			return refuse(f.ID, asWireError(err))
+		}
+		if err := writeNow(wire.Frame{ID: f.ID, Body: &wire.AccessSetAccepted{Version: v}}); err != nil {
+			return false
+		}
 	}
 	auth, isAuth := f.Body.(*wire.Auth)
 	if !isAuth {

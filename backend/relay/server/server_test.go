@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"weald/backend/relay/store"
 	"weald/backend/relayclient"
 	"weald/backend/wire"
 )
@@ -213,7 +214,7 @@ func TestSendSubscribeFanOutWithBacklog(t *testing.T) {
 func TestChangeNotificationReachesSubscriber(t *testing.T) {
 	a := newKey(t, 1)
 	f := newFixture(t, Limits{}, a)
-	f.back.changes = make(chan Change, 4)
+	f.back.changes = make(chan store.Change, 4)
 	// The server subscribed to changes in New; restart it with the channel.
 	f.srv.Close()
 	f.srv = New(Config{Backend: f.back})
@@ -228,7 +229,7 @@ func TestChangeNotificationReachesSubscriber(t *testing.T) {
 	// Another relay process accepted two envelopes: they are only in the
 	// database, and a notification says so.
 	f.back.Send(ctx, f.ws, Principal{}, []wire.Envelope{envelope(a, g, 1, "x"), envelope(a, g, 2, "y")})
-	f.back.changes <- Change{Kind: ChangeEnvelopes, Workspace: f.ws, Group: g, Seq: 2}
+	f.back.changes <- store.Change{Kind: store.ChangeEnvelopes, Workspace: f.ws, Group: g, Seq: 2}
 	got := nextEnvelopes(t, c, 2)
 	if got[0].Seq != 1 || got[1].Seq != 2 {
 		t.Fatalf("seqs %d,%d", got[0].Seq, got[1].Seq)
@@ -292,7 +293,7 @@ func TestPublishThroughRelayClosesAtOnceAndVoidsGrant(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cg.Close()
-	if p, _ := cg.Principal(); p.Kind != wire.PrincipalGrant || p.Principal != wire.GrantHash(secret) {
+	if p, _ := cg.Principal(); p.Kind != wire.PrincipalGrant || p.Principal != wire.KeyID(joiner.pub) {
 		t.Fatalf("grant principal %+v", p)
 	}
 	next := set
