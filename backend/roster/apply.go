@@ -77,20 +77,28 @@ func (a actor) user() identity.UserID {
 	return identity.UserID{}
 }
 
-func (s *State) check(op *Operation) (func(), error) {
-	if op == nil || op.Body == nil || len(op.raw) == 0 {
+// check validates op. It first re-decodes op's bytes and works only on
+// that decoded form, so the state is a function of the bytes alone whether
+// op came from Sign or from Decode; fields edited after signing are refused.
+func (s *State) check(in *Operation) (func(), error) {
+	if in == nil || in.Body == nil || len(in.raw) == 0 {
 		return nil, reject(ErrBadOperation, "the operation was neither signed nor decoded")
 	}
-	tbs, err := op.tbs()
+	intbs, err := in.tbs()
 	if err != nil {
 		return nil, reject(ErrBadOperation, "%v", err)
 	}
 	var w canon.Writer
-	w.Raw(tbs)
-	w.Opaque(op.Signature)
-	if !bytes.Equal(w.Bytes(), op.raw) {
+	w.Raw(intbs)
+	w.Opaque(in.Signature)
+	if !bytes.Equal(w.Bytes(), in.raw) {
 		return nil, reject(ErrBadOperation, "the operation's fields do not match its bytes")
 	}
+	op, err := decode(in.raw)
+	if err != nil {
+		return nil, err
+	}
+	tbs := intbs
 	if op.PrevHead != s.head {
 		return nil, reject(ErrHeadMismatch, "it extends %s, the head is %s", op.PrevHead.ShortString(), s.head.ShortString())
 	}

@@ -3,6 +3,7 @@ package roster
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -170,5 +171,25 @@ func TestHandBuiltOperationMustMatchBytes(t *testing.T) {
 	}
 	if err := w.st.Apply(&Operation{Body: &DeleteGroup{}}); !errors.Is(err, ErrBadOperation) {
 		t.Fatalf("unsigned operation applied: %v", err)
+	}
+}
+
+// An operation applied as built by Sign (with sub-millisecond times in its
+// fields) folds to exactly the state its bytes fold to on another client.
+func TestApplyUsesTheBytes(t *testing.T) {
+	w := bootstrapped(t)
+	w.now = w.now.Add(123456 * time.Nanosecond)
+	b := w.groupBody(w.owner, KindChannel, AdmissionParent, HistoryOpen, w.randomGroup(), false, "design")
+	op := w.sign(w.owner.signer(), b)
+	if err := w.st.Apply(op); err != nil {
+		t.Fatal(err)
+	}
+	w.ops = append(w.ops, op.Bytes())
+	fresh, err := Validate(w.ops, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fresh, w.st) {
+		t.Fatal("state from a Sign-built operation differs from the state of its bytes")
 	}
 }
