@@ -1,0 +1,5 @@
+package server
+
+import "weald/backend/relay"
+
+var _ Backend = (*relay.Service)(nil)
