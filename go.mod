@@ -3,7 +3,7 @@ module weald
 go 1.26.0
 
 require (
-	github.com/automerge/automerge-go v0.0.0-20230903201930-b80ce8aadbb9 // indirect
+	github.com/automerge/automerge-go v0.0.0-20230903201930-b80ce8aadbb9
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/bep/debounce v1.2.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
