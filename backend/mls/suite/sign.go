@@ -3,6 +3,7 @@ package suite
 import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/subtle"
 	"errors"
 	"io"
 
@@ -23,6 +24,7 @@ type SigningKey struct {
 	ec    *ecdsa.PrivateKey
 	priv  []byte
 	pub   []byte
+	raw   []byte // the bytes it was parsed from (priv before padding)
 }
 
 // Suite returns the suite the key belongs to.
@@ -37,8 +39,24 @@ func (k *SigningKey) Public() []byte { return append([]byte(nil), k.pub...) }
 // String describes the key without revealing it.
 func (k *SigningKey) String() string { return "SigningKey(" + k.suite.String() + ")" }
 
-// ParseSigningKey parses a signature private key.
+// ParseSigningKey parses a signature private key. Parsing costs a scalar
+// multiplication, so the suite remembers the last key it parsed and
+// returns the same (immutable) *SigningKey when given the same bytes
+// again: a group that signs with one key pays for parsing once.
 func (s *Suite) ParseSigningKey(priv []byte) (*SigningKey, error) {
+	if last := s.lastKey.Load(); last != nil && len(last.raw) == len(priv) && subtle.ConstantTimeCompare(last.raw, priv) == 1 {
+		return last, nil
+	}
+	k, err := s.parseSigningKey(priv)
+	if err != nil {
+		return nil, err
+	}
+	k.raw = append([]byte(nil), priv...)
+	s.lastKey.Store(k)
+	return k, nil
+}
+
+func (s *Suite) parseSigningKey(priv []byte) (*SigningKey, error) {
 	k := &SigningKey{suite: s, priv: append([]byte(nil), priv...)}
 	switch s.sig {
 	case sigEd25519:

@@ -34,6 +34,7 @@ import (
 	"crypto/hpke"
 	"errors"
 	"fmt"
+	"sync/atomic"
 )
 
 // ID is a cipher suite identifier from the IANA "MLS Cipher Suites" registry.
@@ -109,6 +110,8 @@ type Suite struct {
 	// so one HKDF serves both suite ids below.
 	hpkeSuiteID [10]byte // "HPKE" || kem_id || kdf_id || aead_id
 	kemSuiteID  [5]byte  // "KEM" || kem_id
+
+	lastKey atomic.Pointer[SigningKey] // see ParseSigningKey
 }
 
 var suites = map[ID]*Suite{}

@@ -189,3 +189,24 @@ func TestHMACMatchesStdlib(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSigningKeyCache(t *testing.T) {
+	for _, s := range allSuites() {
+		a, _ := s.GenerateSigningKey(rand.Reader)
+		b, _ := s.GenerateSigningKey(rand.Reader)
+		pa, err := s.ParseSigningKey(a.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again, _ := s.ParseSigningKey(a.Bytes()); again != pa {
+			t.Errorf("%v: same bytes parsed twice", s)
+		}
+		pb, _ := s.ParseSigningKey(b.Bytes())
+		if bytes.Equal(pb.Public(), pa.Public()) || !bytes.Equal(pb.Public(), b.Public()) {
+			t.Errorf("%v: cache returned the wrong key", s)
+		}
+		if _, err := s.ParseSigningKey(nil); err == nil {
+			t.Errorf("%v: empty key accepted", s)
+		}
+	}
+}
