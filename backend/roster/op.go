@@ -165,10 +165,18 @@ func DeviceSigner(k identity.DevicePrivate) Signer { return deviceSigner{k} }
 func AgentSigner(k identity.AgentPrivate) Signer { return agentSigner{k} }
 
 // Sign builds and signs an operation extending prev. The time is truncated
-// to milliseconds, as on the wire.
+// to milliseconds, as on the wire. For a group-policy operation signed by a
+// device, Sign fills the policy's created_by and created_at from the signer
+// and the operation's time (on a copy of body), since they must agree.
 func Sign(s Signer, prev Head, at time.Time, body Body) (*Operation, error) {
 	op := &Operation{PrevHead: prev, CreatedAt: identity.FromUnixMilli(identity.UnixMilli(at)),
 		Actor: s.Principal(), Body: body}
+	if cg, ok := body.(*CreateGroup); ok && op.Actor.Kind == identity.KindDevice {
+		c := *cg
+		c.Policy.CreatedBy = identity.DeviceID(op.Actor.ID)
+		c.Policy.CreatedAt = op.CreatedAt
+		op.Body = &c
+	}
 	tbs, err := op.tbs()
 	if err != nil {
 		return nil, fmt.Errorf("sign %s: %w", body.Type(), err)
