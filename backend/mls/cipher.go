@@ -58,5 +58,28 @@ func (c *cipher) EncryptWithLabel(pub []byte, label string, context, plaintext [
 }
 
 func (c *cipher) DecryptWithLabel(priv []byte, label string, context, kemOutput, ciphertext []byte) ([]byte, error) {
-	return c.s.DecryptWithLabel(priv, label, context, kemOutput, ciphertext)
+	return c.s.DecryptWithLabel(c.hpkePriv(priv), label, context, kemOutput, ciphertext)
+}
+
+// hpkePriv left-pads a NIST-curve HPKE private key given as a minimal
+// big-endian scalar (as some implementations and the RFC 9420 vectors for
+// P-521 do) to the KEM's Nsk.
+func (c *cipher) hpkePriv(priv []byte) []byte {
+	var nsk int
+	switch c.s.ID() {
+	case 2:
+		nsk = 32
+	case 5:
+		nsk = 66
+	case 7:
+		nsk = 48
+	default:
+		return priv
+	}
+	if len(priv) >= nsk || len(priv) == 0 {
+		return priv
+	}
+	out := make([]byte, nsk)
+	copy(out[nsk-len(priv):], priv)
+	return out
 }

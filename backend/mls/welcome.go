@@ -106,37 +106,62 @@ func JoinWelcome(cfg *Config, msg []byte, bundles []*KeyPackageBundle, ratchetTr
 	return g, used, nil
 }
 
-func joinFromSecrets(cfg *Config, cs *cipher, wl *Welcome, gs *GroupSecrets, kp *KeyPackageBundle, ratchetTree []byte) (*Group, error) {
+// openWelcome decrypts the GroupInfo of a Welcome with the joiner secret
+// and PSKs of gs (RFC 9420 §12.4.3.1), returning it with the psk_secret.
+func openWelcome(cfg *Config, cs *cipher, wl *Welcome, gs *GroupSecrets) (*GroupInfo, []byte, error) {
 	s := cs.s
 	if len(gs.JoinerSecret) != s.Nh() {
-		return nil, fmt.Errorf("%w: joiner secret of %d bytes", ErrWelcome, len(gs.JoinerSecret))
+		return nil, nil, fmt.Errorf("%w: joiner secret of %d bytes", ErrWelcome, len(gs.JoinerSecret))
 	}
 	psks := make([]keyschedule.PSK, 0, len(gs.PSKs))
 	for i := range gs.PSKs {
 		id := &gs.PSKs[i]
 		if id.Type != proposal.PSKExternal || cfg == nil || cfg.PSKs == nil {
-			return nil, fmt.Errorf("%w: psk of type %d in a welcome", ErrPSK, id.Type)
+			return nil, nil, fmt.Errorf("%w: psk of type %d in a welcome", ErrPSK, id.Type)
 		}
 		secret, ok := cfg.PSKs(id.PSKID)
 		if !ok {
-			return nil, fmt.Errorf("%w: external psk %x", ErrPSK, id.PSKID)
+			return nil, nil, fmt.Errorf("%w: external psk %x", ErrPSK, id.PSKID)
 		}
 		psks = append(psks, keyschedule.PSK{ID: toKSPSKID(id), Secret: secret})
 	}
 	pskSecret, err := keyschedule.PSKSecret(s, psks)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ws, err := keyschedule.WelcomeSecret(s, gs.JoinerSecret, pskSecret)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	key, nonce := keyschedule.WelcomeKeyNonce(s, ws)
 	gib, err := s.Open(nil, key, nonce, nil, wl.EncryptedGroupInfo)
 	if err != nil {
-		return nil, fmt.Errorf("%w: group info does not decrypt", ErrWelcome)
+		return nil, nil, fmt.Errorf("%w: group info does not decrypt", ErrWelcome)
 	}
 	gi, err := DecodeGroupInfo(gib)
+	if err != nil {
+		return nil, nil, err
+	}
+	return gi, pskSecret, nil
+}
+
+// welcomeEpoch derives the epoch secrets a joiner gets and checks the
+// GroupInfo's confirmation tag against them.
+func welcomeEpoch(cs *cipher, gs *GroupSecrets, pskSecret []byte, gi *GroupInfo) (*keyschedule.EpochSecrets, error) {
+	es, err := keyschedule.FromJoiner(cs.s, gs.JoinerSecret, pskSecret, gi.GroupContext.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	tag := keyschedule.ConfirmationTag(cs.s, es.ConfirmationKey, gi.GroupContext.ConfirmedTranscriptHash)
+	if !hmac.Equal(tag, gi.ConfirmationTag) {
+		return nil, ErrConfirmation
+	}
+	return es, nil
+}
+
+func joinFromSecrets(cfg *Config, cs *cipher, wl *Welcome, gs *GroupSecrets, kp *KeyPackageBundle, ratchetTree []byte) (*Group, error) {
+	s := cs.s
+	gi, pskSecret, err := openWelcome(cfg, cs, wl, gs)
 	if err != nil {
 		return nil, err
 	}
@@ -169,14 +194,11 @@ func joinFromSecrets(cfg *Config, cs *cipher, wl *Welcome, gs *GroupSecrets, kp 
 			return nil, fmt.Errorf("%w: path secret: %w", ErrWelcome, err)
 		}
 	}
-	es, err := keyschedule.FromJoiner(s, gs.JoinerSecret, pskSecret, ctx.Bytes())
+	es, err := welcomeEpoch(cs, gs, pskSecret, gi)
 	if err != nil {
 		return nil, err
 	}
-	tag := keyschedule.ConfirmationTag(s, es.ConfirmationKey, ctx.ConfirmedTranscriptHash)
-	if !hmac.Equal(tag, gi.ConfirmationTag) {
-		return nil, ErrConfirmation
-	}
+	tag := gi.ConfirmationTag
 	g.tree, g.priv = t, priv
 	if err := g.startEpoch(es); err != nil {
 		return nil, err
