@@ -29,6 +29,12 @@ type ExternalJoinOptions struct {
 // leaf when resyncing) is returned with the joined group. ratchetTree is
 // the out-of-band tree when the GroupInfo has no ratchet_tree extension.
 func ExternalJoin(cfg *Config, groupInfo, ratchetTree []byte, cred tree.Credential, opts ExternalJoinOptions) (*Group, []byte, error) {
+	return externalJoin(cfg, groupInfo, ratchetTree, cred, opts, nil)
+}
+
+// externalJoin is ExternalJoin; tamper, if set, may change the commit
+// just before it is signed (tests of the receiver's §12.4.3.2 checks).
+func externalJoin(cfg *Config, groupInfo, ratchetTree []byte, cred tree.Credential, opts ExternalJoinOptions, tamper func(*proposal.Commit)) (*Group, []byte, error) {
 	body, err := expectMLSMessage(groupInfo, wireGroupInfo)
 	if err != nil {
 		return nil, nil, err
@@ -125,6 +131,9 @@ func ExternalJoin(cfg *Config, groupInfo, ratchetTree []byte, cred tree.Credenti
 		AuthenticatedData: orEmpty(opts.AuthenticatedData),
 		ContentType:       framing.ContentCommit,
 		Commit:            &proposal.Commit{Proposals: list, Path: up},
+	}
+	if tamper != nil {
+		tamper(content.Commit)
 	}
 	sk, err := s.ParseSigningKey(kp.SignatureKey)
 	if err != nil {

@@ -1,0 +1,166 @@
+package mls
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"weald/backend/mls/proposal"
+)
+
+// threeMembers returns alice, bob and carol in one group.
+func threeMembers(t *testing.T) (*Config, *Group, *Group, *Group) {
+	t.Helper()
+	cfg := testConfig()
+	alice, err := NewGroup(cfg, 1, []byte("v"), basic("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob := addMember(t, cfg, alice, "bob")
+	carol := addMember(t, cfg, alice, "carol", bob)
+	return cfg, alice, bob, carol
+}
+
+func stateOf(t *testing.T, g *Group) []byte {
+	t.Helper()
+	b, err := g.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestExternalCommitRules checks each rule of RFC 9420 §12.4.3.2 on the
+// receiving side: the tampered commit is rejected and the group unchanged.
+func TestExternalCommitRules(t *testing.T) {
+	cfg, alice, bob, _ := threeMembers(t)
+	gi, err := alice.GroupInfo(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extInit := func(c *proposal.Commit) proposal.OrRef {
+		for _, o := range c.Proposals {
+			if o.Proposal != nil && o.Proposal.Type == proposal.TypeExternalInit {
+				return o
+			}
+		}
+		t.Fatal("no external init")
+		return proposal.OrRef{}
+	}
+	remove := func(leaf uint32) proposal.OrRef {
+		return proposal.OrRef{Type: proposal.OrRefProposal, Proposal: &proposal.Proposal{Type: proposal.TypeRemove, Remove: &proposal.Remove{Removed: leaf}}}
+	}
+	kp, err := GenerateKeyPackage(cfg, 1, basic("erin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		tamper func(*proposal.Commit)
+		want   error
+	}{
+		{"two external inits", func(c *proposal.Commit) { c.Proposals = append(c.Proposals, extInit(c)) }, ErrExternalCommit},
+		{"no external init", func(c *proposal.Commit) { c.Proposals = nil }, ErrExternalCommit},
+		{"remove of another identity", func(c *proposal.Commit) { c.Proposals = append(c.Proposals, remove(bob.OwnLeaf())) }, ErrExternalCommit},
+		{"add proposal", func(c *proposal.Commit) {
+			c.Proposals = append(c.Proposals, proposal.OrRef{Type: proposal.OrRefProposal, Proposal: &proposal.Proposal{Type: proposal.TypeAdd, Add: &proposal.Add{KeyPackage: *kp.KeyPackage}}})
+		}, ErrExternalCommit},
+		{"proposal by reference", func(c *proposal.Commit) {
+			c.Proposals = append(c.Proposals, proposal.OrRef{Type: proposal.OrRefReference, Reference: make([]byte, 32)})
+		}, ErrExternalCommit},
+		{"no path", func(c *proposal.Commit) { c.Path = nil }, ErrExternalCommit},
+	}
+	for _, tc := range cases {
+		_, msg, err := externalJoin(cfg, gi, nil, basic("dave"), ExternalJoinOptions{}, tc.tamper)
+		if err != nil {
+			t.Fatalf("%s: building: %v", tc.name, err)
+		}
+		before := stateOf(t, alice)
+		_, err = alice.Process(msg)
+		if !errors.Is(err, tc.want) {
+			t.Fatalf("%s: got %v, want %v", tc.name, err, tc.want)
+		}
+		if !bytes.Equal(before, stateOf(t, alice)) {
+			t.Fatalf("%s: the rejected commit changed the group", tc.name)
+		}
+	}
+	// Resync with two removes of our own identity's leaves is also refused:
+	// make dave a member twice is impossible (duplicate keys), so use one
+	// remove of dave's real old leaf plus one of bob's.
+	dave, msg, err := ExternalJoin(cfg, gi, nil, basic("dave"), ExternalJoinOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	process(t, alice, msg)
+	process(t, bob, msg)
+	gi, _ = alice.GroupInfo(true)
+	_, msg, err = externalJoin(cfg, gi, nil, basic("dave"), ExternalJoinOptions{Resync: true}, func(c *proposal.Commit) {
+		c.Proposals = append(c.Proposals, remove(bob.OwnLeaf()))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.Process(msg); !errors.Is(err, ErrExternalCommit) {
+		t.Fatalf("two removes: got %v", err)
+	}
+	// The honest resync goes through and dave's old leaf is gone.
+	_, msg, err = ExternalJoin(cfg, gi, nil, basic("dave"), ExternalJoinOptions{Resync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := process(t, alice, msg)
+	if len(r.Commit.Removed) != 1 || r.Commit.Removed[0] != dave.OwnLeaf() {
+		t.Fatalf("resync removed %v, want [%d]", r.Commit.Removed, dave.OwnLeaf())
+	}
+}
+
+// TestProposalListRules checks §12.2 rules on commits a member creates
+// (the same validation runs on receipt).
+func TestProposalListRules(t *testing.T) {
+	cfg, alice, bob, carol := threeMembers(t)
+	kpBob := func() []byte {
+		// A key package reusing bob's signature key is a duplicate.
+		kp, err := GenerateKeyPackage(cfg, 1, basic("bob2"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		kp.KeyPackage.LeafNode.SignatureKey = bob.tree.Leaf(bob.priv.Leaf).SignatureKey
+		return kp.KeyPackage.Bytes()
+	}
+	cases := []struct {
+		name string
+		opts CommitOptions
+	}{
+		{"remove the committer", CommitOptions{Remove: []uint32{alice.OwnLeaf()}}},
+		{"remove twice", CommitOptions{Remove: []uint32{bob.OwnLeaf(), bob.OwnLeaf()}}},
+		{"remove a blank leaf", CommitOptions{Remove: []uint32{7}}},
+		{"add with a bad signature", CommitOptions{Add: [][]byte{kpBob()}}},
+		{"reinit with others", CommitOptions{Remove: []uint32{carol.OwnLeaf()}, Proposals: []*proposal.Proposal{{Type: proposal.TypeReInit, ReInit: &proposal.ReInit{GroupID: []byte("n"), Version: 1, CipherSuite: 1}}}}},
+		{"external init in a member commit", CommitOptions{Proposals: []*proposal.Proposal{{Type: proposal.TypeExternalInit, ExternalInit: &proposal.ExternalInit{KEMOutput: make([]byte, 32)}}}}},
+		{"unknown external psk", CommitOptions{PSKs: []proposal.PreSharedKeyID{{Type: proposal.PSKExternal, PSKID: []byte("x"), Nonce: make([]byte, 32)}}}},
+	}
+	for _, tc := range cases {
+		before := stateOf(t, alice)
+		if _, err := alice.Commit(tc.opts); err == nil {
+			t.Fatalf("%s: accepted", tc.name)
+		} else {
+			t.Logf("%s: %v", tc.name, err)
+		}
+		if !bytes.Equal(before, stateOf(t, alice)) {
+			t.Fatalf("%s: a refused commit changed the group", tc.name)
+		}
+	}
+	// An Update from bob cannot be committed by bob himself by value.
+	if _, err := bob.Commit(CommitOptions{Proposals: []*proposal.Proposal{{Type: proposal.TypeUpdate, Update: &proposal.Update{LeafNode: *bob.tree.Leaf(bob.priv.Leaf)}}}}); !errors.Is(err, ErrInvalidProposal) {
+		t.Fatalf("committer's own update by value: %v", err)
+	}
+	// A resumption PSK of the current epoch (known to all three) is accepted.
+	sc, err := alice.Commit(CommitOptions{PSKs: []proposal.PreSharedKeyID{{Type: proposal.PSKResumption, Usage: proposal.UsageApplication, PSKGroupID: alice.GroupID(), PSKEpoch: alice.Epoch(), Nonce: make([]byte, 32)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMerge(t, alice, sc)
+	process(t, bob, sc.Message)
+	process(t, carol, sc.Message)
+	agreeAll(t, alice, bob, carol)
+}
