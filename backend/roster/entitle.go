@@ -1,6 +1,7 @@
 package roster
 
 import (
+	"errors"
 	"time"
 
 	"weald/backend/identity"
@@ -109,4 +110,65 @@ func (s *State) AgentGroups(id identity.AgentID, t time.Time) []identity.GroupID
 		}
 	}
 	return out
+}
+
+// Errors of the join checks, for receivers validating commits
+// (spec/channels.md "The join", validation paragraphs).
+var (
+	ErrNotEntitled   = errors.New("roster/not_entitled: the principal is not in the group's entitled set")
+	ErrPolicyHash    = errors.New("roster/policy_hash: the commit names a group policy other than the roster's")
+	ErrAgentExternal = errors.New("roster/agent_external_commit: an agent never joins a group by external commit")
+	ErrAgentAdder    = errors.New("roster/agent_adder: an agent is added only by the device that issued its certificate")
+)
+
+// CheckExternalJoin validates the joiner of an external commit to group g:
+// the joiner is a live device in the roster, inside the entitled set (the
+// root: any live device; a parent channel: a device in the root, per
+// inGroup), and policyHash is the roster's GroupPolicy hash for g. Agents'
+// external commits are always refused; explicit groups are never joined
+// by external commit. Errors are *Error with Index -1.
+func (s *State) CheckExternalJoin(g identity.GroupID, joiner identity.Principal, policyHash [32]byte, t time.Time, inGroup func(identity.GroupID) bool) error {
+	fail := func(err error, format string, args ...any) error {
+		e := reject(err, format, args...).(*Error)
+		e.Index = -1
+		return e
+	}
+	gi, ok := s.groups[g]
+	if !ok || gi.Deleted {
+		return fail(ErrUnknownGroup, "group %s", g.ShortString())
+	}
+	if joiner.Kind == identity.KindAgent {
+		return fail(ErrAgentExternal, "agent %s to %s", joiner.ShortString(), gi.Name)
+	}
+	if h := gi.Policy.Hash(); h != policyHash {
+		return fail(ErrPolicyHash, "group %s", gi.Name)
+	}
+	switch s.Entitlement(g, joiner, t, inGroup) {
+	case JoinRootExternal, JoinSelf:
+		return nil
+	}
+	return fail(ErrNotEntitled, "%s in %s", joiner.ShortString(), gi.Name)
+}
+
+// CheckAgentAdd validates an agent leaf added to group g by device adder:
+// the agent is live at t, its certificate names g, and adder is the
+// certificate chain's issuing device and live (spec/channels.md "The join",
+// the agent path). Errors are *Error with Index -1.
+func (s *State) CheckAgentAdd(adder identity.DeviceID, agent identity.AgentID, g identity.GroupID, t time.Time) error {
+	fail := func(err error, format string, args ...any) error {
+		e := reject(err, format, args...).(*Error)
+		e.Index = -1
+		return e
+	}
+	a, ok := s.agents[agent]
+	if !ok {
+		return fail(ErrUnknownPrincipal, "agent %s", agent.ShortString())
+	}
+	if a.Cert.IssuingDevice != adder || !s.DeviceLive(adder) {
+		return fail(ErrAgentAdder, "agent %s, adder %s", agent.ShortString(), adder.ShortString())
+	}
+	if s.Entitlement(g, identity.AgentPrincipal(agent), t, func(identity.GroupID) bool { return false }) != JoinAgentAdd {
+		return fail(ErrNotEntitled, "agent %s in %s", agent.ShortString(), g.ShortString())
+	}
+	return nil
 }
