@@ -1,0 +1,172 @@
+package groups
+
+import (
+	"bytes"
+	"fmt"
+
+	"weald/backend/identity"
+	"weald/backend/identity/canon"
+	"weald/backend/roster"
+)
+
+// LabelJoin labels the device signature in JoinData.
+const LabelJoin identity.Label = "join"
+
+// Join paths in JoinData.
+const (
+	PathSelfJoin uint8 = 1 // a parent channel, by a device already in the root
+	PathInvite   uint8 = 2 // the workspace root, by an invite redemption
+)
+
+// JoinData is the authenticated_data of every Weald external commit
+// (spec/channels.md "The join", step 3; docs/protocol/groups.md).
+type JoinData struct {
+	Path       uint8
+	Device     identity.DeviceID
+	RosterRef  roster.Ref
+	PolicyHash [32]byte
+	LeafSigKey []byte
+	Signature  []byte
+}
+
+func (j *JoinData) encodeFields(w *canon.Writer) {
+	w.U8(1)
+	w.U8(j.Path)
+	w.Raw(j.Device[:])
+	w.U64(uint64(j.RosterRef.Index))
+	w.Raw(j.RosterRef.Head[:])
+	w.Raw(j.PolicyHash[:])
+	w.Opaque(j.LeafSigKey)
+}
+
+// TBS is what the device signs: the group, the epoch the commit creates and
+// the fields without the signature.
+func (j *JoinData) TBS(group [32]byte, epoch uint64) []byte {
+	var w canon.Writer
+	w.Raw(group[:])
+	w.U64(epoch)
+	j.encodeFields(&w)
+	return w.Bytes()
+}
+
+// Encode returns the canonical encoding.
+func (j *JoinData) Encode() []byte {
+	var w canon.Writer
+	j.encodeFields(&w)
+	w.Opaque(j.Signature)
+	return w.Bytes()
+}
+
+// DecodeJoinData parses JoinData.
+func DecodeJoinData(data []byte) (JoinData, error) {
+	r := canon.NewReader(data)
+	var j JoinData
+	v := r.U8()
+	j.Path = r.U8()
+	j.Device = identity.DeviceID(r.Array32())
+	idx := r.U64()
+	j.RosterRef.Head = roster.Head(r.Array32())
+	j.PolicyHash = r.Array32()
+	j.LeafSigKey = r.Opaque(256)
+	j.Signature = r.Opaque(256)
+	if err := r.Done(); err != nil {
+		return JoinData{}, fmt.Errorf("%w: join data: %v", ErrDecode, err)
+	}
+	if v != 1 {
+		return JoinData{}, fmt.Errorf("%w: join data version %d", ErrVersion, v)
+	}
+	if j.Path != PathSelfJoin && j.Path != PathInvite {
+		return JoinData{}, fmt.Errorf("%w: join path %d", ErrDecode, j.Path)
+	}
+	if idx > 1<<40 {
+		return JoinData{}, fmt.Errorf("%w: roster index out of range", ErrDecode)
+	}
+	j.RosterRef.Index = int(idx)
+	return j, nil
+}
+
+// NewJoinData builds and signs the join data for an external commit into
+// group creating epoch, by device dev with leaf signature key leafKey.
+func NewJoinData(dev identity.DevicePrivate, ref roster.Ref, path uint8, policy *roster.GroupPolicy, group [32]byte, epoch uint64, leafKey []byte) (*JoinData, error) {
+	j := &JoinData{Path: path, Device: identity.DeviceIDOf(dev.Public()), RosterRef: ref, PolicyHash: policy.Hash(),
+		LeafSigKey: append([]byte(nil), leafKey...)}
+	sig, err := dev.Sign(LabelJoin, j.TBS(group, epoch))
+	if err != nil {
+		return nil, err
+	}
+	j.Signature = sig
+	return j, nil
+}
+
+// Joiner is what a receiver knows of the leaf an external commit added.
+type Joiner struct {
+	Identity   []byte // the leaf's basic credential identity
+	SigningKey []byte // the leaf's signature key
+}
+
+// ValidateJoin checks an external commit into group (now at epoch, the
+// epoch the commit created) against the roster, by every receiving client
+// (spec/channels.md "The join", "Every receiving client validates";
+// docs/protocol/groups.md "Validation on receipt"). inGroup reports the
+// joiner's membership of other groups as the receiver sees it (the root).
+// A nil error means the join is legitimate; otherwise the error wraps
+// ErrForgedJoin and says why in one sentence.
+func ValidateJoin(st *roster.State, group identity.GroupID, epoch uint64, ad []byte, j Joiner, inRoot bool) (*JoinData, error) {
+	forged := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrForgedJoin, fmt.Sprintf(format, a...))
+	}
+	if len(j.Identity) != 32 {
+		return nil, forged("the joining leaf's credential is not a 32-byte principal id")
+	}
+	var pid [32]byte
+	copy(pid[:], j.Identity)
+	if _, isAgent := st.Agent(identity.AgentID(pid)); isAgent {
+		return nil, forged("an agent may not join any group by external commit")
+	}
+	jd, err := DecodeJoinData(ad)
+	if err != nil {
+		return nil, forged("the commit carries no valid join data (%v)", err)
+	}
+	if jd.Device != identity.DeviceID(pid) {
+		return nil, forged("the join data names another device than the joining leaf")
+	}
+	if !bytes.Equal(jd.LeafSigKey, j.SigningKey) {
+		return nil, forged("the join data names another signature key than the joining leaf")
+	}
+	dev, ok := st.Device(jd.Device)
+	if !ok {
+		return nil, forged("the joining device %s is not in the roster", jd.Device.ShortString())
+	}
+	if err := dev.Public.Verify(LabelJoin, jd.TBS(group, epoch), jd.Signature); err != nil {
+		return nil, forged("the join data is not signed by the roster's key for %s", jd.Device.ShortString())
+	}
+	if dev.Admitted != jd.RosterRef {
+		return nil, forged("the roster entry reference does not match the device's admission")
+	}
+	if !st.DeviceLive(jd.Device) {
+		return nil, forged("the joining device %s is revoked", jd.Device.ShortString())
+	}
+	g, ok := st.Group(group)
+	if !ok || g.Deleted {
+		return nil, forged("the group is not in the roster")
+	}
+	if jd.PolicyHash != g.Policy.Hash() {
+		return nil, forged("the join names a different group policy than the roster's")
+	}
+	switch g.Policy.Admission {
+	case roster.AdmissionEveryone:
+		if jd.Path != PathInvite || dev.Invite == nil {
+			return nil, forged("the workspace root is entered only by redeeming an invite")
+		}
+	case roster.AdmissionParent:
+		if jd.Path != PathSelfJoin {
+			return nil, forged("a parent channel is entered by self-join")
+		}
+		if !inRoot {
+			return nil, forged("the joining device is not in the workspace root")
+		}
+	default:
+		return nil, forged("an explicit group takes no external commits")
+	}
+	return &jd, nil
+}
