@@ -1,0 +1,167 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+
+	"weald/backend/wire"
+)
+
+// Errors of the store, checked with errors.Is.
+var (
+	ErrNotFound    = errors.New("store/not_found: no such record")
+	ErrNoWorkspace = errors.New("store/no_workspace: this database holds no workspace yet")
+)
+
+// Store is one workspace's database.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// WorkspacePath returns where the database of workspace ws lives under the
+// app's data directory: <data>/workspaces/<workspace-id-hex>/weald.db.
+func WorkspacePath(dataDir string, ws wire.ID) string {
+	return filepath.Join(dataDir, "workspaces", ws.String(), "weald.db")
+}
+
+// OpenWorkspace opens (creating if needed) the database of workspace ws
+// under dataDir.
+func OpenWorkspace(ctx context.Context, dataDir string, ws wire.ID) (*Store, error) {
+	p := WorkspacePath(dataDir, ws)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return Open(ctx, p)
+}
+
+// Open opens the database file at path, creating it if needed, in WAL mode
+// with foreign keys on and full synchronous commits, and brings its schema
+// up to date.
+func Open(ctx context.Context, path string) (*Store, error) {
+	ms, err := embeddedMigrations()
+	if err != nil {
+		return nil, err
+	}
+	return open(ctx, path, ms)
+}
+
+func open(ctx context.Context, path string, ms []migration) (*Store, error) {
+	dsn := "file:" + path +
+		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
+		"&_pragma=synchronous(FULL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	// One connection: SQLite has one writer anyway, and every transaction
+	// begins IMMEDIATE, so callers queue instead of failing with SQLITE_BUSY.
+	db.SetMaxOpenConns(1)
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if mode != "wal" {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: journal mode is %q, not wal", path, mode)
+	}
+	if err := migrate(ctx, db, ms); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &Store{db: db, path: path}, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Tx is one transaction. Its methods are the only way to read or write the
+// store; none may be used after the function given to Update or View
+// returns.
+type Tx struct {
+	ctx context.Context
+	tx  *sql.Tx
+}
+
+// Update runs fn in a write transaction, committing if fn returns nil and
+// rolling back otherwise (or if fn panics). Update must not be called from
+// inside fn.
+func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) (err error) {
+	stx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = stx.Rollback()
+			panic(p)
+		}
+		if err != nil {
+			_ = stx.Rollback()
+		}
+	}()
+	if err = fn(&Tx{ctx: ctx, tx: stx}); err != nil {
+		return err
+	}
+	if err = stx.Commit(); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	return nil
+}
+
+// View runs fn in a transaction that is always rolled back: a consistent
+// read. Writes made inside it are discarded.
+func (s *Store) View(ctx context.Context, fn func(tx *Tx) error) error {
+	stx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	defer stx.Rollback() //nolint:errcheck // read-only
+	return fn(&Tx{ctx: ctx, tx: stx})
+}
+
+func (t *Tx) exec(q string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(t.ctx, q, args...)
+}
+
+func (t *Tx) query(q string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(t.ctx, q, args...)
+}
+
+func (t *Tx) row(q string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(t.ctx, q, args...)
+}
+
+// scanID copies a 32-byte blob into an id.
+func scanID(b []byte, id *wire.ID) error {
+	v, ok := wire.IDFromBytes(b)
+	if !ok {
+		return fmt.Errorf("store: stored id has %d bytes", len(b))
+	}
+	*id = v
+	return nil
+}
+
+func idOrNil(id wire.ID) any {
+	if id.IsZero() {
+		return nil
+	}
+	return id[:]
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
