@@ -43,7 +43,7 @@ func buildFullTree(tb testing.TB, id uint16, n int) *fullTree {
 			tb.Fatal(err)
 		}
 		l.EncryptionKey = kp
-		tr.leaves[i] = l
+		tr.setLeaf(tm.LeafIndex(i), l)
 		ft.sigPriv[i] = sig
 	}
 	var build func(x tm.NodeIndex, ph []byte)
@@ -210,9 +210,8 @@ func BenchmarkCommitSparse(b *testing.B) {
 			ft := cachedFullTree(b, n)
 			tr := ft.tree.Clone()
 			for k := range tr.parents {
-				tr.parents[k] = nil
+				tr.setParent(tm.NodeIndex(2*k+1), nil)
 			}
-			tr.hashes = newHashCache(tr.Width())
 			cp := ft.private(b, 0)
 			tmpl := *tr.Leaf(0)
 			b.ResetTimer()

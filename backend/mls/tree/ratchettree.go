@@ -110,8 +110,16 @@ func UnmarshalRatchetTree(s Suite, r *codec.Reader) *Tree {
 		n *= 2
 	}
 	t := newBlank(s, n)
-	copy(t.leaves, leaves)
-	copy(t.parents, parents)
+	for i, l := range leaves {
+		if l != nil {
+			t.setLeaf(tm.LeafIndex(i), l)
+		}
+	}
+	for k, p := range parents {
+		if p != nil {
+			t.setParent(tm.NodeIndex(2*k+1), p)
+		}
+	}
 	return t
 }
 
@@ -301,22 +309,38 @@ func (t *Tree) ValidateLeaf(l *LeafNode, i tm.LeafIndex, c *LeafContext) error {
 	if err := l.Validate(c); err != nil {
 		return err
 	}
-	var err error
-	t.Members(func(j tm.LeafIndex, m *LeafNode) {
-		if err != nil || j == i {
-			return
+	// Every member supports every credential type in use (checked when
+	// each joined), so only a type new to the group needs a scan.
+	var old *LeafNode
+	if uint32(i) < t.NumLeaves() {
+		old = t.leaves[i]
+	}
+	for _, c := range t.keys.creds {
+		n := c.n
+		if old != nil && old.Credential.Type == c.typ {
+			n--
 		}
-		switch {
-		case !l.Capabilities.SupportsCredential(m.Credential.Type):
-			err = fmt.Errorf("%w: credential type %d of leaf %d", ErrCapabilities, m.Credential.Type, j)
-		case !m.Capabilities.SupportsCredential(l.Credential.Type):
-			err = fmt.Errorf("%w: leaf %d does not support credential type %d", ErrCapabilities, j, l.Credential.Type)
-		case bytes.Equal(m.SignatureKey, l.SignatureKey):
-			err = fmt.Errorf("%w: signature key of leaf %d", ErrDuplicateKey, j)
+		if n > 0 && !l.Capabilities.SupportsCredential(c.typ) {
+			return fmt.Errorf("%w: credential type %d in use", ErrCapabilities, c.typ)
 		}
-	})
-	if err != nil {
-		return err
+	}
+	users := t.keys.credentialUsers(l.Credential.Type)
+	if old != nil && old.Credential.Type == l.Credential.Type {
+		users--
+	}
+	if users == 0 {
+		var err error
+		t.Members(func(j tm.LeafIndex, m *LeafNode) {
+			if err == nil && j != i && !m.Capabilities.SupportsCredential(l.Credential.Type) {
+				err = fmt.Errorf("%w: leaf %d does not support credential type %d", ErrCapabilities, j, l.Credential.Type)
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if t.hasSignatureKey(l.SignatureKey, i) {
+		return fmt.Errorf("%w: signature key", ErrDuplicateKey)
 	}
 	if t.hasEncryptionKey(l.EncryptionKey, i.Node()) {
 		return fmt.Errorf("%w: encryption key", ErrDuplicateKey)

@@ -194,6 +194,7 @@ func TestSimulatedGroup(t *testing.T) {
 				}
 				commit(t, s, members, c, removes, adds, epoch, name)
 				ref := members[c].tree
+				checkKeyIndex(t, ref)
 				if err := ref.Validate(&ImportOptions{GroupID: simGroupID, TreeHash: ref.TreeHash()}); err != nil {
 					t.Fatalf("epoch %d: %v", epoch, err)
 				}

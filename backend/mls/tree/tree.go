@@ -1,7 +1,6 @@
 package tree
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 
@@ -60,16 +59,20 @@ type Tree struct {
 	parents []*ParentNode // len n-1; parents[x>>1] for odd x
 	// hashes caches the tree hash of each node.
 	hashes hashCache
+	keys   keyIndex
 }
 
 // New returns a one-member tree holding leaf (a group creator's tree).
 func New(s Suite, leaf *LeafNode) *Tree {
-	return &Tree{suite: s, leaves: []*LeafNode{leaf}, parents: []*ParentNode{}, hashes: newHashCache(1)}
+	t := newBlank(s, 1)
+	t.setLeaf(0, leaf)
+	return t
 }
 
 // newBlank returns a tree of n (a power of two) blank leaves.
 func newBlank(s Suite, n uint32) *Tree {
-	return &Tree{suite: s, leaves: make([]*LeafNode, n), parents: make([]*ParentNode, n-1), hashes: newHashCache(tm.Width(n))}
+	return &Tree{suite: s, leaves: make([]*LeafNode, n), parents: make([]*ParentNode, n-1),
+		hashes: newHashCache(tm.Width(n)), keys: newKeyIndex(n)}
 }
 
 // Suite returns the tree's cipher suite.
@@ -78,7 +81,8 @@ func (t *Tree) Suite() Suite { return t.suite }
 // Clone returns an independent copy of t. Nodes are shared (they are
 // immutable), so this costs three slice copies.
 func (t *Tree) Clone() *Tree {
-	return &Tree{suite: t.suite, leaves: slices.Clone(t.leaves), parents: slices.Clone(t.parents), hashes: t.hashes.clone()}
+	return &Tree{suite: t.suite, leaves: slices.Clone(t.leaves), parents: slices.Clone(t.parents),
+		hashes: t.hashes.clone(), keys: t.keys.clone()}
 }
 
 // NumLeaves returns the number of leaves, blank ones included.
@@ -153,12 +157,14 @@ func (t *Tree) invalidate(x tm.NodeIndex) {
 }
 
 func (t *Tree) setLeaf(i tm.LeafIndex, l *LeafNode) {
+	t.keys.setLeaf(i, t.leaves[i], l)
 	t.leaves[i] = l
 	t.invalidate(i.Node())
 }
 
 func (t *Tree) setParent(x tm.NodeIndex, p *ParentNode) {
 	t.parents[x>>1] = p
+	t.keys.setParent(x, p)
 	t.invalidate(x)
 }
 
@@ -181,13 +187,10 @@ func (t *Tree) blankDirectPath(i tm.LeafIndex) {
 // and keeps its node indices and cached hashes.
 func (t *Tree) grow() {
 	n := t.NumLeaves()
-	if n == 0 {
-		t.leaves, t.parents, t.hashes = make([]*LeafNode, 1), nil, newHashCache(1)
-		return
-	}
 	t.leaves = append(t.leaves, make([]*LeafNode, n)...)
 	t.parents = append(t.parents, make([]*ParentNode, n)...)
 	t.hashes.resize(tm.Width(2 * n))
+	t.keys.resize(2 * n)
 }
 
 // AddLeaf places leaf in the leftmost blank leaf, extending the tree if
@@ -252,6 +255,7 @@ func (t *Tree) truncate() {
 		t.leaves = t.leaves[:half:half]
 		t.parents = t.parents[: half-1 : half-1]
 		t.hashes.resize(tm.Width(half))
+		t.keys.resize(half)
 	}
 }
 
@@ -317,19 +321,4 @@ func (t *Tree) FindLeaf(pred func(*LeafNode) bool) (tm.LeafIndex, bool) {
 		}
 	}
 	return 0, false
-}
-
-// HasEncryptionKey reports whether any node other than except carries key.
-func (t *Tree) hasEncryptionKey(key []byte, except tm.NodeIndex) bool {
-	for i, l := range t.leaves {
-		if l != nil && tm.LeafIndex(i).Node() != except && bytes.Equal(l.EncryptionKey, key) {
-			return true
-		}
-	}
-	for k, p := range t.parents {
-		if p != nil && tm.NodeIndex(2*k+1) != except && bytes.Equal(p.EncryptionKey, key) {
-			return true
-		}
-	}
-	return false
 }

@@ -349,32 +349,24 @@ func (t *Tree) ApplyUpdatePath(path *UpdatePath, o *ApplyOptions) (*ApplyResult,
 // already appear in the tree outside the nodes the path replaces (RFC 9420
 // §12.4.2: none of the UpdatePath's keys may appear in the new tree).
 func (t *Tree) checkPathKeysFresh(path *UpdatePath, sender tm.LeafIndex) error {
-	keys := make(map[string]struct{}, len(path.Nodes)+1)
-	keys[string(path.LeafNode.EncryptionKey)] = struct{}{}
+	var keys prefixSet
+	keys.add(path.LeafNode.EncryptionKey)
 	for _, n := range path.Nodes {
-		if _, dup := keys[string(n.EncryptionKey)]; dup {
+		if keys.holds(n.EncryptionKey) {
 			return fmt.Errorf("%w: update path repeats a key", ErrDuplicateKey)
 		}
-		keys[string(n.EncryptionKey)] = struct{}{}
+		keys.add(n.EncryptionKey)
 	}
-	n := t.NumLeaves()
-	onPath := func(x tm.NodeIndex) bool {
-		return x == sender.Node() || (!x.IsLeaf() && tm.IsInSubtree(x, sender.Node()) && uint32(x) < tm.Width(n))
-	}
-	for i, l := range t.leaves {
-		if l == nil || tm.LeafIndex(i) == sender {
+	sn := sender.Node()
+	for x, v := range t.keys.enc {
+		if !keys.mayHold(v) {
 			continue
 		}
-		if _, dup := keys[string(l.EncryptionKey)]; dup {
-			return fmt.Errorf("%w: update path key is leaf %d's", ErrDuplicateKey, i)
+		nx := tm.NodeIndex(x)
+		if nx == sn || (!nx.IsLeaf() && tm.IsInSubtree(nx, sn)) || t.IsBlank(nx) {
+			continue // replaced by the path, or blank
 		}
-	}
-	for k, p := range t.parents {
-		x := tm.NodeIndex(2*k + 1)
-		if p == nil || onPath(x) {
-			continue
-		}
-		if _, dup := keys[string(p.EncryptionKey)]; dup {
+		if keys.holds(t.EncryptionKey(nx)) {
 			return fmt.Errorf("%w: update path key is node %d's", ErrDuplicateKey, x)
 		}
 	}
