@@ -67,7 +67,12 @@ func joinWords(ws []string) string {
 
 func TestRemovalTargets(t *testing.T) {
 	w := bootstrapped(t)
-	m := w.join(w.owner, RoleMember)
+	// m joins with a multi-use invite, which stays live behind it.
+	ib, multi := w.inviteBody([]identity.GroupID{RootGroupID(w.ws)}, RoleMember, 24*time.Hour, 5)
+	w.must(w.owner.signer(), ib)
+	m := w.newMember()
+	w.must(m.signer(), w.redeemBody(multi, m))
+	single := w.join(w.owner, RoleMember) // a used-up single-use invite is not listed
 	m2 := member{user: m.user}
 	m2.dev, _ = identity.GenerateKey[identity.Device](w.rnd)
 	w.must(m.signer(), &AdmitDevice{User: m.user, Device: m2.dev.Public()})
@@ -105,13 +110,26 @@ func TestRemovalTargets(t *testing.T) {
 	if got := w.st.InvitesCreatedBy(m.user); len(got) != 1 || got[0] != inv.id {
 		t.Fatal(got)
 	}
+	if len(w.st.RemovalInvites(single.user)) != 0 {
+		t.Fatal("used-up invite listed")
+	}
+	if got := w.st.RemovalInvites(m.user); len(got) != 2 || got[0] != m.invitedBy(w) || got[1] != inv.id {
+		t.Fatalf("removal invites %v", got)
+	}
 	// One revoke operation removes them all; afterwards nothing is left.
 	w.must(w.owner.signer(), &Revoke{RevokedAt: w.now, Targets: targets})
-	w.must(w.owner.signer(), &RevokeInvite{Invite: inv.id})
-	if len(w.st.RemovalTargets(m.user)) != 0 || len(w.st.InvitesCreatedBy(m.user)) != 0 {
+	for _, id := range w.st.RemovalInvites(m.user) {
+		w.must(w.owner.signer(), &RevokeInvite{Invite: id})
+	}
+	if len(w.st.RemovalTargets(m.user)) != 0 || len(w.st.RemovalInvites(m.user)) != 0 {
 		t.Fatal("targets left after removal")
 	}
 	if w.st.AgentLive(identity.AgentIDOf(sub.Public()), w.now) {
 		t.Fatal("sub-agent live after removal")
 	}
+}
+
+func (m member) invitedBy(w *world) InviteID {
+	d, _ := w.st.Device(m.id())
+	return *d.Invite
 }

@@ -69,6 +69,33 @@ func (s *State) InvitesCreatedBy(u identity.UserID) []InviteID {
 	return out
 }
 
+// RemovalInvites returns the unrevoked invites a removal of user u revokes
+// (spec/lifecycle.md "Provisional grants die here too"): the ones its
+// devices created and the ones its devices redeemed that still have uses
+// left (the invite "behind them", whose grant is still a connection
+// credential), ordered by creation.
+func (s *State) RemovalInvites(u identity.UserID) []InviteID {
+	want := map[InviteID]bool{}
+	for _, id := range s.InvitesCreatedBy(u) {
+		want[id] = true
+	}
+	if ui, ok := s.users[u]; ok {
+		for _, d := range ui.Devices {
+			if inv := s.devices[d].Invite; inv != nil && !s.invites[*inv].Revoked &&
+				s.invites[*inv].Uses < int(s.invites[*inv].Invite.MaxUses) {
+				want[*inv] = true
+			}
+		}
+	}
+	var out []InviteID
+	for _, inv := range s.Invites() {
+		if want[inv.Invite.ID] {
+			out = append(out, inv.Invite.ID)
+		}
+	}
+	return out
+}
+
 // GenesisKey returns the genesis public key named by operation 0.
 func (s *State) GenesisKey() identity.GenesisPublic { return s.genesisKey }
 
