@@ -45,6 +45,10 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T, lim Limits, keys ...keyPair) *fixture {
+	return newFixtureWith(t, lim, nil, keys...)
+}
+
+func newFixtureWith(t *testing.T, lim Limits, prep func(*fakeBackend), keys ...keyPair) *fixture {
 	t.Helper()
 	ws := wire.ID{1, 2, 3}
 	var pubs []ed25519.PublicKey
@@ -52,6 +56,9 @@ func newFixture(t *testing.T, lim Limits, keys ...keyPair) *fixture {
 		pubs = append(pubs, k.pub)
 	}
 	f := &fixture{t: t, ws: ws, back: newFake(ws, pubs...)}
+	if prep != nil {
+		prep(f.back)
+	}
 	if lim.RecheckInterval == 0 {
 		lim.RecheckInterval = 200 * time.Millisecond
 	}
@@ -213,12 +220,7 @@ func TestSendSubscribeFanOutWithBacklog(t *testing.T) {
 
 func TestChangeNotificationReachesSubscriber(t *testing.T) {
 	a := newKey(t, 1)
-	f := newFixture(t, Limits{}, a)
-	f.back.changes = make(chan store.Change, 4)
-	// The server subscribed to changes in New; restart it with the channel.
-	f.srv.Close()
-	f.srv = New(Config{Backend: f.back})
-	f.http.Config.Handler = f.srv
+	f := newFixtureWith(t, Limits{}, func(b *fakeBackend) { b.changes = make(chan store.Change, 4) }, a)
 	c := f.client(a)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
