@@ -23,6 +23,9 @@ func (s *State) checkGenesis(op *Operation, tbs []byte, b *Genesis) (func(), err
 		return nil, reject(ErrGenesis, "genesis names %s, the workspace was provisioned with %s",
 			b.GenesisKey.ShortString(), s.opts.Genesis.ShortString())
 	}
+	if h := s.opts.GenesisHead; h != nil && op.Head() != *h {
+		return nil, reject(ErrGenesis, "operation 0 is %s, the pinned genesis is %s", op.Head().ShortString(), h.ShortString())
+	}
 	if err := b.GenesisKey.Verify(identity.LabelGenesis, GenesisContent(b.Workspace, b.User, b.Device), b.GenesisSig); err != nil {
 		return nil, reject(ErrBadSignature, "the genesis key's signature does not verify")
 	}

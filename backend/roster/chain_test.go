@@ -61,6 +61,12 @@ func TestValidateWholeChain(t *testing.T) {
 	if g.Policy.Hash() == new(GroupPolicy).Hash() {
 		t.Fatal("policy hash")
 	}
+	if _, err := Validate(w.ops, Options{GenesisHead: ptr(HeadOf(w.ops[0]))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Validate(w.ops, Options{GenesisHead: ptr(HeadOf(w.ops[1]))}); !errors.Is(err, ErrGenesis) {
+		t.Fatalf("chain with another genesis accepted: %v", err)
+	}
 	other, _ := identity.GenerateKey[identity.Genesis](newRand(99))
 	if _, err := Validate(w.ops, Options{Genesis: ptr(other.Public())}); !errors.Is(err, ErrGenesis) {
 		t.Fatalf("foreign genesis key accepted: %v", err)

@@ -126,6 +126,10 @@ type Options struct {
 	// Genesis, if set, must be the genesis key of operation 0 (the key
 	// recorded at provisioning, e.g. from the invite link or relay).
 	Genesis *identity.GenesisPublic
+	// GenesisHead, if set, must be the head of operation 0: a joiner pins
+	// the roster it was invited to (e.g. from the invite link), so a relay
+	// cannot serve it another workspace's chain.
+	GenesisHead *Head
 	// Clock and MaxSkew, if Clock is set, reject operations dated more than
 	// MaxSkew after Clock's now (default skew 5 minutes).
 	Clock   identity.Clock
