@@ -98,10 +98,8 @@ func UnmarshalRatchetTree(s Suite, r *codec.Reader) *Tree {
 		return nil
 	}
 	if count%2 == 0 {
-		// The encoding ended on a parent node: it has a leaf to its right
-		// that is blank, which contradicts "last node non-blank" only if the
-		// parent were blank; a non-blank last parent is malformed too since
-		// a parent always has a right child.
+		// The encoding ended on a (non-blank) parent node whose right
+		// subtree is all blank: TreeKEM never sets such a node.
 		r.Fail(fmt.Errorf("%w: the tree ends in a parent node", ErrTreeShape))
 		return nil
 	}

@@ -313,7 +313,7 @@ func (t *Tree) FilteredDirectPath(dst []tm.NodeIndex, i tm.LeafIndex) []tm.NodeI
 	}
 }
 
-// FindLeaf returns the index of the first leaf equal to l by encoding, if any.
+// FindLeaf returns the index of the first non-blank leaf for which pred is true.
 func (t *Tree) FindLeaf(pred func(*LeafNode) bool) (tm.LeafIndex, bool) {
 	for i, l := range t.leaves {
 		if l != nil && pred(l) {

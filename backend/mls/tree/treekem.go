@@ -53,7 +53,8 @@ func (ps *PathSecrets) For(leaf tm.LeafIndex) (tm.NodeIndex, []byte, bool) {
 // direct path of o.PrivateBefore.Leaf, draws a fresh leaf key and path
 // secret from o.Rand, sets the new public keys and parent hashes, signs the
 // new leaf, and encrypts each path secret to the copath resolution minus
-// o.Excluded. t and o.PrivateBefore are modified: pass clones to stage.
+// o.Excluded. On success t and o.PrivateBefore hold the new state (pass
+// clones to stage a commit); on error both are unchanged.
 func (t *Tree) CreateUpdatePath(o *PathOptions) (*UpdatePath, *PathSecrets, error) {
 	s := t.suite
 	priv := o.PrivateBefore
@@ -61,6 +62,13 @@ func (t *Tree) CreateUpdatePath(o *PathOptions) (*UpdatePath, *PathSecrets, erro
 	if t.Leaf(leaf) == nil {
 		return nil, nil, fmt.Errorf("%w: committer leaf %d", ErrLeafIndex, leaf)
 	}
+	saved := t.saveDirectPath(leaf)
+	done := false
+	defer func() {
+		if !done {
+			saved.restore(t)
+		}
+	}()
 	t.blankDirectPath(leaf)
 	fdp := t.FilteredDirectPath(nil, leaf)
 
@@ -125,6 +133,7 @@ func (t *Tree) CreateUpdatePath(o *PathOptions) (*UpdatePath, *PathSecrets, erro
 		up.Nodes[i].EncryptedPathSecret = cts
 	}
 
+	done = true
 	priv.EncryptionKey = leafPriv
 	for i, x := range fdp {
 		priv.SetNodeKey(x, keys[i].priv, keys[i].pub)
