@@ -191,13 +191,16 @@ func (c *Channel) Apply(author wire.ID, payload []byte) (ApplyResult, error) {
 		pending map[Head]rawChange
 	}
 	var undos []undo
-	rollback := func() {
+	rollback := func(cause error) error {
 		for i := len(undos) - 1; i >= 0; i-- {
-			undos[i].d.restore(undos[i].heads, undos[i].pending)
+			if err := undos[i].d.restore(undos[i].heads, undos[i].pending); err != nil {
+				cause = err
+			}
 		}
 		for day := range newShards {
 			delete(c.shards, day)
 		}
+		return cause
 	}
 	var total ApplyResult
 	for i, d := range p.Docs {
@@ -206,8 +209,7 @@ func (c *Channel) Apply(author wire.ID, payload []byte) (ApplyResult, error) {
 		}
 		doc, err := c.doc(d.Ref)
 		if err != nil {
-			rollback()
-			return ApplyResult{}, err
+			return ApplyResult{}, rollback(err)
 		}
 		saved := make(map[Head]rawChange, len(doc.pending))
 		for h, ch := range doc.pending {
@@ -216,8 +218,7 @@ func (c *Channel) Apply(author wire.ID, payload []byte) (ApplyResult, error) {
 		undos = append(undos, undo{doc, doc.Heads(), saved})
 		r, err := doc.applyRaw(parsed[i])
 		if err != nil {
-			rollback()
-			return ApplyResult{}, err
+			return ApplyResult{}, rollback(err)
 		}
 		total.Applied += r.Applied
 		total.Duplicate += r.Duplicate

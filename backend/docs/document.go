@@ -29,7 +29,11 @@ var (
 	ErrReadOnly     = errors.New("docs/read_only: this document was opened without a local author and cannot be changed")
 	ErrBadSaved     = errors.New("docs/bad_saved: the saved document bytes cannot be loaded")
 	ErrUnknownHeads = errors.New("docs/unknown_heads: the document does not contain the named heads")
+	ErrBroken       = errors.New("docs/broken: the document could not be restored after refused changes; reload it")
 )
+
+// zeroClock is the clock of documents opened only to be read.
+func zeroClock() time.Time { return time.Time{} }
 
 // Document is one Automerge document with Weald's rules around it: every
 // change's actor is the envelope author it arrived under, received changes
@@ -43,6 +47,7 @@ type Document struct {
 	author  wire.ID // the local device or agent; zero when read-only
 	opts    Options
 	pending map[Head]rawChange // received, waiting for dependencies
+	broken  bool               // a failed restore: refuse all use
 }
 
 // Options says who writes locally and where time and randomness come from.
@@ -179,6 +184,9 @@ func (d *Document) Apply(author wire.ID, changes []byte) (ApplyResult, error) {
 }
 
 func (d *Document) applyRaw(cs []rawChange) (ApplyResult, error) {
+	if d.broken {
+		return ApplyResult{}, ErrBroken
+	}
 	var res ApplyResult
 	before := d.Heads()
 	saved := make(map[Head]rawChange, len(d.pending))
@@ -198,7 +206,9 @@ func (d *Document) applyRaw(cs []rawChange) (ApplyResult, error) {
 	}
 	n, err := d.drain()
 	if err != nil {
-		d.restore(before, saved)
+		if rerr := d.restore(before, saved); rerr != nil {
+			return ApplyResult{}, rerr
+		}
 		return ApplyResult{}, err
 	}
 	res.Applied = n
@@ -250,11 +260,14 @@ func (d *Document) drain() (int, error) {
 }
 
 // restore puts the document back at heads and the pending set back to
-// saved, after a change Automerge refused part-way through a batch.
-func (d *Document) restore(heads []Head, saved map[Head]rawChange) {
+// saved, after a change Automerge refused part-way through a batch. It fails
+// only if Automerge cannot rebuild the document at heads it reported a
+// moment ago; the document is then marked broken and refuses all further use
+// ([ErrBroken]) so that the caller reloads it from the store.
+func (d *Document) restore(heads []Head, saved map[Head]rawChange) error {
 	d.pending = saved
-	if len(d.Heads()) == len(heads) && equalHeads(d.Heads(), heads) {
-		return
+	if equalHeads(d.Heads(), heads) {
+		return nil
 	}
 	var fresh *automerge.Doc
 	if len(heads) == 0 {
@@ -266,17 +279,17 @@ func (d *Document) restore(heads []Head, saved map[Head]rawChange) {
 		}
 		f, err := d.doc.Fork(hs...)
 		if err != nil {
-			// The heads came from this document a moment ago; failing
-			// to fork at them means the library itself is broken.
-			panic(fmt.Sprintf("docs: restoring %x: %v", d.id[:4], err))
+			d.broken = true
+			return fmt.Errorf("%w: restoring %s: %v", ErrBroken, d.id.Short(), err)
 		}
 		fresh = f
 	}
-	actor := d.doc.ActorID()
-	if err := fresh.SetActorID(actor); err != nil {
-		panic(fmt.Sprintf("docs: restoring actor: %v", err))
+	if err := fresh.SetActorID(d.doc.ActorID()); err != nil {
+		d.broken = true
+		return fmt.Errorf("%w: restoring actor of %s: %v", ErrBroken, d.id.Short(), err)
 	}
 	d.doc = fresh
+	return nil
 }
 
 // Outgoing returns this client's own changes that are not ancestors of
@@ -286,6 +299,9 @@ func (d *Document) restore(heads []Head, saved map[Head]rawChange) {
 func (d *Document) Outgoing(since []Head) ([]byte, error) {
 	if d.author.IsZero() {
 		return nil, ErrReadOnly
+	}
+	if d.broken {
+		return nil, ErrBroken
 	}
 	hs := make([]automerge.ChangeHash, len(since))
 	for i, h := range since {
@@ -315,6 +331,9 @@ func (d *Document) Outgoing(since []Head) ([]byte, error) {
 // commit records the operations made since the last commit as one change
 // stamped with the injected clock and returns its bytes.
 func (d *Document) commitAt(now time.Time) ([]byte, error) {
+	if d.broken {
+		return nil, ErrBroken
+	}
 	h, err := d.doc.Commit("", automerge.CommitOptions{Time: &now})
 	if err != nil {
 		return nil, fmt.Errorf("docs: commit: %w", err)
