@@ -5,6 +5,7 @@
 package main
 
 import (
+	"context"
 	"embed"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"weald/app"
 )
@@ -19,13 +21,21 @@ import (
 //go:embed all:frontend/dist
 var assets embed.FS
 
+// windowEvents is the app.Emitter of the desktop window: the Wails runtime's
+// events, with the context Wails passed to OnStartup.
+type windowEvents struct{}
+
+func (windowEvents) Emit(ctx context.Context, name string, data ...any) {
+	runtime.EventsEmit(ctx, name, data...)
+}
+
 func main() {
 	dir, err := app.DefaultDataDir()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "weald: no data directory:", err)
 		os.Exit(1)
 	}
-	a := app.New(dir, os.Stderr)
+	a := app.New(dir, os.Stderr, windowEvents{})
 	err = wails.Run(&options.App{
 		Title:            "Weald",
 		Width:            1200,
@@ -35,6 +45,7 @@ func main() {
 		AssetServer:      &assetserver.Options{Assets: assets},
 		BackgroundColour: &options.RGBA{R: 247, G: 246, B: 242, A: 1},
 		OnStartup:        a.Startup,
+		OnShutdown:       a.Shutdown,
 		Bind:             app.Services(a),
 	})
 	if err != nil {

@@ -21,6 +21,16 @@ import (
 //go:embed all:frontend/dist
 var assets embed.FS
 
+// shimEvents is the app.Emitter of the e2e build: the shim's server-sent
+// events to every open page.
+type shimEvents struct{ srv *shim.Server }
+
+func (e *shimEvents) Emit(_ context.Context, name string, data ...any) {
+	if e.srv != nil {
+		e.srv.Emit(name, data...)
+	}
+}
+
 func main() {
 	listen := flag.String("listen", "127.0.0.1:0", "loopback address to serve on")
 	flag.Parse()
@@ -30,8 +40,9 @@ func main() {
 		os.Exit(1)
 	}
 	dist, _ := fs.Sub(assets, "frontend/dist")
-	a := app.New(dir, os.Stderr)
-	srv, err := shim.New(dist, app.Services(a), "Startup")
+	events := &shimEvents{}
+	a := app.New(dir, os.Stderr, events)
+	srv, err := shim.New(dist, app.Services(a), app.Lifecycle...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "weald-e2e:", err)
 		os.Exit(1)
@@ -41,6 +52,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "weald-e2e:", err)
 		os.Exit(1)
 	}
+	events.srv = srv
 	fmt.Printf("weald-e2e listening on http://%s\n", ln.Addr())
 	a.Startup(context.Background())
 	if err := http.Serve(ln, srv); err != nil {

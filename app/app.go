@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -19,18 +20,56 @@ var Version = "0.1.0-dev"
 type App struct {
 	dataDir string
 	logger  *log.Logger
+	events  Emitter
+
+	projects *Projects
 
 	firstCall sync.Once
 }
 
-// New returns the App service rooted at dataDir. Log lines go to logOut.
-func New(dataDir string, logOut io.Writer) *App {
-	return &App{dataDir: dataDir, logger: log.New(logOut, "weald: ", log.LstdFlags)}
+// New returns the App service rooted at dataDir. Log lines go to logOut;
+// events for the frontend go to events (nil drops them).
+func New(dataDir string, logOut io.Writer, events Emitter) *App {
+	if events == nil {
+		events = discard{}
+	}
+	a := &App{dataDir: dataDir, logger: log.New(logOut, "weald: ", log.LstdFlags), events: events}
+	a.projects = newProjects(a)
+	return a
 }
 
-// Startup is called by the window host once the frontend runtime exists.
+// Startup is called by the host (the window or the e2e server) once the
+// frontend runtime exists: it loads the known project folders and starts
+// watching them. Events are emitted with ctx.
 func (a *App) Startup(ctx context.Context) {
 	a.logger.Printf("starting, data directory %s", a.dataDir)
+	a.projects.start(ctx)
+}
+
+// Shutdown is called by the host when the window closes: it stops the watchers.
+func (a *App) Shutdown(ctx context.Context) {
+	a.projects.stop()
+}
+
+func (a *App) emit(ctx context.Context, name string, data ...any) {
+	if ctx == nil {
+		return
+	}
+	a.events.Emit(ctx, name, data...)
+}
+
+// hasWorkspace reports whether this device holds workspace id (hex).
+func (a *App) hasWorkspace(id string) bool {
+	ws, err := a.listWorkspaces()
+	if err != nil {
+		return false
+	}
+	for _, w := range ws {
+		if strings.EqualFold(w.ID, id) {
+			return true
+		}
+	}
+	return false
 }
 
 // DataDir reports where this installation keeps its state.

@@ -22,4 +22,9 @@ func DefaultDataDir() (string, error) {
 }
 
 // Services lists every bound service, in the order the window binds them.
-func Services(a *App) []any { return []any{a} }
+func Services(a *App) []any { return []any{a, a.projects} }
+
+// Lifecycle lists the methods of the bound services that the host calls
+// itself and that are therefore not bound (Wails exempts OnStartup and
+// OnShutdown; the e2e shim is given these names).
+var Lifecycle = []string{"Startup", "Shutdown"}

@@ -1,0 +1,25 @@
+package app
+
+import "context"
+
+// Emitter delivers an event from Go to every page of the frontend. The desktop
+// window (main.go, through the Wails runtime) and the e2e build (main_e2e.go,
+// through the shim's server-sent events) each provide one; the frontend
+// receives it with EventsOn in src/lib/api. ctx is the one the host passed to
+// App.Startup.
+type Emitter interface {
+	Emit(ctx context.Context, name string, data ...any)
+}
+
+// Event names the frontend subscribes to (src/lib/api/events.ts).
+const (
+	// EventProjectChanged carries one Project whenever a known folder's
+	// `.weald` file appears, changes, becomes invalid or goes away, or the
+	// folder is added, bound or forgotten.
+	EventProjectChanged = "project:changed"
+)
+
+// discard is the Emitter used when the host gives none (tests).
+type discard struct{}
+
+func (discard) Emit(context.Context, string, ...any) {}
