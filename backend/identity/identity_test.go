@@ -49,10 +49,26 @@ func TestPrivateKeyNeverPrintsSecret(t *testing.T) {
 			t.Fatalf("%s printed %q without the kind prefix", verb, out)
 		}
 	}
-	// Also inside a struct.
-	out := fmt.Sprintf("%+v", struct{ K DevicePrivate }{k})
-	if strings.Contains(out, seedHex[:16]) {
-		t.Fatalf("struct printing leaked the seed: %s", out)
+	// Also inside structs, in exported and unexported fields, where fmt
+	// cannot call methods and prints the fields themselves.
+	seedDec := strings.TrimSuffix(fmt.Sprint(k.Seed()[:6]), "]")
+	ph0, _ := NewRecoveryPhrase(testRand(9))
+	rk, _ := DeriveRecoveryKeys(ph0)
+	hb, _ := rk.HPKE.Key().Bytes()
+	hpkeDec := strings.TrimSuffix(fmt.Sprint(hb[:6]), "]")
+	recDec := strings.TrimSuffix(fmt.Sprint(rk.Signature.Seed()[:6]), "]")
+	for _, verb := range []string{"%v", "%+v", "%#v"} {
+		out := fmt.Sprintf(verb, struct {
+			K  DevicePrivate
+			k  DevicePrivate
+			r  RecoveryKeys
+			hk RecoveryHPKEPrivate
+		}{k, k, rk, rk.HPKE})
+		for _, secret := range []string{seedHex[:16], seedDec, hpkeDec, recDec, hex.EncodeToString(hb[:8])} {
+			if strings.Contains(out, secret) {
+				t.Fatalf("%s of a struct leaked a secret: %s", verb, out)
+			}
+		}
 	}
 	if _, err := k.MarshalText(); err == nil {
 		t.Fatal("private key marshalled as text")

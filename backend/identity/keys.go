@@ -63,8 +63,14 @@ var (
 // PrivateKey is an Ed25519 private key of kind K. The zero value is "no key".
 // It is not comparable with == and never prints its secret.
 type PrivateKey[K KeyKind] struct {
-	_    [0]func()
-	seed *[ed25519.SeedSize]byte
+	_ [0]func()
+	// s is the only field: behind a pointer, so that even printing a
+	// struct that holds this key in an unexported field shows an address.
+	s *secretKey
+}
+
+type secretKey struct {
+	seed [ed25519.SeedSize]byte
 	priv ed25519.PrivateKey
 }
 
@@ -96,44 +102,44 @@ func PrivateFromSeed[K KeyKind](seed []byte) (PrivateKey[K], error) {
 	if len(seed) != ed25519.SeedSize {
 		return PrivateKey[K]{}, ErrBadKey
 	}
-	var s [ed25519.SeedSize]byte
-	copy(s[:], seed)
-	return PrivateKey[K]{seed: &s, priv: ed25519.NewKeyFromSeed(s[:])}, nil
+	sk := &secretKey{priv: ed25519.NewKeyFromSeed(seed)}
+	copy(sk.seed[:], seed)
+	return PrivateKey[K]{s: sk}, nil
 }
 
 // IsZero reports whether the key is unset.
-func (k PrivateKey[K]) IsZero() bool { return k.seed == nil }
+func (k PrivateKey[K]) IsZero() bool { return k.s == nil }
 
 // Seed returns a copy of the secret 32-byte seed, for the key store only.
 func (k PrivateKey[K]) Seed() []byte {
-	if k.seed == nil {
+	if k.s == nil {
 		return nil
 	}
-	return append([]byte(nil), k.seed[:]...)
+	return append([]byte(nil), k.s.seed[:]...)
 }
 
 // Public returns the public half.
 func (k PrivateKey[K]) Public() PublicKey[K] {
-	if k.seed == nil {
+	if k.s == nil {
 		return PublicKey[K]{}
 	}
 	var p PublicKey[K]
 	p.set = true
-	copy(p.k[:], k.priv[ed25519.SeedSize:])
+	copy(p.k[:], k.s.priv[ed25519.SeedSize:])
 	return p
 }
 
 // Equal reports whether two private keys are the same key (constant time).
 func (k PrivateKey[K]) Equal(o PrivateKey[K]) bool {
-	if k.seed == nil || o.seed == nil {
-		return k.seed == nil && o.seed == nil
+	if k.s == nil || o.s == nil {
+		return k.s == nil && o.s == nil
 	}
-	return subtle.ConstantTimeCompare(k.seed[:], o.seed[:]) == 1
+	return subtle.ConstantTimeCompare(k.s.seed[:], o.s.seed[:]) == 1
 }
 
 // String prints the kind and the public key's short form, never the secret.
 func (k PrivateKey[K]) String() string {
-	if k.seed == nil {
+	if k.s == nil {
 		return kindPrefix[K]() + "priv:none"
 	}
 	return kindPrefix[K]() + "priv:" + k.Public().shortHex() + "…"
@@ -152,14 +158,14 @@ func (k PrivateKey[K]) MarshalText() ([]byte, error) {
 
 // Sign signs content under label (see [SignedContent]).
 func (k PrivateKey[K]) Sign(label Label, content []byte) ([]byte, error) {
-	if k.seed == nil {
+	if k.s == nil {
 		return nil, ErrZeroKey
 	}
 	msg, err := SignedContent(label, content)
 	if err != nil {
 		return nil, err
 	}
-	return ed25519.Sign(k.priv, msg), nil
+	return ed25519.Sign(k.s.priv, msg), nil
 }
 
 // PublicFromBytes parses a raw 32-byte public key of kind K.
