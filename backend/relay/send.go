@@ -14,8 +14,6 @@ import (
 type groupState struct {
 	head    uint64
 	authors map[wire.ID]store.AuthorHead
-	dirty   map[wire.ID]bool
-	lastSeq uint64
 }
 
 // Send accepts a batch of envelopes, all or none, in one transaction
@@ -48,107 +46,129 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 		hashes[i] = envs[i].Hash()
 	}
 
-	// Verify signatures against the cached current set before taking any
-	// lock. A key id names one public key, so a signature that fails here
-	// fails under every version of the set.
+	// Verify signatures against the cached current set while the
+	// transaction does its inserts (the database work and the verification
+	// overlap on separate cores); the result is awaited before commit. A key
+	// id names one public key, so a signature that fails here fails under
+	// every version of the set.
 	s.mu.Lock()
 	pre := s.cache[ws]
 	s.mu.Unlock()
 	verified := make([]bool, len(envs))
+	firstBad := -1
+	var wg sync.WaitGroup
 	if pre != nil {
-		if i := verifyBatch(pre.keys, envs, verified); i >= 0 {
-			return nil, nil, badEnvelopeSignature(i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			firstBad = verifyBatch(pre.keys, envs, verified)
+		}()
+	}
+	// awaitSignatures returns the refusal for the first bad signature at or
+	// below index limit.
+	awaitSignatures := func(limit int) error {
+		wg.Wait()
+		if firstBad >= 0 && firstBad <= limit {
+			return badEnvelopeSignature(firstBad)
 		}
+		return nil
 	}
 
 	var acks []wire.AckItem
 	var accepted []wire.SeqEnvelope
 	err := s.st.Update(ctx, func(tx store.Tx) error {
-		acks, accepted = acks[:0], accepted[:0]
-		w, err := lockWorkspace(ctx, tx, ws)
-		if err != nil {
-			return err
+		var preKeys map[wire.ID][]byte
+		if pre != nil {
+			preKeys = pre.keys
 		}
-		if s.maxLogBytes > 0 && uint64(w.LogBytes)+total > s.maxLogBytes {
-			return budgetError(s.maxLogBytes)
+		i, err := s.acceptBatch(ctx, tx, ws, p, envs, hashes, total, preKeys, verified, &acks, &accepted)
+		if sigErr := awaitSignatures(i); sigErr != nil {
+			return sigErr
 		}
-		c, err := s.currentSet(ctx, tx, ws, w.AccessVersion)
-		if err != nil {
-			return err
-		}
-		now := s.unix()
-		groups := map[wire.ID]*groupState{}
-		var order []wire.ID
-		for i := range envs {
-			e := &envs[i]
-			key, err := s.authorKey(ctx, tx, ws, c, p, e.Author, i)
-			if err != nil {
-				return err
-			}
-			if !verified[i] {
-				if wire.VerifyEnvelope(e, key) != nil {
-					return badEnvelopeSignature(i)
-				}
-			}
-			g := groups[e.Group]
-			if g == nil {
-				g, err = loadGroup(ctx, tx, ws, e.Group, now)
-				if err != nil {
-					return err
-				}
-				groups[e.Group] = g
-				order = append(order, e.Group)
-			}
-			if err := checkChain(ctx, tx, g, e, hashes[i], i); err != nil {
-				return err
-			}
-			seq := g.head + 1
-			if e.Kind.RelayVisible() {
-				if err := s.acceptVisible(ctx, tx, c, e, key, seq, hashes[i], i); err != nil {
-					return err
-				}
-			}
-			row := store.EnvelopeRow{Seq: seq, Envelope: *e, Hash: hashes[i], AcceptedAt: now}
-			if err := tx.InsertEnvelope(ctx, &row); err != nil {
-				return err
-			}
-			g.head = seq
-			g.authors[e.Author] = store.AuthorHead{Ctr: e.Ctr, Hash: hashes[i]}
-			g.dirty[e.Author] = true
-			acks = append(acks, wire.AckItem{Group: e.Group, Seq: seq, Hash: hashes[i]})
-			accepted = append(accepted, wire.SeqEnvelope{Seq: seq, Envelope: *e})
-		}
-		for _, gid := range order {
-			g := groups[gid]
-			if err := tx.SetGroupHead(ctx, gid, g.head); err != nil {
-				return err
-			}
-			for a := range g.dirty {
-				if err := tx.PutAuthorHead(ctx, gid, a, g.authors[a]); err != nil {
-					return err
-				}
-			}
-		}
-		if s.maxLogBytes > 0 {
-			after, err := tx.Workspace(ctx, ws)
-			if err != nil {
-				return err
-			}
-			if after.LogBytes < 0 || uint64(after.LogBytes) > s.maxLogBytes {
-				return budgetError(s.maxLogBytes)
-			}
-		}
-		for _, gid := range order {
-			if err := tx.Emit(ctx, store.Change{Kind: store.ChangeEnvelopes, Workspace: ws, Group: gid, Seq: groups[gid].head}); err != nil {
-				return err
-			}
-		}
-		return nil
+		return err
 	})
+	wg.Wait()
 	if err != nil {
 		return nil, nil, err
 	}
 	return acks, accepted, nil
+}
+
+// acceptBatch runs the accept checks and inserts of Send inside tx. On a
+// refusal it returns the index of the envelope refused (len(envs) for a
+// batch-level refusal).
+func (s *Service) acceptBatch(ctx context.Context, tx store.Tx, ws wire.ID, p wire.AuthOK, envs []wire.Envelope, hashes []wire.ID,
+	total uint64, preKeys map[wire.ID][]byte, verified []bool, acks *[]wire.AckItem, accepted *[]wire.SeqEnvelope) (int, error) {
+	w, err := lockWorkspace(ctx, tx, ws)
+	if err != nil {
+		return len(envs), err
+	}
+	if s.maxLogBytes > 0 && uint64(w.LogBytes)+total > s.maxLogBytes {
+		return len(envs), budgetError(s.maxLogBytes)
+	}
+	c, err := s.currentSet(ctx, tx, ws, w.AccessVersion)
+	if err != nil {
+		return len(envs), err
+	}
+	now := s.unix()
+	groups := map[wire.ID]*groupState{}
+	var order []wire.ID
+	for i := range envs {
+		e := &envs[i]
+		key, err := s.authorKey(ctx, tx, ws, c, p, e.Author, i)
+		if err != nil {
+			return i, err
+		}
+		if preKeys[e.Author] == nil {
+			// Not covered by the concurrent verification (which touches only
+			// the entries of authors in preKeys): verify here.
+			if wire.VerifyEnvelope(e, key) != nil {
+				return i, badEnvelopeSignature(i)
+			}
+			verified[i] = true
+		}
+		g := groups[e.Group]
+		if g == nil {
+			g, err = s.loadGroup(ctx, tx, ws, e.Group, now)
+			if err != nil {
+				return i, err
+			}
+			groups[e.Group] = g
+			order = append(order, e.Group)
+		}
+		if err := checkChain(ctx, tx, g, e, hashes[i], i); err != nil {
+			return i, err
+		}
+		seq := g.head + 1
+		if e.Kind.RelayVisible() {
+			if err := s.acceptVisible(ctx, tx, c, e, key, seq, hashes[i], i); err != nil {
+				return i, err
+			}
+		}
+		row := store.EnvelopeRow{Seq: seq, Envelope: *e, Hash: hashes[i], AcceptedAt: now}
+		if err := tx.InsertEnvelope(ctx, &row); err != nil {
+			return i, err
+		}
+		g.head = seq
+		g.authors[e.Author] = store.AuthorHead{Ctr: e.Ctr, Hash: hashes[i]}
+		*acks = append(*acks, wire.AckItem{Group: e.Group, Seq: seq, Hash: hashes[i]})
+		*accepted = append(*accepted, wire.SeqEnvelope{Seq: seq, Envelope: *e})
+	}
+	if s.maxLogBytes > 0 {
+		after, err := tx.Workspace(ctx, ws)
+		if err != nil {
+			return len(envs), err
+		}
+		if after.LogBytes < 0 || uint64(after.LogBytes) > s.maxLogBytes {
+			return len(envs), budgetError(s.maxLogBytes)
+		}
+	}
+	for _, gid := range order {
+		if err := tx.Emit(ctx, store.Change{Kind: store.ChangeEnvelopes, Workspace: ws, Group: gid, Seq: groups[gid].head}); err != nil {
+			return len(envs), err
+		}
+	}
+	return len(envs), nil
 }
 
 func budgetError(limit uint64) *wire.Error {
@@ -231,23 +251,37 @@ func (s *Service) authorKey(ctx context.Context, tx store.Tx, ws wire.ID, c *cac
 }
 
 // loadGroup reads a group's head, creating the group in ws on its first
-// envelope. A group of another workspace is refused.
-func loadGroup(ctx context.Context, tx store.Tx, ws, id wire.ID, now int64) (*groupState, error) {
-	g := &groupState{authors: map[wire.ID]store.AuthorHead{}, dirty: map[wire.ID]bool{}}
-	row, err := tx.Group(ctx, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		if err := tx.CreateGroup(ctx, id, ws, now); err != nil {
+// envelope. A group of another workspace is refused. Which workspace a group
+// belongs to never changes (the schema refuses it), so it is cached.
+func (s *Service) loadGroup(ctx context.Context, tx store.Tx, ws, id wire.ID, now int64) (*groupState, error) {
+	g := &groupState{authors: map[wire.ID]store.AuthorHead{}}
+	s.mu.Lock()
+	owner, known := s.groupWS[id]
+	s.mu.Unlock()
+	if !known {
+		row, err := tx.Group(ctx, id)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			if err := tx.CreateGroup(ctx, id, ws, now); err != nil {
+				return nil, err
+			}
+			return g, nil // cached once the creating transaction commits
+		case err != nil:
 			return nil, err
 		}
-		return g, nil
-	case err != nil:
-		return nil, err
+		owner = row.Workspace
+		s.mu.Lock()
+		s.groupWS[id] = owner
+		s.mu.Unlock()
 	}
-	if row.Workspace != ws {
+	if owner != ws {
 		return nil, wire.Errorf(wire.CodeWrongWorkspace, "That group belongs to another workspace.", wire.B("group", id[:]))
 	}
-	g.head = row.HeadSeq
+	head, err := tx.GroupHead(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	g.head = head
 	return g, nil
 }
 

@@ -43,8 +43,9 @@ type Service struct {
 	retentionDays uint32
 	maxBatch      int
 
-	mu    sync.Mutex
-	cache map[wire.ID]*cachedSet // parsed current access set per workspace
+	mu      sync.Mutex
+	cache   map[wire.ID]*cachedSet // parsed current access set per workspace
+	groupWS map[wire.ID]wire.ID    // group → its workspace (immutable)
 }
 
 type cachedSet struct {
@@ -57,7 +58,7 @@ type cachedSet struct {
 // New returns a Service over cfg.Store.
 func New(cfg Config) *Service {
 	s := &Service{st: cfg.Store, now: cfg.Clock, maxLogBytes: cfg.MaxLogBytes,
-		retentionDays: cfg.RetentionDays, maxBatch: cfg.MaxBatch, cache: map[wire.ID]*cachedSet{}}
+		retentionDays: cfg.RetentionDays, maxBatch: cfg.MaxBatch, cache: map[wire.ID]*cachedSet{}, groupWS: map[wire.ID]wire.ID{}}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -35,6 +35,7 @@ type sqlStore struct {
 	d  dialect
 
 	rebound sync.Map // query with ? → engine form
+	stmts   sync.Map // query → *sql.Stmt (SQLite only)
 
 	mu   sync.Mutex
 	subs map[int]func(Change)
@@ -46,7 +47,10 @@ func newSQLStore(db *sql.DB, d dialect) *sqlStore {
 }
 
 func (s *sqlStore) Engine() string { return s.d.name }
-func (s *sqlStore) Close() error   { return s.db.Close() }
+func (s *sqlStore) Close() error {
+	s.stmts.Range(func(_, v any) bool { v.(*sql.Stmt).Close(); return true })
+	return s.db.Close()
+}
 
 // q returns query in the engine's placeholder style. Queries are written with
 // ? placeholders and contain no ? inside literals.
@@ -71,6 +75,24 @@ func (s *sqlStore) q(query string) string {
 	out := b.String()
 	s.rebound.Store(query, out)
 	return out
+}
+
+// prepare makes store-wide prepared statements for queries a transaction
+// ran unprepared. It runs outside any transaction (SQLite has one
+// connection). A query that fails to prepare simply stays unprepared.
+func (s *sqlStore) prepare(ctx context.Context, queries []string) {
+	for _, q := range queries {
+		if _, ok := s.stmts.Load(q); ok {
+			continue
+		}
+		st, err := s.db.PrepareContext(ctx, s.q(q))
+		if err != nil {
+			continue
+		}
+		if _, loaded := s.stmts.LoadOrStore(q, st); loaded {
+			st.Close()
+		}
+	}
 }
 
 func (s *sqlStore) Subscribe(fn func(Change)) func() {
@@ -121,6 +143,7 @@ func (s *sqlStore) run(ctx context.Context, readOnly bool, fn func(Tx) error) er
 		return fmt.Errorf("store: begin: %w", err)
 	}
 	t := &sqlTx{s: s, tx: tx, readOnly: readOnly}
+	defer func() { s.prepare(context.WithoutCancel(ctx), t.unprepared) }()
 	if err := fn(t); err != nil {
 		_ = tx.Rollback()
 		return err

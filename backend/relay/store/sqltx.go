@@ -15,21 +15,60 @@ type sqlTx struct {
 	tx       *sql.Tx
 	readOnly bool
 	changes  []Change
+	stmts    map[*sql.Stmt]*sql.Stmt // store statement → this transaction's
+	// unprepared lists queries to prepare store-wide after this transaction.
+	unprepared []string
 }
 
 func (t *sqlTx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	if t.readOnly {
 		return nil, fmt.Errorf("store: write in a read-only transaction")
 	}
+	if st := t.stmt(ctx, query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
 	return t.tx.ExecContext(ctx, t.s.q(query), args...)
 }
 
 func (t *sqlTx) row(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := t.stmt(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
 	return t.tx.QueryRowContext(ctx, t.s.q(query), args...)
 }
 
 func (t *sqlTx) rows(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := t.stmt(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
 	return t.tx.QueryContext(ctx, t.s.q(query), args...)
+}
+
+// stmt returns query as a statement of this transaction, prepared once per
+// store (SQLite, where preparing costs as much as running a small
+// statement); nil on PostgreSQL, whose driver caches prepared statements
+// itself.
+func (t *sqlTx) stmt(ctx context.Context, query string) *sql.Stmt {
+	if t.s.d.name != "sqlite" {
+		return nil
+	}
+	v, ok := t.s.stmts.Load(query)
+	if !ok {
+		// Preparing needs the connection this transaction holds; prepare it
+		// once the transaction is over.
+		t.unprepared = append(t.unprepared, query)
+		return nil
+	}
+	prepared := v.(*sql.Stmt)
+	if t.stmts == nil {
+		t.stmts = map[*sql.Stmt]*sql.Stmt{}
+	}
+	if st, ok := t.stmts[prepared]; ok {
+		return st
+	}
+	st := t.tx.StmtContext(ctx, prepared)
+	t.stmts[prepared] = st
+	return st
 }
 
 func b(id wire.ID) []byte { return id[:] }
@@ -200,8 +239,8 @@ func (t *sqlTx) Group(ctx context.Context, id wire.ID) (Group, error) {
 	var ws []byte
 	var head, dropped int64
 	var frozen int
-	err := t.row(ctx, `SELECT workspace_id, head_seq, dropped_below, retention_frozen FROM groups WHERE id = ?`, b(id)).
-		Scan(&ws, &head, &dropped, &frozen)
+	err := t.row(ctx, `SELECT workspace_id, coalesce((SELECT max(seq) FROM envelopes WHERE group_id = ?), 0), dropped_below, retention_frozen
+		FROM groups WHERE id = ?`, b(id), b(id)).Scan(&ws, &head, &dropped, &frozen)
 	if err != nil {
 		return Group{}, notFound(err, "group "+id.Short())
 	}
@@ -219,9 +258,10 @@ func (t *sqlTx) CreateGroup(ctx context.Context, id, ws wire.ID, now int64) erro
 	return nil
 }
 
-func (t *sqlTx) SetGroupHead(ctx context.Context, id wire.ID, headSeq uint64) error {
-	_, err := t.exec(ctx, `UPDATE groups SET head_seq = ? WHERE id = ?`, int64(headSeq), b(id))
-	return err
+func (t *sqlTx) GroupHead(ctx context.Context, id wire.ID) (uint64, error) {
+	var head int64
+	err := t.row(ctx, `SELECT coalesce(max(seq), 0) FROM envelopes WHERE group_id = ?`, b(id)).Scan(&head)
+	return uint64(head), err
 }
 
 func (t *sqlTx) SetRetentionFrozen(ctx context.Context, id wire.ID) error {
@@ -232,18 +272,15 @@ func (t *sqlTx) SetRetentionFrozen(ctx context.Context, id wire.ID) error {
 func (t *sqlTx) AuthorHead(ctx context.Context, group, author wire.ID) (AuthorHead, error) {
 	var ctr int64
 	var h []byte
-	err := t.row(ctx, `SELECT ctr, hash FROM author_heads WHERE group_id = ? AND author = ?`, b(group), b(author)).Scan(&ctr, &h)
+	err := t.row(ctx, `SELECT ctr, hash FROM (
+			SELECT ctr, hash FROM (SELECT ctr, hash FROM envelopes WHERE group_id = ? AND author = ? ORDER BY ctr DESC LIMIT 1) AS newest
+			UNION ALL
+			SELECT ctr, hash FROM author_heads WHERE group_id = ? AND author = ?
+		) AS heads ORDER BY ctr DESC LIMIT 1`, b(group), b(author), b(group), b(author)).Scan(&ctr, &h)
 	if err != nil {
 		return AuthorHead{}, notFound(err, "author head")
 	}
 	return AuthorHead{Ctr: uint64(ctr), Hash: toID(h)}, nil
-}
-
-func (t *sqlTx) PutAuthorHead(ctx context.Context, group, author wire.ID, h AuthorHead) error {
-	_, err := t.exec(ctx, `INSERT INTO author_heads (group_id, author, ctr, hash) VALUES (?, ?, ?, ?)
-		ON CONFLICT (group_id, author) DO UPDATE SET ctr = excluded.ctr, hash = excluded.hash`,
-		b(group), b(author), int64(h.Ctr), b(h.Hash))
-	return err
 }
 
 func (t *sqlTx) InsertEnvelope(ctx context.Context, r *EnvelopeRow) error {
@@ -314,6 +351,13 @@ func (t *sqlTx) DropEnvelopesBelow(ctx context.Context, group wire.ID, barrier u
 	}
 	cond := `group_id = ? AND seq < ? AND kind NOT IN (` + strings.Join(keep, ",") + `)
 		AND seq NOT IN (SELECT seq FROM anchors WHERE group_id = ?)`
+	if _, err := t.exec(ctx, `INSERT INTO author_heads (group_id, author, ctr, hash)
+		SELECT e.group_id, e.author, e.ctr, e.hash FROM envelopes e
+		 WHERE e.group_id = ? AND e.ctr = (SELECT max(m.ctr) FROM envelopes m WHERE m.group_id = e.group_id AND m.author = e.author)
+		ON CONFLICT (group_id, author) DO UPDATE SET ctr = excluded.ctr, hash = excluded.hash WHERE excluded.ctr > author_heads.ctr`,
+		b(group)); err != nil {
+		return 0, 0, fmt.Errorf("record author heads: %w", err)
+	}
 	var n, bytes int64
 	if err := t.row(ctx, `SELECT count(*), coalesce(sum(length(ct)), 0) FROM envelopes WHERE `+cond,
 		b(group), int64(barrier), b(group)).Scan(&n, &bytes); err != nil {

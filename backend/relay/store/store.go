@@ -57,7 +57,7 @@ type Workspace struct {
 type Group struct {
 	ID              wire.ID
 	Workspace       wire.ID
-	HeadSeq         uint64
+	HeadSeq         uint64 // the highest seq (0 for a group without envelopes)
 	DroppedBelow    uint64
 	RetentionFrozen bool
 }
@@ -146,17 +146,21 @@ type Tx interface {
 
 	Group(ctx context.Context, id wire.ID) (Group, error)
 	CreateGroup(ctx context.Context, id, ws wire.ID, now int64) error
-	SetGroupHead(ctx context.Context, id wire.ID, headSeq uint64) error
+	// GroupHead returns the highest seq of the group (0 if none). seq is never
+	// reused: a drop always keeps the checkpoint above what it deletes.
+	GroupHead(ctx context.Context, id wire.ID) (uint64, error)
 	SetRetentionFrozen(ctx context.Context, id wire.ID) error
+	// AuthorHead returns the newest envelope of author in group, or the head
+	// a drop recorded; ErrNotFound if the author never wrote there.
 	AuthorHead(ctx context.Context, group, author wire.ID) (AuthorHead, error)
-	PutAuthorHead(ctx context.Context, group, author wire.ID, h AuthorHead) error
 	InsertEnvelope(ctx context.Context, row *EnvelopeRow) error
 	Envelopes(ctx context.Context, group wire.ID, afterSeq uint64, limit int) ([]EnvelopeRow, error)
 	// EnvelopeByAuthor finds the envelope of author with ctr in group.
 	EnvelopeByAuthor(ctx context.Context, group, author wire.ID, ctr uint64) (EnvelopeRow, error)
-	// DropEnvelopesBelow deletes the group's envelopes with seq < barrier,
-	// except anchors and the kinds in keepKinds, and returns how many rows
-	// and ct bytes went. It is the only way envelopes are ever deleted.
+	// DropEnvelopesBelow records every author's chain head of the group, then
+	// deletes the group's envelopes with seq < barrier, except anchors and the
+	// kinds in keepKinds, and returns how many rows and ct bytes went. It is
+	// the only way envelopes are ever deleted.
 	DropEnvelopesBelow(ctx context.Context, group wire.ID, barrier uint64, keepKinds []wire.Kind) (n, bytes int64, err error)
 	AddAnchors(ctx context.Context, group wire.ID, seqs []uint64) error
 	SetDroppedBelow(ctx context.Context, group wire.ID, seq uint64) error

@@ -14,7 +14,6 @@ CREATE TABLE workspaces (
 CREATE TABLE groups (
     id               BLOB PRIMARY KEY,
     workspace_id     BLOB NOT NULL REFERENCES workspaces(id),
-    head_seq         INTEGER NOT NULL DEFAULT 0,
     dropped_below    INTEGER NOT NULL DEFAULT 0,
     retention_frozen INTEGER NOT NULL DEFAULT 0,
     created_at       INTEGER NOT NULL
@@ -36,6 +35,9 @@ CREATE TABLE envelopes (
 
 CREATE UNIQUE INDEX envelopes_by_author ON envelopes (group_id, author, ctr);
 
+-- An author chain's head is its newest envelope (by ctr) in the group; a
+-- drop_before first copies every author's head here, so a chain whose newest
+-- envelope went below the barrier still continues from it.
 CREATE TABLE author_heads (
     group_id BLOB NOT NULL REFERENCES groups(id),
     author   BLOB NOT NULL,
