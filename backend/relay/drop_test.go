@@ -143,7 +143,9 @@ func TestDropBeforeDeletesBelowCheckpointOnly(t *testing.T) {
 		// the drop recorded, not from scratch.
 		bobLast := f.chains[chainKey{wire.KeyID(pub(key("bob"))), s.g}]
 		f.refused(wire.CodeChainFork, func() error { return errOf(f.send("bob", mk("bob", s.g, wire.KindContent, nil, 1, wire.ZeroID))) })
-		f.refused(wire.CodeChainFork, func() error { return errOf(f.send("bob", mk("bob", s.g, wire.KindContent, nil, bobLast.ctr+1, wire.ZeroID))) })
+		f.refused(wire.CodeChainFork, func() error {
+			return errOf(f.send("bob", mk("bob", s.g, wire.KindContent, nil, bobLast.ctr+1, wire.ZeroID)))
+		})
 		if a := f.mustSend("bob", f.next("bob", s.g, wire.KindContent, nil)); a[0].Seq != 11 {
 			t.Errorf("seq after second drop = %d, want 11", a[0].Seq)
 		}
