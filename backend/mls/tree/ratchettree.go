@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"weald/backend/mls/codec"
@@ -214,8 +215,11 @@ func (t *Tree) checkUnmerged() error {
 				return fmt.Errorf("%w: node %d lists leaf %d", ErrUnmergedLeaves, x, u)
 			}
 			for y, _ := tm.Parent(u.Node(), n); y != x; y, _ = tm.Parent(y, n) {
-				if q := t.parents[y>>1]; q != nil && !contains(q.UnmergedLeaves, u) {
-					return fmt.Errorf("%w: node %d lists leaf %d but node %d does not", ErrUnmergedLeaves, x, u, y)
+				// Binary search: an unsorted q is rejected when q itself is checked.
+				if q := t.parents[y>>1]; q != nil {
+					if _, ok := slices.BinarySearch(q.UnmergedLeaves, u); !ok {
+						return fmt.Errorf("%w: node %d lists leaf %d but node %d does not", ErrUnmergedLeaves, x, u, y)
+					}
 				}
 			}
 		}
