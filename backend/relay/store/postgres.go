@@ -35,6 +35,9 @@ func OpenPostgres(ctx context.Context, url string) (Store, error) {
 	return &pgStore{sqlStore: s, url: url, reconnectDelay: 500 * time.Millisecond}, nil
 }
 
+// URL returns the database URL the store was opened with.
+func (s *pgStore) URL() string { return s.url }
+
 // Open opens a PostgreSQL store for a postgres:// or postgresql:// URL and a
 // SQLite store for anything else (a file path).
 func Open(ctx context.Context, dsn string) (Store, error) {
