@@ -1,0 +1,352 @@
+package engine
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"io"
+
+	"weald/backend/groups"
+	"weald/backend/identity"
+	"weald/backend/mls"
+	"weald/backend/relayclient"
+	"weald/backend/roster"
+	"weald/backend/wire"
+)
+
+// Bootstrap steps, in the spec's order (docs/protocol/groups.md "Bootstrap
+// order"). Each name is also a crash point for tests.
+const (
+	StepKeys       = "keys"
+	StepProvision  = "provision"
+	StepGenesisSet = "genesis_set"
+	StepRoster     = "roster_genesis"
+	StepRoot       = "root"
+	StepAccessSet  = "access_set"
+	StepGeneral    = "general"
+	StepActivity   = "activity"
+	StepReady      = "ready"
+)
+
+// CreateWorkspace makes a new workspace in opts.Dir with this device as its
+// trust root and runs the bootstrap; see Resume for what happens when it is
+// interrupted. The engine is returned even when bootstrap stopped early
+// (with the error), so that the caller can report the workspace id.
+func CreateWorkspace(ctx context.Context, opts Options, name, relayURL string) (*Engine, error) {
+	if Exists(opts.Dir) {
+		return nil, ErrExists
+	}
+	e, err := newEngine(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	var ws identity.WorkspaceID
+	var user identity.UserID
+	seed := make([]byte, 32)
+	gseed := make([]byte, 32)
+	for _, b := range [][]byte{ws[:], user[:], seed, gseed} {
+		if _, err := io.ReadFull(e.rand, b); err != nil {
+			e.db.close()
+			return nil, err
+		}
+	}
+	e.meta = meta{Workspace: hexID(ws), Name: name, Relay: relayURL, User: hexID(user), DeviceSeed: seed,
+		GenesisSeed: gseed, Creator: true, Steps: map[string]bool{StepKeys: true}, Muted: map[string]bool{}}
+	if err := e.initKeys(); err != nil {
+		e.db.close()
+		return nil, err
+	}
+	e.roster = roster.New(roster.Options{})
+	if err := e.persistMeta(ctx); err != nil {
+		e.db.close()
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.crash(StepKeys); err != nil {
+		return e, err
+	}
+	return e, e.bootstrap(ctx)
+}
+
+// Ready reports whether setup is complete: the root, #general and
+// #activity exist and this device is in them.
+func (e *Engine) Ready() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ready()
+}
+
+func (e *Engine) ready() bool {
+	if e.roster == nil || e.roster.Len() == 0 {
+		return false
+	}
+	ws := e.wsID()
+	for _, id := range []identity.GroupID{roster.RootGroupID(ws), roster.GeneralGroupID(ws), roster.ActivityGroupID(ws)} {
+		if _, ok := e.roster.Group(id); !ok || !e.member(id) {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *Engine) step(ctx context.Context, name string) error {
+	e.meta.Steps[name] = true
+	if err := e.persistMeta(ctx); err != nil {
+		return err
+	}
+	return e.crash(name)
+}
+
+// bootstrap runs (or resumes) the trust root's setup. Every step first
+// checks whether it is already done, so it is idempotent.
+func (e *Engine) bootstrap(ctx context.Context) error {
+	if !e.meta.Steps[StepProvision] {
+		if e.opts.Provision != nil {
+			gen, _ := identity.PrivateFromSeed[identity.Genesis](e.meta.GenesisSeed)
+			err := e.opts.Provision(ctx, e.meta.Relay, wire.ID(e.meta.Workspace), gen.Public().Bytes())
+			var we *wire.Error
+			if err != nil && !(errors.As(err, &we) && we.Code == wire.CodeWorkspaceExists) {
+				return fmt.Errorf("provision: %w", err)
+			}
+		}
+		if err := e.step(ctx, StepProvision); err != nil {
+			return err
+		}
+	}
+	if !e.meta.Steps[StepGenesisSet] {
+		if err := e.publishGenesisSet(ctx); err != nil {
+			return err
+		}
+		if err := e.step(ctx, StepGenesisSet); err != nil {
+			return err
+		}
+	}
+	if err := e.connect(ctx); err != nil {
+		return err
+	}
+	if _, err := e.syncRoster(ctx); err != nil {
+		return err
+	}
+	if !e.meta.Steps[StepRoster] {
+		if e.roster.Len() == 0 {
+			gen, err := identity.PrivateFromSeed[identity.Genesis](e.meta.GenesisSeed)
+			if err != nil {
+				return fmt.Errorf("genesis key: %w", err)
+			}
+			if err := e.appendRoster(ctx, func() (roster.Body, error) {
+				if e.roster.Len() > 0 {
+					return nil, nil
+				}
+				return roster.NewGenesis(e.wsID(), identity.UserID(e.meta.User), e.dev.Public(), gen)
+			}); err != nil {
+				return fmt.Errorf("roster genesis: %w", err)
+			}
+		}
+		e.meta.GenesisSeed = nil // the genesis key has done its two jobs: destroy it
+		if err := e.step(ctx, StepRoster); err != nil {
+			return err
+		}
+	}
+	if e.roster.Len() == 0 {
+		return errors.New("roster/missing_genesis: the roster has no genesis operation although bootstrap recorded one")
+	}
+	ws := e.wsID()
+	for _, st := range []struct {
+		step string
+		id   identity.GroupID
+	}{{StepRoot, roster.RootGroupID(ws)}, {StepGeneral, roster.GeneralGroupID(ws)}, {StepActivity, roster.ActivityGroupID(ws)}} {
+		if err := e.ensureDefaultGroup(ctx, st.id); err != nil {
+			return fmt.Errorf("bootstrap %s: %w", st.step, err)
+		}
+		if st.step == StepActivity && !e.meta.Steps[StepActivity] {
+			e.meta.Muted[hexID(st.id).hex()] = true // #activity is muted by default
+		}
+		if err := e.step(ctx, st.step); err != nil {
+			return err
+		}
+		if st.step == StepRoot && !e.meta.Steps[StepAccessSet] {
+			if err := e.publishAccessSet(ctx); err != nil {
+				return fmt.Errorf("bootstrap access set: %w", err)
+			}
+			if err := e.step(ctx, StepAccessSet); err != nil {
+				return err
+			}
+		}
+	}
+	if !e.ready() {
+		return ErrNotReady
+	}
+	if !e.meta.Steps[StepReady] {
+		if err := e.step(ctx, StepReady); err != nil {
+			return err
+		}
+	}
+	e.emit(Event{Kind: EventReady})
+	e.emit(Event{Kind: EventChannels})
+	return nil
+}
+
+// publishGenesisSet publishes access set version 1, signed by the genesis
+// key, with this device as admin, before any connection can authenticate.
+func (e *Engine) publishGenesisSet(ctx context.Context) error {
+	gen, err := identity.PrivateFromSeed[identity.Genesis](e.meta.GenesisSeed)
+	if err != nil {
+		return fmt.Errorf("genesis key: %w", err)
+	}
+	set := wire.AccessSet{Workspace: wire.ID(e.meta.Workspace), Version: 1,
+		Devices: []wire.DeviceKey{{Pub: e.dev.Public().Bytes(), User: wire.ID(e.meta.User), Admin: true}}}
+	wire.SignAccessSet(&set, ed25519.NewKeyFromSeed(gen.Seed()))
+	err = relayclient.PublishGenesis(ctx, e.meta.Relay, set)
+	if err == nil {
+		return nil
+	}
+	var we *wire.Error
+	if errors.As(err, &we) {
+		switch we.Code {
+		case wire.CodeWorkspaceUnknown:
+			return ErrNotProvisioned
+		case wire.CodeAuthGenesisUsed, wire.CodeCASConflict:
+			// Accepted before a crash? Then our device can connect.
+			if e.connect(ctx) == nil {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("genesis access set: %w", err)
+}
+
+// ensureDefaultGroup makes sure the roster holds the default group's policy
+// (genesis first) and this device holds its MLS group and history key, and
+// that a channel's standing bundles are published.
+func (e *Engine) ensureDefaultGroup(ctx context.Context, id identity.GroupID) error {
+	if e.roster.Len() == 0 {
+		return errors.New("roster/missing_genesis: no genesis")
+	}
+	if err := e.appendRoster(ctx, func() (roster.Body, error) {
+		for _, cg := range roster.BootstrapGroups(e.roster, e.meta.Name) {
+			if cg.Policy.Group == id {
+				return cg, nil
+			}
+		}
+		return nil, nil
+	}); err != nil {
+		return err
+	}
+	gi, ok := e.roster.Group(id)
+	if !ok {
+		return errors.New("roster/missing_group: the group policy did not land")
+	}
+	return e.ensureOwnGroup(ctx, gi)
+}
+
+// ensureOwnGroup creates the MLS group of a group this device created
+// (persisted before use) and publishes its bundles.
+func (e *Engine) ensureOwnGroup(ctx context.Context, gi roster.GroupInfo) error {
+	id := gi.Policy.Group
+	g := e.groupState(id)
+	if g.mls == nil {
+		m, err := mls.NewGroup(e.mlsCfg, suiteID, id[:], e.credential())
+		if err != nil {
+			return err
+		}
+		g.mls = m
+		if gi.Policy.History == roster.HistoryOpen && len(g.history) == 0 {
+			hk, err := groups.NewHistoryKey(e.rand)
+			if err != nil {
+				return err
+			}
+			g.history = append(g.history, hk)
+		}
+		if err := e.noteEpoch(g, gi.Policy.History == roster.HistoryClosed, gi.Policy.Kind == roster.KindWorkspace); err != nil {
+			return err
+		}
+		if err := e.persistGroup(ctx, g); err != nil {
+			return err
+		}
+	}
+	if gi.Policy.Admission == roster.AdmissionParent && !e.meta.Steps["bundles/"+hexID(id).hex()] {
+		if err := e.publishBundles(ctx, g, &gi.Policy); err != nil {
+			return err
+		}
+		e.meta.Steps["bundles/"+hexID(id).hex()] = true
+		return e.persistMeta(ctx)
+	}
+	return nil
+}
+
+// publishAccessSet publishes the next access set, signed by this (admin)
+// device: every live device of the roster, the live invites' grants.
+func (e *Engine) publishAccessSet(ctx context.Context) error {
+	for attempt := 0; attempt < 5; attempt++ {
+		cur, err := e.client.AccessSet(ctx)
+		if err != nil {
+			return err
+		}
+		next := e.accessSetFromRoster(cur.Version+1, &cur)
+		if cur.Version > 1 && sameAccess(&cur, &next) {
+			return nil
+		}
+		_, err = e.client.PublishAccessSet(ctx, next)
+		var we *wire.Error
+		if errors.As(err, &we) && we.Code == wire.CodeCASConflict {
+			continue
+		}
+		return err
+	}
+	return errors.New("access/busy: the access set kept changing")
+}
+
+func (e *Engine) accessSetFromRoster(version uint64, cur *wire.AccessSet) wire.AccessSet {
+	set := wire.AccessSet{Workspace: wire.ID(e.meta.Workspace), Version: version}
+	for _, u := range e.roster.Users() {
+		if u.RevokedAt != nil {
+			continue
+		}
+		for _, d := range u.Devices {
+			if !e.roster.DeviceLive(d) {
+				continue
+			}
+			di, _ := e.roster.Device(d)
+			set.Devices = append(set.Devices, wire.DeviceKey{Pub: di.Public.Bytes(), User: wire.ID(u.ID), Admin: u.Role == roster.RoleAdmin})
+		}
+	}
+	mine := map[wire.ID]bool{}
+	for _, inv := range e.roster.Invites() {
+		g, ok := e.meta.Grants[hexID(inv.Invite.ID).hex()]
+		if !ok {
+			continue
+		}
+		mine[wire.ID(g)] = true
+		if e.liveInvite(inv) {
+			set.Grants = append(set.Grants, wire.ID(g))
+		}
+	}
+	// Grants of invites created on other devices cannot be recomputed here
+	// (only their creator knows the secret): carry them over.
+	for _, g := range cur.Grants {
+		if !mine[g] {
+			set.Grants = append(set.Grants, g)
+		}
+	}
+	wire.SignAccessSet(&set, e.edKey)
+	return set
+}
+
+func sameAccess(a, b *wire.AccessSet) bool {
+	if len(a.Devices) != len(b.Devices) || len(a.Grants) != len(b.Grants) {
+		return false
+	}
+	for i := range a.Devices {
+		if string(a.Devices[i].Pub) != string(b.Devices[i].Pub) || a.Devices[i].Admin != b.Devices[i].Admin {
+			return false
+		}
+	}
+	for i := range a.Grants {
+		if a.Grants[i] != b.Grants[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"context"
+	"encoding/hex"
+	"strings"
+
+	"weald/backend/identity"
+	"weald/backend/roster"
+)
+
+// Channel is one group as the sidebar and `weald channels` show it.
+type Channel struct {
+	Name      string `json:"name"`
+	Group     string `json:"group"`     // group id (hex)
+	Kind      string `json:"kind"`      // ws, chan, dm
+	Admission string `json:"admission"` // everyone, parent, explicit
+	History   string `json:"history"`   // open, closed
+	Default   bool   `json:"default"`
+	Muted     bool   `json:"muted"`
+	Member    bool   `json:"member"`
+	Position  uint32 `json:"position"`
+	Policy    string `json:"policy_hash"` // hex
+}
+
+// Channels lists the workspace's groups in sidebar order (the root first).
+func (e *Engine) Channels() []Channel {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []Channel
+	for _, g := range e.roster.Groups() {
+		if g.Deleted {
+			continue
+		}
+		h := g.Policy.Hash()
+		id := hexID(g.Policy.Group).hex()
+		out = append(out, Channel{Name: g.Name, Group: id, Kind: g.Policy.Kind.String(),
+			Admission: g.Policy.Admission.String(), History: g.Policy.History.String(), Default: g.Policy.Default,
+			Muted: e.meta.Muted[id], Member: e.member(g.Policy.Group), Position: g.Position, Policy: hex.EncodeToString(h[:])})
+	}
+	return out
+}
+
+// resolveChannel finds a group by name ("general", "#general") or hex id.
+func (e *Engine) resolveChannel(s string) (roster.GroupInfo, error) {
+	s = shortName(s)
+	if len(s) == 64 {
+		var id [32]byte
+		if parseHexID(s, &id) == nil {
+			if g, ok := e.roster.Group(identity.GroupID(id)); ok && !g.Deleted {
+				return g, nil
+			}
+		}
+	}
+	for _, g := range e.roster.Groups() {
+		if !g.Deleted && strings.EqualFold(g.Name, s) && g.Policy.Kind != roster.KindWorkspace {
+			return g, nil
+		}
+	}
+	return roster.GroupInfo{}, ErrNoChannel
+}
+
+// Member is one member of a channel or the workspace.
+type Member struct {
+	User    string `json:"user"`
+	Device  string `json:"device"`
+	Role    string `json:"role"`
+	Revoked bool   `json:"revoked,omitempty"`
+	You     bool   `json:"you,omitempty"`
+}
+
+// Members lists the devices with a leaf in a channel (channel != ""), or
+// the roster's devices.
+func (e *Engine) Members(ctx context.Context, channel string) ([]Member, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var inGroup map[identity.DeviceID]bool
+	if channel != "" {
+		gi, err := e.resolveChannel(channel)
+		if err != nil {
+			return nil, err
+		}
+		g := e.groups[gi.Policy.Group]
+		if g == nil || g.mls == nil {
+			return nil, ErrNotMember
+		}
+		inGroup = map[identity.DeviceID]bool{}
+		for _, m := range g.mls.Members() {
+			if len(m.Credential.Identity) == 32 {
+				inGroup[identity.DeviceID(m.Credential.Identity)] = true
+			}
+		}
+	}
+	var out []Member
+	for _, u := range e.roster.Users() {
+		for _, d := range u.Devices {
+			if inGroup != nil && !inGroup[d] {
+				continue
+			}
+			out = append(out, Member{User: hexID(u.ID).hex(), Device: hexID(d).hex(), Role: u.Role.String(),
+				Revoked: !e.roster.DeviceLive(d), You: d == e.devID})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,278 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"weald/backend/docs"
+	"weald/backend/groups"
+	"weald/backend/identity"
+	"weald/backend/roster"
+	"weald/backend/wire"
+)
+
+// shardKey names one chat day shard.
+type shardKey struct {
+	group identity.GroupID
+	day   docs.Day
+}
+
+type shard struct {
+	s     *docs.Shard
+	dirty bool
+}
+
+func (k shardKey) dbKey() string {
+	return "shard/" + hexID(k.group).hex() + "/" + strconv.FormatUint(uint64(k.day), 10)
+}
+
+func (e *Engine) docOptions() docs.Options {
+	return docs.Options{Author: wire.ID(e.devID), Principal: wire.ID(e.meta.User), Clock: docs.Clock(e.now), Rand: e.rand}
+}
+
+// shardFor returns the shard of (group, day), loading or creating it.
+func (e *Engine) shardFor(ctx context.Context, k shardKey) (*shard, error) {
+	if s := e.shards[k]; s != nil {
+		return s, nil
+	}
+	b, ok, err := e.db.get(ctx, k.dbKey())
+	if err != nil {
+		return nil, err
+	}
+	var s *docs.Shard
+	if ok {
+		s, err = docs.LoadShard(wire.ID(k.group), k.day, b, nil, e.docOptions())
+	} else {
+		s, err = docs.NewShard(wire.ID(k.group), k.day, e.docOptions())
+	}
+	if err != nil {
+		return nil, err
+	}
+	sh := &shard{s: s}
+	e.shards[k] = sh
+	return sh, nil
+}
+
+func (e *Engine) saveShards(t *txn) error {
+	for k, s := range e.shards {
+		if !s.dirty {
+			continue
+		}
+		if err := t.put(k.dbKey(), s.s.Save()); err != nil {
+			return err
+		}
+		s.dirty = false
+	}
+	return nil
+}
+
+// contentKey returns the key this client encrypts new content of g with.
+func (e *Engine) contentKey(g *group, pol *roster.GroupPolicy) (scheme uint8, id [32]byte, epoch uint64, key []byte, err error) {
+	if pol.History == roster.HistoryOpen {
+		if len(g.history) == 0 {
+			return 0, id, 0, nil, fmt.Errorf("%w: no history key for this channel", groups.ErrNoKey)
+		}
+		hk := g.history[len(g.history)-1]
+		return groups.SchemeHistory, hk.ID, 0, hk.Key, nil
+	}
+	if g.mls == nil {
+		return 0, id, 0, nil, ErrNotMember
+	}
+	ep := g.mls.Epoch()
+	k := g.rec.EpochKeys[strconv.FormatUint(ep, 10)]
+	if k == nil {
+		return 0, id, 0, nil, fmt.Errorf("%w: no key for the current epoch", groups.ErrNoKey)
+	}
+	return groups.SchemeEpoch, id, ep, k, nil
+}
+
+// openContent finds the key for a content envelope and decrypts it.
+func (e *Engine) openContent(g *group, env *wire.Envelope) (docs.Payload, error) {
+	c, err := groups.DecodeContentCT(env.CT)
+	if err != nil {
+		return docs.Payload{}, err
+	}
+	var key []byte
+	switch c.Scheme {
+	case groups.SchemeHistory:
+		for _, hk := range g.history {
+			if hk.ID == c.KeyID {
+				key = hk.Key
+			}
+		}
+	case groups.SchemeEpoch:
+		key = g.rec.EpochKeys[strconv.FormatUint(c.Epoch, 10)]
+	}
+	if key == nil {
+		return docs.Payload{}, groups.ErrNoKey
+	}
+	pt, err := groups.OpenContent(c, key, env.Group, env.Author, env.Ctr)
+	if err != nil {
+		return docs.Payload{}, err
+	}
+	return docs.DecodePayload(pt)
+}
+
+// applyContent applies a content envelope's changes to the shards.
+func (e *Engine) applyContent(ctx context.Context, g *group, env *wire.Envelope) (bool, error) {
+	p, err := e.openContent(g, env)
+	if err != nil {
+		return false, err
+	}
+	changed := false
+	for _, d := range p.Docs {
+		if d.Ref.Kind != docs.KindChat {
+			continue
+		}
+		sh, err := e.shardFor(ctx, shardKey{identity.GroupID(g.rec.ID), d.Ref.Day})
+		if err != nil {
+			return changed, err
+		}
+		r, err := sh.s.Apply(env.Author, d.Changes)
+		if err != nil {
+			return changed, err
+		}
+		if r.Applied > 0 {
+			sh.dirty, changed = true, true
+		}
+	}
+	return changed, nil
+}
+
+// Message is one chat message as the CLI and UI show it.
+type Message struct {
+	ID     string    `json:"id"`
+	Author string    `json:"author"` // user id (hex)
+	Device string    `json:"device,omitempty"`
+	Time   time.Time `json:"time"`
+	Text   string    `json:"text"`
+	Edited bool      `json:"edited,omitempty"`
+}
+
+// Send posts text to a channel: an Automerge change to today's shard,
+// encrypted under the channel's content key, in one envelope.
+func (e *Engine) Send(ctx context.Context, channel, text string) (Message, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.connect(ctx); err != nil {
+		return Message{}, err
+	}
+	gi, err := e.resolveChannel(channel)
+	if err != nil {
+		return Message{}, err
+	}
+	g := e.groups[gi.Policy.Group]
+	if g == nil || g.mls == nil {
+		return Message{}, ErrNotMember
+	}
+	if err := e.catchUp(ctx, g); err != nil {
+		return Message{}, err
+	}
+	day, err := docs.DayOf(e.now())
+	if err != nil {
+		return Message{}, err
+	}
+	sh, err := e.shardFor(ctx, shardKey{gi.Policy.Group, day})
+	if err != nil {
+		return Message{}, err
+	}
+	m, changes, err := sh.s.Post(text)
+	if err != nil {
+		return Message{}, err
+	}
+	payload := docs.Payload{Docs: []docs.DocChanges{{Ref: docs.DocRef{Kind: docs.KindChat, Day: day}, Changes: changes}}}
+	pt, err := payload.Encode()
+	if err != nil {
+		return Message{}, err
+	}
+	scheme, kid, ep, key, err := e.contentKey(g, &gi.Policy)
+	if err != nil {
+		return Message{}, err
+	}
+	seq, err := e.send(ctx, g, wire.KindContent, func(env *wire.Envelope) ([]byte, error) {
+		c, err := groups.SealContent(e.rand, scheme, kid, ep, key, env.Group, wire.ID(e.devID), env.Ctr, pt)
+		if err != nil {
+			return nil, err
+		}
+		return c.Encode(), nil
+	})
+	if err != nil {
+		// The local shard holds the unsent change; forget it (the stored
+		// shard is unchanged).
+		delete(e.shards, shardKey{gi.Policy.Group, day})
+		return Message{}, err
+	}
+	sh.dirty = true
+	if seq == g.rec.LastSeq+1 {
+		g.rec.LastSeq = seq
+	}
+	if err := e.db.update(ctx, func(t *txn) error {
+		if err := e.saveShards(t); err != nil {
+			return err
+		}
+		return e.saveGroup(t, g)
+	}); err != nil {
+		return Message{}, err
+	}
+	e.emit(Event{Kind: EventMessages, Channel: hexID(gi.Policy.Group).hex()})
+	return e.toMessage(m), nil
+}
+
+func (e *Engine) toMessage(m docs.Message) Message {
+	return Message{ID: m.ID.String(), Author: hexID(m.Author).hex(), Time: m.Time.UTC(), Text: m.Text, Edited: !m.Edited.IsZero()}
+}
+
+// Messages returns the last limit messages of a channel (0: all), oldest
+// first, from local state.
+func (e *Engine) Messages(ctx context.Context, channel string, limit int) ([]Message, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	gi, err := e.resolveChannel(channel)
+	if err != nil {
+		return nil, err
+	}
+	all, err := e.db.prefix(ctx, "shard/"+hexID(gi.Policy.Group).hex()+"/")
+	if err != nil {
+		return nil, err
+	}
+	var days []docs.Day
+	for k := range all {
+		n, err := strconv.ParseUint(k[len("shard/")+65:], 10, 32)
+		if err == nil {
+			days = append(days, docs.Day(n))
+		}
+	}
+	for k := range e.shards {
+		if k.group == gi.Policy.Group {
+			if _, ok := all[k.dbKey()]; !ok {
+				days = append(days, k.day)
+			}
+		}
+	}
+	sort.Slice(days, func(i, j int) bool { return days[i] < days[j] })
+	var out []Message
+	for i := len(days) - 1; i >= 0; i-- {
+		sh, err := e.shardFor(ctx, shardKey{gi.Policy.Group, days[i]})
+		if err != nil {
+			return nil, err
+		}
+		ms := sh.s.Messages()
+		var batch []Message
+		for _, m := range ms {
+			if !m.Deleted {
+				batch = append(batch, e.toMessage(m))
+			}
+		}
+		out = append(batch, out...)
+		if limit > 0 && len(out) >= limit {
+			break
+		}
+	}
+	if limit > 0 && len(out) > limit {
+		out = out[len(out)-limit:]
+	}
+	return out, nil
+}

@@ -1,0 +1,300 @@
+package engine
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"weald/backend/identity"
+	"weald/backend/mls"
+	"weald/backend/relayclient"
+	"weald/backend/roster"
+	"weald/backend/wire"
+)
+
+// hexID is a 32-byte id that is hex in JSON.
+type hexID [32]byte
+
+func (h hexID) hex() string                   { return hex.EncodeToString(h[:]) }
+func (h hexID) MarshalText() ([]byte, error)  { return []byte(h.hex()), nil }
+func (h *hexID) UnmarshalText(b []byte) error { return parseHexID(string(b), (*[32]byte)(h)) }
+
+func parseHexID(s string, out *[32]byte) error {
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != 32 {
+		return fmt.Errorf("engine: %q is not a 64-hex-digit id", s)
+	}
+	copy(out[:], b)
+	return nil
+}
+
+// Options configure an Engine.
+type Options struct {
+	// Dir is the workspace's local state directory (created if missing).
+	Dir string
+	// Rand is the source of all randomness; nil means crypto/rand.
+	Rand io.Reader
+	// Clock is the time source; nil means time.Now.
+	Clock func() time.Time
+	// OnEvent receives events (called with the engine's lock held: do not
+	// call back into the engine from it; hand the event to another goroutine).
+	OnEvent func(Event)
+	// Provision records a new workspace and its genesis key at the relay
+	// (an operator step: weald-relay provision). Nil means the relay must
+	// already hold it; CreateWorkspace then stops with ErrNotProvisioned
+	// until it does.
+	Provision func(ctx context.Context, relayURL string, ws wire.ID, genesisPub []byte) error
+	// Crash, if set, is called after each bootstrap step with the step's
+	// name; a non-nil error aborts there, as a crash would (tests).
+	Crash func(step string) error
+}
+
+// meta is the workspace record persisted under key "meta".
+type meta struct {
+	Workspace   hexID           `json:"workspace"`
+	Name        string          `json:"name"`
+	Relay       string          `json:"relay"`
+	User        hexID           `json:"user"`
+	DeviceSeed  []byte          `json:"device_seed"`
+	GenesisSeed []byte          `json:"genesis_seed,omitempty"` // the creator only, until the genesis set is accepted
+	Creator     bool            `json:"creator"`
+	Steps       map[string]bool `json:"steps"`
+	Muted       map[string]bool `json:"muted"`
+	Invite      *inviteUse      `json:"invite,omitempty"` // a redemption in progress or done
+	SelfJoins   []time.Time     `json:"self_joins,omitempty"`
+	// Grants maps invites this device created (hex id) to the access-set
+	// grant of their secret (wire.GrantHash). The roster's grant field is
+	// computed differently (docs/protocol/engine-requests.md), so the
+	// creator remembers the relay's form.
+	Grants map[string]hexID `json:"grants,omitempty"`
+}
+
+// Engine is one workspace's running client.
+type Engine struct {
+	mu    sync.Mutex
+	opts  Options
+	rand  io.Reader
+	now   func() time.Time
+	db    *db
+	meta  meta
+	dev   identity.DevicePrivate
+	devID identity.DeviceID
+	edKey ed25519.PrivateKey
+
+	roster *roster.State
+	groups map[identity.GroupID]*group
+	shards map[shardKey]*shard
+	client *relayclient.Client
+	mlsCfg *mls.Config
+	alerts []Alert
+}
+
+// Alert is a security alert kept for status.
+type Alert struct {
+	Code    string    `json:"code"`
+	Message string    `json:"message"`
+	Group   string    `json:"group"`
+	Time    time.Time `json:"time"`
+}
+
+// Errors of the engine, each a stable code and one sentence.
+var (
+	ErrNotProvisioned = errors.New("workspace/not_provisioned: the relay does not hold this workspace yet; provision it (weald-relay provision) and run the command again")
+	ErrNotReady       = errors.New("workspace/not_ready: the workspace has not finished setting up; run sync")
+	ErrNoChannel      = errors.New("channel/unknown: there is no channel with that name or id")
+	ErrNotMember      = errors.New("channel/not_member: this device has not joined that channel yet; run sync")
+	ErrExists         = errors.New("workspace/exists: a workspace is already stored in this directory")
+	ErrNoWorkspace    = errors.New("workspace/none: no workspace is stored in this directory")
+)
+
+func (o *Options) defaults() {
+	if o.Rand == nil {
+		o.Rand = cryptoRand{}
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+}
+
+func newEngine(ctx context.Context, opts Options) (*Engine, error) {
+	opts.defaults()
+	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	d, err := openDB(ctx, filepath.Join(opts.Dir, "state.db"))
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{opts: opts, rand: opts.Rand, now: opts.Clock, db: d, groups: map[identity.GroupID]*group{},
+		shards: map[shardKey]*shard{}}
+	e.mlsCfg = &mls.Config{Rand: e.rand, Now: e.now}
+	return e, nil
+}
+
+// Exists reports whether dir holds a workspace.
+func Exists(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "state.db"))
+	return err == nil
+}
+
+// Open loads the workspace stored in opts.Dir. It does not connect; call
+// Sync (or Run) to connect, resume any incomplete setup and catch up.
+func Open(ctx context.Context, opts Options) (*Engine, error) {
+	if !Exists(opts.Dir) {
+		return nil, ErrNoWorkspace
+	}
+	e, err := newEngine(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.load(ctx); err != nil {
+		e.db.close()
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *Engine) load(ctx context.Context) error {
+	b, ok, err := e.db.get(ctx, "meta")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrNoWorkspace
+	}
+	if err := json.Unmarshal(b, &e.meta); err != nil {
+		return fmt.Errorf("engine: stored workspace record: %w", err)
+	}
+	if err := e.initKeys(); err != nil {
+		return err
+	}
+	e.roster = roster.New(roster.Options{})
+	ops, err := e.db.rosterOps(ctx)
+	if err != nil {
+		return err
+	}
+	for i, op := range ops {
+		if err := e.roster.ApplyBytes(op); err != nil {
+			return fmt.Errorf("engine: stored roster operation %d: %w", i, err)
+		}
+	}
+	return e.loadGroups(ctx)
+}
+
+func (e *Engine) initKeys() error {
+	k, err := identity.PrivateFromSeed[identity.Device](e.meta.DeviceSeed)
+	if err != nil {
+		return fmt.Errorf("engine: device key: %w", err)
+	}
+	e.dev = k
+	e.devID = identity.DeviceIDOf(k.Public())
+	e.edKey = ed25519.NewKeyFromSeed(e.meta.DeviceSeed)
+	if e.meta.Steps == nil {
+		e.meta.Steps = map[string]bool{}
+	}
+	if e.meta.Muted == nil {
+		e.meta.Muted = map[string]bool{}
+	}
+	return nil
+}
+
+func (e *Engine) saveMeta(t *txn) error {
+	b, err := json.Marshal(&e.meta)
+	if err != nil {
+		return err
+	}
+	return t.put("meta", b)
+}
+
+func (e *Engine) persistMeta(ctx context.Context) error {
+	return e.db.update(ctx, func(t *txn) error { return e.saveMeta(t) })
+}
+
+// Close disconnects and closes the local state.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.client != nil {
+		e.client.Close()
+		e.client = nil
+	}
+	return e.db.close()
+}
+
+// WorkspaceID returns the workspace id in hex.
+func (e *Engine) WorkspaceID() string { return e.meta.Workspace.hex() }
+
+// DeviceID returns this device's id.
+func (e *Engine) DeviceID() identity.DeviceID { return e.devID }
+
+func (e *Engine) wsID() identity.WorkspaceID { return identity.WorkspaceID(e.meta.Workspace) }
+
+func (e *Engine) crash(step string) error {
+	if e.opts.Crash != nil {
+		return e.opts.Crash(step)
+	}
+	return nil
+}
+
+// connect dials the relay with the device key, or with the invite grant
+// while the device is not yet in the access set.
+func (e *Engine) connect(ctx context.Context) error {
+	if e.client != nil {
+		return nil
+	}
+	cred := relayclient.KeyCredential(e.edKey, wire.PrincipalDevice)
+	if e.meta.Invite != nil {
+		set, err := e.grantNeeded(ctx)
+		if err != nil {
+			return err
+		}
+		if set {
+			cred = relayclient.GrantCredential(e.edKey, e.meta.Invite.Secret)
+		}
+	}
+	c, err := relayclient.Dial(ctx, relayclient.Config{URL: e.meta.Relay, Workspace: wire.ID(e.meta.Workspace),
+		Credential: cred, Rand: e.rand})
+	if err != nil {
+		return err
+	}
+	e.client = c
+	go e.drainEvents(c)
+	e.emit(Event{Kind: EventConnection, Connected: true})
+	return nil
+}
+
+// drainEvents consumes the client's events; Run uses its own loop and
+// replaces this one.
+func (e *Engine) drainEvents(c *relayclient.Client) {
+	for range c.Events() {
+	}
+}
+
+// grantNeeded reports whether the device must still connect with its grant
+// (true until a connection with the device key succeeds).
+func (e *Engine) grantNeeded(ctx context.Context) (bool, error) {
+	if e.meta.Steps["device_in_access_set"] {
+		return false, nil
+	}
+	c, err := relayclient.Dial(ctx, relayclient.Config{URL: e.meta.Relay, Workspace: wire.ID(e.meta.Workspace),
+		Credential: relayclient.KeyCredential(e.edKey, wire.PrincipalDevice), Rand: e.rand,
+		Backoff: relayclient.Backoff{Min: time.Millisecond, Max: time.Millisecond}})
+	if err == nil {
+		c.Close()
+		e.meta.Steps["device_in_access_set"] = true
+		return false, e.persistMeta(ctx)
+	}
+	var we *wire.Error
+	if errors.As(err, &we) && (we.Code == wire.CodeAuthUnknownKey) {
+		return true, nil
+	}
+	return false, err
+}

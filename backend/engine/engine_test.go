@@ -1,0 +1,229 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"weald/backend/relay"
+	"weald/backend/relay/server"
+	"weald/backend/relay/store"
+	"weald/backend/roster"
+	"weald/backend/wire"
+)
+
+// testRelay is a real relay (accept path, WebSocket transport, SQLite) on
+// 127.0.0.1.
+type testRelay struct {
+	URL string
+	svc *relay.Service
+}
+
+func startRelay(t testing.TB) *testRelay {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.OpenSQLite(ctx, filepath.Join(t.TempDir(), "relay.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := relay.New(relay.Config{Store: st})
+	srv := server.New(server.Config{Backend: svc})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: srv}
+	go hs.Serve(ln)
+	t.Cleanup(func() {
+		hs.Close()
+		srv.Close()
+		st.Close()
+	})
+	return &testRelay{URL: "ws://" + ln.Addr().String() + "/v1/ws", svc: svc}
+}
+
+func (r *testRelay) provision(ctx context.Context, _ string, ws wire.ID, gen []byte) error {
+	return r.svc.ProvisionWorkspace(ctx, ws, gen)
+}
+
+type lockedRand struct {
+	mu sync.Mutex
+	r  *rand.ChaCha8
+}
+
+func (l *lockedRand) Read(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.r.Read(p)
+}
+
+func seededRand(seed byte) *lockedRand { return &lockedRand{r: rand.NewChaCha8([32]byte{seed})} }
+
+func testCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func (r *testRelay) options(t testing.TB, name string, seed byte) Options {
+	return Options{Dir: filepath.Join(t.TempDir(), name), Rand: seededRand(seed), Provision: r.provision}
+}
+
+func createWorkspace(t testing.TB, r *testRelay, seed byte) *Engine {
+	t.Helper()
+	e, err := CreateWorkspace(testCtx(t), r.options(t, "creator", seed), "Acme", r.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func TestFreshWorkspace(t *testing.T) {
+	r := startRelay(t)
+	e := createWorkspace(t, r, 1)
+	if !e.Ready() {
+		t.Fatal("not ready after bootstrap")
+	}
+	chans := e.Channels()
+	if len(chans) != 3 {
+		t.Fatalf("want root, #general, #activity; got %+v", chans)
+	}
+	want := []struct {
+		name, kind, adm string
+		muted           bool
+	}{{"Acme", "ws", "everyone", false}, {"general", "chan", "parent", false}, {"activity", "chan", "parent", true}}
+	for i, w := range want {
+		c := chans[i]
+		if c.Name != w.name || c.Kind != w.kind || c.Admission != w.adm || c.History != "open" || !c.Default || !c.Member || c.Muted != w.muted {
+			t.Errorf("channel %d = %+v, want %+v", i, c, w)
+		}
+	}
+	ctx := testCtx(t)
+	if _, err := e.Send(ctx, "general", "hello, world"); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := e.Messages(ctx, "#general", 10)
+	if err != nil || len(ms) != 1 || ms[0].Text != "hello, world" {
+		t.Fatalf("messages %+v, %v", ms, err)
+	}
+}
+
+func TestBootstrapResumesAfterCrashAtEachStep(t *testing.T) {
+	steps := []string{StepKeys, StepProvision, StepGenesisSet, StepRoster, StepRoot, StepAccessSet, StepGeneral, StepActivity}
+	for i, step := range steps {
+		t.Run(step, func(t *testing.T) {
+			r := startRelay(t)
+			opts := r.options(t, "creator", byte(10+i))
+			crash := errors.New("simulated crash")
+			opts.Crash = func(s string) error {
+				if s == step {
+					return crash
+				}
+				return nil
+			}
+			ctx := testCtx(t)
+			e, err := CreateWorkspace(ctx, opts, "Acme", r.URL)
+			if !errors.Is(err, crash) {
+				t.Fatalf("create: %v", err)
+			}
+			ws := e.WorkspaceID()
+			e.Close()
+			opts.Crash = nil
+			e, err = Open(ctx, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			if e.Ready() && step != StepActivity {
+				t.Fatal("ready before resuming")
+			}
+			if _, err := e.Sync(ctx); err != nil {
+				t.Fatalf("resume: %v", err)
+			}
+			if !e.Ready() || e.WorkspaceID() != ws {
+				t.Fatal("not ready after resume")
+			}
+			chans := e.Channels()
+			if len(chans) != 3 {
+				t.Fatalf("%d groups after resume: %+v", len(chans), chans)
+			}
+			wsID := e.wsID()
+			ids := []string{hexID(roster.RootGroupID(wsID)).hex(), hexID(roster.GeneralGroupID(wsID)).hex(), hexID(roster.ActivityGroupID(wsID)).hex()}
+			for j, c := range chans {
+				if c.Group != ids[j] {
+					t.Errorf("group %d id %s, want %s", j, c.Group, ids[j])
+				}
+			}
+			if _, err := e.Send(ctx, "general", "after resume"); err != nil {
+				t.Fatal(err)
+			}
+			// A second resume changes nothing.
+			if _, err := e.Sync(ctx); err != nil || len(e.Channels()) != 3 {
+				t.Fatalf("second sync: %v, %d groups", err, len(e.Channels()))
+			}
+		})
+	}
+}
+
+func joinWith(t testing.TB, r *testRelay, link, name string, seed byte) *Engine {
+	t.Helper()
+	e, err := Join(testCtx(t), r.options(t, name, seed), link)
+	if err != nil {
+		t.Fatalf("join %s: %v", name, err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func TestInviteAndStories(t *testing.T) {
+	r := startRelay(t)
+	dana := createWorkspace(t, r, 30)
+	ctx := testCtx(t)
+	if _, err := dana.Send(ctx, "general", "welcome"); err != nil {
+		t.Fatal(err)
+	}
+	link, err := dana.CreateInvite(ctx, []string{"general"}, roster.RoleMember, 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Monday: Sam joins with #general in scope and reads it.
+	sam := joinWith(t, r, link, "sam", 31)
+	if !sam.Ready() {
+		t.Fatalf("sam not ready: %+v", sam.Channels())
+	}
+	ms, err := sam.Messages(ctx, "general", 0)
+	if err != nil || len(ms) != 1 || ms[0].Text != "welcome" {
+		t.Fatalf("sam reads %+v, %v", ms, err)
+	}
+	// Tuesday: Dana creates #design and goes offline; Sam's next sync joins it.
+	if _, err := dana.CreateChannel(ctx, "design", roster.AdmissionParent); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana.Send(ctx, "design", "first design note"); err != nil {
+		t.Fatal(err)
+	}
+	dana.Close()
+	rep, err := sam.Sync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Joined.Joined) != 1 {
+		t.Fatalf("sync joined %+v", rep.Joined)
+	}
+	ms, err = sam.Messages(ctx, "design", 0)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("sam reads design: %+v %v", ms, err)
+	}
+	if _, err := sam.Send(ctx, "design", "reply from sam"); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println()
+}

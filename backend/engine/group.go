@@ -1,0 +1,178 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"weald/backend/groups"
+	"weald/backend/identity"
+	"weald/backend/mls"
+	"weald/backend/mls/tree"
+)
+
+type cryptoRand struct{}
+
+func (cryptoRand) Read(p []byte) (int, error) { return rand.Read(p) }
+
+// suiteID is MLS cipher suite 1 (docs/protocol/groups.md "MLS profile").
+const suiteID = 1
+
+// groupRec is a group's persisted local state (key "group/<hex id>").
+type groupRec struct {
+	ID        hexID             `json:"id"`
+	MLS       []byte            `json:"mls,omitempty"`        // mls.Group state; nil when not a member
+	History   [][]byte          `json:"history,omitempty"`    // open groups: every history key, oldest first
+	EpochKeys map[string][]byte `json:"epoch_keys,omitempty"` // closed groups: content key per epoch
+	Enrol     map[string][]byte `json:"enrol,omitempty"`      // root only: enrolment secret per root epoch
+	LastSeq   uint64            `json:"last_seq"`             // highest seq processed
+	OwnCtr    uint64            `json:"own_ctr"`
+	OwnPrev   hexID             `json:"own_prev"`
+}
+
+// group is a group this client holds state for.
+type group struct {
+	rec     groupRec
+	mls     *mls.Group // nil: not a member
+	history []groups.HistoryKey
+	pending *pendingCommit
+}
+
+// pendingCommit is a commit this client sent and merges when it meets it
+// first in the group's log.
+type pendingCommit struct {
+	staged *mls.StagedCommit
+	msg    []byte
+	base   uint64
+	merged bool
+}
+
+func (e *Engine) credential() tree.Credential { return tree.BasicCredential(e.devID[:]) }
+
+func groupKey(id identity.GroupID) string { return "group/" + hexID(id).hex() }
+
+func (e *Engine) loadGroups(ctx context.Context) error {
+	all, err := e.db.prefix(ctx, "group/")
+	if err != nil {
+		return err
+	}
+	for k, v := range all {
+		var rec groupRec
+		if err := json.Unmarshal(v, &rec); err != nil {
+			return fmt.Errorf("engine: stored %s: %w", k, err)
+		}
+		g := &group{rec: rec}
+		if len(rec.MLS) > 0 {
+			if g.mls, err = mls.LoadGroup(e.mlsCfg, rec.MLS); err != nil {
+				return fmt.Errorf("engine: stored MLS state of %s: %w", k, err)
+			}
+		}
+		for _, hk := range rec.History {
+			g.history = append(g.history, groups.HistoryKeyOf(hk))
+		}
+		e.groups[identity.GroupID(rec.ID)] = g
+	}
+	return nil
+}
+
+// saveGroup writes g's state in t.
+func (e *Engine) saveGroup(t *txn, g *group) error {
+	if g.mls != nil {
+		b, err := g.mls.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		g.rec.MLS = b
+	} else {
+		g.rec.MLS = nil
+	}
+	g.rec.History = g.rec.History[:0]
+	for _, hk := range g.history {
+		g.rec.History = append(g.rec.History, hk.Key)
+	}
+	b, err := json.Marshal(&g.rec)
+	if err != nil {
+		return err
+	}
+	return t.put(groupKey(identity.GroupID(g.rec.ID)), b)
+}
+
+func (e *Engine) persistGroup(ctx context.Context, g *group) error {
+	return e.db.update(ctx, func(t *txn) error { return e.saveGroup(t, g) })
+}
+
+func (e *Engine) groupState(id identity.GroupID) *group {
+	g := e.groups[id]
+	if g == nil {
+		g = &group{rec: groupRec{ID: hexID(id)}}
+		e.groups[id] = g
+	}
+	return g
+}
+
+// member reports whether this device holds an MLS leaf in id.
+func (e *Engine) member(id identity.GroupID) bool {
+	g := e.groups[id]
+	return g != nil && g.mls != nil && g.mls.Active()
+}
+
+// noteEpoch records the per-epoch secrets of g's current epoch: the content
+// key of a closed group and, for the root, the enrolment secret.
+func (e *Engine) noteEpoch(g *group, closed, root bool) error {
+	if g.mls == nil {
+		return nil
+	}
+	ep := strconv.FormatUint(g.mls.Epoch(), 10)
+	if closed {
+		k, err := groups.ContentEpochKey(g.mls)
+		if err != nil {
+			return err
+		}
+		if g.rec.EpochKeys == nil {
+			g.rec.EpochKeys = map[string][]byte{}
+		}
+		g.rec.EpochKeys[ep] = k
+	}
+	if root {
+		s, err := groups.EnrolmentSecret(g.mls)
+		if err != nil {
+			return err
+		}
+		if g.rec.Enrol == nil {
+			g.rec.Enrol = map[string][]byte{}
+		}
+		g.rec.Enrol[ep] = s
+		// Keep the 64 most recent root epochs.
+		for k := range g.rec.Enrol {
+			if n, _ := strconv.ParseUint(k, 10, 64); n+64 < g.mls.Epoch() {
+				delete(g.rec.Enrol, k)
+			}
+		}
+	}
+	return nil
+}
+
+// enrolSecret returns the enrolment secret of a root epoch this client holds.
+func (e *Engine) enrolSecret(epoch uint64) ([]byte, bool) {
+	root := e.groups[e.roster.RootGroup()]
+	if root == nil {
+		return nil, false
+	}
+	s, ok := root.rec.Enrol[strconv.FormatUint(epoch, 10)]
+	return s, ok
+}
+
+// currentEnrol returns the current root epoch and its enrolment secret.
+func (e *Engine) currentEnrol() (uint64, []byte, bool) {
+	root := e.groups[e.roster.RootGroup()]
+	if root == nil || root.mls == nil {
+		return 0, nil, false
+	}
+	s, ok := e.enrolSecret(root.mls.Epoch())
+	return root.mls.Epoch(), s, ok
+}
+
+func shortName(s string) string { return strings.TrimPrefix(s, "#") }

@@ -1,0 +1,293 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"weald/backend/groups"
+	"weald/backend/identity"
+	"weald/backend/roster"
+	"weald/backend/wire"
+)
+
+// inviteUse is a redemption in progress (or done), persisted in meta.
+type inviteUse struct {
+	Invite     hexID  `json:"invite"`
+	Secret     []byte `json:"secret"`
+	UpdatePriv []byte `json:"update_priv"`
+	Done       bool   `json:"done"`
+}
+
+// Errors of invites.
+var (
+	ErrNoInvite = errors.New("invite/unknown: the roster holds no such invite")
+	ErrNoBundle = errors.New("invite/no_bundle: the relay holds no bundle for this invite yet; ask the inviter to open the app")
+	ErrNotAdmin = errors.New("invite/not_admin: only an admin can create invites")
+)
+
+// CreateInvite creates an invite (docs/protocol/invites.md): the roster
+// record with the root and the named open channels as scopes, the grant in
+// the access set, a bundle in the root log; it returns the link.
+func (e *Engine) CreateInvite(ctx context.Context, scopes []string, role roster.Role, expires time.Duration) (string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.connect(ctx); err != nil {
+		return "", err
+	}
+	if _, err := e.syncRoster(ctx); err != nil {
+		return "", err
+	}
+	if !e.roster.IsAdmin(e.devID) {
+		return "", ErrNotAdmin
+	}
+	var ids []identity.GroupID
+	for _, s := range scopes {
+		gi, err := e.resolveChannel(s)
+		if err != nil {
+			return "", fmt.Errorf("%w: %q", err, s)
+		}
+		ids = append(ids, gi.Policy.Group)
+	}
+	priv, pub, err := groups.NewUpdateKey(e.rand)
+	if err != nil {
+		return "", err
+	}
+	var inv *roster.Invite
+	var sec identity.InviteSecret
+	if err := e.appendRoster(ctx, func() (roster.Body, error) {
+		inv, sec, err = roster.NewInvite(e.rand, e.roster, ids, role, e.now().Add(expires), pub, 1)
+		return inv, err
+	}); err != nil {
+		return "", err
+	}
+	if e.meta.Grants == nil {
+		e.meta.Grants = map[string]hexID{}
+	}
+	e.meta.Grants[hexID(inv.ID).hex()] = hexID(wire.GrantHash(sec.Bytes()))
+	if err := e.persistMeta(ctx); err != nil {
+		return "", err
+	}
+	if err := e.publishAccessSet(ctx); err != nil {
+		return "", err
+	}
+	info, _ := e.roster.Invite(inv.ID)
+	if err := e.sendInviteBundle(ctx, info); err != nil {
+		return "", err
+	}
+	l := groups.Link{Relay: e.meta.Relay, Workspace: e.wsID(), Invite: inv.ID, Secret: sec, UpdatePriv: priv}
+	e.emit(Event{Kind: EventRoster})
+	return l.String(), nil
+}
+
+// sendInviteBundle seals the root's current state to one invite.
+func (e *Engine) sendInviteBundle(ctx context.Context, info roster.InviteInfo) error {
+	root := e.groups[e.roster.RootGroup()]
+	epoch, secret, ok := e.currentEnrol()
+	if !ok || root == nil {
+		return groups.ErrMissingParent
+	}
+	gi, err := root.mls.GroupInfo(true)
+	if err != nil {
+		return err
+	}
+	p := &groups.BundlePlain{GroupInfo: gi, Epoch: epoch, History: root.history, EnrolmentSecret: secret}
+	b, err := groups.SealInviteBundle(e.rand, e.wsID(), info.Invite.ID, info.Invite.UpdatePub, p)
+	if err != nil {
+		return err
+	}
+	if _, err := e.sendCT(ctx, root, wire.KindInviteBundle, b.Encode()); err != nil {
+		return err
+	}
+	return e.persistGroup(ctx, root)
+}
+
+func (e *Engine) liveInvite(inv roster.InviteInfo) bool {
+	return !inv.Revoked && inv.Uses < int(inv.Invite.MaxUses) && e.now().Before(inv.Invite.ExpiresAt)
+}
+
+// refreshInviteBundles re-issues a bundle for every live invite after a
+// root commit.
+func (e *Engine) refreshInviteBundles(ctx context.Context) error {
+	for _, inv := range e.roster.Invites() {
+		if !e.liveInvite(inv) {
+			continue
+		}
+		if err := e.sendInviteBundle(ctx, inv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Join redeems an invite link into a new workspace directory: the device
+// enters the roster, then the root by external commit against its bundle,
+// then self-joins every parent channel (docs/protocol/invites.md
+// "Redemption"). Interrupted, it resumes on the next Sync.
+func Join(ctx context.Context, opts Options, link string) (*Engine, error) {
+	l, err := groups.ParseLink(link)
+	if err != nil {
+		return nil, err
+	}
+	if Exists(opts.Dir) {
+		return nil, ErrExists
+	}
+	e, err := newEngine(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	var user identity.UserID
+	seed := make([]byte, 32)
+	for _, b := range [][]byte{user[:], seed} {
+		if _, err := io.ReadFull(e.rand, b); err != nil {
+			e.db.close()
+			return nil, err
+		}
+	}
+	e.meta = meta{Workspace: hexID(l.Workspace), Relay: l.Relay, User: hexID(user), DeviceSeed: seed,
+		Steps: map[string]bool{}, Muted: map[string]bool{},
+		Invite: &inviteUse{Invite: hexID(l.Invite), Secret: l.Secret.Bytes(), UpdatePriv: l.UpdatePriv}}
+	if err := e.initKeys(); err != nil {
+		e.db.close()
+		return nil, err
+	}
+	e.roster = roster.New(roster.Options{})
+	if err := e.persistMeta(ctx); err != nil {
+		e.db.close()
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.redeem(ctx); err != nil {
+		return e, err
+	}
+	return e, e.joinLoop(ctx)
+}
+
+// redeem runs (or resumes) the redemption.
+func (e *Engine) redeem(ctx context.Context) error {
+	iu := e.meta.Invite
+	if err := e.connect(ctx); err != nil {
+		return err
+	}
+	if _, err := e.syncRoster(ctx); err != nil {
+		return err
+	}
+	inv, ok := e.roster.Invite(roster.InviteID(iu.Invite))
+	if !ok {
+		return ErrNoInvite
+	}
+	if _, admitted := e.roster.Device(e.devID); !admitted {
+		sec, err := identity.InviteSecretFromBytes(iu.Secret)
+		if err != nil {
+			return err
+		}
+		if err := e.appendRoster(ctx, func() (roster.Body, error) {
+			if _, ok := e.roster.Device(e.devID); ok {
+				return nil, nil
+			}
+			return roster.NewRedemption(e.wsID(), e.roster.Head(), inv.Invite.ID, sec, identity.UserID(e.meta.User), e.dev.Public())
+		}); err != nil {
+			return fmt.Errorf("redeem: %w", err)
+		}
+	}
+	if e.meta.Name == "" {
+		if g, ok := e.roster.Group(e.roster.RootGroup()); ok {
+			e.meta.Name = g.Name
+		}
+	}
+	rootID := e.roster.RootGroup()
+	if !e.member(rootID) {
+		if err := e.joinRoot(ctx, inv); err != nil {
+			return err
+		}
+	}
+	iu.Done = true
+	return e.persistMeta(ctx)
+}
+
+// joinRoot enters the root by external commit against the invite bundle.
+func (e *Engine) joinRoot(ctx context.Context, inv roster.InviteInfo) error {
+	rootID := e.roster.RootGroup()
+	iu := e.meta.Invite
+	for attempt := 0; attempt < 5; attempt++ {
+		envs, err := e.fetchAll(ctx, wire.ID(rootID), 0)
+		if err != nil {
+			return err
+		}
+		var plain *groups.BundlePlain
+		var readTo uint64
+		for i := len(envs) - 1; i >= 0 && plain == nil; i-- {
+			env := &envs[i].Envelope
+			if env.Kind != wire.KindInviteBundle {
+				continue
+			}
+			b, err := groups.DecodeInviteBundle(env.CT)
+			if err != nil || b.Invite != roster.InviteID(iu.Invite) {
+				continue
+			}
+			if p, err := groups.OpenInviteBundle(e.wsID(), iu.UpdatePriv, &b); err == nil {
+				plain = p
+			}
+		}
+		if len(envs) > 0 {
+			readTo = envs[len(envs)-1].Seq
+		}
+		if plain == nil {
+			return ErrNoBundle
+		}
+		rg, _ := e.roster.Group(rootID)
+		g := e.groupState(rootID)
+		m, msg, err := e.externalJoin(rootID, plain.GroupInfo, groups.PathInvite, &rg.Policy)
+		if err != nil {
+			return err
+		}
+		seq, err := e.sendCT(ctx, g, wire.KindMLSCommit, msg)
+		if err != nil {
+			return err
+		}
+		if lost, err := e.lostRace(ctx, rootID, readTo, seq); err != nil || lost {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		g.mls = m
+		g.history = plain.History
+		if g.rec.Enrol == nil {
+			g.rec.Enrol = map[string][]byte{}
+		}
+		g.rec.Enrol[fmt.Sprint(plain.Epoch)] = plain.EnrolmentSecret
+		if err := e.noteEpoch(g, false, true); err != nil {
+			return err
+		}
+		if err := e.persistGroup(ctx, g); err != nil {
+			return err
+		}
+		if err := e.processEnvelopes(ctx, g, envs); err != nil {
+			return err
+		}
+		return e.afterCommit(ctx, g)
+	}
+	return errors.New("mls/busy: the workspace root kept moving; try again")
+}
+
+// lostRace reports whether another commit reached group's log between the
+// seq this client read up to and its own commit's seq.
+func (e *Engine) lostRace(ctx context.Context, id identity.GroupID, readTo, own uint64) (bool, error) {
+	envs, err := e.fetchAll(ctx, wire.ID(id), readTo)
+	if err != nil {
+		return false, err
+	}
+	for _, se := range envs {
+		if se.Seq >= own {
+			break
+		}
+		if se.Envelope.Kind == wire.KindMLSCommit {
+			return true, nil
+		}
+	}
+	return false, nil
+}

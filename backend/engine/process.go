@@ -1,0 +1,227 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"weald/backend/groups"
+	"weald/backend/identity"
+	"weald/backend/mls"
+	"weald/backend/mls/framing"
+	"weald/backend/roster"
+	"weald/backend/wire"
+)
+
+// catchUp fetches and processes g's log after the last processed seq, then
+// persists g and the touched shards in one transaction. Forged external
+// commits found on the way are evicted at the end.
+func (e *Engine) catchUp(ctx context.Context, g *group) error {
+	envs, err := e.fetchAll(ctx, wire.ID(g.rec.ID), g.rec.LastSeq)
+	if err != nil {
+		return err
+	}
+	return e.processEnvelopes(ctx, g, envs)
+}
+
+func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.SeqEnvelope) error {
+	if len(envs) == 0 {
+		return nil
+	}
+	id := identity.GroupID(g.rec.ID)
+	gi, _ := e.roster.Group(id)
+	rosterSynced := false
+	messages := false
+	var evict []uint32
+	for i := range envs {
+		se := &envs[i]
+		if se.Seq <= g.rec.LastSeq {
+			continue
+		}
+		env := &se.Envelope
+		pub, ok := e.devicePub(env.Author)
+		if !ok && !rosterSynced {
+			rosterSynced = true
+			if _, err := e.syncRoster(ctx); err != nil {
+				return err
+			}
+			gi, _ = e.roster.Group(id)
+			pub, ok = e.devicePub(env.Author)
+		}
+		if env.Author == wire.ID(e.devID) && env.Ctr > g.rec.OwnCtr {
+			g.rec.OwnCtr, g.rec.OwnPrev = env.Ctr, hexID(env.Hash())
+		}
+		g.rec.LastSeq = se.Seq
+		if !ok || wire.VerifyEnvelope(env, pub) != nil {
+			continue // not by a device of the roster: ignored
+		}
+		switch env.Kind {
+		case wire.KindMLSCommit:
+			leaf, err := e.applyCommit(ctx, g, &gi.Policy, env)
+			if err != nil {
+				e.alert(id, err)
+				evict = append(evict, leaf)
+			}
+		case wire.KindContent:
+			if changed, err := e.applyContent(ctx, g, env); err == nil && changed {
+				messages = true
+			}
+		}
+	}
+	if err := e.db.update(ctx, func(t *txn) error {
+		if err := e.saveShards(t); err != nil {
+			return err
+		}
+		return e.saveGroup(t, g)
+	}); err != nil {
+		return err
+	}
+	if messages {
+		e.emit(Event{Kind: EventMessages, Channel: hexID(id).hex()})
+	}
+	if len(evict) > 0 && g.mls != nil && g.mls.Active() {
+		return e.evict(ctx, g, evict)
+	}
+	return nil
+}
+
+// alert records and emits a security alert.
+func (e *Engine) alert(group identity.GroupID, err error) {
+	a := Alert{Code: "join/forged", Message: err.Error(), Group: hexID(group).hex(), Time: e.now().UTC()}
+	e.alerts = append(e.alerts, a)
+	e.emit(Event{Kind: EventAlert, Code: a.Code, Message: a.Message, Channel: a.Group})
+}
+
+// applyCommit processes one commit envelope of g in log order. It returns a
+// non-nil error (wrapping groups.ErrForgedJoin) with the leaf to evict when
+// an external commit fails validation.
+func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPolicy, env *wire.Envelope) (uint32, error) {
+	if g.mls == nil || !g.mls.Active() {
+		return 0, nil
+	}
+	closed := pol.History == roster.HistoryClosed
+	root := pol.Kind == roster.KindWorkspace
+	if env.Author == wire.ID(e.devID) {
+		if p := g.pending; p != nil && bytes.Equal(p.msg, env.CT) && g.mls.Epoch() == p.base {
+			if err := g.mls.Merge(p.staged); err == nil {
+				p.merged = true
+				g.pending = nil
+				return 0, e.noteEpoch(g, closed, root)
+			}
+		}
+		return 0, nil
+	}
+	before := map[uint32]bool{}
+	for _, m := range g.mls.Members() {
+		before[m.Index] = true
+	}
+	rcv, err := g.mls.Process(env.CT)
+	if err != nil || rcv.Type != mls.ContentCommit {
+		return 0, nil // a stale or invalid commit: every member ignores it
+	}
+	if err := g.mls.Merge(rcv.Commit); err != nil {
+		return 0, nil
+	}
+	g.pending = nil // a commit of ours for that epoch lost the race
+	if err := e.noteEpoch(g, closed, root); err != nil {
+		return 0, err
+	}
+	if rcv.SenderType != framing.SenderNewMemberCommit {
+		return 0, nil
+	}
+	// The joiner's leaf: the one not in the tree before (or, on a resync,
+	// the one named by the sender index).
+	var joiner *mls.Member
+	for _, m := range g.mls.Members() {
+		if !before[m.Index] {
+			mm := m
+			joiner = &mm
+		}
+	}
+	if joiner == nil {
+		return 0, nil
+	}
+	inRoot := false
+	if len(joiner.Credential.Identity) == 32 {
+		inRoot = e.inRootTree(identity.DeviceID(joiner.Credential.Identity))
+	}
+	_, verr := groups.ValidateJoin(e.roster, identity.GroupID(g.rec.ID), g.mls.Epoch(), rcv.AuthenticatedData,
+		groups.Joiner{Identity: joiner.Credential.Identity, SigningKey: joiner.SignatureKey}, inRoot)
+	if verr != nil && errors.Is(verr, groups.ErrForgedJoin) {
+		// The roster may lag the join: fetch it once and judge again.
+		if _, err := e.syncRoster(ctx); err == nil {
+			_, verr = groups.ValidateJoin(e.roster, identity.GroupID(g.rec.ID), g.mls.Epoch(), rcv.AuthenticatedData,
+				groups.Joiner{Identity: joiner.Credential.Identity, SigningKey: joiner.SignatureKey}, inRoot)
+		}
+	}
+	if verr != nil {
+		return joiner.Index, verr
+	}
+	return 0, nil
+}
+
+// inRootTree reports whether a device has a leaf in the root group as this
+// client sees it.
+func (e *Engine) inRootTree(d identity.DeviceID) bool {
+	root := e.groups[e.roster.RootGroup()]
+	if root == nil || root.mls == nil {
+		return false
+	}
+	for _, m := range root.mls.Members() {
+		if bytes.Equal(m.Credential.Identity, d[:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// evict removes forged leaves with one commit (the first such commit in
+// the log wins; the others are stale and ignored).
+func (e *Engine) evict(ctx context.Context, g *group, leaves []uint32) error {
+	err := e.commitOnce(ctx, g, mls.CommitOptions{Remove: leaves})
+	if errors.Is(err, errLostRace) {
+		return nil // another member's commit came first (an eviction, as a rule)
+	}
+	return err
+}
+
+var errLostRace = errors.New("mls/lost_race: another commit was applied first")
+
+// commitOnce is commit without retry.
+func (e *Engine) commitOnce(ctx context.Context, g *group, opts mls.CommitOptions) error {
+	if g.mls == nil || !g.mls.Active() {
+		return ErrNotMember
+	}
+	base := g.mls.Epoch()
+	sc, err := g.mls.Commit(opts)
+	if err != nil {
+		return err
+	}
+	p := &pendingCommit{staged: sc, msg: sc.Message, base: base}
+	g.pending = p
+	if _, err := e.sendCT(ctx, g, wire.KindMLSCommit, sc.Message); err != nil {
+		g.pending = nil
+		return err
+	}
+	if err := e.catchUp(ctx, g); err != nil {
+		return err
+	}
+	g.pending = nil
+	if !p.merged {
+		return errLostRace
+	}
+	return e.afterCommit(ctx, g)
+}
+
+// commit creates a commit in g, sends it, and catches up until it is
+// merged; if another commit wins the epoch it tries again (bounded).
+func (e *Engine) commit(ctx context.Context, g *group, opts mls.CommitOptions) error {
+	for attempt := 0; attempt < 5; attempt++ {
+		err := e.commitOnce(ctx, g, opts)
+		if !errors.Is(err, errLostRace) {
+			return err
+		}
+	}
+	return fmt.Errorf("mls/busy: the group kept moving; the commit was not applied")
+}

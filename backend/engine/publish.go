@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"weald/backend/groups"
+	"weald/backend/identity"
+	"weald/backend/roster"
+	"weald/backend/wire"
+)
+
+// publishBundles publishes g's groupinfo.publish (and history.publish for
+// an open group), sealed under the current root epoch's enrolment key.
+func (e *Engine) publishBundles(ctx context.Context, g *group, pol *roster.GroupPolicy) error {
+	if g.mls == nil || pol.Admission != roster.AdmissionParent {
+		return nil
+	}
+	epoch, secret, ok := e.currentEnrol()
+	if !ok {
+		return fmt.Errorf("%w: not in the workspace root", groups.ErrMissingParent)
+	}
+	gi, err := g.mls.GroupInfo(true)
+	if err != nil {
+		return err
+	}
+	id := [32]byte(g.rec.ID)
+	plain := groups.GroupInfoPlain{Epoch: g.mls.Epoch(), GroupInfo: gi}
+	sb, err := groups.SealBundle(e.rand, groups.BundleGroupInfo, secret, epoch, id, plain.Encode())
+	if err != nil {
+		return err
+	}
+	if _, err := e.sendCT(ctx, g, wire.KindGroupInfoPublish, sb.Encode()); err != nil {
+		return err
+	}
+	if pol.History == roster.HistoryOpen {
+		hp := groups.HistoryPlain{Epoch: g.mls.Epoch(), Keys: g.history}
+		hb, err := groups.SealBundle(e.rand, groups.BundleHistory, secret, epoch, id, hp.Encode())
+		if err != nil {
+			return err
+		}
+		if _, err := e.sendCT(ctx, g, wire.KindHistoryPublish, hb.Encode()); err != nil {
+			return err
+		}
+	}
+	return e.persistGroup(ctx, g)
+}
+
+// afterCommit runs after one of this client's commits is merged: every
+// commit republishes the group's standing bundles; a root commit re-seals
+// every child's bundles under the new root epoch and refreshes the invite
+// bundles (docs/protocol/groups.md "When published").
+func (e *Engine) afterCommit(ctx context.Context, g *group) error {
+	id := identity.GroupID(g.rec.ID)
+	gi, ok := e.roster.Group(id)
+	if !ok {
+		return nil
+	}
+	if gi.Policy.Kind != roster.KindWorkspace {
+		return e.publishBundles(ctx, g, &gi.Policy)
+	}
+	if err := e.persistGroup(ctx, g); err != nil {
+		return err
+	}
+	for _, c := range e.roster.Groups() {
+		if c.Policy.Admission != roster.AdmissionParent || c.Deleted {
+			continue
+		}
+		if err := e.resealChild(ctx, c); err != nil {
+			return err
+		}
+	}
+	return e.refreshInviteBundles(ctx)
+}
+
+// resealChild republishes child's bundles under the current root epoch: from
+// its own state when a member, else by re-sealing the latest bundles it can
+// open with an older root epoch's secret.
+func (e *Engine) resealChild(ctx context.Context, c roster.GroupInfo) error {
+	if e.member(c.Policy.Group) {
+		return e.publishBundles(ctx, e.groups[c.Policy.Group], &c.Policy)
+	}
+	epoch, secret, ok := e.currentEnrol()
+	if !ok {
+		return nil
+	}
+	latest, err := e.latestBundles(ctx, c.Policy.Group)
+	if err != nil {
+		return err
+	}
+	g := e.groupState(c.Policy.Group)
+	for _, b := range []*openedBundle{latest.info, latest.history} {
+		if b == nil || b.rootEpoch == epoch {
+			continue
+		}
+		sb, err := groups.SealBundle(e.rand, b.kind, secret, epoch, [32]byte(c.Policy.Group), b.plain)
+		if err != nil {
+			return err
+		}
+		k := wire.KindGroupInfoPublish
+		if b.kind == groups.BundleHistory {
+			k = wire.KindHistoryPublish
+		}
+		if _, err := e.sendCT(ctx, g, k, sb.Encode()); err != nil {
+			return err
+		}
+	}
+	return e.persistGroup(ctx, g)
+}
+
+type openedBundle struct {
+	kind      groups.BundleKind
+	rootEpoch uint64
+	plain     []byte
+	seq       uint64
+}
+
+type bundles struct {
+	info, history *openedBundle
+	log           []wire.SeqEnvelope // the whole log, for history content
+}
+
+// latestBundles reads the group's whole log and opens the latest
+// groupinfo.publish and history.publish this client holds a root secret for.
+func (e *Engine) latestBundles(ctx context.Context, id identity.GroupID) (*bundles, error) {
+	envs, err := e.fetchAll(ctx, wire.ID(id), 0)
+	if err != nil {
+		return nil, err
+	}
+	out := &bundles{log: envs}
+	for i := len(envs) - 1; i >= 0 && (out.info == nil || out.history == nil); i-- {
+		env := &envs[i].Envelope
+		var kind groups.BundleKind
+		switch env.Kind {
+		case wire.KindGroupInfoPublish:
+			if out.info != nil {
+				continue
+			}
+			kind = groups.BundleGroupInfo
+		case wire.KindHistoryPublish:
+			if out.history != nil {
+				continue
+			}
+			kind = groups.BundleHistory
+		default:
+			continue
+		}
+		pub, ok := e.devicePub(env.Author)
+		if !ok || wire.VerifyEnvelope(env, pub) != nil {
+			continue
+		}
+		sb, err := groups.DecodeSealedBundle(env.CT)
+		if err != nil {
+			continue
+		}
+		secret, ok := e.enrolSecret(sb.RootEpoch)
+		if !ok {
+			continue
+		}
+		pt, err := groups.OpenBundle(kind, secret, [32]byte(id), sb)
+		if err != nil {
+			continue
+		}
+		ob := &openedBundle{kind: kind, rootEpoch: sb.RootEpoch, plain: pt, seq: envs[i].Seq}
+		if kind == groups.BundleGroupInfo {
+			out.info = ob
+		} else {
+			out.history = ob
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"weald/backend/identity"
+	"weald/backend/roster"
+	"weald/backend/wire"
+)
+
+// maxPages bounds one catch-up (pages of up to the relay's page size).
+const maxPages = 100000
+
+// send sends one envelope in g, its ct made by mk for the envelope's
+// position (content binds author and ctr), and advances the chain head on
+// ack. It returns the seq the relay assigned.
+func (e *Engine) send(ctx context.Context, g *group, kind wire.Kind, mk func(env *wire.Envelope) ([]byte, error)) (uint64, error) {
+	build := func() (wire.Envelope, error) {
+		env := wire.Envelope{Group: wire.ID(g.rec.ID), Kind: kind, Ctr: g.rec.OwnCtr + 1, Prev: wire.ID(g.rec.OwnPrev)}
+		ct, err := mk(&env)
+		if err != nil {
+			return env, err
+		}
+		env.CT = ct
+		wire.SignEnvelope(&env, e.edKey)
+		return env, nil
+	}
+	env, err := build()
+	if err != nil {
+		return 0, err
+	}
+	acks, err := e.client.Send(ctx, env)
+	var we *wire.Error
+	if errors.As(err, &we) && (we.Code == wire.CodeChainReplay || we.Code == wire.CodeChainFork || we.Code == wire.CodeChainGap) {
+		// Our chain head is stale (a crash after a send): learn it from
+		// the log and build the envelope again.
+		if err := e.learnOwnHead(ctx, g); err != nil {
+			return 0, err
+		}
+		if env, err = build(); err != nil {
+			return 0, err
+		}
+		acks, err = e.client.Send(ctx, env)
+	}
+	if err != nil {
+		return 0, err
+	}
+	g.rec.OwnCtr, g.rec.OwnPrev = env.Ctr, hexID(env.Hash())
+	if len(acks) == 1 {
+		return acks[0].Seq, nil
+	}
+	return 0, nil
+}
+
+// sendCT sends a fixed ct.
+func (e *Engine) sendCT(ctx context.Context, g *group, kind wire.Kind, ct []byte) (uint64, error) {
+	return e.send(ctx, g, kind, func(*wire.Envelope) ([]byte, error) { return ct, nil })
+}
+
+// learnOwnHead reads the whole log of g for this device's last envelope.
+func (e *Engine) learnOwnHead(ctx context.Context, g *group) error {
+	envs, err := e.fetchAll(ctx, wire.ID(g.rec.ID), 0)
+	if err != nil {
+		return err
+	}
+	for _, se := range envs {
+		if se.Envelope.Author == wire.ID(e.devID) && se.Envelope.Ctr > g.rec.OwnCtr {
+			g.rec.OwnCtr, g.rec.OwnPrev = se.Envelope.Ctr, hexID(se.Envelope.Hash())
+		}
+	}
+	return nil
+}
+
+// fetchAll returns every envelope of group after afterSeq.
+func (e *Engine) fetchAll(ctx context.Context, group wire.ID, afterSeq uint64) ([]wire.SeqEnvelope, error) {
+	var out []wire.SeqEnvelope
+	for page := 0; page < maxPages; page++ {
+		r, err := e.client.Fetch(ctx, group, afterSeq, 0)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r.Envelopes...)
+		if len(r.Envelopes) > 0 {
+			afterSeq = r.Envelopes[len(r.Envelopes)-1].Seq
+		}
+		if !r.More || len(r.Envelopes) == 0 {
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("engine: log of %s is longer than this client reads in one go", group.Short())
+}
+
+// syncRoster fetches and validates roster operations after the local head.
+// It reports whether anything was applied.
+func (e *Engine) syncRoster(ctx context.Context) (bool, error) {
+	changed := false
+	for page := 0; page < maxPages; page++ {
+		r, err := e.client.RosterFetch(ctx, uint64(e.roster.Len()), 0)
+		if err != nil {
+			return changed, err
+		}
+		if len(r.Ops) == 0 {
+			break
+		}
+		err = e.db.update(ctx, func(t *txn) error {
+			for i, op := range r.Ops {
+				if err := e.roster.ApplyBytes(op); err != nil {
+					return fmt.Errorf("engine: roster operation %d is invalid, the roster is not trusted past it: %w", int(r.FirstIndex)+i, err)
+				}
+				if err := t.addRosterOp(e.roster.Len(), op); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			// The applied prefix stays in memory; reload from disk to
+			// keep memory and disk equal.
+			e.reloadRoster(ctx)
+			return changed, err
+		}
+		changed = true
+		if !r.More {
+			break
+		}
+	}
+	if changed {
+		e.emit(Event{Kind: EventRoster})
+	}
+	return changed, nil
+}
+
+func (e *Engine) reloadRoster(ctx context.Context) {
+	st := roster.New(roster.Options{})
+	ops, err := e.db.rosterOps(ctx)
+	if err != nil {
+		return
+	}
+	for _, op := range ops {
+		if st.ApplyBytes(op) != nil {
+			break
+		}
+	}
+	e.roster = st
+}
+
+// appendRoster signs body as the next operation and appends it by CAS,
+// re-syncing and retrying on conflict. build is re-run after each re-sync
+// and returns a nil body when the operation is no longer needed.
+func (e *Engine) appendRoster(ctx context.Context, build func() (roster.Body, error)) error {
+	for attempt := 0; attempt < 8; attempt++ {
+		body, err := build()
+		if err != nil || body == nil {
+			return err
+		}
+		op, err := roster.Sign(roster.DeviceSigner(e.dev), e.roster.Head(), e.now(), body)
+		if err != nil {
+			return err
+		}
+		_, err = e.client.RosterAppend(ctx, wire.ID(e.roster.Head()), op.Bytes())
+		var we *wire.Error
+		if errors.As(err, &we) && we.Code == wire.CodeCASConflict {
+			if _, err := e.syncRoster(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		_, err = e.syncRoster(ctx)
+		return err
+	}
+	return errors.New("roster/busy: the roster kept moving; try again")
+}
+
+// devicePub returns the roster key of a device id.
+func (e *Engine) devicePub(id wire.ID) ([]byte, bool) {
+	d, ok := e.roster.Device(identity.DeviceID(id))
+	if !ok {
+		return nil, false
+	}
+	return d.Public.Bytes(), true
+}
