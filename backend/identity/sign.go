@@ -12,6 +12,7 @@ const (
 	LabelGenesis      Label = "roster-genesis"
 	LabelDelegation   Label = "delegation"
 	LabelInviteRedeem Label = "invite-redeem"
+	LabelPossession   Label = "key-possession"
 )
 
 // LabelPrefix is prepended to every Label inside the signed structure.

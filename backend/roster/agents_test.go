@@ -11,14 +11,14 @@ func TestAgentRenewalAndScopeChange(t *testing.T) {
 	w := bootstrapped(t)
 	activity, general := ActivityGroupID(w.ws), GeneralGroupID(w.ws)
 	m := w.join(w.owner, RoleMember)
-	agent, _ := identity.GenerateKey[identity.Agent](w.rnd)
+	agent, _ := w.newAgent()
 	aid := identity.AgentIDOf(agent.Public())
 	c1, _ := identity.IssueDelegation(m.dev, agent.Public(), []identity.GroupID{activity}, w.now, w.now.Add(time.Hour))
-	w.must(m.signer(), &AdmitAgent{Cert: c1})
+	w.must(m.signer(), w.admitAgent(c1))
 
 	// Renewal with the same scope: same agent, new window.
 	c2, _ := identity.IssueDelegation(m.dev, agent.Public(), []identity.GroupID{activity}, w.now, w.now.Add(48*time.Hour))
-	w.must(m.signer(), &AdmitAgent{Cert: c2})
+	w.must(m.signer(), w.admitAgent(c2))
 	a, _ := w.st.Agent(aid)
 	if a.Renewed == nil || !a.Cert.Expiry.Equal(c2.Expiry) {
 		t.Fatal("renewal not recorded")
@@ -33,27 +33,27 @@ func TestAgentRenewalAndScopeChange(t *testing.T) {
 	}
 	// ...not from another device.
 	c3o, _ := identity.IssueDelegation(w.owner.dev, agent.Public(), []identity.GroupID{activity, general}, w.now, w.now.Add(48*time.Hour))
-	w.fail(w.owner.signer(), &AdmitAgent{Cert: c3o}, ErrNotAuthorized)
-	w.must(m.signer(), &AdmitAgent{Cert: c3})
+	w.fail(w.owner.signer(), w.admitAgent(c3o), ErrNotAuthorized)
+	w.must(m.signer(), w.admitAgent(c3))
 	if j := w.st.Entitlement(general, identity.AgentPrincipal(aid), w.now, inSet()); j != JoinAgentAdd {
 		t.Fatal(j)
 	}
 	// A revoked agent is not renewed.
 	w.must(m.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{identity.AgentPrincipal(aid)}})
 	c4, _ := identity.IssueDelegation(m.dev, agent.Public(), []identity.GroupID{activity}, w.now, w.now.Add(72*time.Hour))
-	w.fail(m.signer(), &AdmitAgent{Cert: c4}, ErrAlreadyRevoked)
+	w.fail(m.signer(), w.admitAgent(c4), ErrAlreadyRevoked)
 }
 
 func TestAccessKeys(t *testing.T) {
 	w := bootstrapped(t)
 	m := w.join(w.owner, RoleMember)
 	gone := w.join(w.owner, RoleMember)
-	agent, _ := identity.GenerateKey[identity.Agent](w.rnd)
+	agent, _ := w.newAgent()
 	c, _ := identity.IssueDelegation(m.dev, agent.Public(), []identity.GroupID{ActivityGroupID(w.ws)}, w.now, w.now.Add(time.Hour))
-	w.must(m.signer(), &AdmitAgent{Cert: c})
+	w.must(m.signer(), w.admitAgent(c))
 	ph, _ := identity.NewRecoveryPhrase(w.rnd)
 	rk, _ := identity.DeriveRecoveryKeys(ph)
-	w.must(m.signer(), &AdmitRecovery{User: m.user, Recovery: rk.Signature.Public(), HPKE: rk.HPKE.PublicBytes()})
+	w.must(m.signer(), w.admitRecovery(m.user, rk))
 	live := w.invite(w.owner, RoleMember)
 	dead := w.invite(w.owner, RoleMember)
 	w.must(w.owner.signer(), &RevokeInvite{Invite: dead.id})

@@ -98,6 +98,9 @@ func (s *State) checkAdmitDevice(op *Operation, a actor, b *AdmitDevice) (func()
 	if _, ok := s.devices[did]; ok {
 		return nil, reject(ErrDuplicate, "device %s", did.ShortString())
 	}
+	if err := s.checkPossession(b.Device.Verify, b.User, identity.KindDevice, b.Device.Bytes(), b.Possession); err != nil {
+		return nil, err
+	}
 	ref := s.ref(op)
 	return func() {
 		s.devices[did] = &DeviceInfo{ID: did, User: b.User, Public: b.Device, Admitted: ref}
@@ -115,6 +118,9 @@ func (s *State) checkRecoverDevice(op *Operation, a actor, b *RecoverDevice) (fu
 	}
 	if _, ok := s.devices[did]; ok {
 		return nil, reject(ErrDuplicate, "device %s", did.ShortString())
+	}
+	if err := s.checkPossession(b.Device.Verify, b.User, identity.KindDevice, b.Device.Bytes(), b.Possession); err != nil {
+		return nil, err
 	}
 	u := s.users[b.User]
 	ref := s.ref(op)
@@ -182,6 +188,9 @@ func (s *State) checkAdmitAgent(op *Operation, a actor, b *AdmitAgent) (func(), 
 	if err := s.certLive(c, op.CreatedAt); err != nil {
 		return nil, err
 	}
+	if err := s.checkPossession(c.Agent.Verify, c.IssuingDevice, identity.KindAgent, c.Agent.Bytes(), b.Possession); err != nil {
+		return nil, err
+	}
 	ref := s.ref(op)
 	if renewal {
 		return func() { prev.Cert = c; prev.Renewed = &ref }, nil
@@ -199,6 +208,9 @@ func (s *State) checkAdmitRecovery(op *Operation, a actor, b *AdmitRecovery) (fu
 	rid := identity.RecoveryIDOf(b.Recovery)
 	if _, ok := s.recoveries[rid]; ok {
 		return nil, reject(ErrDuplicate, "recovery principal %s", rid.ShortString())
+	}
+	if err := s.checkPossession(b.Recovery.Verify, b.User, identity.KindRecovery, b.Recovery.Bytes(), b.Possession); err != nil {
+		return nil, err
 	}
 	u := s.users[b.User]
 	for _, r := range u.Recovery {
@@ -326,4 +338,13 @@ func validName(n string) bool {
 	first, _ := utf8.DecodeRuneInString(n)
 	last, _ := utf8.DecodeLastRuneInString(n)
 	return !unicode.IsSpace(first) && !unicode.IsSpace(last)
+}
+
+// checkPossession verifies a proof of possession (PossessionContent) by the
+// key being admitted.
+func (s *State) checkPossession(verify func(identity.Label, []byte, []byte) error, owner [32]byte, kind identity.PrincipalKind, pub, proof []byte) error {
+	if verify(identity.LabelPossession, PossessionContent(s.workspace, owner, kind, pub), proof) != nil {
+		return reject(ErrPossession, "%s key %x…", kind, pub[:min(4, len(pub))])
+	}
+	return nil
 }

@@ -59,23 +59,62 @@ func GenesisContent(ws identity.WorkspaceID, user identity.UserID, dev identity.
 	return w.Bytes()
 }
 
-// AdmitDevice admits another device of an existing user.
+// AdmitDevice admits another device of an existing user. Possession is
+// the new device's proof of possession (see PossessionContent).
 type AdmitDevice struct {
-	User   identity.UserID
-	Device identity.DevicePublic
+	User       identity.UserID
+	Device     identity.DevicePublic
+	Possession []byte
 }
 
-// AdmitAgent admits an agent by its delegation certificate.
+// AdmitAgent admits an agent by its delegation certificate (or renews or
+// re-scopes an admitted one). Possession is the agent key's proof of
+// possession, with the issuing device as owner.
 type AdmitAgent struct {
-	Cert *identity.DelegationCertificate
+	Cert       *identity.DelegationCertificate
+	Possession []byte
 }
 
 // AdmitRecovery registers a user's recovery principal: its signature key
-// and the HPKE public key recovery wraps are sealed to.
+// and the HPKE public key recovery wraps are sealed to. Possession is the
+// recovery key's proof of possession.
 type AdmitRecovery struct {
-	User     identity.UserID
-	Recovery identity.RecoveryPublic
-	HPKE     []byte // 32-byte DHKEM(X25519) public key
+	User       identity.UserID
+	Recovery   identity.RecoveryPublic
+	HPKE       []byte // 32-byte DHKEM(X25519) public key
+	Possession []byte
+}
+
+// PossessionContent is what a key admitted by another principal signs, with
+// label "key-possession", to prove it is held by whoever asks for its
+// admission (so nobody can admit someone else's key as their own):
+//
+//	struct { opaque workspace[32]; opaque owner[32]; uint8 kind; opaque pub[32]; }
+//
+// owner is the user id for a device or recovery key and the issuing
+// device id for an agent key; kind is the principal kind.
+func PossessionContent(ws identity.WorkspaceID, owner [32]byte, kind identity.PrincipalKind, pub []byte) []byte {
+	var w canon.Writer
+	w.Raw(ws[:])
+	w.Raw(owner[:])
+	w.U8(uint8(kind))
+	w.Raw(pad32(pub))
+	return w.Bytes()
+}
+
+// DevicePossession is the new device's proof for AdmitDevice or RecoverDevice.
+func DevicePossession(ws identity.WorkspaceID, user identity.UserID, k identity.DevicePrivate) ([]byte, error) {
+	return k.Sign(identity.LabelPossession, PossessionContent(ws, user, identity.KindDevice, k.Public().Bytes()))
+}
+
+// AgentPossession is the agent key's proof for AdmitAgent.
+func AgentPossession(ws identity.WorkspaceID, issuingDevice identity.DeviceID, k identity.AgentPrivate) ([]byte, error) {
+	return k.Sign(identity.LabelPossession, PossessionContent(ws, issuingDevice, identity.KindAgent, k.Public().Bytes()))
+}
+
+// RecoveryPossession is the recovery key's proof for AdmitRecovery.
+func RecoveryPossession(ws identity.WorkspaceID, user identity.UserID, k identity.RecoveryPrivate) ([]byte, error) {
+	return k.Sign(identity.LabelPossession, PossessionContent(ws, user, identity.KindRecovery, k.Public().Bytes()))
 }
 
 // RedeemInvite admits a new user and device by an invite. It is signed by
@@ -195,8 +234,9 @@ type RetentionApprove struct {
 // probation: it may read and write but may not admit, revoke, set roles,
 // invite or approve retention until a pre-existing admin approves it.
 type RecoverDevice struct {
-	User   identity.UserID
-	Device identity.DevicePublic
+	User       identity.UserID
+	Device     identity.DevicePublic
+	Possession []byte
 }
 
 // ApproveDevice ends a recovered device's probation. Signed by an admin
@@ -244,18 +284,21 @@ func (b *Genesis) encode(w *canon.Writer) {
 func (b *AdmitDevice) encode(w *canon.Writer) {
 	w.Raw(b.User[:])
 	w.Raw(pad32(b.Device.Bytes()))
+	w.Opaque(b.Possession)
 }
 
 func (b *AdmitAgent) encode(w *canon.Writer) {
 	if b.Cert != nil {
 		b.Cert.Encode(w)
 	}
+	w.Opaque(b.Possession)
 }
 
 func (b *AdmitRecovery) encode(w *canon.Writer) {
 	w.Raw(b.User[:])
 	w.Raw(pad32(b.Recovery.Bytes()))
 	w.Opaque(b.HPKE)
+	w.Opaque(b.Possession)
 }
 
 func (b *RedeemInvite) encode(w *canon.Writer) {
@@ -356,6 +399,7 @@ func (b *RetentionApprove) encode(w *canon.Writer) { w.Raw(b.Proposal[:]) }
 func (b *RecoverDevice) encode(w *canon.Writer) {
 	w.Raw(b.User[:])
 	w.Raw(pad32(b.Device.Bytes()))
+	w.Opaque(b.Possession)
 }
 
 func (b *ApproveDevice) encode(w *canon.Writer) { w.Raw(b.Device[:]) }
@@ -391,14 +435,18 @@ func decodeBody(t OpType, r *canon.Reader) Body {
 		b := &AdmitDevice{}
 		b.User = identity.UserID(r.Array32())
 		b.Device = readDevicePub(r)
+		b.Possession = r.Opaque(64)
 		return b
 	case OpAdmitAgent:
-		return &AdmitAgent{Cert: identity.DecodeDelegation(r)}
+		b := &AdmitAgent{Cert: identity.DecodeDelegation(r)}
+		b.Possession = r.Opaque(64)
+		return b
 	case OpAdmitRecovery:
 		b := &AdmitRecovery{}
 		b.User = identity.UserID(r.Array32())
 		b.Recovery, _ = identity.PublicFromBytes[identity.Recovery](r.Raw(32))
 		b.HPKE = r.Opaque(32)
+		b.Possession = r.Opaque(64)
 		return b
 	case OpRedeemInvite:
 		b := &RedeemInvite{}
@@ -456,6 +504,7 @@ func decodeBody(t OpType, r *canon.Reader) Body {
 	case OpRecoverDevice:
 		b := &RecoverDevice{User: identity.UserID(r.Array32())}
 		b.Device = readDevicePub(r)
+		b.Possession = r.Opaque(64)
 		return b
 	case OpApproveDevice:
 		return &ApproveDevice{Device: identity.DeviceID(r.Array32())}

@@ -44,6 +44,7 @@ var (
 	ErrNotPending        = errors.New("roster/not_pending: there is no such pending add")
 	ErrBadRetention      = errors.New("roster/bad_retention: the retention policy or approval is not valid")
 	ErrProbation         = errors.New("roster/probation: this device was recovered and may not admit, revoke or change roles until a pre-existing admin approves it")
+	ErrPossession        = errors.New("roster/possession: the admitted key did not prove that its holder asked for this admission")
 	ErrBadOperation      = errors.New("roster/bad_operation: the operation's fields are inconsistent")
 )
 

@@ -79,15 +79,15 @@ func FuzzApplySequence(f *testing.F) {
 				body = &RenameGroup{Group: groups[pick(len(groups), y)], Name: "renamed"}
 			case 9:
 				dev, _ := identity.GenerateKey[identity.Device](w.rnd)
-				body = &AdmitDevice{User: members[pick(len(members), y)].user, Device: dev.Public()}
+				body = w.admitDevice(members[pick(len(members), y)].user, dev)
 			case 10:
-				ag, _ := identity.GenerateKey[identity.Agent](w.rnd)
+				ag, _ := w.newAgent()
 				cert, err := identity.IssueDelegation(actor.dev, ag.Public(), []identity.GroupID{groups[pick(len(groups), y)]}, w.now, w.now.Add(time.Duration(y)*time.Second+time.Second))
 				if err != nil {
 					t.Fatal(err)
 				}
 				agents = append(agents, ag)
-				body = &AdmitAgent{Cert: cert}
+				body = w.admitAgent(cert)
 			case 11:
 				if len(agents) == 0 {
 					continue

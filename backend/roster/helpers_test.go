@@ -22,14 +22,15 @@ func (m member) p() identity.Principal  { return identity.DevicePrincipal(m.id()
 func (m member) up() identity.Principal { return identity.UserPrincipal(m.user) }
 
 type world struct {
-	t     testing.TB
-	rnd   io.Reader
-	now   time.Time
-	ws    identity.WorkspaceID
-	gen   identity.GenesisPrivate
-	st    *State
-	ops   [][]byte
-	owner member
+	t      testing.TB
+	rnd    io.Reader
+	now    time.Time
+	ws     identity.WorkspaceID
+	gen    identity.GenesisPrivate
+	st     *State
+	ops    [][]byte
+	owner  member
+	agents map[identity.AgentID]identity.AgentPrivate
 }
 
 func newRand(seed byte) io.Reader {
@@ -194,4 +195,38 @@ func inSet(groups ...identity.GroupID) func(identity.GroupID) bool {
 		}
 		return false
 	}
+}
+
+func (w *world) newAgent() (identity.AgentPrivate, error) {
+	k, err := identity.GenerateKey[identity.Agent](w.rnd)
+	if w.agents == nil {
+		w.agents = map[identity.AgentID]identity.AgentPrivate{}
+	}
+	w.agents[identity.AgentIDOf(k.Public())] = k
+	return k, err
+}
+
+// admitAgent builds admit-agent with the agent key's proof of possession
+// (none if the test did not make the key with newAgent).
+func (w *world) admitAgent(c *identity.DelegationCertificate) *AdmitAgent {
+	b := &AdmitAgent{Cert: c}
+	if k, ok := w.agents[c.AgentID()]; ok {
+		b.Possession, _ = AgentPossession(w.ws, c.IssuingDevice, k)
+	}
+	return b
+}
+
+func (w *world) admitDevice(u identity.UserID, k identity.DevicePrivate) *AdmitDevice {
+	pop, _ := DevicePossession(w.ws, u, k)
+	return &AdmitDevice{User: u, Device: k.Public(), Possession: pop}
+}
+
+func (w *world) recoverDevice(u identity.UserID, k identity.DevicePrivate) *RecoverDevice {
+	pop, _ := DevicePossession(w.ws, u, k)
+	return &RecoverDevice{User: u, Device: k.Public(), Possession: pop}
+}
+
+func (w *world) admitRecovery(u identity.UserID, rk identity.RecoveryKeys) *AdmitRecovery {
+	pop, _ := RecoveryPossession(w.ws, u, rk.Signature)
+	return &AdmitRecovery{User: u, Recovery: rk.Signature.Public(), HPKE: rk.HPKE.PublicBytes(), Possession: pop}
 }

@@ -43,10 +43,10 @@ func TestCheckExternalJoin(t *testing.T) {
 		}
 	}
 	// An agent's external commit, even to a group its certificate names.
-	agent, _ := identity.GenerateKey[identity.Agent](w.rnd)
+	agent, _ := w.newAgent()
 	aid := identity.AgentIDOf(agent.Public())
 	cert, _ := identity.IssueDelegation(m.dev, agent.Public(), []identity.GroupID{general}, w.now, w.now.Add(time.Hour))
-	w.must(m.signer(), &AdmitAgent{Cert: cert})
+	w.must(m.signer(), w.admitAgent(cert))
 	if err := w.st.CheckExternalJoin(general, identity.AgentPrincipal(aid), gp.Policy.Hash(), w.now, inRoot); !errors.Is(err, ErrAgentExternal) {
 		t.Fatal(err)
 	}
@@ -61,10 +61,10 @@ func TestCheckAgentAdd(t *testing.T) {
 	w := bootstrapped(t)
 	general, activity := GeneralGroupID(w.ws), ActivityGroupID(w.ws)
 	m := w.join(w.owner, RoleMember)
-	agent, _ := identity.GenerateKey[identity.Agent](w.rnd)
+	agent, _ := w.newAgent()
 	aid := identity.AgentIDOf(agent.Public())
 	cert, _ := identity.IssueDelegation(m.dev, agent.Public(), []identity.GroupID{activity}, w.now, w.now.Add(time.Hour))
-	w.must(m.signer(), &AdmitAgent{Cert: cert})
+	w.must(m.signer(), w.admitAgent(cert))
 	if err := w.st.CheckAgentAdd(m.id(), aid, activity, w.now); err != nil {
 		t.Fatal(err)
 	}

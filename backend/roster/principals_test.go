@@ -20,7 +20,7 @@ func TestLastAdminProtection(t *testing.T) {
 	// A second device of the admin keeps the admin live.
 	second := member{user: w.owner.user}
 	second.dev, _ = identity.GenerateKey[identity.Device](w.rnd)
-	w.must(w.owner.signer(), &AdmitDevice{User: w.owner.user, Device: second.dev.Public()})
+	w.must(w.owner.signer(), w.admitDevice(w.owner.user, second.dev))
 	w.must(second.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{w.owner.p()}})
 	w.fail(second.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{second.p()}}, ErrLastAdmin)
 	// Promote someone first, then demotion works.
@@ -44,7 +44,7 @@ func TestRevokedPrincipalSigning(t *testing.T) {
 	// Several principals in one operation.
 	m2 := member{user: m.user}
 	m2.dev, _ = identity.GenerateKey[identity.Device](w.rnd)
-	w.must(m.signer(), &AdmitDevice{User: m.user, Device: m2.dev.Public()})
+	w.must(m.signer(), w.admitDevice(m.user, m2.dev))
 	at := w.now.Add(-time.Minute)
 	w.must(w.owner.signer(), &Revoke{RevokedAt: at, Targets: []identity.Principal{m.p(), m2.p()}})
 	d, _ := w.st.Device(m.id())
@@ -61,7 +61,7 @@ func TestRevokedPrincipalSigning(t *testing.T) {
 	w.must(w.owner.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{n.up()}})
 	w.fail(n.signer(), &RenameGroup{Group: GeneralGroupID(w.ws), Name: "x"}, ErrActorRevoked)
 	// A revoked device cannot be re-admitted; unknown principals are refused.
-	w.fail(w.owner.signer(), &AdmitDevice{User: w.owner.user, Device: m.dev.Public()}, ErrDuplicate)
+	w.fail(w.owner.signer(), w.admitDevice(w.owner.user, m.dev), ErrDuplicate)
 	stranger := w.newMember()
 	w.fail(stranger.signer(), &RenameGroup{Group: GeneralGroupID(w.ws), Name: "x"}, ErrUnknownActor)
 	w.fail(w.owner.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{stranger.p()}}, ErrUnknownPrincipal)
@@ -154,26 +154,26 @@ func TestAgents(t *testing.T) {
 	w := bootstrapped(t)
 	activity, general := ActivityGroupID(w.ws), GeneralGroupID(w.ws)
 	m := w.join(w.owner, RoleMember)
-	agent, _ := identity.GenerateKey[identity.Agent](w.rnd)
+	agent, _ := w.newAgent()
 	aid := identity.AgentIDOf(agent.Public())
 	cert, _ := identity.IssueDelegation(m.dev, agent.Public(), []identity.GroupID{activity}, w.now, w.now.Add(time.Hour))
 	// Only the issuing device admits its certificate.
-	w.fail(w.owner.signer(), &AdmitAgent{Cert: cert}, ErrNotAuthorized)
-	w.must(m.signer(), &AdmitAgent{Cert: cert})
-	w.fail(m.signer(), &AdmitAgent{Cert: cert}, ErrDuplicate)
+	w.fail(w.owner.signer(), w.admitAgent(cert), ErrNotAuthorized)
+	w.must(m.signer(), w.admitAgent(cert))
+	w.fail(m.signer(), w.admitAgent(cert), ErrDuplicate)
 	// A certificate naming an unknown group, and an expired one.
-	a2, _ := identity.GenerateKey[identity.Agent](w.rnd)
+	a2, _ := w.newAgent()
 	bad, _ := identity.IssueDelegation(m.dev, a2.Public(), []identity.GroupID{w.randomGroup()}, w.now, w.now.Add(time.Hour))
-	w.fail(m.signer(), &AdmitAgent{Cert: bad}, ErrUnknownGroup)
+	w.fail(m.signer(), w.admitAgent(bad), ErrUnknownGroup)
 	old, _ := identity.IssueDelegation(m.dev, a2.Public(), []identity.GroupID{activity}, w.now.Add(-2*time.Hour), w.now.Add(-time.Hour))
-	w.fail(m.signer(), &AdmitAgent{Cert: old}, ErrDelegation)
+	w.fail(m.signer(), w.admitAgent(old), ErrDelegation)
 
 	// Agents sign nothing but sub-delegations, and never self-join.
 	as := AgentSigner(agent)
 	w.fail(as, &RenameGroup{Group: activity, Name: "x"}, ErrNotAuthorized)
 	sub, _ := identity.SubDelegate(agent, cert, a2.Public(), []identity.GroupID{activity}, w.now, w.now.Add(30*time.Minute))
-	w.fail(m.signer(), &AdmitAgent{Cert: sub}, ErrNotAuthorized)
-	w.must(as, &AdmitAgent{Cert: sub})
+	w.fail(m.signer(), w.admitAgent(sub), ErrNotAuthorized)
+	w.must(as, w.admitAgent(sub))
 
 	all := inSet(RootGroupID(w.ws))
 	if j := w.st.Entitlement(activity, identity.AgentPrincipal(aid), w.now, all); j != JoinAgentAdd {
@@ -194,12 +194,12 @@ func TestAgents(t *testing.T) {
 	}
 	m2 := member{user: m.user}
 	m2.dev, _ = identity.GenerateKey[identity.Device](w.rnd)
-	w.must(m.signer(), &AdmitDevice{User: m.user, Device: m2.dev.Public()})
+	w.must(m.signer(), w.admitDevice(m.user, m2.dev))
 	w.must(m2.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{m.p()}})
 	if w.st.AgentLive(aid, w.now) || w.st.AgentLive(identity.AgentIDOf(a2.Public()), w.now) {
 		t.Fatal("agent of a revoked device still live")
 	}
-	w.fail(as, &AdmitAgent{Cert: sub}, ErrActorRevoked)
+	w.fail(as, w.admitAgent(sub), ErrActorRevoked)
 }
 
 func TestEntitlement(t *testing.T) {
@@ -275,7 +275,7 @@ func TestPendingAdds(t *testing.T) {
 	var devs []identity.DeviceID
 	for i := 0; i < MaxPendingPerGroup; i++ {
 		d, _ := identity.GenerateKey[identity.Device](w.rnd)
-		w.must(w.owner.signer(), &AdmitDevice{User: m.user, Device: d.Public()})
+		w.must(w.owner.signer(), w.admitDevice(m.user, d))
 		devs = append(devs, identity.DeviceIDOf(d.Public()))
 	}
 	w.must(w.owner.signer(), &PendingAdd{Group: private, Devices: devs[:MaxPendingPerGroup]})
@@ -313,13 +313,13 @@ func TestRecoveryPrincipal(t *testing.T) {
 	w := bootstrapped(t)
 	ph, _ := identity.NewRecoveryPhrase(w.rnd)
 	rk, _ := identity.DeriveRecoveryKeys(ph)
-	body := &AdmitRecovery{User: w.owner.user, Recovery: rk.Signature.Public(), HPKE: rk.HPKE.PublicBytes()}
+	body := w.admitRecovery(w.owner.user, rk)
 	m := w.join(w.owner, RoleMember)
 	w.fail(m.signer(), body, ErrNotAuthorized)
 	w.must(w.owner.signer(), body)
 	ph2, _ := identity.NewRecoveryPhrase(w.rnd)
 	rk2, _ := identity.DeriveRecoveryKeys(ph2)
-	body2 := &AdmitRecovery{User: w.owner.user, Recovery: rk2.Signature.Public(), HPKE: rk2.HPKE.PublicBytes()}
+	body2 := w.admitRecovery(w.owner.user, rk2)
 	w.fail(w.owner.signer(), body2, ErrDuplicate)
 	rid := identity.RecoveryIDOf(rk.Signature.Public())
 	w.must(w.owner.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{identity.RecoveryPrincipal(rid)}})
@@ -327,4 +327,36 @@ func TestRecoveryPrincipal(t *testing.T) {
 	if u, _ := w.st.User(w.owner.user); len(u.Recovery) != 2 {
 		t.Fatal(u.Recovery)
 	}
+}
+
+func TestPossessionProofs(t *testing.T) {
+	w := bootstrapped(t)
+	m := w.join(w.owner, RoleMember)
+	// Admitting a key without its holder's proof, with a proof for another
+	// user, or with a proof by another key is refused.
+	k, _ := identity.GenerateKey[identity.Device](w.rnd)
+	other, _ := identity.GenerateKey[identity.Device](w.rnd)
+	b := w.admitDevice(m.user, k)
+	b.Possession = nil
+	w.fail(m.signer(), b, ErrPossession)
+	e := w.fail(w.owner.signer(), &AdmitDevice{User: w.owner.user, Device: k.Public(), Possession: w.admitDevice(m.user, k).Possession}, ErrPossession)
+	if e.Code() != "roster/possession" {
+		t.Fatal(e.Code())
+	}
+	w.fail(m.signer(), &AdmitDevice{User: m.user, Device: k.Public(), Possession: w.admitDevice(m.user, other).Possession}, ErrPossession)
+	w.must(m.signer(), w.admitDevice(m.user, k))
+
+	agent, _ := identity.GenerateKey[identity.Agent](w.rnd) // not registered: no proof
+	cert, _ := identity.IssueDelegation(m.dev, agent.Public(), []identity.GroupID{ActivityGroupID(w.ws)}, w.now, w.now.Add(time.Hour))
+	w.fail(m.signer(), w.admitAgent(cert), ErrPossession)
+	pop, _ := AgentPossession(w.ws, w.owner.id(), agent) // proof naming another issuer
+	w.fail(m.signer(), &AdmitAgent{Cert: cert, Possession: pop}, ErrPossession)
+	pop, _ = AgentPossession(w.ws, m.id(), agent)
+	w.must(m.signer(), &AdmitAgent{Cert: cert, Possession: pop})
+
+	ph, _ := identity.NewRecoveryPhrase(w.rnd)
+	rk, _ := identity.DeriveRecoveryKeys(ph)
+	rb := w.admitRecovery(m.user, rk)
+	rb.Possession[0] ^= 1
+	w.fail(m.signer(), rb, ErrPossession)
 }

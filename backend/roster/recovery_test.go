@@ -12,7 +12,7 @@ func TestRecoveryProbation(t *testing.T) {
 	w := bootstrapped(t)
 	ph, _ := identity.NewRecoveryPhrase(w.rnd)
 	rk, _ := identity.DeriveRecoveryKeys(ph)
-	w.must(w.owner.signer(), &AdmitRecovery{User: w.owner.user, Recovery: rk.Signature.Public(), HPKE: rk.HPKE.PublicBytes()})
+	w.must(w.owner.signer(), w.admitRecovery(w.owner.user, rk))
 	// The phrase, parsed again on a new machine, signs for the same principal.
 	again, err := identity.ParseRecoveryPhrase(joinWords(ph.Words()))
 	if err != nil {
@@ -22,13 +22,13 @@ func TestRecoveryProbation(t *testing.T) {
 	rs := RecoverySigner(rk2.Signature)
 
 	m := w.join(w.owner, RoleMember)
-	w.fail(rs, &RecoverDevice{User: m.user, Device: w.newMember().dev.Public()}, ErrNotAuthorized)
+	w.fail(rs, w.recoverDevice(m.user, w.newMember().dev), ErrNotAuthorized)
 	w.fail(rs, &SetRole{User: w.owner.user, Role: RoleAdmin}, ErrNotAuthorized)
-	w.fail(w.owner.signer(), &RecoverDevice{User: w.owner.user, Device: w.newMember().dev.Public()}, ErrNotAuthorized)
+	w.fail(w.owner.signer(), w.recoverDevice(w.owner.user, w.newMember().dev), ErrNotAuthorized)
 
 	rec := member{user: w.owner.user}
 	rec.dev, _ = identity.GenerateKey[identity.Device](w.rnd)
-	w.must(rs, &RecoverDevice{User: w.owner.user, Device: rec.dev.Public()})
+	w.must(rs, w.recoverDevice(w.owner.user, rec.dev))
 	if d, _ := w.st.Device(rec.id()); !d.Probation {
 		t.Fatal("recovered device not on probation")
 	}
@@ -38,7 +38,7 @@ func TestRecoveryProbation(t *testing.T) {
 	w.fail(rec.signer(), &SetRole{User: m.user, Role: RoleAdmin}, ErrProbation)
 	ib, _ := w.inviteBody([]identity.GroupID{RootGroupID(w.ws)}, RoleMember, time.Hour, 1)
 	w.fail(rec.signer(), ib, ErrProbation)
-	w.fail(rec.signer(), &AdmitDevice{User: w.owner.user, Device: w.newMember().dev.Public()}, ErrProbation)
+	w.fail(rec.signer(), w.admitDevice(w.owner.user, w.newMember().dev), ErrProbation)
 	// A probationary device does not count as an admin: the old one is still the last.
 	w.fail(w.owner.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{w.owner.p()}}, ErrLastAdmin)
 	// Approval by an admin admitted later is refused; by a pre-existing one accepted.
@@ -51,7 +51,7 @@ func TestRecoveryProbation(t *testing.T) {
 	w.must(rec.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{w.owner.p()}})
 	// A revoked recovery principal signs nothing.
 	w.must(rec.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{identity.RecoveryPrincipal(identity.RecoveryIDOf(rk.Signature.Public()))}})
-	w.fail(rs, &RecoverDevice{User: w.owner.user, Device: w.newMember().dev.Public()}, ErrActorRevoked)
+	w.fail(rs, w.recoverDevice(w.owner.user, w.newMember().dev), ErrActorRevoked)
 }
 
 func joinWords(ws []string) string {
@@ -75,24 +75,24 @@ func TestRemovalTargets(t *testing.T) {
 	single := w.join(w.owner, RoleMember) // a used-up single-use invite is not listed
 	m2 := member{user: m.user}
 	m2.dev, _ = identity.GenerateKey[identity.Device](w.rnd)
-	w.must(m.signer(), &AdmitDevice{User: m.user, Device: m2.dev.Public()})
+	w.must(m.signer(), w.admitDevice(m.user, m2.dev))
 	ph, _ := identity.NewRecoveryPhrase(w.rnd)
 	rk, _ := identity.DeriveRecoveryKeys(ph)
-	w.must(m.signer(), &AdmitRecovery{User: m.user, Recovery: rk.Signature.Public(), HPKE: rk.HPKE.PublicBytes()})
-	agent, _ := identity.GenerateKey[identity.Agent](w.rnd)
-	sub, _ := identity.GenerateKey[identity.Agent](w.rnd)
+	w.must(m.signer(), w.admitRecovery(m.user, rk))
+	agent, _ := w.newAgent()
+	sub, _ := w.newAgent()
 	act := []identity.GroupID{ActivityGroupID(w.ws)}
 	cert, _ := identity.IssueDelegation(m2.dev, agent.Public(), act, w.now, w.now.Add(time.Hour))
-	w.must(m2.signer(), &AdmitAgent{Cert: cert})
+	w.must(m2.signer(), w.admitAgent(cert))
 	sc, err := identity.SubDelegate(agent, cert, sub.Public(), act, w.now, cert.Expiry)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.must(AgentSigner(agent), &AdmitAgent{Cert: sc})
+	w.must(AgentSigner(agent), w.admitAgent(sc))
 	// Someone else's agent is not a target.
-	other, _ := identity.GenerateKey[identity.Agent](w.rnd)
+	other, _ := w.newAgent()
 	oc, _ := identity.IssueDelegation(w.owner.dev, other.Public(), act, w.now, w.now.Add(time.Hour))
-	w.must(w.owner.signer(), &AdmitAgent{Cert: oc})
+	w.must(w.owner.signer(), w.admitAgent(oc))
 	w.must(w.owner.signer(), &SetRole{User: m.user, Role: RoleAdmin})
 	inv := w.invite(m, RoleMember)
 
