@@ -165,12 +165,12 @@ func BenchmarkCommitFullTree(b *testing.B) {
 			cp := ft.private(b, c)
 			tmpl := *ft.tree.Leaf(c)
 			b.ResetTimer()
-			for b.Loop() {
+			loopCPU(b, func() {
 				tr := ft.tree.Clone()
 				if _, _, err := tr.CreateUpdatePath(&PathOptions{Rand: ft.s.rand, GroupID: simGroupID, Leaf: &tmpl, SignatureKey: cp.SignatureKey, GroupContext: simGC(ft.s, 5), PrivateBefore: cp.Clone()}); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
 	}
 }
@@ -192,12 +192,12 @@ func BenchmarkProcessFullTree(b *testing.B) {
 			}
 			rp := ft.private(b, 0)
 			b.ResetTimer()
-			for b.Loop() {
+			loopCPU(b, func() {
 				rt := ft.tree.Clone()
 				if _, err := rt.ApplyUpdatePath(up, &ApplyOptions{Sender: c, Leaf: &LeafContext{Suite: ft.s, GroupID: simGroupID}, GroupContext: simGC(ft.s, 5), Private: rp.Clone()}); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
 	}
 }
@@ -215,12 +215,12 @@ func BenchmarkCommitSparse(b *testing.B) {
 			cp := ft.private(b, 0)
 			tmpl := *tr.Leaf(0)
 			b.ResetTimer()
-			for b.Loop() {
+			loopCPU(b, func() {
 				st := tr.Clone()
 				if _, _, err := st.CreateUpdatePath(&PathOptions{Rand: ft.s.rand, GroupID: simGroupID, Leaf: &tmpl, SignatureKey: cp.SignatureKey, GroupContext: simGC(ft.s, 5), PrivateBefore: cp.Clone()}); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
 	}
 }
@@ -235,11 +235,11 @@ func BenchmarkImport(b *testing.B) {
 			enc := ft.tree.RatchetTreeBytes()
 			th := ft.tree.TreeHash()
 			b.ResetTimer()
-			for b.Loop() {
+			loopCPU(b, func() {
 				if _, err := Import(ft.s, enc, &ImportOptions{GroupID: simGroupID, TreeHash: th}); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 			b.ReportMetric(float64(len(enc))/float64(n), "tree-B/member")
 		})
 	}
@@ -252,31 +252,21 @@ func BenchmarkCryptoFloor(b *testing.B) {
 	l, _, sig := newLeaf(b, s, "x")
 	msg := make([]byte, 200)
 	b.Run("HPKEEncrypt", func(b *testing.B) {
-		for b.Loop() {
-			s.EncryptWithLabel(kp.Public, "UpdatePathNode", msg, msg[:32])
-		}
+		loopCPU(b, func() { s.EncryptWithLabel(kp.Public, "UpdatePathNode", msg, msg[:32]) })
 	})
 	kem, ct, _ := s.EncryptWithLabel(kp.Public, "UpdatePathNode", msg, msg[:32])
 	b.Run("HPKEDecrypt", func(b *testing.B) {
-		for b.Loop() {
-			s.DecryptWithLabel(kp.Private, "UpdatePathNode", msg, kem, ct)
-		}
+		loopCPU(b, func() { s.DecryptWithLabel(kp.Private, "UpdatePathNode", msg, kem, ct) })
 	})
 	b.Run("DeriveKeyPair", func(b *testing.B) {
-		for b.Loop() {
-			s.DeriveKeyPair(msg[:32])
-		}
+		loopCPU(b, func() { s.DeriveKeyPair(msg[:32]) })
 	})
 	b.Run("Sign", func(b *testing.B) {
-		for b.Loop() {
-			s.SignWithLabel(sig, "LeafNodeTBS", msg)
-		}
+		loopCPU(b, func() { s.SignWithLabel(sig, "LeafNodeTBS", msg) })
 	})
 	sg, _ := s.SignWithLabel(sig, "LeafNodeTBS", msg)
 	b.Run("Verify", func(b *testing.B) {
-		for b.Loop() {
-			s.VerifyWithLabel(l.SignatureKey, "LeafNodeTBS", msg, sg)
-		}
+		loopCPU(b, func() { s.VerifyWithLabel(l.SignatureKey, "LeafNodeTBS", msg, sg) })
 	})
 }
 
