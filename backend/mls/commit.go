@@ -56,16 +56,16 @@ func decodeKeyPackage(b []byte) (*tree.KeyPackage, error) {
 // staged commit's Message is to be sent to the group and its Welcome (if
 // members were added) to the new members.
 func (g *Group) Commit(opts CommitOptions) (*StagedCommit, error) {
-	if !g.active {
-		return nil, ErrNotMember
+	if err := g.canSend(); err != nil {
+		return nil, err
 	}
 	me := sender{kind: senderMember, leaf: g.priv.Leaf}
-	var list []proposal.OrRef
+	var refs, list []proposal.OrRef
 	for _, p := range g.pending {
 		if p.sender.kind == senderMember && p.sender.leaf == me.leaf && p.p.Type == proposal.TypeUpdate {
 			continue
 		}
-		list = append(list, proposal.OrRef{Type: proposal.OrRefReference, Reference: p.ref})
+		refs = append(refs, proposal.OrRef{Type: proposal.OrRefReference, Reference: p.ref})
 	}
 	byValue := func(p *proposal.Proposal) {
 		list = append(list, proposal.OrRef{Type: proposal.OrRefProposal, Proposal: p})
@@ -89,12 +89,7 @@ func (g *Group) Commit(opts CommitOptions) (*StagedCommit, error) {
 	for _, p := range opts.Proposals {
 		byValue(p)
 	}
-	props, err := g.resolveProposals(list, me)
-	if err != nil {
-		return nil, err
-	}
-	t := g.tree.Clone()
-	res, err := g.applyProposals(t, props, me, nil)
+	list, t, res, err := g.chooseProposals(refs, list, me)
 	if err != nil {
 		return nil, err
 	}
@@ -159,6 +154,38 @@ func (g *Group) Commit(opts CommitOptions) (*StagedCommit, error) {
 	return sc, nil
 }
 
+// chooseProposals applies the cached proposals (refs) and the ones given
+// by value. If together they are not a valid list, the committer leaves out
+// the cached proposals that make it invalid (RFC 9420 §12.2: invalid
+// proposals are not committed), keeping each one that still fits; the
+// by-value proposals must be valid on their own.
+func (g *Group) chooseProposals(refs, byValue []proposal.OrRef, me sender) ([]proposal.OrRef, *tree.Tree, *proposalResult, error) {
+	try := func(list []proposal.OrRef) (*tree.Tree, *proposalResult, error) {
+		props, err := g.resolveProposals(list, me)
+		if err != nil {
+			return nil, nil, err
+		}
+		t := g.tree.Clone()
+		res, err := g.applyProposals(t, props, me, nil)
+		return t, res, err
+	}
+	all := append(append([]proposal.OrRef{}, refs...), byValue...)
+	t, res, err := try(all)
+	if err == nil || len(refs) == 0 {
+		return all, t, res, err
+	}
+	kept := []proposal.OrRef{}
+	for _, r := range refs {
+		cand := append(append(append([]proposal.OrRef{}, kept...), r), byValue...)
+		if _, _, err := try(cand); err == nil {
+			kept = append(kept, r)
+		}
+	}
+	all = append(kept, byValue...)
+	t, res, err = try(all)
+	return all, t, res, err
+}
+
 func orEmpty(b []byte) []byte {
 	if b == nil {
 		return []byte{}
@@ -204,8 +231,8 @@ func (g *Group) frame(ac *framing.AuthenticatedContent) ([]byte, error) {
 // Protect encrypts application data as a PrivateMessage (RFC 9420 §6.3)
 // with authenticatedData carried in the clear but authenticated.
 func (g *Group) Protect(data, authenticatedData []byte) ([]byte, error) {
-	if !g.active {
-		return nil, ErrNotMember
+	if err := g.canSend(); err != nil {
+		return nil, err
 	}
 	content := framing.FramedContent{
 		GroupID:           g.ctx.GroupID,
@@ -225,8 +252,8 @@ func (g *Group) Protect(data, authenticatedData []byte) ([]byte, error) {
 // Propose sends a proposal (RFC 9420 §12.1) and caches it, so that this
 // member's next commit includes it by reference.
 func (g *Group) Propose(p *proposal.Proposal, private bool) ([]byte, error) {
-	if !g.active {
-		return nil, ErrNotMember
+	if err := g.canSend(); err != nil {
+		return nil, err
 	}
 	content := framing.FramedContent{
 		GroupID:           g.ctx.GroupID,

@@ -35,6 +35,23 @@ type Group struct {
 	active       bool
 	// pendingUpdateKey is the private key of our proposed Update leaf.
 	pendingUpdateKey *updateKey
+	// reinit is set once a commit with a ReInit proposal is merged: the
+	// group then sends nothing more (RFC 9420 §11.2).
+	reinit *proposal.ReInit
+}
+
+// ReInit returns the ReInit proposal that ended this group, or nil.
+func (g *Group) ReInit() *proposal.ReInit { return g.reinit }
+
+// canSend refuses to send in a group that is not ours any more.
+func (g *Group) canSend() error {
+	if !g.active {
+		return ErrNotMember
+	}
+	if g.reinit != nil {
+		return ErrReInit
+	}
+	return nil
 }
 
 // epochKeys are the secrets of one epoch kept after it starts (RFC 9420

@@ -106,6 +106,7 @@ func (g *Group) nextEpoch(in *epochInput) (*Group, *keyschedule.EpochSecrets, []
 		keys:       g.keys,
 		resumption: append([]resumptionPSK(nil), g.resumption...),
 		active:     !in.res.selfRemoved,
+		reinit:     in.res.reinit,
 	}
 	if err := next.startEpoch(es); err != nil {
 		return nil, nil, nil, err

@@ -31,6 +31,7 @@ const stateVersion uint16 = 1
 //	  struct { uint64 epoch; opaque psk<V>; } resumption_psks<V>;
 //	  bool active;
 //	  optional<struct { opaque pub<V>; opaque priv<V>; }> pending_update_key;
+//	  optional<ReInit> reinit;         // set once a ReInit commit was merged
 //	} GroupState;
 //
 // Nothing derivable is stored: tree hashes are recomputed on load.
@@ -66,6 +67,7 @@ func (g *Group) MarshalBinary() ([]byte, error) {
 		w.Opaque(g.pendingUpdateKey.pub)
 		w.Opaque(g.pendingUpdateKey.priv)
 	})
+	w.Optional(g.reinit != nil, func(w *codec.Writer) { g.reinit.Marshal(w) })
 	return w.Bytes(), w.Err()
 }
 
@@ -112,6 +114,10 @@ func LoadGroup(cfg *Config, data []byte) (*Group, error) {
 	g.active = r.Bool()
 	if r.Optional() {
 		g.pendingUpdateKey = &updateKey{pub: r.OpaqueCopy(), priv: r.OpaqueCopy()}
+	}
+	if r.Optional() {
+		g.reinit = new(proposal.ReInit)
+		g.reinit.Unmarshal(r)
 	}
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrState, err)

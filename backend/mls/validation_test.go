@@ -164,3 +164,55 @@ func TestProposalListRules(t *testing.T) {
 	process(t, carol, sc.Message)
 	agreeAll(t, alice, bob, carol)
 }
+
+// TestInvalidCachedProposalIsLeftOut: a cached proposal that conflicts with
+// the committer's own is not committed (RFC 9420 §12.2), and the others
+// still process the commit.
+func TestInvalidCachedProposalIsLeftOut(t *testing.T) {
+	_, alice, bob, carol := threeMembers(t)
+	prop, err := bob.Propose(&proposal.Proposal{Type: proposal.TypeRemove, Remove: &proposal.Remove{Removed: carol.OwnLeaf()}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	process(t, alice, prop)
+	process(t, carol, prop)
+	sc, err := alice.Commit(CommitOptions{Remove: []uint32{carol.OwnLeaf()}})
+	if err != nil {
+		t.Fatalf("commit with a conflicting cached proposal: %v", err)
+	}
+	mustMerge(t, alice, sc)
+	if r := process(t, bob, sc.Message); len(r.Commit.Removed) != 1 {
+		t.Fatalf("removed %v", r.Commit.Removed)
+	}
+	if r := process(t, carol, sc.Message); !r.Commit.SelfRemoved {
+		t.Fatal("carol not removed")
+	}
+	agreeAll(t, alice, bob)
+}
+
+// TestReInitSuspendsGroup: after a ReInit commit (RFC 9420 §11.2) nobody
+// sends in the old group any more, also after a reload.
+func TestReInitSuspendsGroup(t *testing.T) {
+	cfg, alice, bob, _ := threeMembers(t)
+	ri := &proposal.ReInit{GroupID: []byte("next"), Version: 1, CipherSuite: 1}
+	sc, err := alice.Commit(CommitOptions{Proposals: []*proposal.Proposal{{Type: proposal.TypeReInit, ReInit: ri}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMerge(t, alice, sc)
+	r := process(t, bob, sc.Message)
+	if r.Commit.ReInit == nil || bob.ReInit() == nil {
+		t.Fatal("reinit not reported")
+	}
+	if _, err := bob.Protect([]byte("x"), nil); !errors.Is(err, ErrReInit) {
+		t.Fatalf("send after reinit: %v", err)
+	}
+	st, _ := alice.MarshalBinary()
+	re, err := LoadGroup(cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := re.Commit(CommitOptions{}); !errors.Is(err, ErrReInit) {
+		t.Fatalf("commit after reinit and reload: %v", err)
+	}
+}
