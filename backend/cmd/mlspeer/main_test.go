@@ -37,12 +37,12 @@ func TestExitCodes(t *testing.T) {
 		args []string
 		want int
 	}{
-		{[]string{"info"}, exitUsage},                                    // no --state
-		{[]string{"--state", st}, exitUsage},                             // no command
-		{[]string{"--state", st, "frobnicate"}, exitUsage},               // unknown command
-		{[]string{"--state", st, "--bogus", "info"}, exitUsage},          // unknown flag
-		{[]string{"--state", st, "info"}, exitUsage},                     // no group yet
-		{[]string{"--state", st, "create", "g"}, exitUsage},              // no identity yet
+		{[]string{"info"}, exitUsage},                           // no --state
+		{[]string{"--state", st}, exitUsage},                    // no command
+		{[]string{"--state", st, "frobnicate"}, exitUsage},      // unknown command
+		{[]string{"--state", st, "--bogus", "info"}, exitUsage}, // unknown flag
+		{[]string{"--state", st, "info"}, exitUsage},            // no group yet
+		{[]string{"--state", st, "create", "g"}, exitUsage},     // no identity yet
 		{[]string{"--state", st, "--identity", "a", "--suite", "4", "create", "g"}, exitUnsupported},
 		{[]string{"--state", st, "--identity", "a", "--suite", "6", "keypackage", filepath.Join(dir, "kp")}, exitUnsupported},
 	} {
