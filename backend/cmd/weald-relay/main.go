@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	weald-relay [flags]                                  serve
+//	weald-relay [flags]                                  serve (prints the database, then "listening on ADDR")
 //	weald-relay provision -workspace HEX -genesis HEX    record a workspace and its genesis key
 //
 // Configuration: flags override WEALD_RELAY_LISTEN, WEALD_RELAY_DB,
@@ -120,8 +120,6 @@ func serve(ctx context.Context, c config, stdout, stderr io.Writer) error {
 		return fmt.Errorf("listen on %s: %w", c.Listen, err)
 	}
 	addr := ln.Addr().String()
-	fmt.Fprintf(stdout, "weald-relay: listening on %s (WebSocket ws://%s/v1/ws, http://%s/healthz, http://%s/metrics)\n",
-		addr, addr, addr, addr)
 	fmt.Fprintf(stdout, "weald-relay: database %s\n", describeDB(c.DB))
 	fmt.Fprintf(stdout, "weald-relay: log budget %s per workspace, retention warning %s\n",
 		gbText(c.MaxLogBytes), daysText(c.RetentionDays))
@@ -129,6 +127,8 @@ func serve(ctx context.Context, c config, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "weald-relay: blob storage ceiling %s (this relay version stores no blobs, so nothing counts against it)\n",
 			gbText(c.MaxStorage))
 	}
+	fmt.Fprintf(stdout, "weald-relay: listening on %s (WebSocket ws://%s/v1/ws, http://%s/healthz, http://%s/metrics)\n",
+		addr, addr, addr, addr)
 	if f, ok := stdout.(*os.File); ok {
 		f.Sync()
 	}
