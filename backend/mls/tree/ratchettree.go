@@ -307,8 +307,11 @@ func (t *Tree) verifyLeafSignatures(groupID []byte, par int) error {
 // RFC 9420 §7.3: [LeafNode.Validate] with c, support for every credential
 // type in use and by every member for its own, and that its encryption and
 // signature keys appear nowhere else in the tree (leaf i itself excepted).
+// The signature is checked for position i, whatever c.Leaf says.
 func (t *Tree) ValidateLeaf(l *LeafNode, i tm.LeafIndex, c *LeafContext) error {
-	if err := l.Validate(c); err != nil {
+	lc := *c
+	lc.Leaf = i // the signature of update and commit leaves covers i
+	if err := l.Validate(&lc); err != nil {
 		return err
 	}
 	// Every member supports every credential type in use (checked when
