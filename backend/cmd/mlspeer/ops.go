@@ -172,8 +172,10 @@ func (p *peer) joinWelcome() (any, error) {
 	}
 	p.group = g
 	// A used key package is gone for good (RFC 9420 §16.8), unless last_resort.
-	if err := os.Remove(paths[used]); err != nil {
-		return nil, err
+	if !kps[used].KeyPackage.IsLastResort() {
+		if err := os.Remove(paths[used]); err != nil {
+			return nil, err
+		}
 	}
 	return info(g), nil
 }
