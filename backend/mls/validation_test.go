@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"weald/backend/mls/proposal"
+	"weald/backend/mls/tree"
 )
 
 // threeMembers returns alice, bob and carol in one group.
@@ -214,5 +215,79 @@ func TestReInitSuspendsGroup(t *testing.T) {
 	}
 	if _, err := re.Commit(CommitOptions{}); !errors.Is(err, ErrReInit) {
 		t.Fatalf("commit after reinit and reload: %v", err)
+	}
+}
+
+// TestGroupContextExtensionsAndPSKs: a GroupContextExtensions proposal
+// reaches every member's GroupContext; an extension a member does not
+// support is refused; an external PSK injected with an Add reaches the
+// joiner through GroupSecrets and cfg.PSKs.
+func TestGroupContextExtensionsAndPSKs(t *testing.T) {
+	psk := map[string][]byte{"team psk": []byte("secret psk value")}
+	cfg := &Config{PSKs: func(id []byte) ([]byte, bool) { s, ok := psk[string(id)]; return s, ok }}
+	alice, err := NewGroup(cfg, 1, []byte("gce"), basic("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob := addMember(t, cfg, alice, "bob")
+	exts := tree.Extensions{{Type: tree.ExtApplicationID, Data: []byte{3, 'a', 'p', 'p'}}}
+	sc, err := alice.Commit(CommitOptions{Extensions: exts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMerge(t, alice, sc)
+	process(t, bob, sc.Message)
+	if got := bob.GroupContext().Extensions; len(got) != 1 || got[0].Type != tree.ExtApplicationID {
+		t.Fatalf("bob's extensions: %+v", got)
+	}
+	agreeAll(t, alice, bob)
+	if _, err := alice.Commit(CommitOptions{Extensions: tree.Extensions{{Type: 0xff00, Data: []byte{}}}}); !errors.Is(err, ErrInvalidProposal) {
+		t.Fatalf("unsupported extension: %v", err)
+	}
+	kp, err := GenerateKeyPackage(cfg, 1, basic("carol"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := proposal.PreSharedKeyID{Type: proposal.PSKExternal, PSKID: []byte("team psk"), Nonce: bytes.Repeat([]byte{7}, 32)}
+	sc, err = alice.Commit(CommitOptions{Add: [][]byte{kp.Message()}, PSKs: []proposal.PreSharedKeyID{id}, RatchetTreeInWelcome: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMerge(t, alice, sc)
+	process(t, bob, sc.Message)
+	carol, _, err := JoinWelcome(cfg, sc.Welcome, []*KeyPackageBundle{kp}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agreeAll(t, alice, bob, carol)
+	if _, _, err := JoinWelcome(&Config{}, sc.Welcome, []*KeyPackageBundle{kp}, nil); !errors.Is(err, ErrPSK) {
+		t.Fatalf("joining without the psk: %v", err)
+	}
+}
+
+// TestInjectedRandomness: with the same seeded reader, group creation and a
+// commit come out byte for byte the same (suite 1: Ed25519 signatures are
+// deterministic, every other random value comes from cfg.Rand).
+func TestInjectedRandomness(t *testing.T) {
+	run := func() ([]byte, []byte) {
+		cfg := &Config{Rand: seeded(9)}
+		g, err := NewGroup(cfg, 1, []byte("det"), basic("alice"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		kp, err := GenerateKeyPackage(cfg, 1, basic("bob"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := g.Commit(CommitOptions{Add: [][]byte{kp.Message()}, ForcePath: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc.Message, sc.Welcome
+	}
+	m1, w1 := run()
+	m2, w2 := run()
+	if !bytes.Equal(m1, m2) || !bytes.Equal(w1, w2) {
+		t.Fatal("same randomness gave different messages")
 	}
 }
