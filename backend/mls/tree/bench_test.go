@@ -50,7 +50,7 @@ func buildFullTree(tb testing.TB, id uint16, n int) *fullTree {
 	build = func(x tm.NodeIndex, ph []byte) {
 		if x.IsLeaf() {
 			i := tm.LeafIndex(x >> 1)
-			l := tr.leaves[i]
+			l := tr.leafAt(int(i))
 			if l == nil {
 				return
 			}
@@ -209,7 +209,7 @@ func BenchmarkCommitSparse(b *testing.B) {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			ft := cachedFullTree(b, n)
 			tr := ft.tree.Clone()
-			for k := range tr.parents {
+			for k := 0; k < tr.parents.len(); k++ {
 				tr.setParent(tm.NodeIndex(2*k+1), nil)
 			}
 			cp := ft.private(b, 0)

@@ -39,13 +39,13 @@ func (t *Tree) nodeHash(w *codec.Writer, x tm.NodeIndex) []byte {
 	}
 	var h []byte
 	if x.IsLeaf() {
-		h = t.leafHash(w, tm.LeafIndex(x>>1), t.leaves[x>>1])
+		h = t.leafHash(w, tm.LeafIndex(x>>1), t.leafAt(int(x>>1)))
 	} else {
 		l, _ := tm.Left(x)
 		r, _ := tm.Right(x)
 		lh := t.nodeHash(w, l)
 		rh := t.nodeHash(w, r)
-		h = t.parentNodeHash(w, t.parents[x>>1], lh, rh)
+		h = t.parentNodeHash(w, t.parentAtK(int(x>>1)), lh, rh)
 	}
 	return t.hashes.put(uint32(x), h)
 }
@@ -90,7 +90,7 @@ func (t *Tree) hashExcluding(w *codec.Writer, x tm.NodeIndex, excl []tm.LeafInde
 	r, _ := tm.Right(x)
 	lh := slices.Clone(t.hashExcluding(w, l, sub))
 	rh := t.hashExcluding(w, r, sub)
-	p := t.parents[x>>1]
+	p := t.parentAtK(int(x >> 1))
 	if p != nil {
 		q := *p
 		q.UnmergedLeaves = nil
@@ -123,13 +123,13 @@ func (t *Tree) nodeParentHash(x tm.NodeIndex) ([]byte, bool) {
 		return nil, false // an out-of-range unmerged leaf of an unvalidated tree
 	}
 	if x.IsLeaf() {
-		l := t.leaves[x>>1]
+		l := t.leafAt(int(x >> 1))
 		if l == nil || l.Source != SourceCommit {
 			return nil, false
 		}
 		return l.ParentHash, true
 	}
-	if p := t.parents[x>>1]; p != nil {
+	if p := t.parentAtK(int(x >> 1)); p != nil {
 		return p.ParentHash, true
 	}
 	return nil, false
@@ -142,7 +142,8 @@ func (t *Tree) nodeParentHash(x tm.NodeIndex) ([]byte, bool) {
 func (t *Tree) VerifyParentHashes() error {
 	var w codec.Writer
 	var res []tm.NodeIndex
-	for k, p := range t.parents {
+	for k := 0; k < t.parents.len(); k++ {
+		p := t.parentAtK(k)
 		if p == nil {
 			continue
 		}

@@ -13,8 +13,8 @@ import (
 // these contiguous arrays instead of dereferencing every node, and clone
 // with a memmove.
 type keyIndex struct {
-	enc   []uint64 // per node; 0 when blank (a prefix hit is confirmed on the node)
-	sig   []uint64 // per leaf
+	enc   cowSlice[uint64] // per node; 0 when blank (a prefix hit is confirmed on the node)
+	sig   cowSlice[uint64] // per leaf
 	creds []credCount
 }
 
@@ -35,22 +35,16 @@ func keyPrefix(k []byte) uint64 {
 }
 
 func newKeyIndex(nLeaves uint32) keyIndex {
-	return keyIndex{enc: make([]uint64, tm.Width(nLeaves)), sig: make([]uint64, nLeaves)}
+	return keyIndex{enc: newCowSlice[uint64](int(tm.Width(nLeaves))), sig: newCowSlice[uint64](int(nLeaves))}
 }
 
 func (ki *keyIndex) clone() keyIndex {
-	return keyIndex{enc: slices.Clone(ki.enc), sig: slices.Clone(ki.sig), creds: slices.Clone(ki.creds)}
+	return keyIndex{enc: ki.enc.clone(), sig: ki.sig.clone(), creds: slices.Clone(ki.creds)}
 }
 
 func (ki *keyIndex) resize(nLeaves uint32) {
-	w := int(tm.Width(nLeaves))
-	if w <= len(ki.enc) {
-		ki.enc = ki.enc[:w:w]
-		ki.sig = ki.sig[:nLeaves:nLeaves]
-		return
-	}
-	ki.enc = append(ki.enc, make([]uint64, w-len(ki.enc))...)
-	ki.sig = append(ki.sig, make([]uint64, int(nLeaves)-len(ki.sig))...)
+	ki.enc.resize(int(tm.Width(nLeaves)))
+	ki.sig.resize(int(nLeaves))
 }
 
 func (ki *keyIndex) countCred(t CredentialType, d int) {
@@ -74,19 +68,21 @@ func (ki *keyIndex) setLeaf(i tm.LeafIndex, old, l *LeafNode) {
 		ki.countCred(old.Credential.Type, -1)
 	}
 	if l == nil {
-		ki.enc[i.Node()], ki.sig[i] = 0, 0
+		ki.enc.set(int(i.Node()), 0)
+		ki.sig.set(int(i), 0)
 		return
 	}
 	ki.countCred(l.Credential.Type, 1)
-	ki.enc[i.Node()], ki.sig[i] = keyPrefix(l.EncryptionKey), keyPrefix(l.SignatureKey)
+	ki.enc.set(int(i.Node()), keyPrefix(l.EncryptionKey))
+	ki.sig.set(int(i), keyPrefix(l.SignatureKey))
 }
 
 func (ki *keyIndex) setParent(x tm.NodeIndex, p *ParentNode) {
 	if p == nil {
-		ki.enc[x] = 0
+		ki.enc.set(int(x), 0)
 		return
 	}
-	ki.enc[x] = keyPrefix(p.EncryptionKey)
+	ki.enc.set(int(x), keyPrefix(p.EncryptionKey))
 }
 
 // credentialUsers returns how many leaves use credential type ct.
@@ -102,23 +98,29 @@ func (ki *keyIndex) credentialUsers(ct CredentialType) int {
 // hasEncryptionKey reports whether any node other than except carries key.
 func (t *Tree) hasEncryptionKey(key []byte, except tm.NodeIndex) bool {
 	p := keyPrefix(key)
-	for x, v := range t.keys.enc {
+	found := false
+	t.keys.enc.each(0, t.keys.enc.len(), func(x int, v uint64) bool {
 		if v == p && tm.NodeIndex(x) != except && !t.IsBlank(tm.NodeIndex(x)) && bytes.Equal(t.EncryptionKey(tm.NodeIndex(x)), key) {
-			return true
+			found = true
 		}
-	}
-	return false
+		return !found
+	})
+	return found
 }
 
 // hasSignatureKey reports whether any leaf other than except carries key.
 func (t *Tree) hasSignatureKey(key []byte, except tm.LeafIndex) bool {
 	p := keyPrefix(key)
-	for i, v := range t.keys.sig {
-		if v == p && tm.LeafIndex(i) != except && t.leaves[i] != nil && bytes.Equal(t.leaves[i].SignatureKey, key) {
-			return true
+	found := false
+	t.keys.sig.each(0, t.keys.sig.len(), func(i int, v uint64) bool {
+		if v == p && tm.LeafIndex(i) != except {
+			if l := t.leafAt(i); l != nil && bytes.Equal(l.SignatureKey, key) {
+				found = true
+			}
 		}
-	}
-	return false
+		return !found
+	})
+	return found
 }
 
 // prefixSet is a small set of key prefixes with a 1024-bit filter in front.

@@ -11,22 +11,22 @@ import (
 func checkKeyIndex(t *testing.T, tr *Tree) {
 	t.Helper()
 	want := newKeyIndex(tr.NumLeaves())
-	for i, l := range tr.leaves {
-		want.setLeaf(tm.LeafIndex(i), nil, l)
+	for i := 0; i < tr.leaves.len(); i++ {
+		want.setLeaf(tm.LeafIndex(i), nil, tr.leafAt(i))
 	}
-	for k, p := range tr.parents {
-		want.setParent(tm.NodeIndex(2*k+1), p)
+	for k := 0; k < tr.parents.len(); k++ {
+		want.setParent(tm.NodeIndex(2*k+1), tr.parentAtK(k))
 	}
-	if len(want.enc) != len(tr.keys.enc) || len(want.sig) != len(tr.keys.sig) {
-		t.Fatalf("key index sizes %d/%d, want %d/%d", len(tr.keys.enc), len(tr.keys.sig), len(want.enc), len(want.sig))
+	if want.enc.len() != tr.keys.enc.len() || want.sig.len() != tr.keys.sig.len() {
+		t.Fatalf("key index sizes %d/%d, want %d/%d", tr.keys.enc.len(), tr.keys.sig.len(), want.enc.len(), want.sig.len())
 	}
-	for x := range want.enc {
-		if want.enc[x] != tr.keys.enc[x] {
+	for x := 0; x < want.enc.len(); x++ {
+		if want.enc.at(x) != tr.keys.enc.at(x) {
 			t.Fatalf("key index: node %d", x)
 		}
 	}
-	for i := range want.sig {
-		if want.sig[i] != tr.keys.sig[i] {
+	for i := 0; i < want.sig.len(); i++ {
+		if want.sig.at(i) != tr.keys.sig.at(i) {
 			t.Fatalf("key index: leaf %d", i)
 		}
 	}

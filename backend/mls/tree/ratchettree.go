@@ -25,13 +25,13 @@ func (t *Tree) MarshalRatchetTree(w *codec.Writer) {
 	w.Vector(func(w *codec.Writer) {
 		for x := tm.NodeIndex(0); int64(x) <= last; x++ {
 			if x.IsLeaf() {
-				l := t.leaves[x>>1]
+				l := t.leafAt(int(x >> 1))
 				w.Optional(l != nil, func(w *codec.Writer) {
 					w.U8(nodeTypeLeaf)
 					l.Marshal(w)
 				})
 			} else {
-				p := t.parents[x>>1]
+				p := t.parentAtK(int(x >> 1))
 				w.Optional(p != nil, func(w *codec.Writer) {
 					w.U8(nodeTypeParent)
 					p.Marshal(w)
@@ -43,7 +43,7 @@ func (t *Tree) MarshalRatchetTree(w *codec.Writer) {
 
 // RatchetTreeBytes returns the ratchet_tree extension body.
 func (t *Tree) RatchetTreeBytes() []byte {
-	w := codec.NewWriter(make([]byte, 0, 256*len(t.leaves)))
+	w := codec.NewWriter(make([]byte, 0, 256*t.leaves.len()))
 	t.MarshalRatchetTree(w)
 	return w.Bytes()
 }
@@ -176,7 +176,8 @@ func (t *Tree) Validate(o *ImportOptions) error {
 		return err
 	}
 	inUse := t.credentialTypes()
-	for i, l := range t.leaves {
+	for i := 0; i < t.leaves.len(); i++ {
+		l := t.leafAt(i)
 		if l == nil {
 			continue
 		}
@@ -202,7 +203,8 @@ func (t *Tree) Validate(o *ImportOptions) error {
 // the leaf and the parent.
 func (t *Tree) checkUnmerged() error {
 	n := t.NumLeaves()
-	for k, p := range t.parents {
+	for k := 0; k < t.parents.len(); k++ {
+		p := t.parentAtK(k)
 		if p == nil {
 			continue
 		}
@@ -211,12 +213,12 @@ func (t *Tree) checkUnmerged() error {
 			if j > 0 && p.UnmergedLeaves[j-1] >= u {
 				return fmt.Errorf("%w: node %d: not strictly increasing", ErrUnmergedLeaves, x)
 			}
-			if uint32(u) >= n || !tm.IsInSubtree(x, u.Node()) || t.leaves[u] == nil {
+			if uint32(u) >= n || !tm.IsInSubtree(x, u.Node()) || t.leafAt(int(u)) == nil {
 				return fmt.Errorf("%w: node %d lists leaf %d", ErrUnmergedLeaves, x, u)
 			}
 			for y, _ := tm.Parent(u.Node(), n); y != x; y, _ = tm.Parent(y, n) {
 				// Binary search: an unsorted q is rejected when q itself is checked.
-				if q := t.parents[y>>1]; q != nil {
+				if q := t.parentAtK(int(y >> 1)); q != nil {
 					if _, ok := slices.BinarySearch(q.UnmergedLeaves, u); !ok {
 						return fmt.Errorf("%w: node %d lists leaf %d but node %d does not", ErrUnmergedLeaves, x, u, y)
 					}
@@ -230,9 +232,10 @@ func (t *Tree) checkUnmerged() error {
 // checkUniqueKeys rejects a repeated encryption key (any node) or
 // signature key (leaves).
 func (t *Tree) checkUniqueKeys() error {
-	enc := make(map[string]struct{}, 2*len(t.leaves))
-	sig := make(map[string]struct{}, len(t.leaves))
-	for i, l := range t.leaves {
+	enc := make(map[string]struct{}, 2*t.leaves.len())
+	sig := make(map[string]struct{}, t.leaves.len())
+	for i := 0; i < t.leaves.len(); i++ {
+		l := t.leafAt(i)
 		if l == nil {
 			continue
 		}
@@ -245,7 +248,8 @@ func (t *Tree) checkUniqueKeys() error {
 		}
 		sig[string(l.SignatureKey)] = struct{}{}
 	}
-	for k, p := range t.parents {
+	for k := 0; k < t.parents.len(); k++ {
+		p := t.parentAtK(k)
 		if p == nil {
 			continue
 		}
@@ -260,7 +264,8 @@ func (t *Tree) checkUniqueKeys() error {
 // credentialTypes lists the distinct credential types of the members.
 func (t *Tree) credentialTypes() []CredentialType {
 	var out []CredentialType
-	for _, l := range t.leaves {
+	for i := 0; i < t.leaves.len(); i++ {
+		l := t.leafAt(i)
 		if l != nil && !contains(out, l.Credential.Type) {
 			out = append(out, l.Credential.Type)
 		}
@@ -274,7 +279,7 @@ func (t *Tree) verifyLeafSignatures(groupID []byte, par int) error {
 	if par <= 0 {
 		par = runtime.GOMAXPROCS(0)
 	}
-	n := len(t.leaves)
+	n := t.leaves.len()
 	if par > n {
 		par = n
 	}
@@ -287,7 +292,7 @@ func (t *Tree) verifyLeafSignatures(groupID []byte, par int) error {
 		go func() {
 			defer wg.Done()
 			for i := start; i < end; i++ {
-				if l := t.leaves[i]; l != nil {
+				if l := t.leafAt(int(i)); l != nil {
 					bad[i] = l.VerifySignature(t.suite, groupID, tm.LeafIndex(i)) != nil
 				}
 			}
@@ -318,7 +323,7 @@ func (t *Tree) ValidateLeaf(l *LeafNode, i tm.LeafIndex, c *LeafContext) error {
 	// each joined), so only a type new to the group needs a scan.
 	var old *LeafNode
 	if uint32(i) < t.NumLeaves() {
-		old = t.leaves[i]
+		old = t.leafAt(int(i))
 	}
 	for _, c := range t.keys.creds {
 		n := c.n

@@ -55,8 +55,8 @@ func (p *ParentNode) withUnmerged(u tm.LeafIndex) *ParentNode {
 // Node 2i is leaf i; odd node x is a parent. Nil means blank.
 type Tree struct {
 	suite   Suite
-	leaves  []*LeafNode   // len n
-	parents []*ParentNode // len n-1; parents[x>>1] for odd x
+	leaves  cowSlice[*LeafNode]   // len n
+	parents cowSlice[*ParentNode] // len n-1; parent x at x>>1
 	// hashes caches the tree hash of each node.
 	hashes hashCache
 	keys   keyIndex
@@ -71,7 +71,7 @@ func New(s Suite, leaf *LeafNode) *Tree {
 
 // newBlank returns a tree of n (a power of two) blank leaves.
 func newBlank(s Suite, n uint32) *Tree {
-	return &Tree{suite: s, leaves: make([]*LeafNode, n), parents: make([]*ParentNode, n-1),
+	return &Tree{suite: s, leaves: newCowSlice[*LeafNode](int(n)), parents: newCowSlice[*ParentNode](int(n) - 1),
 		hashes: newHashCache(tm.Width(n)), keys: newKeyIndex(n)}
 }
 
@@ -79,14 +79,19 @@ func newBlank(s Suite, n uint32) *Tree {
 func (t *Tree) Suite() Suite { return t.suite }
 
 // Clone returns an independent copy of t. Nodes are shared (they are
-// immutable), so this costs three slice copies.
+// immutable) and the per-node arrays are copy-on-write (cow.go), so this
+// copies only chunk headers. Clone counts as a write to t.
 func (t *Tree) Clone() *Tree {
-	return &Tree{suite: t.suite, leaves: slices.Clone(t.leaves), parents: slices.Clone(t.parents),
+	return &Tree{suite: t.suite, leaves: t.leaves.clone(), parents: t.parents.clone(),
 		hashes: t.hashes.clone(), keys: t.keys.clone()}
 }
 
+// leafAt and parentAtK read the arrays: leaf i, parent node 2k+1.
+func (t *Tree) leafAt(i int) *LeafNode      { return t.leaves.at(i) }
+func (t *Tree) parentAtK(k int) *ParentNode { return t.parents.at(k) }
+
 // NumLeaves returns the number of leaves, blank ones included.
-func (t *Tree) NumLeaves() uint32 { return uint32(len(t.leaves)) }
+func (t *Tree) NumLeaves() uint32 { return uint32(t.leaves.len()) }
 
 // Width returns the number of nodes.
 func (t *Tree) Width() uint32 { return tm.Width(t.NumLeaves()) }
@@ -99,7 +104,7 @@ func (t *Tree) Leaf(i tm.LeafIndex) *LeafNode {
 	if uint32(i) >= t.NumLeaves() {
 		return nil
 	}
-	return t.leaves[i]
+	return t.leafAt(int(i))
 }
 
 // ParentAt returns the parent node at odd node index x, or nil if blank.
@@ -107,7 +112,7 @@ func (t *Tree) ParentAt(x tm.NodeIndex) *ParentNode {
 	if x.IsLeaf() || uint32(x) >= t.Width() {
 		return nil
 	}
-	return t.parents[x>>1]
+	return t.parentAtK(int(x >> 1))
 }
 
 // IsBlank reports whether node x is blank.
@@ -134,11 +139,12 @@ func (t *Tree) EncryptionKey(x tm.NodeIndex) []byte {
 
 // Members calls f for each non-blank leaf in index order.
 func (t *Tree) Members(f func(i tm.LeafIndex, l *LeafNode)) {
-	for i, l := range t.leaves {
+	t.leaves.each(0, t.leaves.len(), func(i int, l *LeafNode) bool {
 		if l != nil {
 			f(tm.LeafIndex(i), l)
 		}
-	}
+		return true
+	})
 }
 
 // invalidate drops the cached hash of x and of its ancestors.
@@ -157,13 +163,13 @@ func (t *Tree) invalidate(x tm.NodeIndex) {
 }
 
 func (t *Tree) setLeaf(i tm.LeafIndex, l *LeafNode) {
-	t.keys.setLeaf(i, t.leaves[i], l)
-	t.leaves[i] = l
+	t.keys.setLeaf(i, t.leafAt(int(i)), l)
+	t.leaves.set(int(i), l)
 	t.invalidate(i.Node())
 }
 
 func (t *Tree) setParent(x tm.NodeIndex, p *ParentNode) {
-	t.parents[x>>1] = p
+	t.parents.set(int(x>>1), p)
 	t.keys.setParent(x, p)
 	t.invalidate(x)
 }
@@ -176,7 +182,7 @@ func (t *Tree) blankDirectPath(i tm.LeafIndex) {
 		if !ok {
 			return
 		}
-		if t.parents[p>>1] != nil {
+		if t.parentAtK(int(p>>1)) != nil {
 			t.setParent(p, nil)
 		}
 		x = p
@@ -187,8 +193,8 @@ func (t *Tree) blankDirectPath(i tm.LeafIndex) {
 // and keeps its node indices and cached hashes.
 func (t *Tree) grow() {
 	n := t.NumLeaves()
-	t.leaves = append(t.leaves, make([]*LeafNode, n)...)
-	t.parents = append(t.parents, make([]*ParentNode, n)...)
+	t.leaves.resize(int(2 * n))
+	t.parents.resize(int(2*n) - 1)
 	t.hashes.resize(tm.Width(2 * n))
 	t.keys.resize(2 * n)
 }
@@ -197,9 +203,15 @@ func (t *Tree) grow() {
 // there is none, and records it as unmerged in every non-blank parent on its
 // direct path (RFC 9420 §7.7). It returns the new leaf's index.
 func (t *Tree) AddLeaf(leaf *LeafNode) tm.LeafIndex {
-	i := slices.Index(t.leaves, nil)
+	i := -1
+	t.leaves.each(0, t.leaves.len(), func(j int, l *LeafNode) bool {
+		if l == nil {
+			i = j
+		}
+		return i < 0
+	})
 	if i < 0 {
-		i = len(t.leaves)
+		i = t.leaves.len()
 		t.grow()
 	}
 	li := tm.LeafIndex(i)
@@ -210,7 +222,7 @@ func (t *Tree) AddLeaf(leaf *LeafNode) tm.LeafIndex {
 		if !ok {
 			break
 		}
-		if pn := t.parents[p>>1]; pn != nil {
+		if pn := t.parentAtK(int(p >> 1)); pn != nil {
 			t.setParent(p, pn.withUnmerged(li))
 		}
 		x = p
@@ -245,15 +257,13 @@ func (t *Tree) RemoveLeaf(i tm.LeafIndex) error {
 func (t *Tree) truncate() {
 	for n := t.NumLeaves(); n > 1; n = t.NumLeaves() {
 		half := n / 2
-		for _, l := range t.leaves[half:] {
-			if l != nil {
-				return
-			}
+		if !t.resolutionEmpty(tm.Root(n) + tm.NodeIndex(half)) {
+			return
 		}
 		// A blank right half has blank parents too (their unmerged or
 		// path leaves would be non-blank), so nothing is lost.
-		t.leaves = t.leaves[:half:half]
-		t.parents = t.parents[: half-1 : half-1]
+		t.leaves.resize(int(half))
+		t.parents.resize(int(half) - 1)
 		t.hashes.resize(tm.Width(half))
 		t.keys.resize(half)
 	}
@@ -264,12 +274,12 @@ func (t *Tree) truncate() {
 // and the resolutions of both children for a blank parent.
 func (t *Tree) Resolution(dst []tm.NodeIndex, x tm.NodeIndex) []tm.NodeIndex {
 	if x.IsLeaf() {
-		if t.leaves[x>>1] != nil {
+		if t.leafAt(int(x>>1)) != nil {
 			dst = append(dst, x)
 		}
 		return dst
 	}
-	if p := t.parents[x>>1]; p != nil {
+	if p := t.parentAtK(int(x >> 1)); p != nil {
 		dst = append(dst, x)
 		for _, u := range p.UnmergedLeaves {
 			dst = append(dst, u.Node())
@@ -286,13 +296,13 @@ func (t *Tree) Resolution(dst []tm.NodeIndex, x tm.NodeIndex) []tm.NodeIndex {
 // leaf below it is blank, without building it.
 func (t *Tree) resolutionEmpty(x tm.NodeIndex) bool {
 	lvl := tm.Level(x)
-	first := (uint32(x) >> lvl) << lvl >> 1 // leftmost leaf index below x
-	for _, l := range t.leaves[first : first+(1<<lvl)] {
-		if l != nil {
-			return false
-		}
-	}
-	return true
+	first := int((uint32(x) >> lvl) << lvl >> 1) // leftmost leaf index below x
+	empty := true
+	t.leaves.each(first, first+(1<<lvl), func(_ int, l *LeafNode) bool {
+		empty = l == nil
+		return empty
+	})
+	return empty
 }
 
 // FilteredDirectPath appends leaf i's filtered direct path (RFC 9420
@@ -315,10 +325,12 @@ func (t *Tree) FilteredDirectPath(dst []tm.NodeIndex, i tm.LeafIndex) []tm.NodeI
 
 // FindLeaf returns the index of the first non-blank leaf for which pred is true.
 func (t *Tree) FindLeaf(pred func(*LeafNode) bool) (tm.LeafIndex, bool) {
-	for i, l := range t.leaves {
+	found := -1
+	t.leaves.each(0, t.leaves.len(), func(i int, l *LeafNode) bool {
 		if l != nil && pred(l) {
-			return tm.LeafIndex(i), true
+			found = i
 		}
-	}
-	return 0, false
+		return found < 0
+	})
+	return tm.LeafIndex(max(found, 0)), found >= 0
 }

@@ -367,7 +367,8 @@ func (t *Tree) checkPathKeysFresh(path *UpdatePath, sender tm.LeafIndex) error {
 		keys.add(n.EncryptionKey)
 	}
 	sn := sender.Node()
-	for x, v := range t.keys.enc {
+	for x := 0; x < t.keys.enc.len(); x++ {
+		v := t.keys.enc.at(x)
 		if !keys.mayHold(v) {
 			continue
 		}
@@ -391,10 +392,10 @@ type savedPath struct {
 }
 
 func (t *Tree) saveDirectPath(i tm.LeafIndex) *savedPath {
-	sp := &savedPath{leaf: i, old: t.leaves[i]}
+	sp := &savedPath{leaf: i, old: t.leafAt(int(i))}
 	sp.nodes = tm.DirectPath(nil, i.Node(), t.NumLeaves())
 	for _, x := range sp.nodes {
-		sp.parents = append(sp.parents, t.parents[x>>1])
+		sp.parents = append(sp.parents, t.parentAtK(int(x>>1)))
 	}
 	return sp
 }

@@ -41,39 +41,39 @@ func TestImportRejects(t *testing.T) {
 		mut  func(tr *Tree)
 	}{
 		{"leaf signature", ErrBadSignature, func(tr *Tree) {
-			l := *tr.leaves[1]
+			l := *tr.leafAt(int(1))
 			l.Signature = bytes.Clone(l.Signature)
 			l.Signature[0] ^= 1
 			tr.setLeaf(1, &l)
 		}},
 		{"duplicate encryption key", ErrDuplicateKey, func(tr *Tree) {
-			l := *tr.leaves[1]
-			l.EncryptionKey = tr.leaves[2].EncryptionKey
+			l := *tr.leafAt(int(1))
+			l.EncryptionKey = tr.leafAt(int(2)).EncryptionKey
 			tr.setLeaf(1, &l)
 		}},
 		{"duplicate signature key", ErrDuplicateKey, func(tr *Tree) {
-			l := *tr.leaves[4]
-			l.SignatureKey = tr.leaves[2].SignatureKey
+			l := *tr.leafAt(int(4))
+			l.SignatureKey = tr.leafAt(int(2)).SignatureKey
 			tr.setLeaf(4, &l)
 		}},
 		{"parent key", ErrParentHash, func(tr *Tree) {
-			p := *tr.parents[tr.Root()>>1]
+			p := *tr.parentAtK(int(tr.Root() >> 1))
 			p.EncryptionKey = bytes.Clone(p.EncryptionKey)
 			p.EncryptionKey[0] ^= 1
 			tr.setParent(tr.Root(), &p)
 		}},
 		{"unmerged unsorted", ErrUnmergedLeaves, func(tr *Tree) {
-			p := *tr.parents[tr.Root()>>1]
+			p := *tr.parentAtK(int(tr.Root() >> 1))
 			p.UnmergedLeaves = []tm.LeafIndex{5, 1}
 			tr.setParent(tr.Root(), &p)
 		}},
 		{"unmerged blank", ErrUnmergedLeaves, func(tr *Tree) {
-			p := *tr.parents[tr.Root()>>1]
+			p := *tr.parentAtK(int(tr.Root() >> 1))
 			p.UnmergedLeaves = append(p.UnmergedLeaves, 7)
 			tr.setParent(tr.Root(), &p)
 		}},
 		{"unmerged dropped", ErrParentHash, func(tr *Tree) {
-			p := *tr.parents[tr.Root()>>1]
+			p := *tr.parentAtK(int(tr.Root() >> 1))
 			p.UnmergedLeaves = nil
 			tr.setParent(tr.Root(), &p)
 		}},
