@@ -14,6 +14,7 @@ import (
 type groupState struct {
 	head    uint64
 	authors map[wire.ID]store.AuthorHead
+	absent  map[wire.ID]bool // authors known to have no head in the group
 }
 
 // Send accepts a batch of envelopes, all or none, in one transaction
@@ -54,14 +55,13 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 	s.mu.Lock()
 	pre := s.cache[ws]
 	s.mu.Unlock()
-	verified := make([]bool, len(envs))
 	firstBad := -1
 	var wg sync.WaitGroup
 	if pre != nil {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			firstBad = verifyBatch(pre.keys, envs, verified)
+			firstBad = verifyBatch(pre.keys, envs)
 		}()
 	}
 	// awaitSignatures returns the refusal for the first bad signature at or
@@ -81,7 +81,7 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 		if pre != nil {
 			preKeys = pre.keys
 		}
-		i, err := s.acceptBatch(ctx, tx, ws, p, envs, hashes, total, preKeys, verified, &acks, &accepted)
+		i, err := s.acceptBatch(ctx, tx, ws, p, envs, hashes, total, preKeys, &acks, &accepted)
 		if sigErr := awaitSignatures(i); sigErr != nil {
 			return sigErr
 		}
@@ -98,8 +98,13 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 // refusal it returns the index of the envelope refused (len(envs) for a
 // batch-level refusal).
 func (s *Service) acceptBatch(ctx context.Context, tx store.Tx, ws wire.ID, p wire.AuthOK, envs []wire.Envelope, hashes []wire.ID,
-	total uint64, preKeys map[wire.ID][]byte, verified []bool, acks *[]wire.AckItem, accepted *[]wire.SeqEnvelope) (int, error) {
-	w, err := lockWorkspace(ctx, tx, ws)
+	total uint64, preKeys map[wire.ID][]byte, acks *[]wire.AckItem, accepted *[]wire.SeqEnvelope) (int, error) {
+	// One statement locks the workspace and reads the first envelope's
+	// group and author heads.
+	w, firstHead, firstAuthor, firstFound, err := tx.LockForSend(ctx, ws, envs[0].Group, envs[0].Author)
+	if errors.Is(err, store.ErrNotFound) {
+		return len(envs), errUnknownWorkspace(ws)
+	}
 	if err != nil {
 		return len(envs), err
 	}
@@ -125,13 +130,23 @@ func (s *Service) acceptBatch(ctx context.Context, tx store.Tx, ws wire.ID, p wi
 			if wire.VerifyEnvelope(e, key) != nil {
 				return i, badEnvelopeSignature(i)
 			}
-			verified[i] = true
 		}
 		g := groups[e.Group]
 		if g == nil {
-			g, err = s.loadGroup(ctx, tx, ws, e.Group, now)
+			var hint *uint64
+			if i == 0 {
+				hint = &firstHead
+			}
+			g, err = s.loadGroup(ctx, tx, ws, e.Group, now, hint)
 			if err != nil {
 				return i, err
+			}
+			if i == 0 {
+				if firstFound {
+					g.authors[e.Author] = firstAuthor
+				} else {
+					g.absent[e.Author] = true
+				}
 			}
 			groups[e.Group] = g
 			order = append(order, e.Group)
@@ -154,19 +169,20 @@ func (s *Service) acceptBatch(ctx context.Context, tx store.Tx, ws wire.ID, p wi
 		*acks = append(*acks, wire.AckItem{Group: e.Group, Seq: seq, Hash: hashes[i]})
 		*accepted = append(*accepted, wire.SeqEnvelope{Seq: seq, Envelope: *e})
 	}
-	if s.maxLogBytes > 0 {
-		after, err := tx.Workspace(ctx, ws)
-		if err != nil {
-			return len(envs), err
-		}
-		if after.LogBytes < 0 || uint64(after.LogBytes) > s.maxLogBytes {
-			return len(envs), budgetError(s.maxLogBytes)
-		}
-	}
 	for _, gid := range order {
 		if err := tx.Emit(ctx, store.Change{Kind: store.ChangeEnvelopes, Workspace: ws, Group: gid, Seq: groups[gid].head}); err != nil {
 			return len(envs), err
 		}
+	}
+	// The budget is checked against the trigger-maintained counter after the
+	// inserts (the notifications ride along; they are delivered only if the
+	// transaction commits).
+	after, err := tx.LogBytesAndNotify(ctx, ws)
+	if err != nil {
+		return len(envs), err
+	}
+	if s.maxLogBytes > 0 && (after < 0 || uint64(after) > s.maxLogBytes) {
+		return len(envs), budgetError(s.maxLogBytes)
 	}
 	return len(envs), nil
 }
@@ -181,10 +197,9 @@ func badEnvelopeSignature(i int) *wire.Error {
 	return wire.Errorf(wire.CodeAuthBadSignature, "An envelope's author signature does not verify.", wire.U("index", uint64(i)))
 }
 
-// verifyBatch verifies, in parallel, the envelopes whose author is in keys,
-// marking them in ok. It returns the index of the first envelope whose
-// signature fails, or -1.
-func verifyBatch(keys map[wire.ID][]byte, envs []wire.Envelope, ok []bool) int {
+// verifyBatch verifies, in parallel, the envelopes whose author is in keys.
+// It returns the index of the first envelope whose signature fails, or -1.
+func verifyBatch(keys map[wire.ID][]byte, envs []wire.Envelope) int {
 	workers := runtime.GOMAXPROCS(0)
 	if len(envs) < 8 || workers < 2 {
 		workers = 1
@@ -200,9 +215,7 @@ func verifyBatch(keys map[wire.ID][]byte, envs []wire.Envelope, ok []bool) int {
 				if key == nil {
 					continue
 				}
-				if wire.VerifyEnvelope(&envs[i], key) == nil {
-					ok[i] = true
-				} else {
+				if wire.VerifyEnvelope(&envs[i], key) != nil {
 					bad[i] = true
 				}
 			}
@@ -253,8 +266,11 @@ func (s *Service) authorKey(ctx context.Context, tx store.Tx, ws wire.ID, c *cac
 // loadGroup reads a group's head, creating the group in ws on its first
 // envelope. A group of another workspace is refused. Which workspace a group
 // belongs to never changes (the schema refuses it), so it is cached.
-func (s *Service) loadGroup(ctx context.Context, tx store.Tx, ws, id wire.ID, now int64) (*groupState, error) {
-	g := &groupState{authors: map[wire.ID]store.AuthorHead{}}
+//
+// headHint, when not nil, is the group's head seq already read under the
+// workspace lock.
+func (s *Service) loadGroup(ctx context.Context, tx store.Tx, ws, id wire.ID, now int64, headHint *uint64) (*groupState, error) {
+	g := &groupState{authors: map[wire.ID]store.AuthorHead{}, absent: map[wire.ID]bool{}}
 	s.mu.Lock()
 	owner, known := s.groupWS[id]
 	s.mu.Unlock()
@@ -262,7 +278,12 @@ func (s *Service) loadGroup(ctx context.Context, tx store.Tx, ws, id wire.ID, no
 		row, err := tx.Group(ctx, id)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			if err := tx.CreateGroup(ctx, id, ws, now); err != nil {
+			err := tx.CreateGroup(ctx, id, ws, now)
+			if errors.Is(err, store.ErrExists) {
+				// Created meanwhile by another workspace's transaction.
+				return nil, wire.Errorf(wire.CodeWrongWorkspace, "That group belongs to another workspace.", wire.B("group", id[:]))
+			}
+			if err != nil {
 				return nil, err
 			}
 			return g, nil // cached once the creating transaction commits
@@ -277,6 +298,10 @@ func (s *Service) loadGroup(ctx context.Context, tx store.Tx, ws, id wire.ID, no
 	if owner != ws {
 		return nil, wire.Errorf(wire.CodeWrongWorkspace, "That group belongs to another workspace.", wire.B("group", id[:]))
 	}
+	if headHint != nil {
+		g.head = *headHint
+		return g, nil
+	}
 	head, err := tx.GroupHead(ctx, id)
 	if err != nil {
 		return nil, err
@@ -289,13 +314,15 @@ func (s *Service) loadGroup(ctx context.Context, tx store.Tx, ws, id wire.ID, no
 // the previous envelope (the first has ctr 1 and a zero prev).
 func checkChain(ctx context.Context, tx store.Tx, g *groupState, e *wire.Envelope, hash wire.ID, i int) error {
 	head, ok := g.authors[e.Author]
-	if !ok {
+	if !ok && !g.absent[e.Author] {
 		h, err := tx.AuthorHead(ctx, e.Group, e.Author)
 		switch {
 		case err == nil:
 			head, ok = h, true
 			g.authors[e.Author] = h
-		case !errors.Is(err, store.ErrNotFound):
+		case errors.Is(err, store.ErrNotFound):
+			g.absent[e.Author] = true
+		default:
 			return err
 		}
 	}

@@ -148,6 +148,10 @@ func (s *sqlStore) run(ctx context.Context, readOnly bool, fn func(Tx) error) er
 		_ = tx.Rollback()
 		return err
 	}
+	if err := t.flushNotify(ctx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}

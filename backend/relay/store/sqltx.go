@@ -18,6 +18,8 @@ type sqlTx struct {
 	stmts    map[*sql.Stmt]*sql.Stmt // store statement → this transaction's
 	// unprepared lists queries to prepare store-wide after this transaction.
 	unprepared []string
+	unsent     int // changes at the end of changes not yet NOTIFYed
+
 }
 
 func (t *sqlTx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
@@ -532,11 +534,81 @@ func (t *sqlTx) Stats(ctx context.Context, ws wire.ID, overRetentionBefore int64
 }
 
 func (t *sqlTx) Emit(ctx context.Context, c Change) error {
-	if t.s.d.notify {
-		if _, err := t.exec(ctx, `SELECT pg_notify(?, ?)`, NotifyChannel, c.Payload()); err != nil {
-			return fmt.Errorf("notify: %w", err)
-		}
+	if t.readOnly {
+		return fmt.Errorf("store: emit in a read-only transaction")
 	}
 	t.changes = append(t.changes, c)
+	t.unsent++
 	return nil
+}
+
+// pendingPayloads returns the NOTIFY payloads of changes not yet sent.
+func (t *sqlTx) pendingPayloads() []string {
+	if !t.s.d.notify || t.unsent == 0 {
+		return nil
+	}
+	out := make([]string, 0, t.unsent)
+	for _, c := range t.changes[len(t.changes)-t.unsent:] {
+		out = append(out, c.Payload())
+	}
+	return out
+}
+
+// flushNotify sends the pending notifications (PostgreSQL) in one statement.
+// run calls it before commit; NOTIFY is delivered only if the commit succeeds.
+func (t *sqlTx) flushNotify(ctx context.Context) error {
+	p := t.pendingPayloads()
+	if len(p) == 0 {
+		return nil
+	}
+	if _, err := t.exec(ctx, `SELECT count(pg_notify(?, p)) FROM unnest(?::text[]) AS p`, NotifyChannel, p); err != nil {
+		return fmt.Errorf("notify: %w", err)
+	}
+	t.unsent = 0
+	return nil
+}
+
+func (t *sqlTx) LogBytesAndNotify(ctx context.Context, ws wire.ID) (int64, error) {
+	var n int64
+	p := t.pendingPayloads()
+	if len(p) == 0 {
+		if err := t.row(ctx, `SELECT log_bytes FROM workspaces WHERE id = ?`, b(ws)).Scan(&n); err != nil {
+			return 0, notFound(err, "log bytes")
+		}
+		return n, nil
+	}
+	var sent int64
+	err := t.row(ctx, `SELECT log_bytes, (SELECT count(pg_notify(?, p)) FROM unnest(?::text[]) AS p) FROM workspaces WHERE id = ?`,
+		NotifyChannel, p, b(ws)).Scan(&n, &sent)
+	if err != nil {
+		return 0, notFound(err, "log bytes")
+	}
+	t.unsent = 0
+	return n, nil
+}
+
+func (t *sqlTx) LockForSend(ctx context.Context, ws, group, author wire.ID) (Workspace, uint64, AuthorHead, bool, error) {
+	// On PostgreSQL the lock must come first, in a statement of its own: a
+	// statement that waits for a row lock still reads everything else from
+	// the snapshot it started with, so heads read in it could be stale.
+	// SQLite's BEGIN IMMEDIATE already serialized the whole transaction.
+	w, err := t.LockWorkspace(ctx, ws)
+	if err != nil {
+		return Workspace{}, 0, AuthorHead{}, false, err
+	}
+	var ghead int64
+	var actr sql.NullInt64
+	var ahash []byte
+	err = t.row(ctx, `SELECT coalesce((SELECT max(seq) FROM envelopes WHERE group_id = ?), 0), h.ctr, h.hash
+		FROM (SELECT 1 AS one) AS one
+		LEFT JOIN (SELECT ctr, hash FROM (
+			SELECT ctr, hash FROM (SELECT ctr, hash FROM envelopes WHERE group_id = ? AND author = ? ORDER BY ctr DESC LIMIT 1) AS newest
+			UNION ALL
+			SELECT ctr, hash FROM author_heads WHERE group_id = ? AND author = ?
+		) AS heads ORDER BY ctr DESC LIMIT 1) AS h ON true`,
+		b(group), b(group), b(author), b(group), b(author)).Scan(&ghead, &actr, &ahash)
+	if err != nil {
+		return Workspace{}, 0, AuthorHead{}, false, fmt.Errorf("send heads: %w", err)
+	}
+	return w, uint64(ghead), AuthorHead{Ctr: uint64(actr.Int64), Hash: toID(ahash)}, actr.Valid, nil
 }

@@ -183,8 +183,17 @@ type Tx interface {
 	Stats(ctx context.Context, ws wire.ID, overRetentionBefore int64) (WorkspaceStats, error)
 
 	// Emit records a change to deliver after commit (and, on PostgreSQL, to
-	// NOTIFY in this transaction).
+	// NOTIFY in this transaction, at the latest just before commit).
 	Emit(ctx context.Context, c Change) error
+
+	// LockForSend is LockWorkspace plus the head seq of group and the head
+	// of author in it (found = false if the author never wrote there), read
+	// after the lock is held, in one statement.
+	LockForSend(ctx context.Context, ws, group, author wire.ID) (w Workspace, groupHead uint64, head AuthorHead, found bool, err error)
+	// LogBytesAndNotify reads the workspace's trigger-maintained byte counter
+	// and, on PostgreSQL, sends the pending notifications in the same
+	// statement.
+	LogBytesAndNotify(ctx context.Context, ws wire.ID) (int64, error)
 }
 
 // NotifyChannel is the PostgreSQL LISTEN/NOTIFY channel the relay's store
