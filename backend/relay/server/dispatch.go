@@ -52,8 +52,17 @@ func (s *Server) readLoop(c *conn) {
 		}
 		s.metrics.Requests.WithLabelValues(frameName(f.Body.FrameType())).Inc()
 		body, after, err := s.handle(c, f.Body)
+		if err != nil && c.ctx.Err() != nil {
+			// The connection is closing (revoked, shutting down): the request
+			// was cut short, and the client learns that from the close.
+			return
+		}
 		if err != nil {
-			err = c.replyErr(f.ID, asWireError(err))
+			we := asWireError(err)
+			if we.Code == wire.CodeInternal {
+				s.log.Error("request failed", "frame", frameName(f.Body.FrameType()), "workspace", c.workspace.Short(), "err", err)
+			}
+			err = c.replyErr(f.ID, we)
 		} else {
 			err = c.reply(f.ID, body)
 		}

@@ -1,0 +1,298 @@
+package relayclient_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"weald/backend/relay"
+	"weald/backend/relay/server"
+	"weald/backend/relay/store"
+	"weald/backend/relayclient"
+	"weald/backend/wire"
+)
+
+func TestBackoffIsCappedExponentialWithJitter(t *testing.T) {
+	b := relayclient.Backoff{Min: 100 * time.Millisecond, Max: 2 * time.Second}
+	rnd := rand.NewChaCha8([32]byte{7})
+	seen := map[time.Duration]bool{}
+	for n := 0; n < 12; n++ {
+		ceil := b.Min << n
+		if ceil > b.Max || ceil <= 0 {
+			ceil = b.Max
+		}
+		for i := 0; i < 10; i++ {
+			d := b.Delay(n, rnd)
+			if d < b.Min/2 || d > ceil {
+				t.Fatalf("retry %d: delay %v outside [%v, %v]", n, d, b.Min/2, ceil)
+			}
+			seen[d] = true
+		}
+	}
+	if len(seen) < 20 {
+		t.Fatalf("only %d distinct delays: no jitter", len(seen))
+	}
+	// Deterministic for the same random bytes.
+	r1 := bytes.NewReader([]byte{1, 2, 3, 4, 5, 6, 7, 8})
+	r2 := bytes.NewReader([]byte{1, 2, 3, 4, 5, 6, 7, 8})
+	if b.Delay(3, r1) != b.Delay(3, r2) {
+		t.Fatal("same randomness, different delays")
+	}
+	// An exhausted reader falls back to the ceiling rather than failing.
+	if d := b.Delay(30, bytes.NewReader(nil)); d != b.Max {
+		t.Fatalf("empty rand: %v", d)
+	}
+}
+
+type keyPair struct {
+	pub  ed25519.PublicKey
+	priv ed25519.PrivateKey
+}
+
+func seededKey(name string) keyPair {
+	seed := sha256.Sum256([]byte("client test key " + name))
+	priv := ed25519.NewKeyFromSeed(seed[:])
+	return keyPair{pub: priv.Public().(ed25519.PublicKey), priv: priv}
+}
+
+// relayAt serves a relay over st on a fixed listener address.
+type relayAt struct {
+	srv  *server.Server
+	hs   *http.Server
+	done chan struct{}
+}
+
+func serveAt(t *testing.T, addr string, st store.Store, cfg relay.Config, lim server.Limits) *relayAt {
+	t.Helper()
+	var ln net.Listener
+	var err error
+	for i := 0; i < 50; i++ { // the previous listener may linger briefly
+		if ln, err = net.Listen("tcp", addr); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Store = st
+	log := slog.New(slog.NewTextHandler(testWriter{t}, nil))
+	r := &relayAt{srv: server.New(server.Config{Backend: relay.New(cfg), Limits: lim, Logger: log}), done: make(chan struct{})}
+	r.hs = &http.Server{Handler: r.srv}
+	go func() { r.hs.Serve(ln); close(r.done) }()
+	t.Cleanup(r.stop)
+	return r
+}
+
+func (r *relayAt) stop() {
+	r.srv.Close()
+	r.hs.Close()
+	<-r.done
+}
+
+type env struct {
+	t     *testing.T
+	st    store.Store
+	addr  string
+	url   string
+	ws    wire.ID
+	alice keyPair
+	bob   keyPair
+	set   wire.AccessSet
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	st, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "relay.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	e := &env{t: t, st: st, addr: addr, url: "ws://" + addr + "/v1/ws", ws: sha256.Sum256([]byte(t.Name())),
+		alice: seededKey("alice"), bob: seededKey("bob")}
+	return e
+}
+
+func (e *env) provision(svc *relay.Service) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	gen := seededKey("genesis")
+	if err := svc.ProvisionWorkspace(ctx, e.ws, gen.pub); err != nil {
+		e.t.Fatal(err)
+	}
+	e.set = wire.AccessSet{Workspace: e.ws, Version: 1, Devices: []wire.DeviceKey{
+		{Pub: e.alice.pub, User: wire.KeyID(e.alice.pub), Admin: true},
+		{Pub: e.bob.pub, User: wire.KeyID(e.bob.pub)}}}
+	wire.SignAccessSet(&e.set, gen.priv)
+	if err := relayclient.PublishGenesis(ctx, e.url, e.set); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *env) dial(k keyPair) *relayclient.Client {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := relayclient.Dial(ctx, relayclient.Config{URL: e.url, Workspace: e.ws,
+		Credential: relayclient.KeyCredential(k.priv, wire.PrincipalDevice),
+		Backoff:    relayclient.Backoff{Min: 20 * time.Millisecond, Max: 100 * time.Millisecond}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+type chainOf struct {
+	k    keyPair
+	ctr  uint64
+	prev wire.ID
+}
+
+func (c *chainOf) next(g wire.ID) wire.Envelope {
+	c.ctr++
+	e := wire.Envelope{Group: g, Kind: wire.KindContent, Ctr: c.ctr, Prev: c.prev, CT: []byte("m")}
+	wire.SignEnvelope(&e, c.k.priv)
+	c.prev = e.Hash()
+	return e
+}
+
+// sendRetrying resends after ErrDisconnected (a relay restart in between).
+func sendRetrying(t *testing.T, c *relayclient.Client, e wire.Envelope) {
+	t.Helper()
+	for i := 0; i < 100; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := c.Send(ctx, e)
+		cancel()
+		if err == nil || errors.Is(err, &wire.Error{Code: wire.CodeChainReplay}) {
+			return
+		}
+		if !errors.Is(err, relayclient.ErrDisconnected) && !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("send: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("send never succeeded")
+}
+
+func TestReconnectResubscribesWithoutGaps(t *testing.T) {
+	e := newEnv(t)
+	r1 := serveAt(t, e.addr, e.st, relay.Config{}, server.Limits{})
+	e.provision(relay.New(relay.Config{Store: e.st}))
+	ca, cb := e.dial(e.alice), e.dial(e.bob)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	g := wire.ID{0x5}
+	if err := cb.Subscribe(ctx, wire.SubscribeItem{Group: g}); err != nil {
+		t.Fatal(err)
+	}
+	ch := &chainOf{k: e.alice}
+	for i := 0; i < 5; i++ {
+		sendRetrying(t, ca, ch.next(g))
+	}
+	// Restart the relay (same address and database); alice writes three
+	// more as soon as she is back, possibly before bob is.
+	r1.stop()
+	serveAt(t, e.addr, e.st, relay.Config{}, server.Limits{})
+	for i := 0; i < 3; i++ {
+		sendRetrying(t, ca, ch.next(g))
+	}
+	var seqs []uint64
+	var disconnected, reconnected bool
+	deadline := time.After(10 * time.Second)
+	for len(seqs) < 8 {
+		select {
+		case ev := <-cb.Events():
+			switch ev.Kind {
+			case relayclient.EventEnvelopes:
+				for _, se := range ev.Envelopes {
+					seqs = append(seqs, se.Seq)
+				}
+			case relayclient.EventDisconnected:
+				disconnected = true
+			case relayclient.EventConnected:
+				reconnected = disconnected
+			}
+		case <-deadline:
+			t.Fatalf("got seqs %v, want 1..8", seqs)
+		}
+	}
+	for i, s := range seqs {
+		if s != uint64(i+1) {
+			t.Fatalf("seqs %v: want exactly 1..8 in order (no gap, no duplicate)", seqs)
+		}
+	}
+	if !disconnected || !reconnected {
+		t.Fatalf("disconnected=%v reconnected=%v", disconnected, reconnected)
+	}
+}
+
+func TestRateLimitIsWaitedOutQuotaIsNot(t *testing.T) {
+	e := newEnv(t)
+	r := serveAt(t, e.addr, e.st, relay.Config{MaxLogBytes: 2}, server.Limits{RequestsPerSecond: 20, RequestBurst: 1})
+	e.provision(relay.New(relay.Config{Store: e.st}))
+	c := e.dial(e.alice)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	for i := 0; i < 4; i++ {
+		if _, err := c.Stats(ctx); err != nil {
+			t.Fatalf("stats %d: %v", i, err)
+		}
+	}
+	if d := time.Since(start); d < 100*time.Millisecond {
+		t.Fatalf("4 requests at 20/s with burst 1 took only %v: the limit did not apply", d)
+	}
+	if v := refused(t, r.srv, wire.CodeLimitRate); v < 1 {
+		t.Fatalf("no limit/rate refusal was counted (%v)", v)
+	}
+	// Over the 2-byte budget: a typed error with limit_bytes, sent once.
+	time.Sleep(100 * time.Millisecond)
+	ch := &chainOf{k: e.alice}
+	_, err := c.Send(ctx, ch.next(wire.ID{1}), ch.next(wire.ID{1}), ch.next(wire.ID{1}))
+	var qe *relayclient.QuotaError
+	if !errors.As(err, &qe) || qe.LimitBytes != 2 {
+		t.Fatalf("err = %v, want QuotaError{LimitBytes: 2}", err)
+	}
+	if !strings.Contains(qe.Error(), "2 bytes") {
+		t.Fatalf("message %q", qe.Error())
+	}
+	if v := refused(t, r.srv, wire.CodeLogBudgetExhausted); v != 1 {
+		t.Fatalf("quota refusals %v, want exactly 1 (not retried)", v)
+	}
+}
+
+func refused(t *testing.T, s *server.Server, code wire.Code) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := s.Metrics().Refused.WithLabelValues(string(code)).Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetCounter().GetValue()
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
