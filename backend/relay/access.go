@@ -43,8 +43,13 @@ func (s *Service) Publish(ctx context.Context, ws wire.ID, set wire.AccessSet) (
 		return AccessChange{}, wire.Errorf(wire.CodeAuthBadSignature, "The access set's signature does not verify.")
 	}
 	body, err := set.Encode()
+	if err == nil {
+		// What is stored must decode again (a Go caller could pass keys of
+		// the wrong length, which the wire decoder would have refused).
+		_, err = wire.DecodeAccessSet(body)
+	}
 	if err != nil {
-		return AccessChange{}, wire.Errorf(wire.CodeMalformed, "The access set cannot be encoded.")
+		return AccessChange{}, wire.Errorf(wire.CodeMalformed, "The access set is not well formed.")
 	}
 	var change AccessChange
 	err = s.st.Update(ctx, func(tx store.Tx) error {

@@ -64,6 +64,11 @@ func TestAccessSetCASAndSigners(t *testing.T) {
 		noAdmin := f.newSet(2, []dev{{name: "bob", user: "user bob"}}, "", "")
 		wire.SignAccessSet(&noAdmin, key("alice"))
 		f.refused(wire.CodeBadObject, func() error { _, err := f.svc.Publish(f.ctx, f.ws, noAdmin); return err })
+		// Malformed keys (possible only from a Go caller; the decoder refuses them).
+		short := f.newSet(2, devices("alice", "bob"), "agent", "recovery")
+		short.Agents = [][]byte{[]byte("too short")}
+		wire.SignAccessSet(&short, key("alice"))
+		f.refused(wire.CodeMalformed, func() error { _, err := f.svc.Publish(f.ctx, f.ws, short); return err })
 		// The right one.
 		ch, err := f.svc.Publish(f.ctx, f.ws, s2)
 		if err != nil || ch.Version != 2 || len(ch.RemovedKeys) != 0 {
