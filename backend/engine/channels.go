@@ -27,16 +27,20 @@ type Channel struct {
 func (e *Engine) Channels() []Channel {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var out []Channel
+	out := []Channel{}
 	for _, g := range e.roster.Groups() {
 		if g.Deleted {
 			continue
 		}
 		h := g.Policy.Hash()
 		id := hexID(g.Policy.Group).hex()
+		muted, set := e.meta.Muted[id]
+		if !set && g.Policy.Group == roster.ActivityGroupID(e.wsID()) {
+			muted = true // #activity is muted by default (spec/channels.md "Default channels")
+		}
 		out = append(out, Channel{Name: g.Name, Group: id, Kind: g.Policy.Kind.String(),
 			Admission: g.Policy.Admission.String(), History: g.Policy.History.String(), Default: g.Policy.Default,
-			Muted: e.meta.Muted[id], Member: e.member(g.Policy.Group), Position: g.Position, Policy: hex.EncodeToString(h[:])})
+			Muted: muted, Member: e.member(g.Policy.Group), Position: g.Position, Policy: hex.EncodeToString(h[:])})
 	}
 	return out
 }

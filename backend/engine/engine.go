@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"weald/backend/identity"
@@ -95,6 +96,9 @@ type Engine struct {
 	client *relayclient.Client
 	mlsCfg *mls.Config
 	alerts []Alert
+	live   chan relayclient.Event // set while Run is running
+	liveMu sync.Mutex
+	missed atomic.Bool // an event was dropped: Run must sync
 }
 
 // Alert is a security alert kept for status.
@@ -271,10 +275,23 @@ func (e *Engine) connect(ctx context.Context) error {
 	return nil
 }
 
-// drainEvents consumes the client's events; Run uses its own loop and
-// replaces this one.
+// drainEvents forwards the client's events to Run while it runs and drops
+// them otherwise (Sync catches up by fetching).
 func (e *Engine) drainEvents(c *relayclient.Client) {
-	for range c.Events() {
+	for ev := range c.Events() {
+		e.liveMu.Lock()
+		ch := e.live
+		e.liveMu.Unlock()
+		if ch == nil {
+			continue
+		}
+		select {
+		case ch <- ev:
+		default:
+			// Never block the connection's reader (its answers share
+			// it): Run catches up by fetching instead.
+			e.missed.Store(true)
+		}
 	}
 }
 

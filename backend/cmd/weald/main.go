@@ -1,0 +1,210 @@
+// Command weald is the headless Weald client: the same engine as the
+// desktop app without a window, for agents, CI and scripts (issue 5,
+// design/architecture.md "Processes"). Every command takes --json and then
+// prints one JSON object with stable field names; exit codes:
+//
+//	0 done
+//	1 failed (network, local state)
+//	2 bad usage
+//	3 pending: the workspace is not provisioned or not ready yet (run again / sync)
+//	4 not found: no such channel, workspace or invite
+//	5 refused: the relay, the roster or an invite said no (auth/*, roster/*, invite/*, limit/*, join/*)
+//
+// Usage:
+//
+//	weald [--home DIR] [--json] [--workspace ID] init --name NAME
+//	weald workspace create NAME --relay URL
+//	weald workspace list
+//	weald invite create [--scope CHANNEL]... [--role member|admin] [--expires DURATION]
+//	weald join LINK
+//	weald sync
+//	weald channels
+//	weald channel create NAME --admission parent|explicit
+//	weald send CHANNEL TEXT
+//	weald read CHANNEL [--limit N]
+//	weald members [CHANNEL]
+//	weald status
+//	weald run
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+
+	"weald/backend/wire"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitFailed   = 1
+	exitUsage    = 2
+	exitPending  = 3
+	exitNotFound = 4
+	exitRefused  = 5
+)
+
+type cli struct {
+	home      string
+	json      bool
+	workspace string
+	stdout    io.Writer
+	stderr    io.Writer
+	getenv    func(string) string
+}
+
+type usageError struct{ msg string }
+
+func (u *usageError) Error() string { return u.msg }
+
+func usagef(f string, a ...any) error { return &usageError{fmt.Sprintf(f, a...)} }
+
+var codeRE = regexp.MustCompile(`^([a-z_]+/[a-z_]+)`)
+
+// errCode extracts the stable area/name code of an error.
+func errCode(err error) string {
+	var we *wire.Error
+	if errors.As(err, &we) {
+		return string(we.Code)
+	}
+	// Our errors read "area/name: sentence"; find the innermost code.
+	msg := err.Error()
+	for _, part := range strings.Split(msg, ": ") {
+		if m := codeRE.FindString(part); m != "" && len(m) == len(strings.Fields(part)[0]) {
+			return m
+		}
+	}
+	return "internal/error"
+}
+
+func exitFor(err error) int {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	code := errCode(err)
+	area := code[:strings.IndexByte(code, '/')]
+	switch {
+	case code == "workspace/not_provisioned" || code == "workspace/not_ready" || code == "invite/no_bundle" || code == "channel/not_member":
+		return exitPending
+	case code == "channel/unknown" || code == "workspace/none" || code == "invite/unknown" || code == "workspace/unknown":
+		return exitNotFound
+	case area == "auth" || area == "roster" || area == "invite" || area == "limit" || area == "join" || area == "quota":
+		return exitRefused
+	}
+	return exitFailed
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	c := &cli{stdout: stdout, stderr: stderr, getenv: getenv}
+	fs := flag.NewFlagSet("weald", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.home, "home", "", "state directory (env WEALD_HOME; default ~/.weald)")
+	fs.BoolVar(&c.json, "json", false, "print one JSON object")
+	fs.StringVar(&c.workspace, "workspace", "", "workspace id (default: the current one)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if c.home == "" {
+		c.home = getenv("WEALD_HOME")
+	}
+	if c.home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			fmt.Fprintln(stderr, "weald: no home directory; pass --home")
+			return exitUsage
+		}
+		c.home = filepath.Join(h, ".weald")
+	}
+	err := c.dispatch(ctx, fs.Args())
+	if err == nil {
+		return exitOK
+	}
+	code := exitFor(err)
+	if c.json {
+		c.print(map[string]any{"error": map[string]string{"code": errCode(err), "message": err.Error()}})
+	}
+	fmt.Fprintf(stderr, "weald: %v\n", err)
+	return code
+}
+
+func (c *cli) print(v any) {
+	enc := json.NewEncoder(c.stdout)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+func (c *cli) dispatch(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usagef("missing command (init, workspace, invite, join, sync, channels, channel, send, read, members, status, run)")
+	}
+	cmd, rest := args[0], args[1:]
+	sub := func() (string, []string) {
+		if len(rest) == 0 {
+			return "", nil
+		}
+		return rest[0], rest[1:]
+	}
+	switch cmd {
+	case "init":
+		return c.cmdInit(rest)
+	case "workspace":
+		s, r := sub()
+		switch s {
+		case "create":
+			return c.cmdWorkspaceCreate(ctx, r)
+		case "list":
+			return c.cmdWorkspaceList(ctx, r)
+		}
+		return usagef("workspace create NAME --relay URL | workspace list")
+	case "invite":
+		s, r := sub()
+		if s == "create" {
+			return c.cmdInviteCreate(ctx, r)
+		}
+		return usagef("invite create [--scope CHANNEL]... [--role member|admin] [--expires DURATION]")
+	case "join":
+		return c.cmdJoin(ctx, rest)
+	case "sync":
+		return c.cmdSync(ctx, rest)
+	case "channels":
+		return c.cmdChannels(ctx, rest)
+	case "channel":
+		s, r := sub()
+		if s == "create" {
+			return c.cmdChannelCreate(ctx, r)
+		}
+		return usagef("channel create NAME --admission parent|explicit")
+	case "send":
+		return c.cmdSend(ctx, rest)
+	case "read":
+		return c.cmdRead(ctx, rest)
+	case "members":
+		return c.cmdMembers(ctx, rest)
+	case "status":
+		return c.cmdStatus(ctx, rest)
+	case "run":
+		return c.cmdRun(ctx, rest)
+	}
+	return usagef("unknown command %q", cmd)
+}
