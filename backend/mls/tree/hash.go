@@ -25,8 +25,12 @@ func (t *Tree) TreeHash() []byte {
 	return slices.Clone(t.nodeHash(&w, t.Root()))
 }
 
-// NodeHash returns the tree hash of the subtree rooted at node x.
+// NodeHash returns the tree hash of the subtree rooted at node x, or nil
+// for a node outside the tree.
 func (t *Tree) NodeHash(x tm.NodeIndex) []byte {
+	if uint32(x) >= t.Width() {
+		return nil
+	}
 	var w codec.Writer
 	return slices.Clone(t.nodeHash(&w, x))
 }

@@ -271,8 +271,16 @@ func (t *Tree) truncate() {
 
 // Resolution appends the resolution of node x (RFC 9420 §4.1.1) to dst: x
 // itself and its unmerged leaves if x is non-blank, nothing for a blank leaf,
-// and the resolutions of both children for a blank parent.
+// and the resolutions of both children for a blank parent. A node outside
+// the tree has an empty resolution.
 func (t *Tree) Resolution(dst []tm.NodeIndex, x tm.NodeIndex) []tm.NodeIndex {
+	if uint32(x) >= t.Width() {
+		return dst
+	}
+	return t.resolution(dst, x)
+}
+
+func (t *Tree) resolution(dst []tm.NodeIndex, x tm.NodeIndex) []tm.NodeIndex {
 	if x.IsLeaf() {
 		if t.leafAt(int(x>>1)) != nil {
 			dst = append(dst, x)
@@ -288,8 +296,8 @@ func (t *Tree) Resolution(dst []tm.NodeIndex, x tm.NodeIndex) []tm.NodeIndex {
 	}
 	l, _ := tm.Left(x)
 	r, _ := tm.Right(x)
-	dst = t.Resolution(dst, l)
-	return t.Resolution(dst, r)
+	dst = t.resolution(dst, l)
+	return t.resolution(dst, r)
 }
 
 // resolutionEmpty reports whether node x's resolution is empty, i.e. every

@@ -231,3 +231,26 @@ func TestMessagesVectors(t *testing.T) {
 	}
 	t.Logf("messages.json (key packages, ratchet trees): %d cases ran, 0 n/a", ran)
 }
+
+// TestOutOfRangeIndices: public accessors answer for indices outside the
+// tree instead of panicking.
+func TestOutOfRangeIndices(t *testing.T) {
+	_, tr := simTree(t)
+	far := tm.NodeIndex(tr.Width() + 10)
+	if tr.Resolution(nil, far) != nil || tr.NodeHash(far) != nil || tr.EncryptionKey(far) != nil ||
+		!tr.IsBlank(far) || tr.ParentAt(far) != nil || tr.Leaf(tm.LeafIndex(tr.NumLeaves())) != nil {
+		t.Fatal("out-of-range node reported as present")
+	}
+	if len(tr.FilteredDirectPath(nil, tm.LeafIndex(tr.NumLeaves()+3))) != 0 {
+		t.Fatal("filtered direct path of a leaf outside the tree")
+	}
+	if err := tr.UpdateLeaf(tm.LeafIndex(tr.NumLeaves()), tr.Leaf(0)); !errors.Is(err, ErrLeafIndex) {
+		t.Fatalf("update outside: %v", err)
+	}
+	if err := tr.RemoveLeaf(tm.LeafIndex(tr.NumLeaves() + 1)); !errors.Is(err, ErrLeafIndex) {
+		t.Fatalf("remove outside: %v", err)
+	}
+	if _, err := tr.ApplyUpdatePath(&UpdatePath{}, &ApplyOptions{Sender: tm.LeafIndex(tr.NumLeaves())}); !errors.Is(err, ErrLeafIndex) {
+		t.Fatalf("apply from outside: %v", err)
+	}
+}
