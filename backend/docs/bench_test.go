@@ -41,11 +41,11 @@ func BenchmarkLoadShard1000Messages(b *testing.B) {
 	a, _, c := payloads1000(b)
 	day, _ := DayOf(t0)
 	s, _ := c.Shard(day)
-	saved := s.Save()
-	b.ReportMetric(float64(len(saved)), "saved-bytes")
+	savedBytes := saved(b, s.Document)
+	b.ReportMetric(float64(len(savedBytes)), "saved-bytes")
 	b.ResetTimer()
 	for range b.N {
-		l, err := LoadShard(id("group"), day, saved, nil, a.opts)
+		l, err := LoadShard(id("group"), day, savedBytes, nil, a.opts)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -43,10 +43,16 @@ func (h Head) String() string { return hex.EncodeToString(h[:]) }
 type rawChange struct {
 	hash  Head
 	deps  []Head
-	actor []byte
-	seq   uint64
-	bytes []byte // the whole chunk, magic included
+	actor   []byte
+	seq     uint64
+	startOp uint64
+	ops     uint64 // number of operations; maxOp = startOp + ops - 1
+	bytes   []byte // the whole chunk, magic included
 }
+
+// maxOp returns the counter of the change's last operation (startOp - 1 for
+// an empty change).
+func (c *rawChange) maxOp() uint64 { return c.startOp + c.ops - 1 }
 
 // errChunk wraps every framing failure in [ErrBadChanges].
 func errChunk(format string, args ...any) error {
@@ -129,12 +135,159 @@ func (c *rawChange) parseHeader(b []byte) error {
 	}
 	c.actor = b[n : n+int(alen)]
 	b = b[n+int(alen):]
-	seq, _, ok := uleb(b)
+	seq, n, ok := uleb(b)
 	if !ok || seq == 0 {
 		return errChunk("bad sequence number")
 	}
 	c.seq = seq
+	b = b[n:]
+	startOp, n, ok := uleb(b)
+	if !ok || startOp == 0 || startOp > 1<<52 {
+		return errChunk("bad start op")
+	}
+	c.startOp = startOp
+	ops, err := countOps(b[n:])
+	if err != nil {
+		return err
+	}
+	c.ops = ops
 	return nil
+}
+
+// Column specification of the action column of change operations
+// (automerge-binary-format-spec "Change operation columns": column id 4,
+// type uLEB128 RLE).
+const actionColumn = 0x42
+
+// maxOpsPerChange bounds the operations of one change.
+const maxOpsPerChange = 1 << 20
+
+// countOps reads the rest of a change header (time, message, other actors,
+// column metadata) and counts the operations in the action column.
+func countOps(b []byte) (uint64, error) {
+	_, n, ok := uleb(b) // time: a signed LEB128 has the same framing
+	if !ok {
+		return 0, errChunk("bad time")
+	}
+	b = b[n:]
+	mlen, n, ok := uleb(b)
+	if !ok || mlen > uint64(len(b)-n) {
+		return 0, errChunk("bad message")
+	}
+	b = b[n+int(mlen):]
+	nact, n, ok := uleb(b)
+	if !ok || nact > maxDeps {
+		return 0, errChunk("bad actor list")
+	}
+	b = b[n:]
+	for range nact {
+		alen, n, ok := uleb(b)
+		if !ok || alen == 0 || alen > maxActorSize || alen > uint64(len(b)-n) {
+			return 0, errChunk("bad actor list")
+		}
+		b = b[n+int(alen):]
+	}
+	ncols, n, ok := uleb(b)
+	if !ok || ncols > 64 {
+		return 0, errChunk("bad column metadata")
+	}
+	b = b[n:]
+	var offset, actionOff, actionLen uint64
+	found := false
+	var prevSpec uint64
+	for i := range ncols {
+		spec, n, ok := uleb(b)
+		if !ok {
+			return 0, errChunk("bad column metadata")
+		}
+		b = b[n:]
+		clen, n, ok := uleb(b)
+		if !ok || clen > uint64(len(b)) {
+			return 0, errChunk("bad column metadata")
+		}
+		b = b[n:]
+		if i > 0 && spec <= prevSpec {
+			return 0, errChunk("columns out of order")
+		}
+		prevSpec = spec
+		if spec&0x08 != 0 {
+			return 0, errChunk("deflated columns are not accepted")
+		}
+		if spec == actionColumn {
+			found, actionOff, actionLen = true, offset, clen
+		}
+		offset += clen
+	}
+	if offset > uint64(len(b)) {
+		return 0, errChunk("truncated columns")
+	}
+	if !found {
+		return 0, nil
+	}
+	return countRLE(b[actionOff : actionOff+actionLen])
+}
+
+// countRLE counts the values of an RLE-encoded uLEB128 column: runs of a
+// signed length n > 0 followed by one value, n < 0 followed by -n literal
+// values, or 0 followed by a count of nulls.
+func countRLE(b []byte) (uint64, error) {
+	var count uint64
+	for len(b) > 0 {
+		run, n, ok := sleb(b)
+		if !ok {
+			return 0, errChunk("bad run length")
+		}
+		b = b[n:]
+		switch {
+		case run > 0:
+			if _, n, ok = uleb(b); !ok {
+				return 0, errChunk("bad run value")
+			}
+			b = b[n:]
+			count += uint64(run)
+		case run < 0:
+			for range -run {
+				if _, n, ok = uleb(b); !ok {
+					return 0, errChunk("bad literal value")
+				}
+				b = b[n:]
+			}
+			count += uint64(-run)
+		default:
+			nulls, n, ok := uleb(b)
+			if !ok {
+				return 0, errChunk("bad null run")
+			}
+			b = b[n:]
+			count += nulls
+		}
+		if count > maxOpsPerChange {
+			return 0, errChunk("too many operations")
+		}
+	}
+	return count, nil
+}
+
+// sleb decodes a signed LEB128 of at most 10 bytes, bounded to ±2^40 so
+// that run lengths cannot overflow a count.
+func sleb(b []byte) (int64, int, bool) {
+	var v int64
+	var shift uint
+	for i := 0; i < len(b) && i < 10; i++ {
+		x := b[i]
+		v |= int64(x&0x7f) << shift
+		shift += 7
+		if x&0x80 == 0 {
+			if shift < 64 && x&0x40 != 0 {
+				v |= -1 << shift
+			}
+			if v > 1<<40 || v < -(1<<40) {
+				return 0, 0, false
+			}
+			return v, i + 1, true
+		}
+	}
+	return 0, 0, false
 }
 
 // uleb decodes an unsigned LEB128 of at most 10 bytes.

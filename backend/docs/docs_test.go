@@ -35,7 +35,7 @@ func TestPostEditDeleteSaveLoad(t *testing.T) {
 
 	store := map[DocID]Stored{}
 	for _, d := range c.Dirty() {
-		store[d.ID()] = Stored{Saved: d.Save(), Pending: d.Pending()}
+		store[d.ID()] = Stored{Saved: saved(t, d), Pending: d.Pending()}
 	}
 	if len(store) != 2 {
 		t.Fatalf("dirty documents: %d, want index and one shard", len(store))
@@ -180,7 +180,7 @@ func TestApplyAnyOrderIdempotent(t *testing.T) {
 	// Save mid-way with changes held, reload, continue.
 	store := map[DocID]Stored{}
 	for _, d := range cb.Dirty() {
-		store[d.ID()] = Stored{Saved: d.Save(), Pending: d.Pending()}
+		store[d.ID()] = Stored{Saved: saved(t, d), Pending: d.Pending()}
 	}
 	day, _ := DayOf(t0)
 	if s, _ := cb.Shard(day); s.PendingCount() == 0 {
@@ -223,7 +223,7 @@ func TestRejectedInputLeavesDocumentUnchanged(t *testing.T) {
 	good := dec.Docs[0].Changes
 	flipped := bytes.Clone(good)
 	flipped[len(flipped)-1] ^= 1
-	docChunk := ca.Index().Save()
+	docChunk := saved(t, ca.Index().Document)
 	cases := map[string][]byte{
 		"garbage":        []byte("not automerge at all"),
 		"truncated":      good[:len(good)-3],
@@ -358,7 +358,7 @@ func TestSnapshot(t *testing.T) {
 	mid := s.Heads()
 	mustPost(t, c, "two")
 
-	snap := s.Snapshot()
+	snap := snapshot(t, s.Document)
 	if err := VerifySnapshot(snap); err != nil {
 		t.Fatal(err)
 	}

@@ -48,6 +48,12 @@ type Document struct {
 	opts    Options
 	pending map[Head]rawChange // received, waiting for dependencies
 	broken  bool               // a failed restore: refuse all use
+	seqs    map[string]uint64  // actor → newest sequence number applied; nil until needed
+	maxOps  map[Head]uint64    // change → its last op counter; built with seqs
+
+	proven   []Head // heads whose saved form is known to load
+	unproven bool   // changes were received since proven
+	rejected []Head // received changes Save dropped (TakeRejected)
 }
 
 // Options says who writes locally and where time and randomness come from.
@@ -89,6 +95,7 @@ func LoadDocument(id DocID, saved, pending []byte, o Options) (*Document, error)
 
 func newDocument(id DocID, am *automerge.Doc, o Options) (*Document, error) {
 	d := &Document{id: id, doc: am, author: o.Author, opts: o, pending: map[Head]rawChange{}}
+	d.proven = d.Heads()
 	if o.Clock == nil {
 		return nil, errors.New("docs: Options.Clock is required")
 	}
@@ -136,7 +143,149 @@ func (d *Document) Has(h Head) bool {
 
 // Save returns the whole document (pending changes excluded; see
 // [Document.Pending]).
-func (d *Document) Save() []byte { return d.doc.Save() }
+//
+// Automerge's apply accepts some malformed changes that its loader then
+// refuses (a non-canonical column encoding, say), which would leave a
+// document that cannot be reopened. So when changes have been received
+// since the last save, Save proves that the bytes load back to the same
+// heads. If they do not, it rebuilds the document from the last proven
+// state, replaying the changes since one at a time and dropping each
+// received change that breaks the round trip (and holding changes that
+// depend on a dropped one); the dropped changes are reported by
+// [Document.TakeRejected]. The returned bytes always load.
+func (d *Document) Save() ([]byte, error) {
+	if d.broken {
+		return nil, ErrBroken
+	}
+	b := d.doc.Save()
+	if !d.unproven {
+		return b, nil
+	}
+	heads := d.Heads()
+	if loadsTo(b, heads) {
+		d.proven, d.unproven = heads, false
+		return b, nil
+	}
+	if err := d.rebuild(); err != nil {
+		return nil, err
+	}
+	return d.doc.Save(), nil
+}
+
+// loadsTo reports whether b loads to a document with exactly heads.
+func loadsTo(b []byte, heads []Head) bool {
+	am, err := automerge.Load(b)
+	if err != nil {
+		return false
+	}
+	got := make([]Head, 0, len(heads))
+	for _, h := range am.Heads() {
+		got = append(got, Head(h))
+	}
+	return equalHeads(sortHeads(got), heads)
+}
+
+// rebuild replays every change above the last proven heads onto a fork at
+// them, proving the round trip after each received change.
+func (d *Document) rebuild() error {
+	chs, err := d.doc.Changes(toHashes(d.proven)...)
+	if err != nil {
+		d.broken = true
+		return fmt.Errorf("%w: %v", ErrBroken, err)
+	}
+	fresh, err := d.forkAt(d.proven)
+	if err != nil {
+		return err
+	}
+	rejected := map[Head]bool{}
+	for _, ch := range chs {
+		rc, _, err := parseChunk(ch.Save())
+		if err != nil {
+			rejected[rc.hash] = true
+			continue
+		}
+		skip := false
+		for _, dep := range rc.deps {
+			if rejected[dep] {
+				skip = true
+			}
+		}
+		if skip {
+			d.pending[rc.hash] = rc // waits for a change that will never come
+			continue
+		}
+		before := headsOf(fresh)
+		if err := fresh.LoadIncremental(rc.bytes); err != nil {
+			rejected[rc.hash] = true
+			continue
+		}
+		if actorOf(rc, d.author) && !d.author.IsZero() {
+			continue // our own change: Automerge wrote it
+		}
+		if !loadsTo(fresh.Save(), headsOf(fresh)) {
+			rejected[rc.hash] = true
+			d.rejected = append(d.rejected, rc.hash)
+			if fresh, err = forkDoc(fresh, before); err != nil {
+				d.broken = true
+				return err
+			}
+		}
+	}
+	if err := fresh.SetActorID(d.doc.ActorID()); err != nil {
+		d.broken = true
+		return fmt.Errorf("%w: %v", ErrBroken, err)
+	}
+	d.doc = fresh
+	d.seqs, d.maxOps = nil, nil
+	d.proven, d.unproven = d.Heads(), false
+	return nil
+}
+
+// TakeRejected returns the received changes that Save dropped since the
+// last call (each one a change a member wrote that would have made the
+// document unloadable: worth an alert), and forgets them.
+func (d *Document) TakeRejected() []Head {
+	r := d.rejected
+	d.rejected = nil
+	return r
+}
+
+func toHashes(hs []Head) []automerge.ChangeHash {
+	out := make([]automerge.ChangeHash, len(hs))
+	for i, h := range hs {
+		out[i] = automerge.ChangeHash(h)
+	}
+	return out
+}
+
+func headsOf(am *automerge.Doc) []Head {
+	hs := am.Heads()
+	out := make([]Head, len(hs))
+	for i, h := range hs {
+		out[i] = Head(h)
+	}
+	return sortHeads(out)
+}
+
+// forkDoc returns am as it was at heads (an empty document for none).
+func forkDoc(am *automerge.Doc, heads []Head) (*automerge.Doc, error) {
+	if len(heads) == 0 {
+		return automerge.New(), nil
+	}
+	f, err := am.Fork(toHashes(heads)...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: fork: %v", ErrBroken, err)
+	}
+	return f, nil
+}
+
+func (d *Document) forkAt(heads []Head) (*automerge.Doc, error) {
+	f, err := forkDoc(d.doc, heads)
+	if err != nil {
+		d.broken = true
+	}
+	return f, err
+}
 
 // Pending returns the received changes still waiting for their
 // dependencies, concatenated in ascending hash order ("" when none).
@@ -213,6 +362,9 @@ func (d *Document) applyRaw(cs []rawChange) (ApplyResult, error) {
 	}
 	res.Applied = n
 	res.Pending = len(d.pending)
+	if n > 0 {
+		d.unproven = true
+	}
 	return res, nil
 }
 
@@ -241,6 +393,9 @@ func (d *Document) drain() (int, error) {
 		h := ready[0]
 		ready = ready[1:]
 		c := d.pending[h]
+		if err := d.checkChange(c); err != nil {
+			return applied, err
+		}
 		if err := d.doc.LoadIncremental(c.bytes); err != nil {
 			return applied, fmt.Errorf("%w: %v", ErrBadChanges, err)
 		}
@@ -248,6 +403,7 @@ func (d *Document) drain() (int, error) {
 			return applied, fmt.Errorf("%w: change %s was not applied", ErrBadChanges, h)
 		}
 		delete(d.pending, h)
+		d.noteChange(c)
 		applied++
 		for _, w := range waiters[h] {
 			missing[w]--
@@ -259,6 +415,64 @@ func (d *Document) drain() (int, error) {
 	return applied, nil
 }
 
+// checkChange enforces what Automerge's loader requires and its apply does
+// not check, so that no received change can leave a document that fails to
+// load from its own save:
+//
+//   - an actor's changes are numbered 1, 2, 3, … in causal order;
+//   - a change's first op counter is one past the largest op counter of
+//     the changes it depends on (1 with no dependencies).
+func (d *Document) checkChange(c rawChange) error {
+	if err := d.indexChanges(); err != nil {
+		return err
+	}
+	if last := d.seqs[string(c.actor)]; c.seq != last+1 {
+		return fmt.Errorf("%w: change %s has sequence number %d after %d", ErrBadChanges, c.hash, c.seq, last)
+	}
+	var want uint64 = 1
+	for _, dep := range c.deps {
+		m, ok := d.maxOps[dep]
+		if !ok {
+			return fmt.Errorf("%w: change %s depends on an unknown change", ErrBadChanges, c.hash)
+		}
+		want = max(want, m+1)
+	}
+	if c.startOp != want {
+		return fmt.Errorf("%w: change %s starts at op %d, not %d", ErrBadChanges, c.hash, c.startOp, want)
+	}
+	return nil
+}
+
+// indexChanges builds seqs and maxOps from the document's changes, once.
+func (d *Document) indexChanges() error {
+	if d.seqs != nil {
+		return nil
+	}
+	seqs, maxOps := map[string]uint64{}, map[Head]uint64{}
+	chs, err := d.doc.Changes()
+	if err != nil {
+		return fmt.Errorf("docs: reading changes: %w", err)
+	}
+	for _, ch := range chs {
+		rc, _, err := parseChunk(ch.Save())
+		if err != nil {
+			return fmt.Errorf("docs: reading changes: %w", err)
+		}
+		seqs[string(rc.actor)] = max(seqs[string(rc.actor)], rc.seq)
+		maxOps[rc.hash] = rc.maxOp()
+	}
+	d.seqs, d.maxOps = seqs, maxOps
+	return nil
+}
+
+// noteChange records an applied or committed change in the indexes.
+func (d *Document) noteChange(c rawChange) {
+	if d.seqs != nil {
+		d.seqs[string(c.actor)] = c.seq
+		d.maxOps[c.hash] = c.maxOp()
+	}
+}
+
 // restore puts the document back at heads and the pending set back to
 // saved, after a change Automerge refused part-way through a batch. It fails
 // only if Automerge cannot rebuild the document at heads it reported a
@@ -266,23 +480,13 @@ func (d *Document) drain() (int, error) {
 // ([ErrBroken]) so that the caller reloads it from the store.
 func (d *Document) restore(heads []Head, saved map[Head]rawChange) error {
 	d.pending = saved
+	d.seqs, d.maxOps = nil, nil
 	if equalHeads(d.Heads(), heads) {
 		return nil
 	}
-	var fresh *automerge.Doc
-	if len(heads) == 0 {
-		fresh = automerge.New()
-	} else {
-		hs := make([]automerge.ChangeHash, len(heads))
-		for i, h := range heads {
-			hs[i] = automerge.ChangeHash(h)
-		}
-		f, err := d.doc.Fork(hs...)
-		if err != nil {
-			d.broken = true
-			return fmt.Errorf("%w: restoring %s: %v", ErrBroken, d.id.Short(), err)
-		}
-		fresh = f
+	fresh, err := d.forkAt(heads)
+	if err != nil {
+		return fmt.Errorf("restoring %s: %w", d.id.Short(), err)
 	}
 	if err := fresh.SetActorID(d.doc.ActorID()); err != nil {
 		d.broken = true
@@ -342,7 +546,13 @@ func (d *Document) commitAt(now time.Time) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("docs: commit: %w", err)
 	}
-	return ch.Save(), nil
+	raw := ch.Save()
+	rc, _, err := parseChunk(raw)
+	if err != nil {
+		return nil, fmt.Errorf("docs: own change: %w", err)
+	}
+	d.noteChange(rc)
+	return raw, nil
 }
 
 func (d *Document) root() *automerge.Map { return d.doc.RootMap() }

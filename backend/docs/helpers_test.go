@@ -86,8 +86,26 @@ func state(d *Document) []byte {
 		b.Write(h[:])
 	}
 	b.WriteString("|")
-	b.Write(d.Save())
+	b.Write(d.doc.Save())
 	b.WriteString("|")
 	b.Write(d.Pending())
 	return b.Bytes()
+}
+
+func saved(t testing.TB, d *Document) []byte {
+	t.Helper()
+	b, err := d.Save()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func snapshot(t testing.TB, d *Document) Snapshot {
+	t.Helper()
+	s, err := d.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

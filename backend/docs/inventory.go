@@ -29,13 +29,21 @@ func (s Snapshot) Entry() InventoryEntry {
 // shard it lists. The first element is the index snapshot (its hash is the
 // checkpoint's index_snapshot_hash); the inventory is the entries of all.
 func (c *Channel) Checkpoint() ([]Snapshot, error) {
-	out := []Snapshot{c.index.Snapshot()}
+	is, err := c.index.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	out := []Snapshot{is}
 	for _, day := range c.index.Shards() {
 		s, err := c.Shard(day)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, s.Snapshot())
+		ss, err := s.Snapshot()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ss)
 	}
 	return out, nil
 }

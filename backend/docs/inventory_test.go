@@ -63,7 +63,7 @@ func TestLoadAndReadOnly(t *testing.T) {
 		t.Fatalf("garbage saved bytes: %v", err)
 	}
 	s, _ := NewShard(g, day, a.opts)
-	if _, err := LoadShard(g, day, s.Save(), []byte("garbage"), a.opts); !errors.Is(err, ErrBadSaved) {
+	if _, err := LoadShard(g, day, saved(t, s.Document), []byte("garbage"), a.opts); !errors.Is(err, ErrBadSaved) {
 		t.Fatalf("garbage pending bytes: %v", err)
 	}
 	ro, err := NewShard(g, day, Options{Clock: a.clock.now})

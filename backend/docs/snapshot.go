@@ -44,11 +44,15 @@ func SnapshotHash(doc DocID, heads []Head, b []byte) [32]byte {
 	return sha256.Sum256(w.Bytes())
 }
 
-// Snapshot returns the document as it is now (held changes excluded).
-func (d *Document) Snapshot() Snapshot {
+// Snapshot returns the document as it is now (held changes excluded),
+// through [Document.Save], so the bytes are proven to load.
+func (d *Document) Snapshot() (Snapshot, error) {
+	b, err := d.Save()
+	if err != nil {
+		return Snapshot{}, err
+	}
 	heads := d.Heads()
-	b := d.doc.Save()
-	return Snapshot{Doc: d.id, Heads: heads, Bytes: b, Hash: SnapshotHash(d.id, heads, b)}
+	return Snapshot{Doc: d.id, Heads: heads, Bytes: b, Hash: SnapshotHash(d.id, heads, b)}, nil
 }
 
 // SnapshotAt returns the document as it was at heads: exactly the changes
@@ -73,6 +77,9 @@ func (d *Document) SnapshotAt(heads []Head) (Snapshot, error) {
 		b = f.Save()
 	}
 	sorted := sortHeads(append([]Head(nil), heads...))
+	if !loadsTo(b, sorted) {
+		return Snapshot{}, fmt.Errorf("%w: the document at these heads does not load", ErrBadSnapshot)
+	}
 	return Snapshot{Doc: d.id, Heads: sorted, Bytes: b, Hash: SnapshotHash(d.id, sorted, b)}, nil
 }
 

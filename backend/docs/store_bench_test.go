@@ -116,11 +116,19 @@ func storeDoc(g wire.ID, d *docs.Document) store.Document {
 	for i, h := range heads {
 		hs[i] = h
 	}
-	sd := store.Document{ID: d.ID(), Group: g, Saved: d.Save(), Pending: d.Pending(), Heads: hs}
+	sd := store.Document{ID: d.ID(), Group: g, Saved: mustSave(d), Pending: d.Pending(), Heads: hs}
 	if d.ID() == docs.IndexID(g) {
 		sd.Kind = uint8(docs.KindIndex)
 	} else {
 		sd.Kind = uint8(docs.KindChat)
 	}
 	return sd
+}
+
+func mustSave(d *docs.Document) []byte {
+	b, err := d.Save()
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
