@@ -41,8 +41,8 @@ func (h Head) String() string { return hex.EncodeToString(h[:]) }
 // rawChange is one change chunk split out of a payload, with the fields of
 // its header that Weald checks before handing it to Automerge.
 type rawChange struct {
-	hash  Head
-	deps  []Head
+	hash    Head
+	deps    []Head
 	actor   []byte
 	seq     uint64
 	startOp uint64
