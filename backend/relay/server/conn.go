@@ -86,7 +86,7 @@ func (c *conn) replyErr(id uint32, e *wire.Error) error {
 // subscription gapless: envelopes at or below the last pushed seq are
 // skipped, and a gap (a push that does not continue from the last seq)
 // schedules a catch-up fetch instead.
-func (c *conn) push(group wire.ID, envs []wire.SeqEnvelope) bool {
+func (c *conn) push(group wire.ID, envs []wire.SeqEnvelope, frame func() []byte) bool {
 	c.mu.Lock()
 	st := c.subs[group]
 	if st == nil || c.kicked {
@@ -102,6 +102,7 @@ func (c *conn) push(group wire.ID, envs []wire.SeqEnvelope) bool {
 	for i < len(envs) && envs[i].Seq <= st.last {
 		i++
 	}
+	whole := i == 0
 	envs = envs[i:]
 	if len(envs) == 0 {
 		c.mu.Unlock()
@@ -113,8 +114,13 @@ func (c *conn) push(group wire.ID, envs []wire.SeqEnvelope) bool {
 		go c.catchUp(group)
 		return true
 	}
-	b, err := wire.EncodeFrame(wire.Frame{Body: &wire.EventEnvelopes{Group: group, Envelopes: envs}})
-	if err != nil {
+	var b []byte
+	if whole {
+		b = frame()
+	} else {
+		b, _ = wire.EncodeFrame(wire.Frame{Body: &wire.EventEnvelopes{Group: group, Envelopes: envs}})
+	}
+	if b == nil {
 		c.mu.Unlock()
 		return true
 	}

@@ -12,8 +12,9 @@ type member interface {
 	// connection authenticated with, and its kind.
 	principal() (ws wire.ID, key wire.ID, kind wire.PrincipalKind)
 	// push queues accepted envelopes for the client without blocking; false
-	// means the client is too slow and must be disconnected.
-	push(group wire.ID, envs []wire.SeqEnvelope) bool
+	// means the client is too slow and must be disconnected. frame returns
+	// the EventEnvelopes encoding of exactly envs (shared by subscribers).
+	push(group wire.ID, envs []wire.SeqEnvelope, frame func() []byte) bool
 	// kick closes the connection, telling the client why.
 	kick(e *wire.Error)
 }
@@ -136,9 +137,17 @@ func (h *hub) publish(ws, group wire.ID, envs []wire.SeqEnvelope) int {
 		targets = append(targets, m)
 	}
 	h.mu.RUnlock()
+	var once sync.Once
+	var enc []byte
+	frame := func() []byte {
+		once.Do(func() {
+			enc, _ = wire.EncodeFrame(wire.Frame{Body: &wire.EventEnvelopes{Group: group, Envelopes: envs}})
+		})
+		return enc
+	}
 	n := 0
 	for _, m := range targets {
-		if m.push(group, envs) {
+		if m.push(group, envs, frame) {
 			n++
 		} else {
 			m.kick(wire.Errorf(CodeSlowConsumer,
