@@ -1,17 +1,87 @@
 import { useState } from 'react'
-import type { Status } from '../lib/api'
-import { EmptyState } from './EmptyState'
+import type { Channel, Message } from '../lib/api'
+import { plainMessage } from '../state/errors'
+import type { Outgoing } from '../state/useMessages'
+import { ErrorNote } from './Dialog'
 
-/** MessagePane: the message history and the composer below it. */
-export function MessagePane({ status, loading }: { status?: Status; loading: boolean }) {
+const time = (ms: number) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
+
+/** MessagePane: the channel's history, the sends in flight and the composer below. */
+export function MessagePane({
+  channel,
+  messages,
+  outgoing,
+  loading,
+  error,
+  onSend,
+  onRetry,
+  onDiscard,
+}: {
+  channel?: Channel
+  messages: Message[]
+  outgoing: Outgoing[]
+  loading: boolean
+  error: { code: string; message: string } | null
+  onSend: (text: string) => void
+  onRetry: (key: string) => void
+  onDiscard: (key: string) => void
+}) {
   const [draft, setDraft] = useState('')
-  const canSend = !!status?.hasWorkspace && draft.trim() !== ''
+  // Ready means the Send button is enabled (gaps.md "Onboarding"); an empty draft is simply not sent.
+  const canSend = !!channel && channel.joined
   return (
     <section className="pane">
-      <div className="messages" aria-live="polite" aria-label="Messages">
-        {loading ? <p className="muted">Loading…</p> : !status?.hasWorkspace ? <EmptyState /> : null}
+      <div className="messages" role="log" aria-label="Messages" aria-live="polite">
+        {loading ? <p className="muted">Loading messages…</p> : null}
+        {error ? <ErrorNote error={{ code: error.code, message: plainMessage(error) }} /> : null}
+        {!loading && channel && messages.length === 0 && outgoing.length === 0 ? (
+          <p className="muted">No messages in #{channel.name} yet. Say hello.</p>
+        ) : null}
+        <ol className="message-list">
+          {messages.map((m) => (
+            <li key={m.id} className="message" data-mine={m.mine || undefined}>
+              <div className="message-meta">
+                <span className="author">{m.author}</span> <time dateTime={new Date(m.sentAt).toISOString()}>{time(m.sentAt)}</time>
+              </div>
+              <div className="message-text">{m.text}</div>
+            </li>
+          ))}
+          {outgoing.map((o) => (
+            <li key={o.key} className="message outgoing" data-state={o.state}>
+              <div className="message-meta">
+                <span className="author">You</span>{' '}
+                <span className="send-state" role="status">
+                  {o.state === 'sending' ? 'Sending…' : 'Not sent'}
+                </span>
+              </div>
+              <div className="message-text">{o.text}</div>
+              {o.state === 'failed' && o.error ? (
+                <div className="send-error">
+                  <p role="alert">
+                    {plainMessage(o.error)} <code>{o.error.code}</code>
+                  </p>
+                  <button type="button" onClick={() => onRetry(o.key)}>
+                    Send again
+                  </button>
+                  <button type="button" onClick={() => onDiscard(o.key)}>
+                    Discard
+                  </button>
+                </div>
+              ) : null}
+            </li>
+          ))}
+        </ol>
       </div>
-      <form className="composer" onSubmit={(e) => e.preventDefault()} aria-label="Composer">
+      <form
+        className="composer"
+        aria-label="Composer"
+        onSubmit={(e) => {
+          e.preventDefault()
+          if (!canSend || draft.trim() === '') return
+          onSend(draft.trim())
+          setDraft('')
+        }}
+      >
         <label htmlFor="composer-input" className="visually-hidden">
           Message
         </label>
@@ -19,8 +89,8 @@ export function MessagePane({ status, loading }: { status?: Status; loading: boo
           id="composer-input"
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
-          placeholder={status?.hasWorkspace ? 'Message #general' : 'Join a workspace to send messages'}
-          disabled={!status?.hasWorkspace}
+          placeholder={channel ? (channel.joined ? `Message #${channel.name}` : `Joining #${channel.name}…`) : 'Join a workspace to send messages'}
+          disabled={!channel || !channel.joined}
         />
         <button type="submit" disabled={!canSend}>
           Send

@@ -1,48 +1,237 @@
-import { describe, expect, it, vi, beforeEach } from 'vitest'
-import { render, screen } from '@testing-library/react'
+import { describe, expect, it, beforeEach } from 'vitest'
+import { act, render, screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { ApiError } from '../lib/api'
+import { chan, defaults, holder, hex, makeApi, msg, notBuilt, policy, ws } from '../test/apiMock'
 
-const status = vi.fn()
-vi.mock('../lib/api', async (orig) => {
-  const real = await orig<typeof import('../lib/api')>()
-  return { ...real, api: { status: () => status() } }
-})
+vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
 
 import { Shell } from './Shell'
 
+const status = { version: '9.9.9', dataDir: '/tmp/weald-x', hasWorkspace: false, workspaces: [] }
+
+function inWorkspace(channels = defaults(), messages = [msg({ text: 'hello' })]) {
+  const a = holder.current.api
+  a.workspaces.list.mockResolvedValue([ws()])
+  a.channels.list.mockResolvedValue(channels)
+  a.messages.list.mockResolvedValue(messages)
+  a.messages.markRead.mockResolvedValue(undefined)
+}
+
 describe('Shell', () => {
-  beforeEach(() => status.mockReset())
+  beforeEach(async () => {
+    holder.current = makeApi()
+    const a = holder.current.api
+    a.status.mockResolvedValue(status)
+    a.projects.list.mockResolvedValue([])
+    a.workspaces.list.mockRejectedValue(await notBuilt())
+  })
 
   it('shows backend state and the two ways in when there is no workspace', async () => {
-    status.mockResolvedValue({ version: '9.9.9', dataDir: '/tmp/weald-x', hasWorkspace: false, workspaces: [] })
     render(<Shell />)
     expect(await screen.findByTestId('version')).toHaveProperty('textContent', '9.9.9')
     expect(screen.getByTestId('data-dir').textContent).toBe('/tmp/weald-x')
-    expect(screen.getByRole('button', { name: 'Create a workspace' })).toBeTruthy()
+    expect(await screen.findByRole('button', { name: 'Create a workspace' })).toBeTruthy()
     expect(screen.getByRole('button', { name: 'Join with an invite' })).toBeTruthy()
-    expect((screen.getByRole('button', { name: 'Send' }) as HTMLButtonElement).disabled).toBe(true)
+    expect(screen.queryByRole('button', { name: 'Send' })).toBeNull()
     expect(screen.getByRole('navigation', { name: 'Workspace' })).toBeTruthy()
   })
 
-  it('says plainly that creation is not in this build when chosen', async () => {
-    status.mockResolvedValue({ version: '1', dataDir: '/d', hasWorkspace: false, workspaces: [] })
+  it('says in plain words that this build cannot create a workspace yet', async () => {
+    holder.current.api.workspaces.create.mockRejectedValue(await notBuilt())
     render(<Shell />)
     await userEvent.click(await screen.findByRole('button', { name: 'Create a workspace' }))
-    expect(screen.getByRole('status').textContent).toMatch(/does not include yet/)
+    await userEvent.type(screen.getByLabelText('Workspace name'), 'Acme')
+    await userEvent.type(screen.getByLabelText('Your name'), 'Ada')
+    await userEvent.type(screen.getByLabelText('Relay address'), 'ws://127.0.0.1:1')
+    await userEvent.click(screen.getByRole('button', { name: 'Create workspace' }))
+    expect((await screen.findByRole('alert')).textContent).toMatch(/does not include the workspace engine yet.*app\/not_built/)
   })
 
-  it('shows a workspace that exists instead of the empty state', async () => {
-    status.mockResolvedValue({ version: '1', dataDir: '/d', hasWorkspace: true, workspaces: [{ id: 'ws-abc' }] })
+  it('creates a workspace: the recovery phrase once, a confirm step, then #general ready to send', async () => {
+    const words = Array.from({ length: 24 }, (_, i) => `word${i + 1}`)
+    const a = holder.current.api
+    a.workspaces.create.mockResolvedValue({ workspace: ws(), recoveryPhrase: words })
+    a.channels.list.mockResolvedValue(defaults())
+    a.messages.list.mockResolvedValue([])
+    a.messages.markRead.mockResolvedValue(undefined)
     render(<Shell />)
-    expect(await screen.findByText('ws-abc')).toBeTruthy()
-    expect(screen.queryByRole('button', { name: 'Create a workspace' })).toBeNull()
-    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('#general')
+    await userEvent.click(await screen.findByRole('button', { name: 'Create a workspace' }))
+    await userEvent.type(screen.getByLabelText('Workspace name'), ' Acme ')
+    await userEvent.type(screen.getByLabelText('Your name'), 'Ada')
+    await userEvent.type(screen.getByLabelText('Relay address'), 'ws://127.0.0.1:1{Enter}')
+    expect(a.workspaces.create).toHaveBeenCalledWith('Acme', 'Ada', 'ws://127.0.0.1:1')
+    const phrase = await screen.findByRole('list', { name: 'Recovery phrase' })
+    expect(within(phrase).getAllByRole('listitem').map((li) => li.textContent)).toEqual(words)
+    await userEvent.click(screen.getByRole('button', { name: 'I have written them down' }))
+    // The phrase is no longer on screen while confirming.
+    expect(screen.queryByRole('list', { name: 'Recovery phrase' })).toBeNull()
+    const asked = screen.getAllByLabelText(/^Word \d+$/)
+    expect(asked.length).toBe(3)
+    for (const input of asked) await userEvent.type(input, 'wrong')
+    await userEvent.click(screen.getByRole('button', { name: 'Confirm' }))
+    expect((await screen.findByRole('alert')).textContent).toMatch(/do not match/)
+    for (const input of asked) {
+      const n = Number(/\d+/.exec(input.id)![0])
+      await userEvent.clear(input)
+      await userEvent.type(input, words[n])
+    }
+    await userEvent.click(screen.getByRole('button', { name: 'Confirm' }))
+    expect((await screen.findByRole('heading', { level: 1 })).textContent).toBe('#general')
+    expect((screen.getByRole('button', { name: 'Send' }) as HTMLButtonElement).disabled).toBe(false)
+  })
+
+  it('joins with a pasted invite link', async () => {
+    const a = holder.current.api
+    a.workspaces.join.mockResolvedValue(ws({ name: 'Beta' }))
+    a.channels.list.mockResolvedValue(defaults())
+    a.messages.list.mockResolvedValue([msg({ text: 'first!' })])
+    a.messages.markRead.mockResolvedValue(undefined)
+    render(<Shell />)
+    await userEvent.click(await screen.findByRole('button', { name: 'Join with an invite' }))
+    await userEvent.type(screen.getByLabelText('Invite link'), '  weald://join/abc  ')
+    await userEvent.click(screen.getByRole('button', { name: 'Join' }))
+    expect(a.workspaces.join).toHaveBeenCalledWith('weald://join/abc')
+    expect(await screen.findByText('first!')).toBeTruthy()
+  })
+
+  it('refuses a bad link in plain words and stays on the form', async () => {
+    holder.current.api.workspaces.join.mockRejectedValue(new ApiError('invite/bad_link', 'not a link'))
+    render(<Shell />)
+    await userEvent.click(await screen.findByRole('button', { name: 'Join with an invite' }))
+    await userEvent.type(screen.getByLabelText('Invite link'), 'nonsense')
+    await userEvent.click(screen.getByRole('button', { name: 'Join' }))
+    expect((await screen.findByRole('alert')).textContent).toMatch(/not a Weald invite link.*paste it again/)
+    expect((screen.getByLabelText('Invite link') as HTMLTextAreaElement).value).toBe('nonsense')
+  })
+
+  it('lists default channels first with #activity muted, unread counts, and the lock state of the open one', async () => {
+    inWorkspace([...defaults(), chan({ name: 'design', unread: 2 }), chan({ name: 'hr', policy: policy({ admission: 'explicit', history: 'closed', hash: hex(0x77) }) })])
+    render(<Shell />)
+    await screen.findByRole('button', { name: '#general' })
+    const defaultsList = screen.getByRole('list', { name: 'Default channels' })
+    expect(within(defaultsList).getAllByRole('button', { name: /^#/ }).map((b) => b.getAttribute('aria-label'))).toEqual(['#general', '#activity, muted'])
+    const others = screen.getByRole('list', { name: 'Other channels' })
+    expect(within(others).getByRole('button', { name: '#design, 2 unread' })).toBeTruthy()
+    const lock = screen.getByTestId('lock-state')
+    expect(lock.textContent).toMatch(/Anyone in the workspace can join.*Joiners see the history/)
+    expect(lock.getAttribute('title')).toBe(`Policy ${hex(0x6e)}`)
+    await userEvent.click(within(others).getByRole('button', { name: /^#hr/ }))
+    expect(screen.getByTestId('lock-state').textContent).toMatch(/Members add people.*Joiners see messages from joining on/)
+    expect(screen.getByTestId('lock-state').getAttribute('title')).toBe(`Policy ${hex(0x77)}`)
+    expect(screen.getByTestId('lock-state').dataset.lock).toBe('locked')
+  })
+
+  it('offers rename, mute and reorder for defaults but never delete or archive', async () => {
+    inWorkspace([...defaults(), chan({ name: 'design' })])
+    const a = holder.current.api
+    a.channels.rename.mockImplementation(async (_w: string, id: string, name: string) => ({ ...defaults()[0], id, name }))
+    a.channels.setMuted.mockImplementation(async (_w: string, id: string, muted: boolean) => ({ ...defaults()[0], id, muted }))
+    render(<Shell />)
+    await userEvent.click(await screen.findByRole('button', { name: 'Options for #general' }))
+    let menu = screen.getByRole('menu')
+    expect(within(menu).getAllByRole('menuitem').map((m) => m.textContent)).toEqual(['Rename', 'Mute', 'Move down'])
+    await userEvent.click(within(menu).getByRole('menuitem', { name: 'Rename' }))
+    const input = screen.getByLabelText('New name for #general')
+    await userEvent.clear(input)
+    await userEvent.type(input, 'lobby{Enter}')
+    expect(a.channels.rename).toHaveBeenCalledWith(hex(1), hex(0x10), 'lobby')
+    expect(await screen.findByRole('button', { name: '#lobby' })).toBeTruthy()
+
+    await userEvent.click(screen.getByRole('button', { name: 'Options for #activity' }))
+    menu = screen.getByRole('menu')
+    expect(within(menu).getAllByRole('menuitem').map((m) => m.textContent)).toEqual(['Rename', 'Unmute', 'Move up'])
+    await userEvent.click(screen.getByRole('button', { name: 'Options for #activity' }))
+
+    await userEvent.click(screen.getByRole('button', { name: 'Options for #design' }))
+    expect(within(screen.getByRole('menu')).getAllByRole('menuitem').map((m) => m.textContent)).toEqual(['Rename', 'Mute', 'Archive'])
+  })
+
+  it('moves a default channel down within the defaults', async () => {
+    inWorkspace()
+    const a = holder.current.api
+    a.channels.move.mockResolvedValue([defaults()[1], defaults()[0]])
+    render(<Shell />)
+    await userEvent.click(await screen.findByRole('button', { name: 'Options for #general' }))
+    await userEvent.click(screen.getByRole('menuitem', { name: 'Move down' }))
+    expect(a.channels.move).toHaveBeenCalledWith(hex(1), hex(0x10), 1)
+    const list = screen.getByRole('list', { name: 'Default channels' })
+    expect(within(list).getAllByRole('button', { name: /^#/ }).map((b) => b.getAttribute('aria-label'))).toEqual(['#activity, muted', '#general'])
+  })
+
+  it('shows a channel created elsewhere without any action (channels:changed)', async () => {
+    inWorkspace()
+    render(<Shell />)
+    await screen.findByRole('button', { name: '#general' })
+    act(() => holder.current.emit('channels', { workspace: hex(1), channels: [...defaults(), chan({ name: 'launch' })] }))
+    expect(await screen.findByRole('button', { name: '#launch' })).toBeTruthy()
+    act(() => holder.current.emit('channels', { workspace: hex(2), channels: [] }))
+    expect(screen.getByRole('button', { name: '#launch' })).toBeTruthy()
+  })
+
+  it('sends a message showing its sending state, and a byte-budget refusal in words that say what to do', async () => {
+    inWorkspace()
+    const a = holder.current.api
+    let resolve!: (m: unknown) => void
+    a.messages.send.mockImplementationOnce(() => new Promise((r) => (resolve = r)))
+    render(<Shell />)
+    expect(await screen.findByText('hello')).toBeTruthy()
+    await userEvent.type(screen.getByLabelText('Message'), 'shipping today{Enter}')
+    expect(a.messages.send).toHaveBeenCalledWith(hex(1), hex(0x10), 'shipping today')
+    expect(screen.getByText('Sending…')).toBeTruthy()
+    await act(async () => resolve(msg({ id: 'm2', text: 'shipping today', mine: true, author: 'Ada' })))
+    expect(screen.queryByText('Sending…')).toBeNull()
+    expect(screen.getByText('shipping today')).toBeTruthy()
+
+    a.messages.send.mockRejectedValueOnce(new ApiError('quota/log_budget_exhausted', 'budget'))
+    await userEvent.type(screen.getByLabelText('Message'), 'one more{Enter}')
+    const alert = await screen.findByRole('alert')
+    expect(alert.textContent).toMatch(/used all the storage its relay gives it.*Ask an admin.*then send it again/)
+    expect(alert.textContent).toContain('quota/log_budget_exhausted')
+    a.messages.send.mockResolvedValueOnce(msg({ id: 'm3', text: 'one more', mine: true }))
+    await userEvent.click(screen.getByRole('button', { name: 'Send again' }))
+    expect(await screen.findByText('one more')).toBeTruthy()
+    expect(screen.queryByRole('alert')).toBeNull()
+  })
+
+  it('shows a message from another member live', async () => {
+    inWorkspace()
+    render(<Shell />)
+    await screen.findByText('hello')
+    act(() => holder.current.emit('message', { workspace: hex(1), message: msg({ text: 'from bob', author: 'Bob' }) }))
+    expect(await screen.findByText('from bob')).toBeTruthy()
+  })
+
+  it('switches between workspaces, showing the other one’s unread count', async () => {
+    inWorkspace()
+    const a = holder.current.api
+    a.workspaces.list.mockResolvedValue([ws(), ws({ id: hex(2), name: 'Beta', unread: 5 })])
+    render(<Shell />)
+    const sel = (await screen.findByRole('combobox', { name: 'Switch workspace' })) as HTMLSelectElement
+    expect(within(sel).getByRole('option', { name: 'Beta (5 unread)' })).toBeTruthy()
+    a.channels.list.mockResolvedValue([chan({ id: hex(0x20), name: 'general', policy: policy({ default: true }) })])
+    a.messages.list.mockResolvedValue([msg({ text: 'beta says hi', channel: hex(0x20) })])
+    await userEvent.selectOptions(sel, hex(2))
+    expect(await screen.findByText('beta says hi')).toBeTruthy()
+    expect(a.channels.list).toHaveBeenLastCalledWith(hex(2))
+  })
+
+  it('shows progress for long work', async () => {
+    inWorkspace()
+    render(<Shell />)
+    await screen.findByText('hello')
+    act(() => holder.current.emit('progress', { id: 'join', label: 'Joining channels', done: 3, total: 8, finished: false }))
+    const bar = screen.getByRole('progressbar', { name: 'Joining channels (3 of 8)' }) as HTMLProgressElement
+    expect(bar.value).toBe(3)
+    act(() => holder.current.emit('progress', { id: 'join', label: 'Joining channels', done: 8, total: 8, finished: true }))
+    expect(screen.queryByRole('progressbar')).toBeNull()
   })
 
   it('shows a failing status call as an error with its code and a retry', async () => {
-    status.mockRejectedValueOnce(new ApiError('storage/unreadable', 'The data directory /d cannot be read.'))
-    status.mockResolvedValueOnce({ version: '2', dataDir: '/d', hasWorkspace: false, workspaces: [] })
+    const a = holder.current.api
+    a.status.mockReset()
+    a.status.mockRejectedValueOnce(new ApiError('storage/unreadable', 'The data directory /d cannot be read.'))
+    a.status.mockResolvedValueOnce({ ...status, version: '2' })
     render(<Shell />)
     const alert = await screen.findByRole('alert')
     expect(alert.textContent).toContain('storage/unreadable')

@@ -1,30 +1,189 @@
+import { useEffect, useMemo, useState } from 'react'
+import { api, type Channel, type Progress, type Workspace } from '../lib/api'
+import { splitChannels, unreadTotal } from '../state/channels'
+import { useChannels } from '../state/useChannels'
+import { useMessages } from '../state/useMessages'
+import { useProjects } from '../state/useProjects'
 import { useStatus } from '../state/useStatus'
-import { Sidebar } from './Sidebar'
+import { useWorkspaces } from '../state/useWorkspaces'
+import { plainMessage } from '../state/errors'
 import { ChannelHeader } from './ChannelHeader'
+import { ChannelList } from './ChannelList'
+import { ErrorNote } from './Dialog'
+import { FirstRun } from './FirstRun'
+import { InviteDialog } from './InviteDialog'
 import { MessagePane } from './MessagePane'
+import { NewChannelDialog } from './NewChannelDialog'
+import { ProgressList } from './Progress'
+import { AddProjectDialog, ProjectList, ProjectView } from './Projects'
+import { Sidebar, WorkspaceSwitcher } from './Sidebar'
+
+type View = { kind: 'channel' } | { kind: 'project'; folder: string } | { kind: 'first-run'; step: 'choose' | 'join' }
+type Modal = 'new-channel' | 'invite' | 'add-project' | null
 
 /** Shell is the application frame: sidebar, channel header, message pane. */
 export function Shell() {
   const [state, reload] = useStatus()
   const status = state.kind === 'ready' ? state.status : undefined
+  const projects = useProjects()
+  const wss = useWorkspaces()
+  const channels = useChannels(wss.current)
+  const [selected, setSelected] = useState<Record<string, string>>({})
+  const [view, setView] = useState<View>({ kind: 'channel' })
+  const [modal, setModal] = useState<Modal>(null)
+  const [progress, setProgress] = useState<Progress[]>([])
+
+  useEffect(
+    () => api.onProgress((p) => setProgress((list) => [...list.filter((x) => x.id !== p.id), p].filter((x) => !x.finished))),
+    [],
+  )
+
+  const current = wss.workspaces.find((w) => w.id === wss.current)
+  const { defaults } = splitChannels(channels.channels)
+  const channelId = (wss.current && selected[wss.current]) || defaults[0]?.id || null
+  const channel = channels.channels.find((c) => c.id === channelId)
+  const messages = useMessages(wss.current, channel?.id ?? null)
+  const unread = useMemo(() => {
+    const u: Record<string, number> = {}
+    for (const w of wss.workspaces) u[w.id] = w.id === wss.current ? unreadTotal(channels.channels) : w.unread
+    return u
+  }, [wss.workspaces, wss.current, channels.channels])
+
+  useEffect(() => {
+    if (channel && channel.unread > 0 && channel.joined) channels.markRead(channel.id)
+  }, [channel?.id, channel?.unread]) // eslint-disable-line react-hooks/exhaustive-deps
+
+  const selectChannel = (id: string) => {
+    if (wss.current) setSelected((s) => ({ ...s, [wss.current!]: id }))
+    setView({ kind: 'channel' })
+  }
+  const ready = (ws: Workspace) => {
+    wss.added(ws)
+    setView({ kind: 'channel' })
+  }
+  const project = view.kind === 'project' ? projects.projects.find((p) => p.folder === view.folder) : undefined
+  const noWorkspace = !wss.loading && wss.workspaces.length === 0
+
+  let main
+  if (state.kind === 'failed') {
+    main = (
+      <div className="pane-error" role="alert">
+        <p>
+          Weald could not read its state: {state.error.message} <code>{state.error.code}</code>
+        </p>
+        <button type="button" onClick={reload}>
+          Try again
+        </button>
+      </div>
+    )
+  } else if (project) {
+    main = (
+      <ProjectView
+        project={project}
+        workspaces={wss.workspaces}
+        onBind={projects.bind}
+        onForget={async (f) => {
+          await projects.forget(f)
+          setView({ kind: 'channel' })
+        }}
+        onJoin={() => setView({ kind: 'first-run', step: 'join' })}
+      />
+    )
+  } else if (view.kind === 'first-run' || noWorkspace) {
+    main = (
+      <FirstRun
+        key={view.kind === 'first-run' ? view.step : 'choose'}
+        initial={view.kind === 'first-run' ? view.step : 'choose'}
+        onReady={ready}
+        canCancel={!noWorkspace}
+        onCancel={() => setView({ kind: 'channel' })}
+      />
+    )
+  } else {
+    main = (
+      <MessagePane
+        channel={channel}
+        messages={messages.messages}
+        outgoing={messages.outgoing}
+        loading={state.kind === 'loading' || wss.loading || messages.loading}
+        error={messages.error}
+        onSend={messages.send}
+        onRetry={messages.retry}
+        onDiscard={messages.discard}
+      />
+    )
+  }
+
+  const showChannel = !project && view.kind === 'channel' && !noWorkspace
   return (
     <div className="shell" data-state={state.kind}>
-      <Sidebar status={status} />
-      <main className="main" aria-label="Channel">
-        <ChannelHeader title={status?.hasWorkspace ? 'general' : undefined} />
-        {state.kind === 'failed' ? (
-          <div className="pane-error" role="alert">
-            <p>
-              Weald could not read its state: {state.error.message} <code>{state.error.code}</code>
-            </p>
-            <button type="button" onClick={reload}>
-              Try again
-            </button>
-          </div>
+      <Sidebar
+        status={status}
+        header={
+          <WorkspaceSwitcher
+            workspaces={wss.workspaces}
+            current={wss.current}
+            unread={unread}
+            onSelect={(id) => {
+              wss.select(id)
+              setView({ kind: 'channel' })
+            }}
+            onAdd={() => setView({ kind: 'first-run', step: 'choose' })}
+          />
+        }
+      >
+        {current ? (
+          <ChannelList
+            channels={channels.channels}
+            selected={showChannel ? channel?.id : undefined}
+            onSelect={selectChannel}
+            onNew={() => setModal('new-channel')}
+            actions={channels}
+          />
         ) : (
-          <MessagePane status={status} loading={state.kind === 'loading'} />
+          <section className="side-section" aria-label="Channels">
+            <h2>Channels</h2>
+            <p className="muted">Channels appear here once you are in a workspace.</p>
+          </section>
         )}
+        <ProjectList
+          projects={projects.projects}
+          selected={project?.folder}
+          onSelect={(folder) => setView({ kind: 'project', folder })}
+          onAdd={() => setModal('add-project')}
+        />
+        {projects.error ? <ErrorNote error={projects.error} /> : null}
+      </Sidebar>
+      <main className="main" aria-label={showChannel && channel ? `#${channel.name}` : 'Main'}>
+        <ChannelHeader
+          channel={showChannel ? channel : undefined}
+          title={project ? project.name : undefined}
+          onInvite={showChannel && current ? () => setModal('invite') : undefined}
+        />
+        <ProgressList items={progress} />
+        {channels.error && showChannel ? (
+          <div className="banner">
+            <ErrorNote error={{ code: channels.error.code, message: plainMessage(channels.error) }} />
+          </div>
+        ) : null}
+        {wss.error ? (
+          <div className="banner">
+            <ErrorNote error={{ code: wss.error.code, message: plainMessage(wss.error) }} />
+          </div>
+        ) : null}
+        {main}
       </main>
+      {modal === 'add-project' ? <AddProjectDialog onAdd={projects.add} onClose={() => setModal(null)} /> : null}
+      {modal === 'new-channel' ? (
+        <NewChannelDialog
+          onCreate={channels.create}
+          onClose={(c?: Channel) => {
+            setModal(null)
+            if (c) selectChannel(c.id)
+          }}
+        />
+      ) : null}
+      {modal === 'invite' && current ? <InviteDialog workspace={current.id} onClose={() => setModal(null)} /> : null}
     </div>
   )
 }

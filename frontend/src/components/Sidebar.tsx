@@ -1,23 +1,67 @@
-import type { Status } from '../lib/api'
+import type { ReactNode } from 'react'
+import type { Status, Workspace } from '../lib/api'
+import { short } from './Projects'
 
-/** Sidebar: the workspace header, the channel list and what this install is. */
-export function Sidebar({ status }: { status?: Status }) {
-  const ws = status?.workspaces ?? []
+/** WorkspaceSwitcher: the workspaces on this device (several at once) and a way to add one. */
+export function WorkspaceSwitcher({
+  workspaces,
+  current,
+  unread,
+  onSelect,
+  onAdd,
+}: {
+  workspaces: Workspace[]
+  current: string | null
+  unread: Record<string, number>
+  onSelect: (id: string) => void
+  onAdd: () => void
+}) {
+  const cur = workspaces.find((w) => w.id === current)
+  return (
+    <header className="ws-header">
+      <div className="ws-mark" aria-hidden="true">
+        {(cur?.name ?? 'W').slice(0, 1).toUpperCase()}
+      </div>
+      <div className="ws-switch">
+        {workspaces.length > 0 ? (
+          <>
+            <label htmlFor="ws-select" className="visually-hidden">
+              Switch workspace
+            </label>
+            <select id="ws-select" value={current ?? ''} onChange={(e) => onSelect(e.target.value)}>
+              {workspaces.map((w) => (
+                <option key={w.id} value={w.id}>
+                  {w.name}
+                  {w.id !== current && unread[w.id] ? ` (${unread[w.id]} unread)` : ''}
+                </option>
+              ))}
+            </select>
+            <div className="ws-sub" title={cur?.id}>
+              {cur ? `${cur.you} · ${short(cur.id)}` : ''}
+            </div>
+          </>
+        ) : (
+          <>
+            <div className="ws-name">No workspace yet</div>
+            <div className="ws-sub">Create or join one to start</div>
+          </>
+        )}
+      </div>
+      {workspaces.length > 0 ? (
+        <button type="button" className="icon side-add" aria-label="Create or join another workspace" onClick={onAdd}>
+          +
+        </button>
+      ) : null}
+    </header>
+  )
+}
+
+/** Sidebar: the workspace switcher, the channel list, the projects and what this install is. */
+export function Sidebar({ status, header, children }: { status?: Status; header: ReactNode; children: ReactNode }) {
   return (
     <nav className="sidebar" aria-label="Workspace">
-      <header className="ws-header">
-        <div className="ws-mark" aria-hidden="true">
-          W
-        </div>
-        <div>
-          <div className="ws-name">{ws.length > 0 ? ws[0].id : 'No workspace yet'}</div>
-          <div className="ws-sub">{ws.length > 0 ? `${ws.length} on this device` : 'Create or join one to start'}</div>
-        </div>
-      </header>
-      <section className="channel-list" aria-label="Channels">
-        <h2>Channels</h2>
-        {ws.length === 0 ? <p className="muted">Channels appear here once you are in a workspace.</p> : null}
-      </section>
+      {header}
+      <div className="side-scroll">{children}</div>
       <footer className="install" aria-label="This installation">
         <div>
           Weald <span data-testid="version">{status?.version ?? '…'}</span>

@@ -2,3 +2,10 @@ import { afterEach } from 'vitest'
 import { cleanup } from '@testing-library/react'
 
 afterEach(() => cleanup())
+
+// jsdom has no CSS.escape; user-event uses it for radio groups.
+if (!(globalThis as { CSS?: { escape?: unknown } }).CSS?.escape) {
+  ;(globalThis as unknown as { CSS: { escape: (s: string) => string } }).CSS = {
+    escape: (s: string) => s.replace(/[^a-zA-Z0-9_-]/g, (c) => `\\${c}`),
+  }
+}

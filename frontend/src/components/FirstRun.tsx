@@ -1,0 +1,257 @@
+import { useState } from 'react'
+import { api, toApiError, type ApiError, type Workspace } from '../lib/api'
+import { plainMessage } from '../state/errors'
+import { ErrorNote } from './Dialog'
+
+type Step = 'choose' | 'create' | 'join'
+
+/**
+ * FirstRun: the two ways in (gaps.md "Onboarding and projects"): create a
+ * workspace (its name, your name; the recovery phrase shown once and
+ * confirmed) or join with an invite link.
+ */
+export function FirstRun({
+  onReady,
+  initial = 'choose',
+  pick = randomPositions,
+  canCancel,
+  onCancel,
+}: {
+  onReady: (ws: Workspace) => void
+  initial?: Step
+  /** Chooses which words of the phrase the confirm step asks for (injected in tests). */
+  pick?: (n: number) => number[]
+  canCancel?: boolean
+  onCancel?: () => void
+}) {
+  const [step, setStep] = useState<Step>(initial)
+  return (
+    <div className="first-run">
+      {step === 'choose' ? (
+        <div className="empty">
+          <h2>Start with a workspace</h2>
+          <p>A workspace is one project: its people, devices, agents, channels and documents, end-to-end encrypted.</p>
+          <div className="empty-actions">
+            <button type="button" className="primary" onClick={() => setStep('create')}>
+              Create a workspace
+            </button>
+            <button type="button" onClick={() => setStep('join')}>
+              Join with an invite
+            </button>
+          </div>
+          {canCancel ? (
+            <button type="button" className="link" onClick={onCancel}>
+              Back to your workspace
+            </button>
+          ) : null}
+        </div>
+      ) : step === 'create' ? (
+        <CreateWorkspace onReady={onReady} onBack={() => setStep('choose')} pick={pick} />
+      ) : (
+        <JoinWithInvite onReady={onReady} onBack={() => setStep('choose')} />
+      )}
+    </div>
+  )
+}
+
+/** randomPositions picks 3 distinct word positions (0-based) of n, in order. */
+export function randomPositions(n: number): number[] {
+  const a = new Set<number>()
+  const buf = new Uint32Array(1)
+  while (a.size < Math.min(3, n)) {
+    crypto.getRandomValues(buf)
+    a.add(buf[0] % n)
+  }
+  return [...a].sort((x, y) => x - y)
+}
+
+function CreateWorkspace({ onReady, onBack, pick }: { onReady: (ws: Workspace) => void; onBack: () => void; pick: (n: number) => number[] }) {
+  const [name, setName] = useState('')
+  const [you, setYou] = useState('')
+  const [relay, setRelay] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<ApiError | null>(null)
+  const [created, setCreated] = useState<{ ws: Workspace; phrase: string[] } | null>(null)
+  const [confirming, setConfirming] = useState(false)
+
+  if (created && !confirming) {
+    return (
+      <section className="onboard" aria-labelledby="phrase-h">
+        <h2 id="phrase-h">Your recovery phrase</h2>
+        <p>
+          These 24 words are the only way back into <strong>{created.ws.name}</strong> if you lose this device. Write
+          them down on paper and keep them safe. Weald shows them <strong>once</strong>.
+        </p>
+        <ol className="phrase" aria-label="Recovery phrase">
+          {created.phrase.map((w, i) => (
+            <li key={i}>{w}</li>
+          ))}
+        </ol>
+        <div className="dialog-actions">
+          <button type="button" className="primary" onClick={() => setConfirming(true)} autoFocus>
+            I have written them down
+          </button>
+        </div>
+      </section>
+    )
+  }
+  if (created && confirming) {
+    return (
+      <ConfirmPhrase
+        phrase={created.phrase}
+        positions={pick(created.phrase.length)}
+        onBack={() => setConfirming(false)}
+        onConfirmed={() => {
+          const ws = created.ws
+          setCreated(null) // the phrase leaves memory once confirmed
+          onReady(ws)
+        }}
+      />
+    )
+  }
+  return (
+    <form
+      className="onboard"
+      aria-labelledby="create-h"
+      onSubmit={async (e) => {
+        e.preventDefault()
+        setBusy(true)
+        setError(null)
+        try {
+          const r = await api.workspaces.create(name.trim(), you.trim(), relay.trim())
+          setCreated({ ws: r.workspace, phrase: r.recoveryPhrase })
+        } catch (err) {
+          setError(toApiError(err))
+        } finally {
+          setBusy(false)
+        }
+      }}
+    >
+      <h2 id="create-h">Create a workspace</h2>
+      <label htmlFor="ws-name">Workspace name</label>
+      <input id="ws-name" autoFocus value={name} onChange={(e) => setName(e.target.value)} placeholder="Acme site" />
+      <label htmlFor="your-name">Your name</label>
+      <input id="your-name" value={you} onChange={(e) => setYou(e.target.value)} placeholder="Ada" />
+      <label htmlFor="ws-relay">Relay address</label>
+      <input
+        id="ws-relay"
+        value={relay}
+        onChange={(e) => setRelay(e.target.value)}
+        placeholder="wss://relay.example.org"
+        aria-describedby="ws-relay-help"
+      />
+      <p id="ws-relay-help" className="help">
+        The relay stores and forwards only encrypted data it cannot read.
+      </p>
+      <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
+      <div className="dialog-actions">
+        <button type="button" onClick={onBack}>
+          Back
+        </button>
+        <button type="submit" className="primary" disabled={busy || !name.trim() || !you.trim() || !relay.trim()}>
+          {busy ? 'Creating…' : 'Create workspace'}
+        </button>
+      </div>
+    </form>
+  )
+}
+
+function ConfirmPhrase({
+  phrase,
+  positions,
+  onBack,
+  onConfirmed,
+}: {
+  phrase: string[]
+  positions: number[]
+  onBack: () => void
+  onConfirmed: () => void
+}) {
+  const [asked] = useState(positions)
+  const [typed, setTyped] = useState<string[]>(asked.map(() => ''))
+  const [wrong, setWrong] = useState(false)
+  return (
+    <form
+      className="onboard"
+      aria-labelledby="confirm-h"
+      onSubmit={(e) => {
+        e.preventDefault()
+        const ok = asked.every((p, i) => typed[i].trim().toLowerCase() === phrase[p].toLowerCase())
+        setWrong(!ok)
+        if (ok) onConfirmed()
+      }}
+    >
+      <h2 id="confirm-h">Confirm your recovery phrase</h2>
+      <p>Type these words from the phrase you wrote down.</p>
+      {asked.map((p, i) => (
+        <div key={p}>
+          <label htmlFor={`word-${p}`}>Word {p + 1}</label>
+          <input
+            id={`word-${p}`}
+            autoFocus={i === 0}
+            autoComplete="off"
+            spellCheck={false}
+            value={typed[i]}
+            onChange={(e) => setTyped((t) => t.map((x, j) => (j === i ? e.target.value : x)))}
+          />
+        </div>
+      ))}
+      {wrong ? (
+        <p className="error-note" role="alert">
+          Those words do not match the phrase. Check what you wrote down, or go back to see the phrase again.
+        </p>
+      ) : null}
+      <div className="dialog-actions">
+        <button type="button" onClick={onBack}>
+          Show the phrase again
+        </button>
+        <button type="submit" className="primary" disabled={typed.some((t) => t.trim() === '')}>
+          Confirm
+        </button>
+      </div>
+    </form>
+  )
+}
+
+function JoinWithInvite({ onReady, onBack }: { onReady: (ws: Workspace) => void; onBack: () => void }) {
+  const [link, setLink] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<ApiError | null>(null)
+  return (
+    <form
+      className="onboard"
+      aria-labelledby="join-h"
+      onSubmit={async (e) => {
+        e.preventDefault()
+        setBusy(true)
+        setError(null)
+        try {
+          onReady(await api.workspaces.join(link.trim()))
+        } catch (err) {
+          setError(toApiError(err))
+          setBusy(false)
+        }
+      }}
+    >
+      <h2 id="join-h">Join with an invite</h2>
+      <label htmlFor="invite-input">Invite link</label>
+      <textarea
+        id="invite-input"
+        autoFocus
+        rows={3}
+        value={link}
+        onChange={(e) => setLink(e.target.value)}
+        placeholder="Paste the link you were sent"
+      />
+      <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
+      <div className="dialog-actions">
+        <button type="button" onClick={onBack}>
+          Back
+        </button>
+        <button type="submit" className="primary" disabled={busy || !link.trim()}>
+          {busy ? 'Joining…' : 'Join'}
+        </button>
+      </div>
+    </form>
+  )
+}

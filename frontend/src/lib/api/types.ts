@@ -1,0 +1,87 @@
+// The TypeScript contract of the desktop UI with Go. Types that Go already
+// binds come from the generated models (index.ts); the workspace types below
+// are the contract the engine's app service will return (docs/protocol/desktop-ui.md).
+
+/** GroupPolicy.admission (spec/channels.md "Group policy"). */
+export type Admission = 'everyone' | 'parent' | 'explicit'
+/** GroupPolicy.history. */
+export type History = 'open' | 'closed'
+
+/** The parts of a group's policy the UI shows: its lock state. */
+export interface Policy {
+  admission: Admission
+  history: History
+  /** A default channel: created with the workspace, never deleted or archived. */
+  default: boolean
+  /** GroupPolicy hash (roster.md), 64 hex digits, shown on hover. */
+  hash: string
+}
+
+export interface Channel {
+  /** Group id, 64 hex digits. */
+  id: string
+  /** Display name without '#'. Defaults can be renamed locally. */
+  name: string
+  policy: Policy
+  muted: boolean
+  unread: number
+  /** Whether this device has joined the group yet (a self-join may be pending). */
+  joined: boolean
+}
+
+export interface Workspace {
+  /** Workspace id, 64 hex digits. */
+  id: string
+  name: string
+  relay: string
+  /** Your display name in this workspace. */
+  you: string
+  /** Ready: #general exists, is joined and can be sent to. */
+  ready: boolean
+  /** Unread messages in its channels that are not muted. */
+  unread: number
+}
+
+export type MessageState = 'sent' | 'sending' | 'failed'
+
+export interface Message {
+  id: string
+  channel: string
+  author: string
+  /** Whether you wrote it (from this or another of your devices). */
+  mine: boolean
+  text: string
+  /** Unix milliseconds. */
+  sentAt: number
+  state: MessageState
+}
+
+export interface CreatedWorkspace {
+  workspace: Workspace
+  /** The 24 words of the recovery phrase; returned once, never stored in the UI. */
+  recoveryPhrase: string[]
+}
+
+/** A group that an invite can name: the root and `open` groups only. */
+export interface InviteScope {
+  group: string
+  name: string
+  /** The workspace root: always included, not removable. */
+  root: boolean
+  history: History
+}
+
+export interface Invite {
+  link: string
+  /** Unix milliseconds. */
+  expiresAt: number
+}
+
+/** Long work (joining many channels, a first sync). */
+export interface Progress {
+  id: string
+  label: string
+  done: number
+  total: number
+  finished: boolean
+}

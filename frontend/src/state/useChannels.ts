@@ -1,0 +1,60 @@
+import { useCallback, useEffect, useState } from 'react'
+import { api, toApiError, type ApiError, type Channel } from '../lib/api'
+
+/** useChannels keeps the channel list of one workspace, live from channels:changed. */
+export function useChannels(ws: string | null) {
+  const [channels, setChannels] = useState<Channel[]>([])
+  const [error, setError] = useState<ApiError | null>(null)
+
+  useEffect(() => {
+    setChannels([])
+    setError(null)
+    if (!ws) return
+    let live = true
+    const off = api.channels.onChanged((e) => live && e.workspace === ws && setChannels(e.channels))
+    api.channels.list(ws).then(
+      (list) => live && setChannels(list),
+      (e) => live && setError(toApiError(e)),
+    )
+    return () => {
+      live = false
+      off()
+    }
+  }, [ws])
+
+  const replace = (c: Channel) => setChannels((list) => list.map((x) => (x.id === c.id ? c : x)))
+  const act = useCallback(async <T,>(f: () => Promise<T>): Promise<T> => {
+    setError(null)
+    try {
+      return await f()
+    } catch (e) {
+      const err = toApiError(e)
+      setError(err)
+      throw err
+    }
+  }, [])
+
+  return {
+    channels,
+    error,
+    clearError: () => setError(null),
+    create: (name: string, admission: 'parent' | 'explicit') =>
+      act(async () => {
+        const c = await api.channels.create(ws!, name, admission)
+        setChannels((list) => [...list.filter((x) => x.id !== c.id), c])
+        return c
+      }),
+    rename: (id: string, name: string) => act(async () => replace(await api.channels.rename(ws!, id, name))),
+    setMuted: (id: string, muted: boolean) => act(async () => replace(await api.channels.setMuted(ws!, id, muted))),
+    move: (id: string, to: number) => act(async () => setChannels(await api.channels.move(ws!, id, to))),
+    archive: (id: string) =>
+      act(async () => {
+        await api.channels.archive(ws!, id)
+        setChannels((list) => list.filter((x) => x.id !== id))
+      }),
+    markRead: (id: string) => {
+      setChannels((list) => list.map((x) => (x.id === id ? { ...x, unread: 0 } : x)))
+      api.messages.markRead(ws!, id).catch(() => {})
+    },
+  }
+}

@@ -1,0 +1,78 @@
+import { useCallback, useEffect, useRef, useState } from 'react'
+import { api, toApiError, type ApiError, type Message } from '../lib/api'
+
+/** A message this device is sending or failed to send. */
+export interface Outgoing {
+  key: string
+  text: string
+  state: 'sending' | 'failed'
+  error?: ApiError
+}
+
+/** useMessages holds one channel's history, live from message events, and the sends in flight. */
+export function useMessages(ws: string | null, channel: string | null) {
+  const [messages, setMessages] = useState<Message[]>([])
+  const [outgoing, setOutgoing] = useState<Outgoing[]>([])
+  const [error, setError] = useState<ApiError | null>(null)
+  const [loading, setLoading] = useState(false)
+  const seq = useRef(0)
+
+  useEffect(() => {
+    setMessages([])
+    setOutgoing([])
+    setError(null)
+    if (!ws || !channel) return
+    let live = true
+    setLoading(true)
+    const add = (m: Message) => setMessages((list) => (list.some((x) => x.id === m.id) ? list : [...list, m].sort((a, b) => a.sentAt - b.sentAt)))
+    const off = api.messages.onMessage((e) => live && e.workspace === ws && e.message.channel === channel && add(e.message))
+    api.messages.list(ws, channel).then(
+      (list) => {
+        if (!live) return
+        setLoading(false)
+        setMessages((prev) => [...list, ...prev.filter((p) => !list.some((m) => m.id === p.id))].sort((a, b) => a.sentAt - b.sentAt))
+      },
+      (e) => {
+        if (!live) return
+        setLoading(false)
+        setError(toApiError(e))
+      },
+    )
+    return () => {
+      live = false
+      off()
+    }
+  }, [ws, channel])
+
+  const sendOne = useCallback(
+    async (key: string, text: string) => {
+      if (!ws || !channel) return
+      setOutgoing((o) => o.map((x) => (x.key === key ? { ...x, state: 'sending', error: undefined } : x)))
+      try {
+        const m = await api.messages.send(ws, channel, text)
+        setOutgoing((o) => o.filter((x) => x.key !== key))
+        setMessages((list) => (list.some((x) => x.id === m.id) ? list : [...list, m]))
+      } catch (e) {
+        const err = toApiError(e)
+        setOutgoing((o) => o.map((x) => (x.key === key ? { ...x, state: 'failed', error: err } : x)))
+      }
+    },
+    [ws, channel],
+  )
+
+  const send = useCallback(
+    (text: string) => {
+      const key = `out-${++seq.current}`
+      setOutgoing((o) => [...o, { key, text, state: 'sending' }])
+      return sendOne(key, text)
+    },
+    [sendOne],
+  )
+  const retry = useCallback((key: string) => {
+    const o = outgoing.find((x) => x.key === key)
+    if (o) return sendOne(key, o.text)
+  }, [outgoing, sendOne])
+  const discard = useCallback((key: string) => setOutgoing((o) => o.filter((x) => x.key !== key)), [])
+
+  return { messages, outgoing, error, loading, send, retry, discard }
+}

@@ -1,0 +1,50 @@
+import { useCallback, useEffect, useState } from 'react'
+import { api, toApiError, type ApiError, type Workspace } from '../lib/api'
+
+export interface WorkspacesState {
+  workspaces: Workspace[]
+  loading: boolean
+  /** The workspace engine is not in this build (app/not_built). */
+  engineMissing: boolean
+  error: ApiError | null
+  current: string | null
+}
+
+/** useWorkspaces lists the workspaces on this device and which one is shown. */
+export function useWorkspaces() {
+  const [s, set] = useState<WorkspacesState>({ workspaces: [], loading: true, engineMissing: false, error: null, current: null })
+
+  useEffect(() => {
+    let live = true
+    const apply = (list: Workspace[]) =>
+      set((p) => ({
+        ...p,
+        loading: false,
+        error: null,
+        workspaces: list,
+        current: p.current && list.some((w) => w.id === p.current) ? p.current : (list[0]?.id ?? null),
+      }))
+    const off = api.workspaces.onChanged((list) => live && apply(list))
+    api.workspaces.list().then(
+      (list) => live && apply(list),
+      (e) => {
+        if (!live) return
+        const err = toApiError(e)
+        set((p) => ({ ...p, loading: false, engineMissing: err.code === 'app/not_built', error: err.code === 'app/not_built' ? null : err }))
+      },
+    )
+    return () => {
+      live = false
+      off()
+    }
+  }, [])
+
+  const select = useCallback((id: string) => set((p) => ({ ...p, current: id })), [])
+  /** added puts a workspace just created or joined in the list and shows it. */
+  const added = useCallback(
+    (ws: Workspace) =>
+      set((p) => ({ ...p, workspaces: [...p.workspaces.filter((w) => w.id !== ws.id), ws], current: ws.id })),
+    [],
+  )
+  return { ...s, select, added }
+}

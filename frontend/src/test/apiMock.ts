@@ -1,0 +1,91 @@
+// A controllable stand-in for src/lib/api in component tests: every method is
+// a vi.fn, events are captured so a test can push them as Go would.
+import { vi } from 'vitest'
+import type { Channel, Message, Policy, Workspace } from '../lib/api'
+
+type Handler = (v: never) => void
+
+export function makeApi() {
+  const handlers: Record<string, Handler[]> = {}
+  const on = (name: string) =>
+    vi.fn((cb: Handler) => {
+      ;(handlers[name] ??= []).push(cb)
+      return () => {
+        handlers[name] = (handlers[name] ?? []).filter((h) => h !== cb)
+      }
+    })
+  const api = {
+    status: vi.fn(),
+    projects: { list: vi.fn(), add: vi.fn(), forget: vi.fn(), bind: vi.fn(), onChanged: on('project') },
+    workspaces: { list: vi.fn(), create: vi.fn(), join: vi.fn(), onChanged: on('workspaces') },
+    channels: {
+      list: vi.fn(),
+      create: vi.fn(),
+      rename: vi.fn(),
+      setMuted: vi.fn(),
+      move: vi.fn(),
+      archive: vi.fn(),
+      onChanged: on('channels'),
+    },
+    messages: { list: vi.fn(), send: vi.fn(), markRead: vi.fn(), onMessage: on('message') },
+    invites: { scopes: vi.fn(), create: vi.fn() },
+    onProgress: on('progress'),
+    copy: vi.fn(),
+  }
+  /** emit delivers an event to the page as the Go side would. */
+  const emit = (name: string, v: unknown) => (handlers[name] ?? []).forEach((h) => h(v as never))
+  return { api, emit }
+}
+
+export const hex = (n: number) => n.toString(16).padStart(64, '0')
+
+export const policy = (p: Partial<Policy> = {}): Policy => ({ admission: 'parent', history: 'open', default: false, hash: hex(0xabc), ...p })
+
+export const ws = (p: Partial<Workspace> = {}): Workspace => ({
+  id: hex(1),
+  name: 'Acme',
+  relay: 'ws://127.0.0.1:1',
+  you: 'Ada',
+  ready: true,
+  unread: 0,
+  ...p,
+})
+
+export const chan = (p: Partial<Channel> & { name: string }): Channel => ({
+  id: hex(p.name.length * 7919 + p.name.charCodeAt(0)),
+  policy: policy(),
+  muted: false,
+  unread: 0,
+  joined: true,
+  ...p,
+})
+
+export const defaults = (): Channel[] => [
+  chan({ id: hex(0x10), name: 'general', policy: policy({ default: true, hash: hex(0x6e) }) }),
+  chan({ id: hex(0x11), name: 'activity', muted: true, unread: 4, policy: policy({ default: true, hash: hex(0xac) }) }),
+]
+
+export const msg = (p: Partial<Message> & { text: string }): Message => ({
+  id: `m-${p.text}`,
+  channel: hex(0x10),
+  author: 'Ada',
+  mine: false,
+  sentAt: 1_700_000_000_000,
+  state: 'sent',
+  ...p,
+})
+
+/** holder.current is the api the mocked module forwards to; tests replace it in beforeEach. */
+export const holder = { current: makeApi() }
+
+/** mockedModule builds the replacement of src/lib/api for vi.mock. */
+export function mockedModule<T extends object>(real: T) {
+  const api = new Proxy({}, { get: (_t, k) => (holder.current.api as Record<string | symbol, unknown>)[k] })
+  return { ...real, api }
+}
+
+/** engineMissing makes the workspace calls fail as the build without the engine does. */
+export async function notBuilt() {
+  const { ApiError } = await import('../lib/api')
+  return new ApiError('app/not_built', 'This build of Weald does not include the workspace engine yet, so this cannot be done here.')
+}
