@@ -36,6 +36,9 @@ func TestPostEditDeleteSaveLoad(t *testing.T) {
 	store := map[DocID]Stored{}
 	for _, d := range c.Dirty() {
 		store[d.ID()] = Stored{Saved: saved(t, d), Pending: d.Pending()}
+		if d.Ref().ID(g) != d.ID() {
+			t.Fatalf("document %s has ref %+v", d.ID().Short(), d.Ref())
+		}
 	}
 	if len(store) != 2 {
 		t.Fatalf("dirty documents: %d, want index and one shard", len(store))

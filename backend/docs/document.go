@@ -43,6 +43,7 @@ func zeroClock() time.Time { return time.Time{} }
 // A Document is not safe for concurrent use.
 type Document struct {
 	id      DocID
+	ref     DocRef // kind and day, for channel documents
 	doc     *automerge.Doc
 	author  wire.ID // the local device or agent; zero when read-only
 	opts    Options
@@ -124,6 +125,10 @@ func (d *Document) setActor(r io.Reader) error {
 
 // ID returns the document id.
 func (d *Document) ID() DocID { return d.id }
+
+// Ref returns the kind and day of a channel document (zero for a document
+// made with NewDocument or LoadDocument).
+func (d *Document) Ref() DocRef { return d.ref }
 
 // Heads returns the document's heads in ascending order.
 func (d *Document) Heads() []Head {

@@ -30,6 +30,7 @@ func NewIndex(group wire.ID, o Options) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.ref = DocRef{Kind: KindIndex}
 	return &Index{Document: d, group: group}, nil
 }
 
@@ -39,6 +40,7 @@ func LoadIndex(group wire.ID, saved, pending []byte, o Options) (*Index, error) 
 	if err != nil {
 		return nil, err
 	}
+	d.ref = DocRef{Kind: KindIndex}
 	return &Index{Document: d, group: group}, nil
 }
 

@@ -75,6 +75,7 @@ func NewShard(group wire.ID, day Day, o Options) (*Shard, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.ref = DocRef{Kind: KindChat, Day: day}
 	return &Shard{Document: d, group: group, day: day}, nil
 }
 
@@ -84,6 +85,7 @@ func LoadShard(group wire.ID, day Day, saved, pending []byte, o Options) (*Shard
 	if err != nil {
 		return nil, err
 	}
+	d.ref = DocRef{Kind: KindChat, Day: day}
 	return &Shard{Document: d, group: group, day: day}, nil
 }
 

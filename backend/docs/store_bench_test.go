@@ -116,13 +116,8 @@ func storeDoc(g wire.ID, d *docs.Document) store.Document {
 	for i, h := range heads {
 		hs[i] = h
 	}
-	sd := store.Document{ID: d.ID(), Group: g, Saved: mustSave(d), Pending: d.Pending(), Heads: hs}
-	if d.ID() == docs.IndexID(g) {
-		sd.Kind = uint8(docs.KindIndex)
-	} else {
-		sd.Kind = uint8(docs.KindChat)
-	}
-	return sd
+	return store.Document{ID: d.ID(), Group: g, Kind: uint8(d.Ref().Kind), Day: uint32(d.Ref().Day),
+		Saved: mustSave(d), Pending: d.Pending(), Heads: hs}
 }
 
 func mustSave(d *docs.Document) []byte {
