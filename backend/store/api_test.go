@@ -277,6 +277,18 @@ func TestHistoryKeys(t *testing.T) {
 		if _, err := tx.HistoryKey(g, []byte("k9")); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("missing key: %v", err)
 		}
+		if err := tx.PutHistoryKey(HistoryKey{Group: g, KeyID: EpochKeyID(9), Scope: ScopeEpoch, Key: []byte("e9"), FromEpoch: 9}); err != nil {
+			return err
+		}
+		if k, err := tx.LatestHistoryKey(g); err != nil || string(k.KeyID) != "k2" {
+			t.Fatalf("latest history key %+v %v", k, err)
+		}
+		if k, err := tx.HistoryKey(g, EpochKeyID(9)); err != nil || k.Scope != ScopeEpoch || k.FromEpoch != 9 {
+			t.Fatalf("epoch key %+v %v", k, err)
+		}
+		if _, err := tx.LatestHistoryKey(id("closed")); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("no history key: %v", err)
+		}
 		return nil
 	})
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -65,6 +66,27 @@ func (t *Tx) HistoryKey(group wire.ID, keyID []byte) (HistoryKey, error) {
 	}
 	if err != nil {
 		return k, fmt.Errorf("store: content key: %w", err)
+	}
+	k.FromEpoch = uint64(from)
+	return k, nil
+}
+
+// EpochKeyID is the key id under which a closed group's content key of
+// epoch is stored: the epoch as 8 big-endian bytes.
+func EpochKeyID(epoch uint64) []byte { return binary.BigEndian.AppendUint64(nil, epoch) }
+
+// LatestHistoryKey returns the history-scope key with the highest from
+// epoch (the one new content is encrypted under), or [ErrNotFound].
+func (t *Tx) LatestHistoryKey(group wire.ID) (HistoryKey, error) {
+	k := HistoryKey{Group: group, Scope: ScopeHistory}
+	var from int64
+	err := t.row(`SELECT key_id, key, from_epoch FROM history_keys WHERE group_id = ? AND scope = 'history'
+		ORDER BY from_epoch DESC, key_id DESC LIMIT 1`, group[:]).Scan(&k.KeyID, &k.Key, &from)
+	if errors.Is(err, sql.ErrNoRows) {
+		return k, ErrNotFound
+	}
+	if err != nil {
+		return k, fmt.Errorf("store: latest history key: %w", err)
 	}
 	k.FromEpoch = uint64(from)
 	return k, nil

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -164,4 +165,30 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// ListWorkspaces returns the ids of the workspaces that have a database
+// under dataDir, in ascending order. Directories whose name is not a
+// 64-digit hex id, or that hold no weald.db, are ignored.
+func ListWorkspaces(dataDir string) ([]wire.ID, error) {
+	ents, err := os.ReadDir(filepath.Join(dataDir, "workspaces"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: list workspaces: %w", err)
+	}
+	var out []wire.ID
+	for _, e := range ents { // ReadDir sorts by name, so by hex id
+		b, err := hex.DecodeString(e.Name())
+		id, ok := wire.IDFromBytes(b)
+		if err != nil || !ok || !e.IsDir() || hex.EncodeToString(b) != e.Name() {
+			continue
+		}
+		if _, err := os.Stat(WorkspacePath(dataDir, id)); err != nil {
+			continue
+		}
+		out = append(out, id)
+	}
+	return out, nil
 }

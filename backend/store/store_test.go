@@ -169,3 +169,52 @@ func TestUpdateRollsBackOnError(t *testing.T) {
 		return nil
 	})
 }
+
+func TestListWorkspaces(t *testing.T) {
+	dir := t.TempDir()
+	if ws, err := ListWorkspaces(dir); err != nil || len(ws) != 0 {
+		t.Fatalf("empty data dir: %v %v", ws, err)
+	}
+	for _, name := range []string{"b", "a"} {
+		s, err := OpenWorkspace(context.Background(), dir, id(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+	os.MkdirAll(filepath.Join(dir, "workspaces", "not-an-id"), 0o700)
+	os.MkdirAll(filepath.Join(dir, "workspaces", id("empty").String()), 0o700)
+	ws, err := ListWorkspaces(dir)
+	if err != nil || len(ws) != 2 {
+		t.Fatalf("workspaces %v %v", ws, err)
+	}
+	if ws[0].String() > ws[1].String() || (ws[0] != id("a") && ws[0] != id("b")) {
+		t.Fatalf("order or ids: %v", ws)
+	}
+}
+
+// Data written in one session is there in the next.
+func TestReopenKeepsData(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s, err := OpenWorkspace(ctx, dir, id("ws"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	update(t, s, func(tx *Tx) error {
+		_, err := tx.AppendRosterOps([]byte("genesis"))
+		return err
+	})
+	s.Close()
+	s, err = OpenWorkspace(ctx, dir, id("ws"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.View(ctx, func(tx *Tx) error {
+		if n, h, err := tx.RosterHead(); err != nil || n != 1 || h != id("genesis") {
+			t.Fatalf("after reopen: %d %v", n, err)
+		}
+		return nil
+	})
+}
