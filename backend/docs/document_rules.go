@@ -1,0 +1,61 @@
+package docs
+
+import "fmt"
+
+// checkChange enforces what Automerge's loader requires and its apply does
+// not check, so that no received change can leave a document that fails to
+// load from its own save:
+//
+//   - an actor's changes are numbered 1, 2, 3, … in causal order;
+//   - a change's first op counter is one past the largest op counter of
+//     the changes it depends on (1 with no dependencies).
+func (d *Document) checkChange(c rawChange) error {
+	if err := d.indexChanges(); err != nil {
+		return err
+	}
+	if last := d.seqs[string(c.actor)]; c.seq != last+1 {
+		return fmt.Errorf("%w: change %s has sequence number %d after %d", ErrBadChanges, c.hash, c.seq, last)
+	}
+	var want uint64 = 1
+	for _, dep := range c.deps {
+		m, ok := d.maxOps[dep]
+		if !ok {
+			return fmt.Errorf("%w: change %s depends on an unknown change", ErrBadChanges, c.hash)
+		}
+		want = max(want, m+1)
+	}
+	if c.startOp != want {
+		return fmt.Errorf("%w: change %s starts at op %d, not %d", ErrBadChanges, c.hash, c.startOp, want)
+	}
+	return nil
+}
+
+// indexChanges builds seqs and maxOps from the document's changes, once.
+func (d *Document) indexChanges() error {
+	if d.seqs != nil {
+		return nil
+	}
+	seqs, maxOps := map[string]uint64{}, map[Head]uint64{}
+	chs, err := d.doc.Changes()
+	if err != nil {
+		return fmt.Errorf("docs: reading changes: %w", err)
+	}
+	for _, ch := range chs {
+		rc, _, err := parseChunk(ch.Save())
+		if err != nil {
+			return fmt.Errorf("docs: reading changes: %w", err)
+		}
+		seqs[string(rc.actor)] = max(seqs[string(rc.actor)], rc.seq)
+		maxOps[rc.hash] = rc.maxOp()
+	}
+	d.seqs, d.maxOps = seqs, maxOps
+	return nil
+}
+
+// noteChange records an applied or committed change in the indexes.
+func (d *Document) noteChange(c rawChange) {
+	if d.seqs != nil {
+		d.seqs[string(c.actor)] = c.seq
+		d.maxOps[c.hash] = c.maxOp()
+	}
+}
