@@ -311,6 +311,7 @@ func TestOutbox(t *testing.T) {
 		if ctr != 2 {
 			t.Fatalf("after a received own envelope: %d", ctr)
 		}
+		prev1 := prev
 		id1, existed, err := tx.Enqueue(Outgoing{Group: g, IdempotencyKey: []byte("send 1"), Kind: wire.KindContent, Author: me, Ctr: 2, Hash: id("h2"), Envelope: []byte("e2")})
 		if err != nil || existed {
 			t.Fatalf("enqueue %v %v", existed, err)
@@ -341,6 +342,23 @@ func TestOutbox(t *testing.T) {
 		}
 		if err := tx.MarkSent(id1); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("sent twice: %v", err)
+		}
+		if out, _ := tx.Outbox(10); len(out) != 1 || out[0].Ctr != 3 {
+			t.Fatalf("sent envelope still offered: %+v", out)
+		}
+		// Accepted but not yet fetched back: the next link still counts it.
+		if ctr, _, _ := tx.NextLink(g, me); ctr != 4 {
+			t.Fatalf("next link after send: %d", ctr)
+		}
+		// It comes back in the log: the outbox row goes, the chain carries on.
+		if _, err := tx.PutEnvelope(Envelope{Group: g, Seq: 2, Author: me, Ctr: 2, Prev: prev1, Hash: id("h2"), Kind: wire.KindContent, Bytes: []byte("e2")}); err != nil {
+			return err
+		}
+		if _, _, err := tx.Enqueue(Outgoing{Group: g, IdempotencyKey: []byte("send 1"), Kind: wire.KindContent, Author: me, Ctr: 9, Hash: id("h9"), Envelope: []byte("e9")}); err != nil {
+			return err
+		}
+		if n, _ := tx.OutboxLen(); n != 2 {
+			t.Fatalf("after the envelope came back the same key queues again: %d", n)
 		}
 		return nil
 	})

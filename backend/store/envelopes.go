@@ -78,6 +78,12 @@ func (t *Tx) PutEnvelope(e Envelope) (inserted bool, err error) {
 	if err := t.putChainHead(e.Group, e.Author, e.Ctr, e.Hash); err != nil {
 		return false, err
 	}
+	// One of ours came back: the outbox entry is done with, whether or not
+	// MarkSent was reached before a crash.
+	if _, err := t.exec(`DELETE FROM outbox WHERE group_id = ? AND author = ? AND ctr = ? AND hash = ?`,
+		e.Group[:], e.Author[:], int64(e.Ctr), e.Hash[:]); err != nil {
+		return false, fmt.Errorf("store: settle outbox: %w", err)
+	}
 	return true, nil
 }
 

@@ -47,10 +47,10 @@ func (t *Tx) Enqueue(o Outgoing) (id int64, existed bool, err error) {
 	return id, false, err
 }
 
-// Outbox returns up to limit queued envelopes, oldest first.
+// Outbox returns up to limit envelopes still to be sent, oldest first.
 func (t *Tx) Outbox(limit int) ([]Outgoing, error) {
 	rows, err := t.query(`SELECT id, group_id, idempotency_key, kind, author, ctr, hash, envelope, attempts, last_error
-		FROM outbox ORDER BY id LIMIT ?`, limit)
+		FROM outbox WHERE sent = 0 ORDER BY id LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: outbox: %w", err)
 	}
@@ -81,13 +81,15 @@ func (t *Tx) Outbox(limit int) ([]Outgoing, error) {
 // OutboxLen returns how many envelopes wait to be sent ("pending work").
 func (t *Tx) OutboxLen() (int, error) {
 	var n int
-	err := t.row(`SELECT count(*) FROM outbox`).Scan(&n)
+	err := t.row(`SELECT count(*) FROM outbox WHERE sent = 0`).Scan(&n)
 	return n, err
 }
 
-// MarkSent removes an envelope the relay has accepted.
+// MarkSent records that the relay accepted an envelope. The row stays
+// (out of [Tx.Outbox]) until the envelope itself is stored by
+// [Tx.PutEnvelope], so [Tx.NextLink] keeps counting it.
 func (t *Tx) MarkSent(id int64) error {
-	res, err := t.exec(`DELETE FROM outbox WHERE id = ?`, id)
+	res, err := t.exec(`UPDATE outbox SET sent = 1 WHERE id = ? AND sent = 0`, id)
 	return oneRow(res, err, ErrNotFound)
 }
 
