@@ -16,8 +16,9 @@
 // # Representation
 //
 // A [Tree] is the array form of §4.2 (node index 2i is leaf i) of immutable
-// nodes held by pointer: operations replace nodes, never modify them, so
-// [Tree.Clone] is a cheap slice copy and a staged commit can be discarded.
+// nodes held by pointer: operations replace nodes, never modify them. The
+// arrays are copy-on-write in chunks, so [Tree.Clone] is cheap and a staged
+// commit can be discarded.
 // Tree hashes are cached per node and invalidated only along the direct path
 // of a change. Private keys (own leaf, path nodes) live in [PrivateState],
 // beside the public tree.

@@ -52,7 +52,9 @@ func (p *ParentNode) withUnmerged(u tm.LeafIndex) *ParentNode {
 }
 
 // Tree is a ratchet tree (RFC 9420 §7) over a power-of-two number of leaves.
-// Node 2i is leaf i; odd node x is a parent. Nil means blank.
+// Node 2i is leaf i; odd node x is a parent. Nil means blank. A Tree may be
+// read from several goroutines at once, but every method that changes it,
+// and [Tree.Clone], needs exclusive access.
 type Tree struct {
 	suite   Suite
 	leaves  cowSlice[*LeafNode]   // len n
