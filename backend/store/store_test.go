@@ -218,3 +218,43 @@ func TestReopenKeepsData(t *testing.T) {
 		return nil
 	})
 }
+
+// A database at schema 1 with queued work upgrades to the current schema
+// with the work still queued.
+func TestUpgradeFromSchema1(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "weald.db")
+	ms, err := embeddedMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := open(ctx, path, ms[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, me := id("g"), id("me")
+	if _, err := old.db.Exec(`INSERT INTO groups (id, kind, name) VALUES (?, 'channel', 'general')`, g[:]); err != nil {
+		t.Fatal(err)
+	}
+	h := id("h")
+	if _, err := old.db.Exec(`INSERT INTO outbox (group_id, idempotency_key, kind, author, ctr, hash, envelope)
+		VALUES (?, 'k', 16, ?, 1, ?, x'01')`, g[:], me[:], h[:]); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	s, err := open(ctx, path, ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.View(ctx, func(tx *Tx) error {
+		out, err := tx.Outbox(10)
+		if err != nil || len(out) != 1 || out[0].Ctr != 1 {
+			t.Fatalf("queued work after the upgrade: %+v %v", out, err)
+		}
+		return nil
+	})
+	if v, _ := s.SchemaVersion(ctx); v != len(ms) {
+		t.Fatalf("version %d", v)
+	}
+}
