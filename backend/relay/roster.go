@@ -91,8 +91,15 @@ func (s *Service) KeyPackagePut(ctx context.Context, ws wire.ID, p wire.AuthOK, 
 			}
 		}
 		n, lr, err := tx.KeyPackageStock(ctx, ws, p.Principal)
+		if err != nil {
+			return err
+		}
+		if n > MaxKeyPackages {
+			return wire.Errorf(wire.CodeLimitKeyPackages, "This device already stores the most one-use key packages the relay keeps.",
+				wire.U("limit", MaxKeyPackages))
+		}
 		out = &wire.KeyPackageStock{OneUse: uint32(n), LastResort: lr}
-		return err
+		return nil
 	})
 	return out, err
 }

@@ -17,6 +17,8 @@ const (
 	DefaultFetchLimit = 256
 	MaxFetchLimit     = 4096
 	MaxRosterOp       = 1 << 20
+	// MaxKeyPackages bounds the one-use key packages stored per device.
+	MaxKeyPackages = 1024
 )
 
 // Config configures a [Service].

@@ -412,6 +412,27 @@ func TestKeyPackages(t *testing.T) {
 			t.Errorf("claims = %q, want %q", joinStrings(got), want)
 		}
 		wantCode(t, errOf(f.svc.KeyPackageClaim(f.ctx, f.ws, bob, wire.KeyID(pub(key("alice"))))), wire.CodeKeyPackageNone)
+		// The stock per device is bounded; a refused put stores none of its items.
+		many := make([]wire.KeyPackageItem, 0, DefaultMaxBatch)
+		for i := 0; i < DefaultMaxBatch; i++ {
+			many = append(many, wire.KeyPackageItem{KeyPackage: []byte{byte(i), byte(i >> 8)}})
+		}
+		agent := wire.AuthOK{Kind: wire.PrincipalAgent, Principal: wire.KeyID(pub(key("agent")))}
+		for i := 0; i < MaxKeyPackages/DefaultMaxBatch; i++ {
+			if _, err := f.svc.KeyPackagePut(f.ctx, f.ws, agent, many); err != nil {
+				t.Fatalf("put %d: %v", i, err)
+			}
+		}
+		wantCode(t, errOf(f.svc.KeyPackagePut(f.ctx, f.ws, agent, many[:1])), wire.CodeLimitKeyPackages)
+		var stock1 int
+		_ = st.View(f.ctx, func(tx store.Tx) error {
+			var err error
+			stock1, _, err = tx.KeyPackageStock(f.ctx, f.ws, agent.Principal)
+			return err
+		})
+		if stock1 != MaxKeyPackages {
+			t.Errorf("agent stock = %d, want %d", stock1, MaxKeyPackages)
+		}
 		rec := wire.AuthOK{Kind: wire.PrincipalRecovery, Principal: wire.KeyID(pub(key("recovery")))}
 		wantCode(t, errOf(f.svc.KeyPackagePut(f.ctx, f.ws, rec, []wire.KeyPackageItem{{KeyPackage: []byte("x")}})), wire.CodeKeyPackageKind)
 	})

@@ -21,11 +21,12 @@ const (
 	CodeAuthGenesisUsed  Code = "auth/genesis_consumed"
 	CodeAuthRequired     Code = "auth/required" // request before authentication
 
-	CodeLimitFrameSize   Code = "limit/frame_size"  // {limit_bytes}
-	CodeLimitBatchSize   Code = "limit/batch_size"  // {limit}
-	CodeLimitConnections Code = "limit/connections" // {limit}
-	CodeLimitRate        Code = "limit/rate"        // {retry_after_ms}
-	CodeLimitFetch       Code = "limit/fetch_limit" // {limit}
+	CodeLimitFrameSize   Code = "limit/frame_size"   // {limit_bytes}
+	CodeLimitBatchSize   Code = "limit/batch_size"   // {limit}
+	CodeLimitConnections Code = "limit/connections"  // {limit}
+	CodeLimitRate        Code = "limit/rate"         // {retry_after_ms}
+	CodeLimitFetch       Code = "limit/fetch_limit"  // {limit}
+	CodeLimitKeyPackages Code = "limit/key_packages" // {limit}: one-use packages stored per device
 
 	CodeMalformed      Code = "bad_request/malformed"
 	CodeUnknownFrame   Code = "bad_request/unknown_frame" // {type}

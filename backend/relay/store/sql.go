@@ -160,7 +160,7 @@ func (s *sqlStore) run(ctx context.Context, readOnly bool, fn func(Tx) error) er
 }
 
 // migrate applies the engine's numbered schema files that are not yet
-// recorded in schema_migrations, each in its own transaction.
+// recorded in schema_migrations.
 func (s *sqlStore) migrate(ctx context.Context) error {
 	dir := path.Join("schema", s.d.name)
 	entries, err := fs.ReadDir(schemaFS, dir)
@@ -181,38 +181,42 @@ func (s *sqlStore) migrate(ctx context.Context) error {
 		files = append(files, file{v, e.Name()})
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].version < files[j].version })
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)`); err != nil {
-		return fmt.Errorf("store: create schema_migrations: %w", err)
-	}
-	for _, f := range files {
-		body, err := fs.ReadFile(schemaFS, path.Join(dir, f.name))
-		if err != nil {
-			return err
-		}
-		err = s.run(ctx, false, func(t Tx) error {
-			tx := t.(*sqlTx).tx
-			if s.d.name == "postgres" {
-				// Several relay processes may start at once on one database.
-				if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7210011)`); err != nil {
-					return err
-				}
+	// One transaction for the whole migration: several relay processes may
+	// start at once on one database (PostgreSQL: an advisory lock serializes
+	// them; SQLite: BEGIN IMMEDIATE does).
+	err = s.run(ctx, false, func(t Tx) error {
+		tx := t.(*sqlTx).tx
+		if s.d.name == "postgres" {
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(7210011)`); err != nil {
+				return err
 			}
+		}
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)`); err != nil {
+			return fmt.Errorf("create schema_migrations: %w", err)
+		}
+		for _, f := range files {
 			var n int
 			if err := tx.QueryRowContext(ctx, s.q(`SELECT count(*) FROM schema_migrations WHERE version = ?`), f.version).Scan(&n); err != nil {
 				return err
 			}
 			if n > 0 {
-				return nil
+				continue
 			}
-			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			body, err := fs.ReadFile(schemaFS, path.Join(dir, f.name))
+			if err != nil {
 				return err
 			}
-			_, err := tx.ExecContext(ctx, s.q(`INSERT INTO schema_migrations (version) VALUES (?)`), f.version)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("store: apply %s/%s: %w", s.d.name, f.name, err)
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return fmt.Errorf("apply %s/%s: %w", s.d.name, f.name, err)
+			}
+			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO schema_migrations (version) VALUES (?)`), f.version); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: migrate: %w", err)
 	}
 	return nil
 }

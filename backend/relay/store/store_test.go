@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -163,6 +164,29 @@ func TestEnvelopesImmutable(t *testing.T) {
 		}
 		if s := counters(t, st, tid("w1")); s.LogBytes != 10 {
 			t.Errorf("w1 = %+v", s)
+		}
+	})
+}
+
+// TestConcurrentOpen: several relays starting at once on one database apply
+// the schema once.
+func TestConcurrentOpen(t *testing.T) {
+	engines(t, func(t *testing.T, open func() Store) {
+		var wg sync.WaitGroup
+		stores := make([]Store, 3)
+		for i := range stores {
+			wg.Add(1)
+			go func(i int) { defer wg.Done(); stores[i] = open() }(i)
+		}
+		wg.Wait()
+		for _, st := range stores {
+			if st == nil {
+				t.Fatal("an open failed")
+			}
+		}
+		insert(t, stores[0], tid("w"), tid("g"), 1, 2, 5)
+		if s := counters(t, stores[2], tid("w")); s.LogBytes != 10 {
+			t.Errorf("counter through another store = %d", s.LogBytes)
 		}
 	})
 }
