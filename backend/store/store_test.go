@@ -238,7 +238,7 @@ func TestUpgradeFromSchema1(t *testing.T) {
 	}
 	h := id("h")
 	if _, err := old.db.Exec(`INSERT INTO outbox (group_id, idempotency_key, kind, author, ctr, hash, envelope)
-		VALUES (?, 'k', 16, ?, 1, ?, x'01')`, g[:], me[:], h[:]); err != nil {
+		VALUES (?, x'6b', 16, ?, 1, ?, x'01')`, g[:], me[:], h[:]); err != nil {
 		t.Fatal(err)
 	}
 	old.Close()
