@@ -288,6 +288,17 @@ func (c *Channel) Outgoing(since map[DocID][]Head) ([]byte, error) {
 	return p.Encode()
 }
 
+// SyncPoint returns the current heads of every loaded document: what to
+// record as the documents' sync point (store: documents.sent_heads) once
+// their outgoing changes are queued.
+func (c *Channel) SyncPoint() map[DocID][]Head {
+	out := map[DocID][]Head{c.index.ID(): c.index.Heads()}
+	for _, s := range c.shards {
+		out[s.ID()] = s.Heads()
+	}
+	return out
+}
+
 // Dirty returns the documents changed since the last [Channel.MarkSaved]:
 // what the caller writes to the store, in the same transaction as the
 // envelope that carried or will carry the changes.

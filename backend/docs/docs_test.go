@@ -325,7 +325,10 @@ func TestOutgoingSinceSyncPoint(t *testing.T) {
 	mustPost(t, ca, "a1")
 	day, _ := DayOf(t0)
 	sa, _ := ca.Shard(day)
-	sync := map[DocID][]Head{sa.ID(): sa.Heads(), ca.Index().ID(): ca.Index().Heads()}
+	sync := ca.SyncPoint()
+	if len(sync) != 2 || !equalHeads(sync[sa.ID()], sa.Heads()) {
+		t.Fatalf("sync point %v", sync)
+	}
 	mustPost(t, ca, "a2")
 	mustPost(t, ca, "a3")
 	out, err := ca.Outgoing(sync)
