@@ -31,6 +31,7 @@ func TestCrashHelper(t *testing.T) {
 		return // run only as the child process
 	}
 	stopAt, _ := strconv.Atoi(os.Getenv("WEALD_STORE_CRASH_AT"))
+	testOnlyDSN = "&_pragma=cache_size(8)" // spill uncommitted pages into the WAL
 	testOnlyBeforeCommit = func(v int) {
 		if v == stopAt {
 			os.WriteFile(path+".ready", nil, 0o600)
@@ -69,8 +70,13 @@ func TestMigrationKilledMidway(t *testing.T) {
 				t.Fatal(err)
 			}
 			cmd.Wait()
-			if fi, err := os.Stat(path + "-wal"); err == nil {
-				t.Logf("WAL file left by the killed process: %d bytes", fi.Size())
+			fi, err := os.Stat(path + "-wal")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("WAL file left by the killed process: %d bytes", fi.Size())
+			if stopAt == 2 && fi.Size() < 500_000 {
+				t.Fatalf("the killed migration's pages did not reach the WAL (%d bytes); the test proves less than it claims", fi.Size())
 			}
 
 			db, err := sql.Open("sqlite", "file:"+path)

@@ -56,7 +56,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 func open(ctx context.Context, path string, ms []migration) (*Store, error) {
 	dsn := "file:" + path +
 		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
-		"&_pragma=synchronous(FULL)&_txlock=immediate"
+		"&_pragma=synchronous(FULL)&_txlock=immediate" + testOnlyDSN
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -79,6 +79,10 @@ func open(ctx context.Context, path string, ms []migration) (*Store, error) {
 	}
 	return &Store{db: db, path: path}, nil
 }
+
+// testOnlyDSN is appended to the DSN (the crash test shrinks the page cache
+// so that uncommitted pages spill into the WAL before the kill).
+var testOnlyDSN string
 
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
