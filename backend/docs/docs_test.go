@@ -51,7 +51,7 @@ func TestPostEditDeleteSaveLoad(t *testing.T) {
 	if len(ms) != 2 || ms[0].Text != "hello, edited" || ms[0].Edited.IsZero() || !ms[1].Deleted || ms[1].Text != "" {
 		t.Fatalf("after reload: %+v", ms)
 	}
-	if ms[0].Author != a.principal || !ms[0].Time.Equal(t0) {
+	if ms[0].Author != a.principal || ms[0].Device != a.device || !ms[0].Time.Equal(t0) {
 		t.Fatalf("author/time: %+v", ms[0])
 	}
 	if got := c2.Index().Shards(); len(got) != 1 || got[0] != day {

@@ -49,6 +49,7 @@ func ParseMessageID(s string) (MessageID, error) {
 type Message struct {
 	ID      MessageID
 	Author  wire.ID   // the principal (user or agent) that posted it
+	Device  wire.ID   // the device or agent key it was posted from (zero if not recorded)
 	Time    time.Time // when it was posted, by the author's clock
 	Text    string    // empty once deleted
 	Edited  time.Time // zero if never edited
@@ -57,7 +58,7 @@ type Message struct {
 
 // Shard is one chat day shard: the messages of one channel posted on one
 // UTC day. Each message is a map under the root key "m/<id hex>" with the
-// fields author (bytes), time (int64 ms), text (string), and after later
+// fields author (bytes), device (bytes), time (int64 ms), text (string), and after later
 // changes edited (int64 ms) and deleted (bool). Keeping messages directly
 // under the root, which every replica shares, means two replicas that create
 // the same shard concurrently can never hide each other's messages.
@@ -115,6 +116,7 @@ func (s *Shard) post(now time.Time, text string) (Message, []byte, error) {
 	ms := now.UnixMilli()
 	err := s.root().Set(msgPrefix+id.String(), map[string]any{
 		"author": s.opts.Principal[:],
+		"device": s.author[:],
 		"time":   ms,
 		"text":   text,
 	})
@@ -125,7 +127,7 @@ func (s *Shard) post(now time.Time, text string) (Message, []byte, error) {
 	if err != nil {
 		return Message{}, nil, err
 	}
-	return Message{ID: id, Author: s.opts.Principal, Time: time.UnixMilli(ms).UTC(), Text: text}, ch, nil
+	return Message{ID: id, Author: s.opts.Principal, Device: s.author, Time: time.UnixMilli(ms).UTC(), Text: text}, ch, nil
 }
 
 // Edit replaces the text of one of the local principal's messages.
@@ -255,6 +257,9 @@ func decodeMessage(id MessageID, m *automerge.Map) (Message, bool) {
 		return Message{}, false
 	}
 	msg.Text = x.Str()
+	if dv := vals["device"]; dv != nil && dv.Kind() == automerge.KindBytes && len(dv.Bytes()) == 32 {
+		copy(msg.Device[:], dv.Bytes())
+	}
 	if e := vals["edited"]; e != nil && e.Kind() == automerge.KindInt64 && e.Int64() > 0 {
 		msg.Edited = time.UnixMilli(e.Int64()).UTC()
 	}
