@@ -200,7 +200,7 @@ func expectCommit(t *testing.T, p *peer, res []processed, active bool) {
 // first group and b as everyone else's implementation; the second group is
 // created by b and joined by a through a Welcome with an out-of-band tree.
 func scenario(t *testing.T, a, b impl) {
-	deadline := time.Now().Add(4 * time.Minute)
+	deadline := time.Now().Add(6 * time.Minute)
 	x := &exchange{dir: t.TempDir()}
 
 	alice := newPeer(t, a, "uuid:1@example.test", deadline)
