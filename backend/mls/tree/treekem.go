@@ -302,16 +302,16 @@ func (t *Tree) ApplyUpdatePath(path *UpdatePath, o *ApplyOptions) (*ApplyResult,
 		if k < 0 {
 			return nil, fmt.Errorf("%w: leaf %d is not below the path", ErrNoPathSecret, o.Private.Leaf)
 		}
-		// Find a node of the copath resolution whose private key we hold
-		// (keys are looked up in the tree before the merge).
+		// Find a node of the copath resolution whose private key we hold:
+		// our leaf or one of its ancestors below fdp[k].
 		res = t.copathResolution(res[:0], sender, fdp[k], o.Excluded)
 		var secret []byte
 		for j, y := range res {
 			if !tm.IsInSubtree(y, me) {
 				continue
 			}
-			// The copath child is off the sender's path, so its keys are
-			// the same before and after the merge.
+			// The copath child is off the sender's path, so the merge did
+			// not change its keys.
 			priv, ok := o.Private.keyFor(t, y)
 			if !ok {
 				continue
