@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+	"time"
 
 	"weald/backend/mls/proposal"
 	"weald/backend/mls/tree"
@@ -289,5 +290,39 @@ func TestInjectedRandomness(t *testing.T) {
 	m2, w2 := run()
 	if !bytes.Equal(m1, m2) || !bytes.Equal(w1, w2) {
 		t.Fatal("same randomness gave different messages")
+	}
+}
+
+// TestKeyPackageLifetime: with a clock, an Add of an expired (or not yet
+// valid) key package is refused (RFC 9420 §10.1, §7.3).
+func TestKeyPackageLifetime(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	cfg := &Config{Now: func() time.Time { return now }}
+	alice, err := NewGroup(cfg, 1, []byte("life"), basic("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := &Config{Now: func() time.Time { return now.Add(-100 * 24 * time.Hour) }}
+	expired, err := GenerateKeyPackage(old, 1, basic("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.Commit(CommitOptions{Add: [][]byte{expired.Message()}}); !errors.Is(err, ErrInvalidProposal) || !errors.Is(err, tree.ErrLifetime) {
+		t.Fatalf("expired key package: %v", err)
+	}
+	future := &Config{Now: func() time.Time { return now.Add(2 * time.Hour) }}
+	early, err := GenerateKeyPackage(future, 1, basic("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.Commit(CommitOptions{Add: [][]byte{early.Message()}}); !errors.Is(err, tree.ErrLifetime) {
+		t.Fatalf("not yet valid key package: %v", err)
+	}
+	fresh, err := GenerateKeyPackage(cfg, 1, basic("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alice.Commit(CommitOptions{Add: [][]byte{fresh.Message()}}); err != nil {
+		t.Fatalf("fresh key package: %v", err)
 	}
 }
