@@ -317,8 +317,9 @@ func TestRelayVisibleKindsVerified(t *testing.T) {
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		g := id("g")
-		r1 := key("r1")
-		f.mustSend("alice", f.transition("alice", g, 5, nil, r1))
+		r0, r1 := key("r0"), key("r1")
+		f.mustSend("alice", f.transition("alice", g, 4, nil, r0))
+		f.mustSend("alice", f.transition("alice", g, 5, r0, r1))
 		save := func() map[chainKey]chain {
 			m := map[chainKey]chain{}
 			for k, v := range f.chains {
@@ -345,6 +346,7 @@ func TestRelayVisibleKindsVerified(t *testing.T) {
 			{"successor with an older epoch", wire.CodeRetentionBadTransition, func() wire.Envelope { return f.transition("alice", g, 5, r1, key("x")) }},
 			{"malformed transition", wire.CodeRetentionBadTransition, func() wire.Envelope { return f.next("alice", g, wire.KindRetentionTransition, []byte("junk")) }},
 			{"checkpoint under an unknown key", wire.CodeBadObject, func() wire.Envelope { e, _ := f.checkpoint("alice", g, key("rogue")); return e }},
+			{"checkpoint under a superseded key", wire.CodeBadObject, func() wire.Envelope { e, _ := f.checkpoint("alice", g, key("r0")); return e }},
 			{"checkpoint with a bad manifest hash", wire.CodeBadObject, func() wire.Envelope {
 				c := wire.Checkpoint{Group: g, Manifest: []byte("m")}
 				c.Sign(r1)
@@ -370,11 +372,11 @@ func TestRelayVisibleKindsVerified(t *testing.T) {
 		f.refused(wire.CodeRetentionBadPolicy, func() error { return errOf(f.send("alice", f.policy("alice", g, 2, 10, "alice"))) })
 		f.chains = saved
 		// The same transition published again is accepted and changes nothing.
-		f.mustSend("alice", f.transition("alice", g, 5, nil, r1))
+		f.mustSend("alice", f.transition("alice", g, 5, r0, r1))
 		var keys []store.RetentionKey
 		_ = st.View(f.ctx, func(tx store.Tx) error { var err error; keys, err = tx.RetentionKeys(f.ctx, g); return err })
-		if len(keys) != 1 {
-			t.Errorf("retention keys = %d, want 1", len(keys))
+		if len(keys) != 2 {
+			t.Errorf("retention keys = %d, want 2", len(keys))
 		}
 	})
 }

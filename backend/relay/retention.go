@@ -37,8 +37,8 @@ func (s *Service) acceptVisible(ctx context.Context, tx store.Tx, c *cachedSet, 
 		if err != nil {
 			return err
 		}
-		if findKey(keys, cp.RetentionKey) == nil {
-			return wire.Errorf(wire.CodeBadObject, "The checkpoint is not signed by a retention key of this group.", idx)
+		if !isTip(keys, cp.RetentionKey) {
+			return wire.Errorf(wire.CodeBadObject, "The checkpoint is not signed by the group's current retention key.", idx)
 		}
 		return tx.PutCheckpoint(ctx, e.Group, store.CheckpointRow{Seq: seq,
 			Ref: wire.EnvelopeRef{Author: e.Author, Ctr: e.Ctr, Hash: hash}, ManifestHash: cp.ManifestHash, RetentionKey: cp.RetentionKey})
@@ -123,6 +123,22 @@ func findKey(keys []store.RetentionKey, key []byte) *store.RetentionKey {
 		}
 	}
 	return nil
+}
+
+// isTip reports whether key is a key of the chain without a successor: the
+// current key (or, in a frozen chain, one of the contested ones). Only a
+// member of the current epoch holds it, so a removed member's old key can
+// no longer write checkpoints.
+func isTip(keys []store.RetentionKey, key []byte) bool {
+	if findKey(keys, key) == nil {
+		return false
+	}
+	for _, k := range keys {
+		if bytes.Equal(k.PrevKey, key) {
+			return false
+		}
+	}
+	return true
 }
 
 // chainHead returns the group's current retention key: the one key with no
