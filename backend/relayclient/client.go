@@ -75,9 +75,10 @@ type Config struct {
 	Logger     *slog.Logger // default: discard
 	// HandshakeTimeout bounds one connect + authenticate (default 10 s).
 	HandshakeTimeout time.Duration
-	// EventBuffer is the events channel's capacity (default 256). A full
-	// channel holds the connection's reader; the relay then disconnects the
-	// client as a slow consumer and it resumes from the last delivered seq.
+	// EventBuffer is the events channel's capacity (default 256). When it is
+	// full an envelope event holds the connection's reader (the relay then
+	// disconnects the client as a slow consumer and it resumes from the last
+	// delivered seq); other events are dropped.
 	EventBuffer int
 	// MaxFrameBytes bounds a frame received from the relay (default 128 MiB).
 	MaxFrameBytes int64
@@ -246,8 +247,21 @@ func (c *Client) install(s *session) {
 	c.emit(Event{Kind: EventConnected, Principal: s.principal})
 }
 
-// emit delivers an event unless the client is stopping.
+// emit delivers an event unless the client is stopping. Envelope events
+// wait for room (backpressure: a consumer that falls far behind is
+// disconnected by the relay and resumes from its last seq); the others are
+// advisory and are dropped when the channel is full, so a client whose owner
+// never reads Events keeps working.
 func (c *Client) emit(e Event) bool {
+	if e.Kind != EventEnvelopes {
+		select {
+		case c.events <- e:
+		case <-c.ctx.Done():
+			return false
+		default:
+		}
+		return true
+	}
 	select {
 	case c.events <- e:
 		return true

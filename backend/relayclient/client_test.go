@@ -296,3 +296,41 @@ func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
 }
+
+// A client whose owner never reads Events keeps working: advisory events
+// (roster moves here) beyond the buffer are dropped, not blocking replies.
+func TestUnreadEventsDoNotBlockRequests(t *testing.T) {
+	e := newEnv(t)
+	serveAt(t, e.addr, e.st, relay.Config{}, server.Limits{})
+	e.provision(relay.New(relay.Config{Store: e.st}))
+	ca := e.dial(e.alice)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cb, err := relayclient.Dial(ctx, relayclient.Config{URL: e.url, Workspace: e.ws,
+		Credential: relayclient.KeyCredential(e.bob.priv, wire.PrincipalDevice), EventBuffer: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cb.Close()
+	var head wire.ID
+	for i := 0; i < 40; i++ {
+		res, err := ca.RosterAppend(ctx, head, []byte{byte(i), 'o', 'p'})
+		if err != nil {
+			t.Fatalf("append %d: %v", i, err)
+		}
+		head = res.Head
+	}
+	ops, err := cb.RosterFetch(ctx, 0, 100)
+	if err != nil {
+		t.Fatalf("the non-reading client's request: %v", err)
+	}
+	if len(ops.Ops) != 40 || ops.Head != head {
+		t.Fatalf("roster: %d ops, head match %v", len(ops.Ops), ops.Head == head)
+	}
+	// And a compare-and-swap on a stale head is refused with the head.
+	_, err = ca.RosterAppend(ctx, wire.ID{}, []byte("stale"))
+	var we *wire.Error
+	if !errors.As(err, &we) || we.Code != wire.CodeCASConflict {
+		t.Fatalf("stale append: %v, want cas/conflict", err)
+	}
+}

@@ -122,6 +122,14 @@ func (s *Server) handle(c *conn, body wire.Body) (wire.Body, func(), error) {
 		if len(req.Items) == 0 {
 			return nil, nil, wire.Errorf(wire.CodeMalformed, "A subscribe must name at least one group.")
 		}
+		// All or nothing: every group must be readable by this workspace
+		// (bad_request/unknown_group for another workspace's group) before
+		// any subscription starts.
+		for _, it := range req.Items {
+			if _, err := s.backend.Fetch(ctx, c.workspace, it.Group, it.AfterSeq, 1); err != nil {
+				return nil, nil, err
+			}
+		}
 		var started []wire.ID
 		for _, it := range req.Items {
 			c.mu.Lock()

@@ -292,3 +292,61 @@ func counterValue(t *testing.T, c interface{ Write(*dto.Metric) error }) float64
 	}
 	return m.GetCounter().GetValue()
 }
+
+// A subscription to a group of another workspace is refused, all or
+// nothing, and nothing of that group is pushed.
+func TestSubscribeToAnotherWorkspacesGroupIsRefused(t *testing.T) {
+	st := func() store.Store {
+		s, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "relay.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}()
+	alice, mallory := seededKey("alice"), seededKey("mallory")
+	r := startRelay(t, st, relay.Config{}, Limits{})
+	w := provision(t, r, alice)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// A second workspace whose only member is mallory.
+	other := sha256.Sum256([]byte("other ws"))
+	gen := seededKey("other genesis")
+	if err := r.svc.ProvisionWorkspace(ctx, other, gen.pub); err != nil {
+		t.Fatal(err)
+	}
+	set := wire.AccessSet{Workspace: other, Version: 1, Devices: []wire.DeviceKey{{Pub: mallory.pub, User: wire.ID{9}, Admin: true}}}
+	wire.SignAccessSet(&set, gen.priv)
+	if err := relayclient.PublishGenesis(ctx, r.url, set); err != nil {
+		t.Fatal(err)
+	}
+	ca := dialAs(t, r.url, w.id, alice)
+	cm := dialAs(t, r.url, other, mallory)
+	g := wire.ID{0x99}
+	aa := newAuthor(alice)
+	if _, err := ca.Send(ctx, aa.next(g, "secret-ish ciphertext")); err != nil {
+		t.Fatal(err)
+	}
+	err := cm.Subscribe(ctx, wire.SubscribeItem{Group: wire.ID{0x98}}, wire.SubscribeItem{Group: g})
+	if !errors.Is(err, &wire.Error{Code: wire.CodeUnknownGroup}) {
+		t.Fatalf("subscribe to another workspace's group: %v, want bad_request/unknown_group", err)
+	}
+	if _, err := cm.Fetch(ctx, g, 0, 0); !errors.Is(err, &wire.Error{Code: wire.CodeUnknownGroup}) {
+		t.Fatalf("fetch: %v", err)
+	}
+	if _, err := ca.Send(ctx, aa.next(g, "more")); err != nil {
+		t.Fatal(err)
+	}
+	quiet := time.After(300 * time.Millisecond)
+	for {
+		select {
+		case ev := <-cm.Events():
+			if ev.Kind == relayclient.EventEnvelopes {
+				t.Fatalf("pushed %d envelopes of another workspace", len(ev.Envelopes))
+			}
+			continue
+		case <-quiet:
+		}
+		break
+	}
+}
