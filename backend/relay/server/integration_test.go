@@ -350,3 +350,75 @@ func TestSubscribeToAnotherWorkspacesGroupIsRefused(t *testing.T) {
 		break
 	}
 }
+
+// Hostile envelopes over the wire: each gets its code and changes nothing
+// (same head seq, same byte counter), and the connection stays usable.
+func TestHostileEnvelopesOverTheWire(t *testing.T) {
+	engines(t, func(t *testing.T, open func() store.Store) {
+		alice, bob := seededKey("alice"), seededKey("bob")
+		r := startRelay(t, open(), relay.Config{}, Limits{})
+		w := provision(t, r, alice, bob)
+		ca := dialAs(t, r.url, w.id, alice)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		g := wire.ID{0x66}
+		aa := newAuthor(alice)
+		first := aa.next(g, "one")
+		if _, err := ca.Send(ctx, first); err != nil {
+			t.Fatal(err)
+		}
+		before, err := ca.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		badSig := aa.next(g, "two")
+		badSig.Signature[0] ^= 1
+		aa.ctr[g]-- // the chain did not advance
+		aa.prev[g] = first.Hash()
+		fork := wire.Envelope{Group: g, Kind: wire.KindContent, Ctr: 1, CT: []byte("other one")}
+		wire.SignEnvelope(&fork, alice.priv)
+		gap := wire.Envelope{Group: g, Kind: wire.KindContent, Ctr: 5, Prev: first.Hash(), CT: []byte("five")}
+		wire.SignEnvelope(&gap, alice.priv)
+		unknown := wire.Envelope{Group: g, Kind: wire.Kind(0x7777), Ctr: 2, Prev: first.Hash(), CT: []byte("?")}
+		wire.SignEnvelope(&unknown, alice.priv)
+		impostor := wire.Envelope{Group: g, Kind: wire.KindContent, Ctr: 1, CT: []byte("as bob")}
+		wire.SignEnvelope(&impostor, bob.priv) // bob's envelope on alice's connection
+		good := aa.next(g, "two")
+		cases := []struct {
+			name string
+			envs []wire.Envelope
+			code wire.Code
+		}{
+			{"bad signature", []wire.Envelope{badSig}, wire.CodeAuthBadSignature},
+			{"replay", []wire.Envelope{first}, wire.CodeChainReplay},
+			{"fork", []wire.Envelope{fork}, wire.CodeChainFork},
+			{"gap", []wire.Envelope{gap}, wire.CodeChainGap},
+			{"unknown kind", []wire.Envelope{unknown}, wire.CodeUnknownKind},
+			{"good then replay in one batch", []wire.Envelope{good, first}, wire.CodeChainReplay},
+		}
+		for _, tc := range cases {
+			_, err := ca.Send(ctx, tc.envs...)
+			if !errors.Is(err, &wire.Error{Code: tc.code}) {
+				t.Fatalf("%s: %v, want %s", tc.name, err, tc.code)
+			}
+			after, err := ca.Stats(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *after != *before {
+				t.Fatalf("%s changed state: %+v -> %+v", tc.name, before, after)
+			}
+		}
+		// bob's own envelope through alice's connection: refused or
+		// accepted only as bob's; it must not become alice's.
+		if _, err := ca.Send(ctx, impostor); err == nil {
+			res, _ := ca.Fetch(ctx, g, 1, 0)
+			if len(res.Envelopes) != 1 || res.Envelopes[0].Envelope.Author != wire.KeyID(bob.pub) {
+				t.Fatalf("impostor envelope stored as %+v", res.Envelopes)
+			}
+		}
+		if _, err := ca.Send(ctx, good); err != nil {
+			t.Fatalf("the good envelope after the refusals: %v", err)
+		}
+	})
+}
