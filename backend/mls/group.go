@@ -38,6 +38,8 @@ type Group struct {
 	// reinit is set once a commit with a ReInit proposal is merged: the
 	// group then sends nothing more (RFC 9420 §11.2).
 	reinit *proposal.ReInit
+	// past keeps the previous epoch for late application messages.
+	past *pastEpoch
 }
 
 // ReInit returns the ReInit proposal that ended this group, or nil.

@@ -36,6 +36,9 @@ type Received struct {
 	// Commit is the validated commit, to be applied with [Group.Merge]
 	// (Type commit).
 	Commit *StagedCommit
+	// PastEpoch marks an application message of the previous epoch,
+	// delivered after the commit that ended it.
+	PastEpoch bool
 }
 
 // Process authenticates and interprets an MLSMessage holding a
@@ -69,6 +72,9 @@ func (g *Group) Process(msg []byte) (*Received, error) {
 		ac = pm.AuthenticatedContent()
 	case framing.WireFormatPrivateMessage:
 		pm := m.Private
+		if g.past != nil && bytes.Equal(pm.GroupID, g.ctx.GroupID) && pm.Epoch == g.past.epoch && pm.Epoch+1 == g.ctx.Epoch {
+			return g.processPast(pm)
+		}
 		if err := g.checkGroupEpoch(pm.GroupID, pm.Epoch); err != nil {
 			return nil, err
 		}

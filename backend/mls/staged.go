@@ -115,6 +115,7 @@ func (g *Group) nextEpoch(in *epochInput) (*Group, *keyschedule.EpochSecrets, []
 	next.tag = tag
 	next.interim = keyschedule.InterimTranscriptHash(s, ctx.ConfirmedTranscriptHash, tag)
 	next.priv.Prune(next.tree)
+	g.retainEpoch(next)
 	return next, es, tag, nil
 }
 

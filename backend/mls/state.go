@@ -32,6 +32,9 @@ const stateVersion uint16 = 1
 //	  bool active;
 //	  optional<struct { opaque pub<V>; opaque priv<V>; }> pending_update_key;
 //	  optional<ReInit> reinit;         // set once a ReInit commit was merged
+//	  optional<struct { uint64 epoch; opaque group_context<V>; opaque sender_data<V>;
+//	           SecretTreeState secret_tree; struct { uint32 leaf; opaque signature_key<V>; } changed<V>;
+//	  }> past_epoch;                   // for late application messages
 //	} GroupState;
 //
 // Nothing derivable is stored: tree hashes are recomputed on load.
@@ -68,6 +71,7 @@ func (g *Group) MarshalBinary() ([]byte, error) {
 		w.Opaque(g.pendingUpdateKey.priv)
 	})
 	w.Optional(g.reinit != nil, func(w *codec.Writer) { g.reinit.Marshal(w) })
+	w.Optional(g.past != nil, func(w *codec.Writer) { g.past.marshal(w) })
 	return w.Bytes(), w.Err()
 }
 
@@ -119,6 +123,11 @@ func LoadGroup(cfg *Config, data []byte) (*Group, error) {
 		g.reinit = new(proposal.ReInit)
 		g.reinit.Unmarshal(r)
 	}
+	if r.Optional() && r.Err() == nil {
+		if g.past, err = unmarshalPastEpoch(r); err != nil {
+			return nil, fmt.Errorf("%w: past epoch: %w", ErrState, err)
+		}
+	}
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrState, err)
 	}
@@ -133,6 +142,9 @@ func LoadGroup(cfg *Config, data []byte) (*Group, error) {
 	}
 	if !bytes.Equal(g.tree.TreeHash(), ctx.TreeHash) {
 		return nil, fmt.Errorf("%w: the tree does not match the group context", ErrState)
+	}
+	if g.past != nil && g.past.epoch+1 != ctx.Epoch {
+		return nil, fmt.Errorf("%w: past epoch %d in epoch %d", ErrState, g.past.epoch, ctx.Epoch)
 	}
 	if g.st.LeafCount() != g.tree.NumLeaves() {
 		return nil, fmt.Errorf("%w: secret tree of %d leaves for a tree of %d", ErrState, g.st.LeafCount(), g.tree.NumLeaves())

@@ -326,3 +326,60 @@ func TestKeyPackageLifetime(t *testing.T) {
 		t.Fatalf("fresh key package: %v", err)
 	}
 }
+
+// TestLateApplicationMessage: an application message of the previous epoch
+// delivered after the commit is still read, once; two epochs back it is
+// refused; handshake messages of the previous epoch are refused.
+func TestLateApplicationMessage(t *testing.T) {
+	cfg, alice, bob, carol := threeMembers(t)
+	late, err := bob.Protect([]byte("sent before the commit"), []byte("ad"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldProp, err := bob.ProposeUpdate(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := alice.Commit(CommitOptions{Remove: []uint32{bob.OwnLeaf()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMerge(t, alice, sc)
+	process(t, carol, sc.Message)
+	// Reload carol in between: the past epoch survives serialisation.
+	st, _ := carol.MarshalBinary()
+	carol, err = LoadGroup(cfg, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := carol.Process(late)
+	if err != nil {
+		t.Fatalf("late message: %v", err)
+	}
+	if !r.PastEpoch || string(r.Application) != "sent before the commit" || string(r.AuthenticatedData) != "ad" || r.Sender != bob.OwnLeaf() {
+		t.Fatalf("late message: %+v", r)
+	}
+	if _, err := carol.Process(late); err == nil {
+		t.Fatal("late message accepted twice")
+	}
+	if _, err := carol.Process(oldProp); !errors.Is(err, ErrWrongEpoch) {
+		t.Fatalf("past-epoch proposal: %v", err)
+	}
+	// Two epochs later it is gone.
+	late2, _ := alice.Protect([]byte("epoch before"), nil)
+	sc, err = alice.Commit(CommitOptions{ForcePath: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMerge(t, alice, sc)
+	process(t, carol, sc.Message)
+	sc, err = alice.Commit(CommitOptions{ForcePath: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMerge(t, alice, sc)
+	process(t, carol, sc.Message)
+	if _, err := carol.Process(late2); !errors.Is(err, ErrWrongEpoch) {
+		t.Fatalf("message two epochs old: %v", err)
+	}
+}
