@@ -214,7 +214,28 @@ func (f *fixture) state() string {
 		if err != nil {
 			f.t.Fatal(err)
 		}
-		fmt.Fprintf(&b, "group %s head %d dropped %d:", g.Short(), out.HeadSeq, out.DroppedBelow)
+		var keys []store.RetentionKey
+		var pol store.Policy
+		var row store.Group
+		err = f.st.View(f.ctx, func(tx store.Tx) error {
+			var err error
+			if keys, err = tx.RetentionKeys(f.ctx, g); err != nil {
+				return err
+			}
+			if pol, err = tx.LatestPolicy(f.ctx, g); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+			row, err = tx.Group(f.ctx, g)
+			if errors.Is(err, store.ErrNotFound) {
+				err = nil
+			}
+			return err
+		})
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "group %s head %d dropped %d keys %d policy %d frozen %v:", g.Short(), out.HeadSeq, out.DroppedBelow,
+			len(keys), pol.Version, row.RetentionFrozen)
 		for _, e := range out.Envelopes {
 			h := e.Envelope.Hash()
 			fmt.Fprintf(&b, " %d/%s", e.Seq, h.Short())
