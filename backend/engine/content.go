@@ -61,12 +61,28 @@ func (e *Engine) saveShards(t *txn) error {
 		if !s.dirty {
 			continue
 		}
-		if err := t.put(k.dbKey(), s.s.Save()); err != nil {
+		b, err := saveShard(s.s)
+		if err != nil {
+			return err
+		}
+		if err := t.put(k.dbKey(), b); err != nil {
 			return err
 		}
 		s.dirty = false
 	}
 	return nil
+}
+
+// saveShard returns the shard's saved bytes; it accepts both forms of
+// docs.Document.Save (with and without an error result) while that API settles.
+func saveShard(s *docs.Shard) ([]byte, error) {
+	switch f := any(s.Save).(type) {
+	case func() []byte:
+		return f(), nil
+	case func() ([]byte, error):
+		return f()
+	}
+	return nil, fmt.Errorf("engine: unsupported docs.Save")
 }
 
 // contentKey returns the key this client encrypts new content of g with.

@@ -60,17 +60,17 @@ type Options struct {
 
 // meta is the workspace record persisted under key "meta".
 type meta struct {
-	Workspace   hexID           `json:"workspace"`
-	Name        string          `json:"name"`
-	Relay       string          `json:"relay"`
-	User        hexID           `json:"user"`
-	DeviceSeed  []byte          `json:"device_seed"`
-	GenesisSeed []byte          `json:"genesis_seed,omitempty"` // the creator only, until the genesis set is accepted
-	Creator     bool            `json:"creator"`
-	Steps       map[string]bool `json:"steps"`
-	Muted       map[string]bool `json:"muted"`
-	Invite      *inviteUse      `json:"invite,omitempty"` // a redemption in progress or done
-	SelfJoins   []time.Time     `json:"self_joins,omitempty"`
+	Workspace   hexID                  `json:"workspace"`
+	Name        string                 `json:"name"`
+	Relay       string                 `json:"relay"`
+	User        hexID                  `json:"user"`
+	DeviceSeed  []byte                 `json:"device_seed"`
+	GenesisSeed []byte                 `json:"genesis_seed,omitempty"` // the creator only, until the genesis set is accepted
+	Creator     bool                   `json:"creator"`
+	Steps       map[string]bool        `json:"steps"`
+	Muted       map[string]bool        `json:"muted"`
+	Invite      *inviteUse             `json:"invite,omitempty"`     // a redemption in progress or done
+	SelfJoins   map[string][]time.Time `json:"self_joins,omitempty"` // per group (hex): recent self-join commits
 	// Grants maps invites this device created (hex id) to the access-set
 	// grant of their secret (wire.GrantHash). The roster's grant field is
 	// computed differently (docs/protocol/engine-requests.md), so the

@@ -9,6 +9,7 @@ import (
 
 	"weald/backend/groups"
 	"weald/backend/identity"
+	"weald/backend/mls/framing"
 	"weald/backend/roster"
 	"weald/backend/wire"
 )
@@ -85,6 +86,11 @@ func (e *Engine) CreateInvite(ctx context.Context, scopes []string, role roster.
 // sendInviteBundle seals the root's current state to one invite.
 func (e *Engine) sendInviteBundle(ctx context.Context, info roster.InviteInfo) error {
 	root := e.groups[e.roster.RootGroup()]
+	if root != nil && root.pending == nil {
+		if err := e.catchUp(ctx, root); err != nil {
+			return err
+		}
+	}
 	epoch, secret, ok := e.currentEnrol()
 	if !ok || root == nil {
 		return groups.ErrMissingParent
@@ -248,7 +254,7 @@ func (e *Engine) joinRoot(ctx context.Context, inv roster.InviteInfo) error {
 		if err != nil {
 			return err
 		}
-		if lost, err := e.lostRace(ctx, rootID, readTo, seq); err != nil || lost {
+		if lost, err := e.lostRace(ctx, rootID, envs, readTo, seq, m.Epoch()-1); err != nil || lost {
 			if err != nil {
 				return err
 			}
@@ -274,20 +280,33 @@ func (e *Engine) joinRoot(ctx context.Context, inv roster.InviteInfo) error {
 	return errors.New("mls/busy: the workspace root kept moving; try again")
 }
 
-// lostRace reports whether another commit reached group's log between the
-// seq this client read up to and its own commit's seq.
-func (e *Engine) lostRace(ctx context.Context, id identity.GroupID, readTo, own uint64) (bool, error) {
-	envs, err := e.fetchAll(ctx, wire.ID(id), readTo)
+// lostRace reports whether the external commit this client sent at seq own
+// (joining from epoch base) lost: some commit for epoch base or later is in
+// the log before it (every member applies the first commit of an epoch in
+// seq order). known is the part of the log already read, up to readTo.
+func (e *Engine) lostRace(ctx context.Context, id identity.GroupID, known []wire.SeqEnvelope, readTo, own, base uint64) (bool, error) {
+	more, err := e.fetchAll(ctx, wire.ID(id), readTo)
 	if err != nil {
 		return false, err
 	}
-	for _, se := range envs {
-		if se.Seq >= own {
-			break
-		}
-		if se.Envelope.Kind == wire.KindMLSCommit {
-			return true, nil
+	for _, list := range [][]wire.SeqEnvelope{known, more} {
+		for _, se := range list {
+			if se.Seq >= own || se.Envelope.Kind != wire.KindMLSCommit {
+				continue
+			}
+			if ep, ok := commitEpoch(se.Envelope.CT); ok && ep >= base {
+				return true, nil
+			}
 		}
 	}
 	return false, nil
+}
+
+// commitEpoch reads the epoch of a PublicMessage commit (it is in clear).
+func commitEpoch(msg []byte) (uint64, bool) {
+	m, err := framing.DecodeMLSMessage(msg)
+	if err != nil || m.WireFormat != framing.WireFormatPublicMessage || m.Public == nil {
+		return 0, false
+	}
+	return m.Public.Content.Epoch, true
 }

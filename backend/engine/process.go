@@ -33,7 +33,7 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 	gi, _ := e.roster.Group(id)
 	rosterSynced := false
 	messages := false
-	var evict []uint32
+	var evict []evictee
 	for i := range envs {
 		se := &envs[i]
 		if se.Seq <= g.rec.LastSeq {
@@ -63,6 +63,8 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 				e.alert(id, err)
 				evict = append(evict, leaf)
 			}
+		case wire.KindHistoryPublish:
+			e.learnHistory(g, &gi.Policy, env)
 		case wire.KindContent:
 			if changed, err := e.applyContent(ctx, g, env); err == nil && changed {
 				messages = true
@@ -80,10 +82,61 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 	if messages {
 		e.emit(Event{Kind: EventMessages, Channel: hexID(id).hex()})
 	}
-	if len(evict) > 0 && g.mls != nil && g.mls.Active() {
-		return e.evict(ctx, g, evict)
+	if g.mls != nil && g.mls.Active() {
+		// Only leaves still held by the forged joiner: another member's
+		// eviction may have come first in the log.
+		var leaves []uint32
+		for _, m := range g.mls.Members() {
+			for _, ev := range evict {
+				if m.Index == ev.leaf && bytes.Equal(m.SignatureKey, ev.key) {
+					leaves = append(leaves, m.Index)
+				}
+			}
+		}
+		if len(leaves) > 0 {
+			return e.evict(ctx, g, leaves)
+		}
 	}
 	return nil
+}
+
+// evictee is a leaf to evict, named by its index and signature key.
+type evictee struct {
+	leaf uint32
+	key  []byte
+}
+
+// learnHistory adds the history keys of a history.publish this member can
+// open (a Remove's committer adds a fresh key and publishes it).
+func (e *Engine) learnHistory(g *group, pol *roster.GroupPolicy, env *wire.Envelope) {
+	if pol.History != roster.HistoryOpen {
+		return
+	}
+	sb, err := groups.DecodeSealedBundle(env.CT)
+	if err != nil {
+		return
+	}
+	secret, ok := e.enrolSecret(sb.RootEpoch)
+	if !ok {
+		return
+	}
+	pt, err := groups.OpenBundle(groups.BundleHistory, secret, [32]byte(g.rec.ID), sb)
+	if err != nil {
+		return
+	}
+	hp, err := groups.DecodeHistoryPlain(pt)
+	if err != nil {
+		return
+	}
+	have := map[[32]byte]bool{}
+	for _, k := range g.history {
+		have[k.ID] = true
+	}
+	for _, k := range hp.Keys {
+		if !have[k.ID] {
+			g.history = append(g.history, k)
+		}
+	}
 }
 
 // alert records and emits a security alert.
@@ -96,9 +149,9 @@ func (e *Engine) alert(group identity.GroupID, err error) {
 // applyCommit processes one commit envelope of g in log order. It returns a
 // non-nil error (wrapping groups.ErrForgedJoin) with the leaf to evict when
 // an external commit fails validation.
-func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPolicy, env *wire.Envelope) (uint32, error) {
+func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPolicy, env *wire.Envelope) (evictee, error) {
 	if g.mls == nil || !g.mls.Active() {
-		return 0, nil
+		return evictee{}, nil
 	}
 	closed := pol.History == roster.HistoryClosed
 	root := pol.Kind == roster.KindWorkspace
@@ -107,10 +160,10 @@ func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPol
 			if err := g.mls.Merge(p.staged); err == nil {
 				p.merged = true
 				g.pending = nil
-				return 0, e.noteEpoch(g, closed, root)
+				return evictee{}, e.noteEpoch(g, closed, root)
 			}
 		}
-		return 0, nil
+		return evictee{}, nil
 	}
 	before := map[uint32]bool{}
 	for _, m := range g.mls.Members() {
@@ -118,17 +171,17 @@ func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPol
 	}
 	rcv, err := g.mls.Process(env.CT)
 	if err != nil || rcv.Type != mls.ContentCommit {
-		return 0, nil // a stale or invalid commit: every member ignores it
+		return evictee{}, nil // a stale or invalid commit: every member ignores it
 	}
 	if err := g.mls.Merge(rcv.Commit); err != nil {
-		return 0, nil
+		return evictee{}, nil
 	}
 	g.pending = nil // a commit of ours for that epoch lost the race
 	if err := e.noteEpoch(g, closed, root); err != nil {
-		return 0, err
+		return evictee{}, err
 	}
 	if rcv.SenderType != framing.SenderNewMemberCommit {
-		return 0, nil
+		return evictee{}, nil
 	}
 	// The joiner's leaf: the one not in the tree before (or, on a resync,
 	// the one named by the sender index).
@@ -140,7 +193,7 @@ func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPol
 		}
 	}
 	if joiner == nil {
-		return 0, nil
+		return evictee{}, nil
 	}
 	inRoot := false
 	if len(joiner.Credential.Identity) == 32 {
@@ -156,9 +209,9 @@ func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPol
 		}
 	}
 	if verr != nil {
-		return joiner.Index, verr
+		return evictee{leaf: joiner.Index, key: joiner.SignatureKey}, verr
 	}
-	return 0, nil
+	return evictee{}, nil
 }
 
 // inRootTree reports whether a device has a leaf in the root group as this
@@ -210,6 +263,17 @@ func (e *Engine) commitOnce(ctx context.Context, g *group, opts mls.CommitOption
 	g.pending = nil
 	if !p.merged {
 		return errLostRace
+	}
+	if len(opts.Remove) > 0 {
+		// The committer of a Remove adds a fresh history key, so a removed
+		// member cannot read what follows (docs/protocol/groups.md).
+		if gi, ok := e.roster.Group(identity.GroupID(g.rec.ID)); ok && gi.Policy.History == roster.HistoryOpen {
+			hk, err := groups.NewHistoryKey(e.rand)
+			if err != nil {
+				return err
+			}
+			g.history = append(g.history, hk)
+		}
 	}
 	return e.afterCommit(ctx, g)
 }

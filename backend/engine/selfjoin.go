@@ -97,13 +97,12 @@ func (e *Engine) runJoinLoop(ctx context.Context) (JoinReport, error) {
 	if len(e.groups) > groups.MaxGroups {
 		return rep, groups.ErrGroupsLimit
 	}
+	var limited error
 	for i, id := range todo {
-		if e.selfJoinsLastHour() >= groups.MaxSelfJoinsPerHour {
-			for _, w := range todo[i:] {
-				rep.Waiting = append(rep.Waiting, hexID(w).hex())
-			}
-			e.progress("join", i, total)
-			return rep, groups.ErrSelfJoinRate
+		if e.selfJoinsLastHour(id) >= groups.MaxSelfJoinsPerHour {
+			rep.Waiting = append(rep.Waiting, hexID(id).hex())
+			limited = groups.ErrSelfJoinRate
+			continue
 		}
 		if err := e.selfJoin(ctx, id); err != nil {
 			if ctx.Err() != nil {
@@ -118,21 +117,32 @@ func (e *Engine) runJoinLoop(ctx context.Context) (JoinReport, error) {
 	if len(rep.Joined) > 0 {
 		e.emit(Event{Kind: EventChannels})
 	}
-	return rep, nil
+	return rep, limited
 }
 
-func (e *Engine) selfJoinsLastHour() int {
+// selfJoinsLastHour counts this device's self-join commits into group id in
+// the last hour. The limit of spec/channels.md "Limits" (32 per principal per
+// hour, "a client loop cannot storm the epoch") is applied per group: a
+// newcomer's first joins of many distinct channels are bounded by the
+// 512-group limit instead (docs/protocol/groups.md "Limits").
+func (e *Engine) selfJoinsLastHour(id identity.GroupID) int {
 	cut := e.now().Add(-time.Hour)
-	n := 0
-	kept := e.meta.SelfJoins[:0]
-	for _, t := range e.meta.SelfJoins {
+	k := hexID(id).hex()
+	var kept []time.Time
+	for _, t := range e.meta.SelfJoins[k] {
 		if t.After(cut) {
 			kept = append(kept, t)
-			n++
 		}
 	}
-	e.meta.SelfJoins = kept
-	return n
+	if e.meta.SelfJoins == nil {
+		e.meta.SelfJoins = map[string][]time.Time{}
+	}
+	if len(kept) == 0 {
+		delete(e.meta.SelfJoins, k)
+	} else {
+		e.meta.SelfJoins[k] = kept
+	}
+	return len(kept)
 }
 
 // selfJoin joins one parent channel: the latest standing bundles (and the
@@ -145,6 +155,12 @@ func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 	}
 	if e.roster.Entitlement(id, identity.DevicePrincipal(e.devID), e.now(), e.member) != roster.JoinSelf {
 		return groups.ErrNotEntitled
+	}
+	// The root first: its latest epoch secrets open the latest bundles.
+	if root := e.groups[e.roster.RootGroup()]; root != nil && root.mls != nil {
+		if err := e.catchUp(ctx, root); err != nil {
+			return err
+		}
 	}
 	for attempt := 0; attempt < 3; attempt++ {
 		b, err := e.latestBundles(ctx, id)
@@ -179,8 +195,11 @@ func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 		if err != nil {
 			return err
 		}
-		e.meta.SelfJoins = append(e.meta.SelfJoins, e.now())
-		if lost, err := e.lostRace(ctx, id, readTo, seq); err != nil {
+		if e.meta.SelfJoins == nil {
+			e.meta.SelfJoins = map[string][]time.Time{}
+		}
+		e.meta.SelfJoins[hexID(id).hex()] = append(e.meta.SelfJoins[hexID(id).hex()], e.now())
+		if lost, err := e.lostRace(ctx, id, b.log, readTo, seq, m.Epoch()-1); err != nil {
 			return err
 		} else if lost {
 			continue

@@ -12,7 +12,7 @@ var (
 	ErrBadLink       = errors.New("invite/bad_link: the invite link is malformed")
 	ErrBundle        = errors.New("invite/bundle: the invite bundle does not open with this link")
 	ErrForgedJoin    = errors.New("join/forged: an external commit failed validation against the roster and group policy")
-	ErrSelfJoinRate  = errors.New("limit/self_join_rate: at most 32 self-join commits per hour; the rest wait for the next hour")
+	ErrSelfJoinRate  = errors.New("limit/self_join_rate: at most 32 self-join commits into one group per hour; that join waits for the next hour")
 	ErrGroupsLimit   = errors.New("limit/groups: a workspace holds at most 512 groups")
 	ErrNotEntitled   = errors.New("join/not_entitled: this device is not entitled to join that group")
 	ErrRootSelfJoin  = errors.New("join/root: the workspace root cannot be self-joined; it is entered with an invite")

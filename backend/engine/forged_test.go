@@ -1,0 +1,212 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"weald/backend/groups"
+	"weald/backend/identity"
+	"weald/backend/mls"
+	"weald/backend/mls/tree"
+	"weald/backend/roster"
+	"weald/backend/wire"
+)
+
+// forgeJoin makes an external commit into channel from e's client with a
+// chosen credential identity and join data (tamper may change both and
+// re-sign with the given device key), bypassing e's own entitlement check.
+func forgeJoin(t *testing.T, e *Engine, channel string, tamper func(epoch uint64, leafKey []byte) (ident []byte, jd *groups.JoinData)) uint64 {
+	t.Helper()
+	ctx := testCtx(t)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	gi, err := e.resolveChannel(channel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []identity.GroupID{e.roster.RootGroup(), gi.Policy.Group} {
+		if err := e.catchUp(ctx, e.groups[id]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := e.latestBundles(ctx, gi.Policy.Group)
+	if err != nil || b.info == nil {
+		t.Fatalf("bundles: %v", err)
+	}
+	gip, err := groups.DecodeGroupInfoPlain(b.info.plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seed [32]byte
+	seed[0] = 99
+	mk := func() *mls.Config { return &mls.Config{Rand: seededRand(seed[0])} }
+	// First pass learns the leaf key and the epoch.
+	m1, _, err := mls.ExternalJoin(mk(), gip.GroupInfo, nil, e.credential(), mls.ExternalJoinOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ident, jd := tamper(m1.Epoch(), ownLeafKey(m1))
+	_, msg, err := mls.ExternalJoin(mk(), gip.GroupInfo, nil, tree.BasicCredential(ident), mls.ExternalJoinOptions{AuthenticatedData: jd.Encode()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := e.groupState(gi.Policy.Group)
+	if _, err := e.sendCT(ctx, g, wire.KindMLSCommit, msg); err != nil {
+		t.Fatal(err)
+	}
+	return m1.Epoch()
+}
+
+func TestForgedJoinsAreEvicted(t *testing.T) {
+	r := startRelay(t)
+	ctx := testCtx(t)
+	dana := createWorkspace(t, r, 40)
+	link1, err := dana.CreateInvite(ctx, []string{"general"}, roster.RoleMember, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sam := joinWith(t, r, link1, "sam", 41)
+	link2, err := dana.CreateInvite(ctx, nil, roster.RoleMember, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lee := joinWith(t, r, link2, "lee", 42)
+	if _, err := dana.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	cases := []struct {
+		name   string
+		before func()
+		tamper func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData)
+	}{
+		{"key not in roster", nil, func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData) {
+			stranger, _ := identity.GenerateKey[identity.Device](seededRand(77))
+			id := identity.DeviceIDOf(stranger.Public())
+			gi, _ := sam.roster.Group(roster.GeneralGroupID(sam.wsID()))
+			jd, err := groups.NewJoinData(stranger, roster.Ref{}, groups.PathSelfJoin, &gi.Policy, [32]byte(gi.Policy.Group), epoch, leafKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return id[:], jd
+		}},
+		{"wrong policy hash", nil, func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData) {
+			gi, _ := sam.roster.Group(roster.GeneralGroupID(sam.wsID()))
+			other := gi.Policy
+			other.History = roster.HistoryClosed
+			dev, _ := sam.roster.Device(sam.devID)
+			jd, err := groups.NewJoinData(sam.dev, dev.Admitted, groups.PathSelfJoin, &other, [32]byte(gi.Policy.Group), epoch, leafKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sam.devID[:], jd
+		}},
+		{"agent external commit", func() {
+			agent, _ := identity.GenerateKey[identity.Agent](seededRand(78))
+			sam.mu.Lock()
+			defer sam.mu.Unlock()
+			err := sam.appendRoster(ctx, func() (roster.Body, error) {
+				cert, err := identity.IssueDelegation(sam.dev, agent.Public(), []identity.GroupID{roster.GeneralGroupID(sam.wsID())},
+					sam.now().Add(-time.Minute), sam.now().Add(time.Hour))
+				if err != nil {
+					return nil, err
+				}
+				proof, err := agent.Sign(identity.LabelPossession, roster.PossessionContent(sam.wsID(), sam.devID, identity.KindAgent, agent.Public().Bytes()))
+				if err != nil {
+					return nil, err
+				}
+				return &roster.AdmitAgent{Cert: cert, Possession: proof}, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			agentKeys = agent
+		}, func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData) {
+			id := identity.AgentIDOf(agentKeys.Public())
+			gi, _ := sam.roster.Group(roster.GeneralGroupID(sam.wsID()))
+			jd := &groups.JoinData{Path: groups.PathSelfJoin, Device: identity.DeviceID(id), PolicyHash: gi.Policy.Hash(),
+				LeafSigKey: leafKey, Signature: make([]byte, 64)}
+			return id[:], jd
+		}},
+		{"revoked device", func() {
+			dana.mu.Lock()
+			defer dana.mu.Unlock()
+			err := dana.appendRoster(ctx, func() (roster.Body, error) {
+				return &roster.Revoke{RevokedAt: dana.now(), Targets: []identity.Principal{identity.DevicePrincipal(sam.devID)}}, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sam.mu.Lock()
+			defer sam.mu.Unlock()
+			if _, err := sam.syncRoster(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}, func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData) {
+			gi, _ := sam.roster.Group(roster.GeneralGroupID(sam.wsID()))
+			dev, _ := sam.roster.Device(sam.devID)
+			jd, err := groups.NewJoinData(sam.dev, dev.Admitted, groups.PathSelfJoin, &gi.Policy, [32]byte(gi.Policy.Group), epoch, leafKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sam.devID[:], jd
+		}},
+	}
+	general := roster.GeneralGroupID(dana.wsID())
+	for _, c := range cases {
+		if c.before != nil {
+			c.before()
+		}
+		epoch := forgeJoin(t, sam, "general", c.tamper)
+		for _, who := range []*Engine{dana, lee} {
+			alerts := len(who.Status().Alerts)
+			if _, err := who.Sync(ctx); err != nil {
+				t.Fatalf("%s: sync: %v", c.name, err)
+			}
+			st := who.Status()
+			if len(st.Alerts) != alerts+1 || st.Alerts[len(st.Alerts)-1].Code != "join/forged" {
+				t.Fatalf("%s: alerts %+v", c.name, st.Alerts)
+			}
+			t.Logf("%s: %s", c.name, st.Alerts[len(st.Alerts)-1].Message)
+		}
+		// Within one epoch: the commit right after the forged one removes it.
+		for _, who := range []*Engine{dana, lee} {
+			if _, err := who.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			who.mu.Lock()
+			g := who.groups[general]
+			ep := g.mls.Epoch()
+			n := len(g.mls.Members())
+			who.mu.Unlock()
+			if ep != epoch+1 {
+				t.Fatalf("%s: epoch %d after forged epoch %d: not evicted in one epoch", c.name, ep, epoch)
+			}
+			if n != 3 {
+				t.Fatalf("%s: %d members after eviction, want 3", c.name, n)
+			}
+		}
+		// Sam's client followed too (it is still a member of #general).
+		sam.mu.Lock()
+		sam.groups[general].pending = nil
+		sam.mu.Unlock()
+	}
+	if !strings.Contains(dana.Status().Alerts[0].Message, "not in the roster") {
+		t.Errorf("first alert: %s", dana.Status().Alerts[0].Message)
+	}
+	// The evictions added history keys; everybody still reads #general,
+	// and a message after them is readable by the members.
+	if _, err := dana.Send(ctx, "general", "after the evictions"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lee.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := lee.Messages(ctx, "general", 1)
+	if err != nil || len(ms) != 1 || ms[0].Text != "after the evictions" {
+		t.Fatalf("lee reads %+v %v", ms, err)
+	}
+}
+
+var agentKeys identity.AgentPrivate
