@@ -1,0 +1,68 @@
+package docs
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Checkpoint writers capture each document exactly at the author barriers
+// (spec/lifecycle.md "Checkpoints": a snapshot "captures all changes at or
+// below the author barriers"). The envelopes at or below the barriers name
+// a set of changes; ChangeHashes reads them out of each envelope's payload,
+// Frontier turns the set into heads, and SnapshotAt makes the snapshot. A
+// receiver holding the same envelopes recomputes the heads and compares.
+
+// ErrNotClosed: a change set given as a barrier is missing an ancestor of
+// one of its changes, so no snapshot holds exactly that set.
+var ErrNotClosed = errors.New("docs/not_closed: the changes named by the barrier do not include all their ancestors")
+
+// ChangeHashes returns the hashes of the changes a content payload carries,
+// by document. It checks the payload's framing and the chunks' checksums
+// only.
+func ChangeHashes(payload []byte) (map[DocRef][]Head, error) {
+	p, err := DecodePayload(payload)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[DocRef][]Head, len(p.Docs))
+	for _, d := range p.Docs {
+		cs, err := splitChanges(d.Changes)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			out[d.Ref] = append(out[d.Ref], c.hash)
+		}
+	}
+	return out, nil
+}
+
+// Frontier returns the heads of a set of the document's changes: the
+// members no other member depends on. Every member must be in the document
+// and every dependency of a member must be in the set ([ErrNotClosed]).
+func (d *Document) Frontier(set []Head) ([]Head, error) {
+	in := make(map[Head]bool, len(set))
+	for _, h := range set {
+		in[h] = true
+	}
+	depended := map[Head]bool{}
+	for h := range in {
+		ch, err := d.doc.Change([32]byte(h))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s", ErrUnknownHeads, h)
+		}
+		for _, dep := range ch.Dependencies() {
+			if !in[Head(dep)] {
+				return nil, fmt.Errorf("%w: %s depends on %s", ErrNotClosed, h, Head(dep))
+			}
+			depended[Head(dep)] = true
+		}
+	}
+	var out []Head
+	for h := range in {
+		if !depended[h] {
+			out = append(out, h)
+		}
+	}
+	return sortHeads(out), nil
+}
