@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -333,4 +334,77 @@ func TestUnreadEventsDoNotBlockRequests(t *testing.T) {
 	if !errors.As(err, &we) || we.Code != wire.CodeCASConflict {
 		t.Fatalf("stale append: %v, want cas/conflict", err)
 	}
+}
+
+// fakeClock records the waits the client asks for and lets each pass at
+// once (after a short real pause, so the loop does not spin).
+type fakeClock struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+func (c *fakeClock) Now() time.Time { return time.Unix(0, 0) }
+func (c *fakeClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	c.waits = append(c.waits, d)
+	c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	go func() { time.Sleep(5 * time.Millisecond); ch <- time.Unix(0, 0) }()
+	return ch
+}
+
+func (c *fakeClock) snapshot() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.waits...)
+}
+
+// While the relay is down the client retries on the injected clock with
+// capped exponential backoff and jitter from the injected randomness, and
+// reconnects once the relay is back.
+func TestReconnectBackoffUsesInjectedClockAndRand(t *testing.T) {
+	e := newEnv(t)
+	r := serveAt(t, e.addr, e.st, relay.Config{}, server.Limits{})
+	e.provision(relay.New(relay.Config{Store: e.st}))
+	clock := &fakeClock{}
+	b := relayclient.Backoff{Min: time.Second, Max: 8 * time.Second}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := relayclient.Dial(ctx, relayclient.Config{URL: e.url, Workspace: e.ws,
+		Credential: relayclient.KeyCredential(e.alice.priv, wire.PrincipalDevice),
+		Clock:      clock, Rand: rand.NewChaCha8([32]byte{1}), Backoff: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r.stop()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(clock.snapshot()) < 8 {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d retries in 10 s", len(clock.snapshot()))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	serveAt(t, e.addr, e.st, relay.Config{}, server.Limits{})
+	if _, err := c.Stats(ctx); err != nil {
+		t.Fatalf("after the relay came back: %v", err)
+	}
+	waits := clock.snapshot()
+	for n, d := range waits[:8] {
+		ceil := b.Min << n
+		if ceil > b.Max {
+			ceil = b.Max
+		}
+		if d < b.Min/2 || d > ceil {
+			t.Fatalf("retry %d waited %v, outside [%v, %v]; all: %v", n, d, b.Min/2, ceil, waits)
+		}
+	}
+	// The same randomness gives the same schedule.
+	again := rand.NewChaCha8([32]byte{1})
+	for n := 0; n < 8; n++ {
+		if want := b.Delay(n, again); waits[n] != want {
+			t.Fatalf("retry %d waited %v, Backoff.Delay with the same randomness gives %v", n, waits[n], want)
+		}
+	}
+	t.Logf("retry waits: %v", waits[:8])
 }

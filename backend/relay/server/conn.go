@@ -247,6 +247,28 @@ func (c *conn) writeLoop() {
 	}
 }
 
+// keepalive pings the client every PingInterval and closes a connection
+// whose peer does not answer within WriteTimeout, so a dead peer does not
+// hold one of its key's connection slots.
+func (c *conn) keepalive() {
+	t := time.NewTicker(c.s.lim.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(c.ctx, c.s.lim.WriteTimeout)
+		err := c.ws.Ping(ctx)
+		cancel()
+		if err != nil {
+			c.closeWith(websocket.StatusGoingAway, "no pong")
+			return
+		}
+	}
+}
+
 // errOversize marks a message larger than MaxFrameBytes; the message was
 // consumed and the connection stays usable.
 type errOversize struct {

@@ -38,6 +38,7 @@ type Limits struct {
 	HandshakeTimeout       time.Duration // Hello to AuthOK
 	WriteTimeout           time.Duration // one frame write
 	RecheckInterval        time.Duration // how often open connections are rechecked against the access set
+	PingInterval           time.Duration // WebSocket ping to detect dead peers (a pong is due within WriteTimeout)
 }
 
 // DefaultLimits are used for zero fields.
@@ -53,6 +54,7 @@ var DefaultLimits = Limits{
 	HandshakeTimeout:       10 * time.Second,
 	WriteTimeout:           10 * time.Second,
 	RecheckInterval:        time.Second,
+	PingInterval:           30 * time.Second,
 }
 
 // CodeLimitSubscriptions refuses a SUBSCRIBE over MaxSubscriptions.
@@ -92,6 +94,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.RecheckInterval > 0 {
 		d.RecheckInterval = l.RecheckInterval
+	}
+	if l.PingInterval > 0 {
+		d.PingInterval = l.PingInterval
 	}
 	return d
 }
@@ -207,6 +212,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.hub.remove(c)
 	go c.writeLoop()
+	go c.keepalive()
 	c.rate = newBucket(s.lim.RequestsPerSecond, s.lim.RequestBurst, s.now())
 	s.readLoop(c)
 }

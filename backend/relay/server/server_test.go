@@ -484,3 +484,27 @@ func testCounter(t *testing.T, f *fixture, series string) float64 {
 }
 
 func fmtSscan(s string, v *float64) (int, error) { return fmt.Sscan(s, v) }
+
+// A peer that stops answering pings is closed and frees its key's slot; a
+// live client (which reads, so it answers) stays.
+func TestKeepaliveClosesDeadPeers(t *testing.T) {
+	a, b := newKey(t, 1), newKey(t, 2)
+	f := newFixture(t, Limits{PingInterval: 50 * time.Millisecond, WriteTimeout: 200 * time.Millisecond}, a, b)
+	f.raw(a) // authenticates, then never reads again
+	live := f.client(b)
+	deadline := time.Now().Add(3 * time.Second)
+	for f.srv.hub.count(f.ws, wire.KeyID(a.pub)) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("silent peer still registered after 3 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := live.Stats(ctx); err != nil {
+		t.Fatalf("live client after pings: %v", err)
+	}
+	if n := f.srv.hub.count(f.ws, wire.KeyID(b.pub)); n != 1 {
+		t.Fatalf("live client registered %d times", n)
+	}
+}
