@@ -361,7 +361,10 @@ func checkChain(ctx context.Context, tx store.Tx, g *groupState, e *wire.Envelop
 	return wire.Errorf(wire.CodeChainFork, "Another envelope already holds this place in the author's chain.", idx, wire.U("ctr", e.Ctr))
 }
 
-// Fetch returns a group's envelopes with seq > afterSeq, ascending.
+// Fetch returns a group's envelopes with seq > afterSeq, ascending: at most
+// limit (0 means DefaultFetchLimit, capped at MaxFetchLimit) and at most
+// MaxFetchBytes of ct, but always at least one if there is one, so a page
+// fits a frame. More says whether the group has envelopes past the page.
 func (s *Service) Fetch(ctx context.Context, ws, group wire.ID, afterSeq uint64, limit uint32) (*wire.Envelopes, error) {
 	n := int(limit)
 	if n <= 0 {
@@ -385,7 +388,7 @@ func (s *Service) Fetch(ctx context.Context, ws, group wire.ID, afterSeq uint64,
 		if g.Workspace != ws {
 			return wire.Errorf(wire.CodeUnknownGroup, "That group is not in this workspace.")
 		}
-		rows, err := tx.Envelopes(ctx, group, afterSeq, n)
+		rows, err := tx.Envelopes(ctx, group, afterSeq, n, MaxFetchBytes)
 		if err != nil {
 			return err
 		}
@@ -394,7 +397,7 @@ func (s *Service) Fetch(ctx context.Context, ws, group wire.ID, afterSeq uint64,
 		for i, r := range rows {
 			out.Envelopes[i] = wire.SeqEnvelope{Seq: r.Seq, Envelope: r.Envelope}
 		}
-		out.More = len(rows) == n && rows[len(rows)-1].Seq < g.HeadSeq
+		out.More = len(rows) > 0 && rows[len(rows)-1].Seq < g.HeadSeq
 		return nil
 	})
 	if err != nil {

@@ -17,6 +17,9 @@ const (
 	DefaultFetchLimit = 256
 	MaxFetchLimit     = 4096
 	MaxRosterOp       = 1 << 20
+	// MaxFetchBytes bounds the ct bytes of one FETCH answer (beyond its
+	// first envelope).
+	MaxFetchBytes = 4 << 20
 	// MaxKeyPackages bounds the one-use key packages stored per device.
 	MaxKeyPackages = 1024
 )

@@ -215,6 +215,17 @@ func TestSendAssignsSeqAndAcksAfterCommit(t *testing.T) {
 		if e := out.Envelopes[1].Envelope; e.Hash() != batch[2].Hash() {
 			t.Error("fetched envelope differs from the one sent")
 		}
+		// A page stops at MaxFetchBytes of ct but always holds one envelope.
+		big := id("big")
+		for i := 0; i < 3; i++ {
+			f.mustSend("alice", f.next("alice", big, wire.KindSnapshot, make([]byte, MaxFetchBytes/2+1)))
+		}
+		for after, want := range map[uint64]int{0: 2, 1: 2, 2: 1} {
+			bp, err := f.svc.Fetch(f.ctx, f.ws, big, after, 0)
+			if err != nil || len(bp.Envelopes) != want || bp.More != (after+uint64(want) < 3) {
+				t.Errorf("big page after %d: %d envelopes, more %v, %v", after, len(bp.Envelopes), bp.More, err)
+			}
+		}
 		page, _ := f.svc.Fetch(f.ctx, f.ws, g1, 0, 2)
 		if len(page.Envelopes) != 2 || !page.More {
 			t.Errorf("paged fetch more = %v", page.More)

@@ -315,9 +315,12 @@ func scanEnvelope(group wire.ID, scan func(...any) error) (EnvelopeRow, error) {
 	return r, nil
 }
 
-func (t *sqlTx) Envelopes(ctx context.Context, group wire.ID, afterSeq uint64, limit int) ([]EnvelopeRow, error) {
-	rows, err := t.rows(ctx, `SELECT `+envelopeCols+` FROM envelopes WHERE group_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
-		b(group), int64(afterSeq), limit)
+func (t *sqlTx) Envelopes(ctx context.Context, group wire.ID, afterSeq uint64, limit int, maxBytes int64) ([]EnvelopeRow, error) {
+	rows, err := t.rows(ctx, `SELECT `+envelopeCols+` FROM (
+			SELECT `+envelopeCols+`, sum(length(ct)) OVER (ORDER BY seq) - length(ct) AS before
+			  FROM envelopes WHERE group_id = ? AND seq > ? ORDER BY seq LIMIT ?
+		) AS page WHERE before < ? ORDER BY seq`,
+		b(group), int64(afterSeq), limit, maxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("fetch envelopes: %w", err)
 	}

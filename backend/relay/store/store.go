@@ -154,7 +154,10 @@ type Tx interface {
 	// a drop recorded; ErrNotFound if the author never wrote there.
 	AuthorHead(ctx context.Context, group, author wire.ID) (AuthorHead, error)
 	InsertEnvelope(ctx context.Context, row *EnvelopeRow) error
-	Envelopes(ctx context.Context, group wire.ID, afterSeq uint64, limit int) ([]EnvelopeRow, error)
+	// Envelopes returns up to limit envelopes with seq > afterSeq, ascending,
+	// stopping before the first whose ct would bring the page past maxBytes
+	// (the first envelope is always included).
+	Envelopes(ctx context.Context, group wire.ID, afterSeq uint64, limit int, maxBytes int64) ([]EnvelopeRow, error)
 	// EnvelopeByAuthor finds the envelope of author with ctr in group.
 	EnvelopeByAuthor(ctx context.Context, group, author wire.ID, ctr uint64) (EnvelopeRow, error)
 	// DropEnvelopesBelow records every author's chain head of the group, then
