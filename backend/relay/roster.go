@@ -56,7 +56,7 @@ func (s *Service) RosterFetch(ctx context.Context, ws wire.ID, afterIndex uint64
 		if err != nil {
 			return err
 		}
-		ops, err := tx.RosterOps(ctx, ws, afterIndex, n)
+		ops, err := tx.RosterOps(ctx, ws, afterIndex, n, MaxFetchBytes)
 		if err != nil {
 			return err
 		}

@@ -402,8 +402,11 @@ func (t *sqlTx) RosterAppend(ctx context.Context, ws wire.ID, index uint64, head
 	return err
 }
 
-func (t *sqlTx) RosterOps(ctx context.Context, ws wire.ID, afterIndex uint64, limit int) ([][]byte, error) {
-	rows, err := t.rows(ctx, `SELECT op FROM roster_ops WHERE workspace_id = ? AND idx > ? ORDER BY idx LIMIT ?`, b(ws), int64(afterIndex), limit)
+func (t *sqlTx) RosterOps(ctx context.Context, ws wire.ID, afterIndex uint64, limit int, maxBytes int64) ([][]byte, error) {
+	rows, err := t.rows(ctx, `SELECT op FROM (
+			SELECT idx, op, sum(length(op)) OVER (ORDER BY idx) - length(op) AS before
+			  FROM roster_ops WHERE workspace_id = ? AND idx > ? ORDER BY idx LIMIT ?
+		) AS page WHERE before < ? ORDER BY idx`, b(ws), int64(afterIndex), limit, maxBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -169,7 +169,9 @@ type Tx interface {
 	SetDroppedBelow(ctx context.Context, group wire.ID, seq uint64) error
 
 	RosterAppend(ctx context.Context, ws wire.ID, index uint64, head wire.ID, op []byte) error
-	RosterOps(ctx context.Context, ws wire.ID, afterIndex uint64, limit int) ([][]byte, error)
+	// RosterOps returns up to limit operations with index > afterIndex, at
+	// most maxBytes of them beyond the first.
+	RosterOps(ctx context.Context, ws wire.ID, afterIndex uint64, limit int, maxBytes int64) ([][]byte, error)
 
 	PutKeyPackage(ctx context.Context, ws, owner wire.ID, kp KeyPackage, now int64) error
 	// ClaimKeyPackage removes and returns the oldest one-use package of owner,
