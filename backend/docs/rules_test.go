@@ -140,3 +140,37 @@ func TestSaveDropsUnloadableChange(t *testing.T) {
 		t.Fatal("the dropped change is still there")
 	}
 }
+
+// A client that reopens its documents writes under a fresh actor; a peer
+// applies the new session's changes under the same rules.
+func TestNewSessionChangesApply(t *testing.T) {
+	a, b := newReplica("a", 1), newReplica("b", 2)
+	g := id("group")
+	ca, cb := a.channel(t, g), b.channel(t, g)
+	_, p := mustPost(t, ca, "before restart")
+	mustApply(t, cb, a.device, p)
+	store := map[DocID]Stored{}
+	for _, d := range ca.Dirty() {
+		store[d.ID()] = Stored{Saved: saved(t, d), Pending: d.Pending()}
+	}
+	ca2, err := OpenChannel(g, a.opts, func(id DocID) (Stored, bool, error) { s, ok := store[id]; return s, ok, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.clock.advance(time.Minute)
+	day, _ := DayOf(t0)
+	s1, _ := ca.Shard(day)
+	s2, _ := ca2.Shard(day)
+	if s1.doc.ActorID() == s2.doc.ActorID() {
+		t.Fatal("the reopened document writes under the old actor")
+	}
+	_, p = mustPost(t, ca2, "after restart")
+	mustApply(t, cb, a.device, p)
+	if got := texts(allMessages(t, cb)); len(got) != 2 || got[1] != "after restart" {
+		t.Fatalf("messages %v", got)
+	}
+	sb, _ := cb.Shard(day)
+	if _, err := LoadShard(g, day, saved(t, sb.Document), nil, b.opts); err != nil {
+		t.Fatal(err)
+	}
+}
