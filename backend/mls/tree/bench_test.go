@@ -1,6 +1,7 @@
 package tree
 
 import (
+	crand "crypto/rand"
 	"encoding/binary"
 	"fmt"
 	"testing"
@@ -84,6 +85,7 @@ func buildFullTree(tb testing.TB, id uint16, n int) *fullTree {
 		build(l, tr.parentHash(&w.w, p, r))
 	}
 	build(tr.Root(), nil)
+	s.rand = crand.Reader // concurrency-safe from here on (Parallel encryption)
 	return ft
 }
 
@@ -203,25 +205,28 @@ func BenchmarkProcessFullTree(b *testing.B) {
 }
 
 // BenchmarkCommitSparse: the first commit with path after a batch add of
-// n-1 members, where the copath resolutions are the added leaves.
+// n-1 members, where the copath resolutions are the added leaves (about n-1
+// encryptions), serially and with Parallel=2.
 func BenchmarkCommitSparse(b *testing.B) {
 	for _, n := range benchSizes {
-		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			ft := cachedFullTree(b, n)
-			tr := ft.tree.Clone()
-			for k := 0; k < tr.parents.len(); k++ {
-				tr.setParent(tm.NodeIndex(2*k+1), nil)
-			}
-			cp := ft.private(b, 0)
-			tmpl := *tr.Leaf(0)
-			b.ResetTimer()
-			loopCPU(b, func() {
-				st := tr.Clone()
-				if _, _, err := st.CreateUpdatePath(&PathOptions{Rand: ft.s.rand, GroupID: simGroupID, Leaf: &tmpl, SignatureKey: cp.SignatureKey, GroupContext: simGC(ft.s, 5), PrivateBefore: cp.Clone()}); err != nil {
-					b.Fatal(err)
+		for _, par := range []int{1, 2} {
+			b.Run(fmt.Sprintf("N=%d/par=%d", n, par), func(b *testing.B) {
+				ft := cachedFullTree(b, n)
+				tr := ft.tree.Clone()
+				for k := 0; k < tr.parents.len(); k++ {
+					tr.setParent(tm.NodeIndex(2*k+1), nil)
 				}
+				cp := ft.private(b, 0)
+				tmpl := *tr.Leaf(0)
+				b.ResetTimer()
+				loopCPU(b, func() {
+					st := tr.Clone()
+					if _, _, err := st.CreateUpdatePath(&PathOptions{Rand: ft.s.rand, GroupID: simGroupID, Leaf: &tmpl, SignatureKey: cp.SignatureKey, GroupContext: simGC(ft.s, 5), PrivateBefore: cp.Clone(), Parallel: par}); err != nil {
+						b.Fatal(err)
+					}
+				})
 			})
-		})
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 
 	"weald/backend/mls/codec"
 	tm "weald/backend/mls/treemath"
@@ -27,6 +28,12 @@ type PathOptions struct {
 	Excluded      []tm.LeafIndex
 	GroupContext  GroupContextFunc
 	PrivateBefore *PrivateState // committer's state; updated in place
+	// Parallel, if above 1, lets up to that many goroutines call
+	// EncryptWithLabel at once (a sparse tree needs one encryption per
+	// leaf). Set it only if the Suite's randomness source is safe for
+	// concurrent use (crypto/rand is); the ciphertexts then depend on
+	// scheduling, not only on the reader.
+	Parallel int
 }
 
 // PathSecrets are the committer's outputs of an UpdatePath: the path secret
@@ -118,19 +125,18 @@ func (t *Tree) CreateUpdatePath(o *PathOptions) (*UpdatePath, *PathSecrets, erro
 		return nil, nil, err
 	}
 	up := &UpdatePath{LeafNode: ln, Nodes: make([]UpdatePathNode, len(fdp))}
+	var jobs []encryptJob
 	var res []tm.NodeIndex
 	for i, x := range fdp {
 		up.Nodes[i].EncryptionKey = keys[i].pub
 		res = t.copathResolution(res[:0], leaf, x, o.Excluded)
-		cts := make([]HPKECiphertext, len(res))
+		up.Nodes[i].EncryptedPathSecret = make([]HPKECiphertext, len(res))
 		for j, y := range res {
-			kem, ct, err := s.EncryptWithLabel(t.EncryptionKey(y), "UpdatePathNode", gc, ps.Secrets[i])
-			if err != nil {
-				return nil, nil, fmt.Errorf("update path: encrypt to node %d: %w", y, err)
-			}
-			cts[j] = HPKECiphertext{KEMOutput: kem, Ciphertext: ct}
+			jobs = append(jobs, encryptJob{node: y, pub: t.EncryptionKey(y), secret: ps.Secrets[i], out: &up.Nodes[i].EncryptedPathSecret[j]})
 		}
-		up.Nodes[i].EncryptedPathSecret = cts
+	}
+	if err := runEncryptJobs(s, gc, jobs, o.Parallel); err != nil {
+		return nil, nil, err
 	}
 
 	done = true
@@ -406,4 +412,60 @@ func (sp *savedPath) restore(t *Tree) {
 	for k, x := range sp.nodes {
 		t.setParent(x, sp.parents[k])
 	}
+}
+
+// encryptJob is one EncryptWithLabel of a path secret to a node's key.
+type encryptJob struct {
+	node   tm.NodeIndex
+	pub    []byte
+	secret []byte
+	out    *HPKECiphertext
+}
+
+// parallelMinJobs is the smallest batch worth spreading over goroutines.
+const parallelMinJobs = 8
+
+// runEncryptJobs encrypts each job's path secret under the provisional
+// GroupContext gc, in order, or over up to par goroutines.
+func runEncryptJobs(s Suite, gc []byte, jobs []encryptJob, par int) error {
+	do := func(j *encryptJob) error {
+		kem, ct, err := s.EncryptWithLabel(j.pub, "UpdatePathNode", gc, j.secret)
+		if err != nil {
+			return fmt.Errorf("update path: encrypt to node %d: %w", j.node, err)
+		}
+		*j.out = HPKECiphertext{KEMOutput: kem, Ciphertext: ct}
+		return nil
+	}
+	if par <= 1 || len(jobs) < parallelMinJobs {
+		for k := range jobs {
+			if err := do(&jobs[k]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	par = min(par, len(jobs))
+	errs := make([]error, par)
+	var wg sync.WaitGroup
+	chunk := (len(jobs) + par - 1) / par
+	for w := 0; w < par; w++ {
+		start, end := w*chunk, min((w+1)*chunk, len(jobs))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := start; k < end; k++ {
+				if err := do(&jobs[k]); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
