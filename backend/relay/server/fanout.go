@@ -184,8 +184,16 @@ func (s *Server) enforce(ws wire.ID) {
 // watchChanges follows the backend's cross-process notifications.
 func (s *Server) watchChanges() {
 	defer s.wg.Done()
+	var readyOnce sync.Once
+	ready := func() { readyOnce.Do(func() { close(s.ready) }) }
+	defer ready()
 	for attempt := 0; s.ctx.Err() == nil; attempt++ {
 		ch, err := s.backend.Changes(s.ctx)
+		ready()
+		if err == nil && attempt > 0 {
+			// Changes were missed while the feed was down.
+			s.applyChange(Change{Kind: store.ChangeResync})
+		}
 		if err != nil {
 			s.log.Warn("change notifications unavailable; retrying", "err", err)
 			select {

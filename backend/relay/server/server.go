@@ -127,6 +127,7 @@ type Server struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	ready  chan struct{} // closed once the change feed is listening (or known absent)
 }
 
 // New returns a server; call Run to start its background work (change
@@ -148,6 +149,7 @@ func New(cfg Config) *Server {
 	}
 	s.hub = newHub(s.lim.MaxConnsPerKey, func(d int) { s.metrics.Connections.Add(float64(d)) })
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.ready = make(chan struct{})
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("/v1/ws", s.serveWS)
 	s.mux.HandleFunc("/healthz", s.serveHealth)
@@ -190,6 +192,17 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if s.ctx.Err() != nil {
 		http.Error(w, "relay is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	// Accept connections only once the change feed listens, so nothing
+	// accepted by another relay process after a subscriber's catch-up read
+	// can go unnoticed.
+	select {
+	case <-s.ready:
+	case <-time.After(s.lim.HandshakeTimeout):
+		http.Error(w, "relay is starting: change notifications are not listening yet", http.StatusServiceUnavailable)
+		return
+	case <-r.Context().Done():
 		return
 	}
 	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
