@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 )
 
@@ -22,7 +21,8 @@ type App struct {
 	logger  *log.Logger
 	events  Emitter
 
-	projects *Projects
+	projects   *Projects
+	workspaces *Workspaces
 
 	firstCall sync.Once
 }
@@ -35,6 +35,7 @@ func New(dataDir string, logOut io.Writer, events Emitter) *App {
 	}
 	a := &App{dataDir: dataDir, logger: log.New(logOut, "weald: ", log.LstdFlags), events: events}
 	a.projects = newProjects(a)
+	a.workspaces = newWorkspaces(a)
 	return a
 }
 
@@ -43,12 +44,14 @@ func New(dataDir string, logOut io.Writer, events Emitter) *App {
 // watching them. Events are emitted with ctx.
 func (a *App) Startup(ctx context.Context) {
 	a.logger.Printf("starting, data directory %s", a.dataDir)
+	a.workspaces.start(ctx)
 	a.projects.start(ctx)
 }
 
 // Shutdown is called by the host when the window closes: it stops the watchers.
 func (a *App) Shutdown(ctx context.Context) {
 	a.projects.stop()
+	a.workspaces.stop()
 }
 
 func (a *App) emit(ctx context.Context, name string, data ...any) {
@@ -59,18 +62,7 @@ func (a *App) emit(ctx context.Context, name string, data ...any) {
 }
 
 // hasWorkspace reports whether this device holds workspace id (hex).
-func (a *App) hasWorkspace(id string) bool {
-	ws, err := a.listWorkspaces()
-	if err != nil {
-		return false
-	}
-	for _, w := range ws {
-		if strings.EqualFold(w.ID, id) {
-			return true
-		}
-	}
-	return false
-}
+func (a *App) hasWorkspace(id string) bool { return a.workspaces.has(id) }
 
 // DataDir reports where this installation keeps its state.
 func (a *App) DataDir() string { return a.dataDir }
@@ -107,7 +99,7 @@ func (a *App) listWorkspaces() ([]WorkspaceSummary, error) {
 	}
 	out := []WorkspaceSummary{}
 	for _, e := range entries {
-		if e.IsDir() {
+		if e.IsDir() && isWorkspaceID(e.Name()) {
 			out = append(out, WorkspaceSummary{ID: e.Name()})
 		}
 	}

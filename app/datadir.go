@@ -22,7 +22,7 @@ func DefaultDataDir() (string, error) {
 }
 
 // Services lists every bound service, in the order the window binds them.
-func Services(a *App) []any { return []any{a, a.projects} }
+func Services(a *App) []any { return []any{a, a.projects, a.workspaces} }
 
 // Lifecycle lists the methods of the bound services that the host calls
 // itself and that are therefore not bound (Wails exempts OnStartup and

@@ -17,6 +17,18 @@ const (
 	// `.weald` file appears, changes, becomes invalid or goes away, or the
 	// folder is added, bound or forgotten.
 	EventProjectChanged = "project:changed"
+	// EventWorkspacesChanged carries []Workspace (created, joined, ready,
+	// connected, failed).
+	EventWorkspacesChanged = "workspaces:changed"
+	// EventChannelsChanged carries ChannelsChanged (a channel appeared,
+	// was joined, renamed, muted, moved, or its unread count changed).
+	EventChannelsChanged = "channels:changed"
+	// EventMessagesChanged carries MessagesChanged: a channel has new messages.
+	EventMessagesChanged = "messages:changed"
+	// EventProgress carries Progress (joining many channels, a first sync).
+	EventProgress = "progress"
+	// EventAlert carries Alert (a security alert from the engine).
+	EventAlert = "alert"
 )
 
 // discard is the Emitter used when the host gives none (tests).

@@ -17,6 +17,7 @@ import (
 const wsA = "aa00000000000000000000000000000000000000000000000000000000000001"
 const wsB = "bb00000000000000000000000000000000000000000000000000000000000002"
 
+
 // recorder is an app.Emitter that keeps what it was given.
 type recorder struct {
 	mu     sync.Mutex
@@ -27,7 +28,7 @@ func newRecorder() *recorder { return &recorder{events: make(chan app.Project, 6
 
 func (r *recorder) Emit(_ context.Context, name string, data ...any) {
 	if name != app.EventProjectChanged || len(data) != 1 {
-		panic("unexpected event " + name)
+		return
 	}
 	r.events <- data[0].(app.Project)
 }
@@ -57,12 +58,33 @@ func code(err error) string {
 }
 
 func started(t *testing.T, dataDir string) (*app.Projects, *recorder) {
+	p, _, rec := startedAll(t, dataDir)
+	return p, rec
+}
+
+func startedAll(t *testing.T, dataDir string) (*app.Projects, *app.Workspaces, *recorder) {
 	t.Helper()
 	rec := newRecorder()
 	a := app.New(dataDir, io.Discard, rec)
 	a.Startup(context.Background())
 	t.Cleanup(func() { a.Shutdown(context.Background()) })
-	return app.Services(a)[1].(*app.Projects), rec
+	svc := app.Services(a)
+	return svc[1].(*app.Projects), svc[2].(*app.Workspaces), rec
+}
+
+// localWorkspace creates a real workspace whose relay does not answer: it is
+// stored on this device (its setup waits for the relay), which is all that
+// binding a project needs.
+func localWorkspace(t *testing.T, w *app.Workspaces, name string) string {
+	t.Helper()
+	c, err := w.Create(name, "Ada", "ws://127.0.0.1:1")
+	if err != nil {
+		t.Fatalf("create %s: %v", name, err)
+	}
+	if c.Workspace.Ready || c.Workspace.Name != name {
+		t.Fatalf("created: %+v", c.Workspace)
+	}
+	return c.Workspace.ID
 }
 
 func write(t *testing.T, path, content string) {
@@ -128,7 +150,7 @@ func TestProjectsWatchLiveAndRemember(t *testing.T) {
 
 func TestProjectsBindOnlyToYourWorkspace(t *testing.T) {
 	data, folder := t.TempDir(), t.TempDir()
-	p, rec := started(t, data)
+	p, w, rec := startedAll(t, data)
 	weald := filepath.Join(folder, ".weald")
 	write(t, weald, `{"name":"site","editor":{"tabs":2}}`)
 	if _, err := p.Add(folder); err != nil {
@@ -145,9 +167,7 @@ func TestProjectsBindOnlyToYourWorkspace(t *testing.T) {
 	if _, err := p.Bind(t.TempDir(), wsA, "ws://127.0.0.1:7777"); code(err) != "projects/unknown_folder" {
 		t.Fatalf("unknown folder: %v", err)
 	}
-	if err := os.MkdirAll(filepath.Join(data, "workspaces", wsA), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	wsA := localWorkspace(t, w, "Acme")
 	if _, err := p.Bind(folder, wsA, "http://127.0.0.1:7777"); code(err) != "projects/bad_relay" {
 		t.Fatalf("bad relay: %v", err)
 	}
@@ -169,9 +189,7 @@ func TestProjectsBindOnlyToYourWorkspace(t *testing.T) {
 			break
 		}
 	}
-	if err := os.MkdirAll(filepath.Join(data, "workspaces", wsB), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	wsB := localWorkspace(t, w, "Beta")
 	if _, err := p.Bind(folder, wsB, "ws://127.0.0.1:7777"); code(err) != "project/bound_elsewhere" {
 		t.Fatalf("rebinding elsewhere: %v", err)
 	}

@@ -6,14 +6,14 @@ export interface ChannelActions {
   rename: (id: string, name: string) => Promise<unknown>
   setMuted: (id: string, muted: boolean) => Promise<unknown>
   move: (id: string, to: number) => Promise<unknown>
-  archive: (id: string) => Promise<unknown>
 }
 
 /**
  * ChannelList: the default channels (#activity arrives muted), then the
  * other channels, with unread counts. Every channel has an options menu:
- * rename, mute, move up/down; archive only for channels that are not
- * defaults (spec/channels.md "Default channels").
+ * rename, mute, move up/down. Delete and archive are never offered for a
+ * default channel (spec/channels.md "Default channels"); the engine has
+ * neither for any channel yet.
  */
 export function ChannelList({
   channels,
@@ -146,11 +146,6 @@ function ChannelItem({
           {down !== null ? (
             <button type="button" role="menuitem" onClick={() => (close(), actions.move(c.id, down).catch(() => {}))}>
               Move down
-            </button>
-          ) : null}
-          {!c.policy.default ? (
-            <button type="button" role="menuitem" onClick={() => (close(), actions.archive(c.id).catch(() => {}))}>
-              Archive
             </button>
           ) : null}
         </div>

@@ -2,7 +2,7 @@ import { describe, expect, it, beforeEach } from 'vitest'
 import { act, render, screen } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { ApiError, type Project } from '../lib/api'
-import { chan, defaults, holder, hex, makeApi, msg, notBuilt, policy, ws } from '../test/apiMock'
+import { chan, defaults, holder, hex, makeApi, msg, policy, ws } from '../test/apiMock'
 
 vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
 
@@ -17,7 +17,7 @@ beforeEach(async () => {
   const a = holder.current.api
   a.status.mockResolvedValue(status)
   a.projects.list.mockResolvedValue([])
-  a.workspaces.list.mockRejectedValue(await notBuilt())
+  a.workspaces.list.mockResolvedValue([])
 })
 
 function inWorkspace() {

@@ -2,7 +2,7 @@ import { describe, expect, it, beforeEach } from 'vitest'
 import { act, render, screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { ApiError } from '../lib/api'
-import { chan, defaults, holder, hex, makeApi, msg, notBuilt, policy, ws } from '../test/apiMock'
+import { chan, defaults, holder, hex, makeApi, msg, unreachable, policy, ws } from '../test/apiMock'
 
 vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
 
@@ -24,7 +24,7 @@ describe('Shell', () => {
     const a = holder.current.api
     a.status.mockResolvedValue(status)
     a.projects.list.mockResolvedValue([])
-    a.workspaces.list.mockRejectedValue(await notBuilt())
+    a.workspaces.list.mockResolvedValue([])
   })
 
   it('shows backend state and the two ways in when there is no workspace', async () => {
@@ -37,15 +37,15 @@ describe('Shell', () => {
     expect(screen.getByRole('navigation', { name: 'Workspace' })).toBeTruthy()
   })
 
-  it('says in plain words that this build cannot create a workspace yet', async () => {
-    holder.current.api.workspaces.create.mockRejectedValue(await notBuilt())
+  it('says in plain words what to do when the relay does not answer', async () => {
+    holder.current.api.workspaces.create.mockRejectedValue(await unreachable())
     render(<Shell />)
     await userEvent.click(await screen.findByRole('button', { name: 'Create a workspace' }))
     await userEvent.type(screen.getByLabelText('Workspace name'), 'Acme')
     await userEvent.type(screen.getByLabelText('Your name'), 'Ada')
     await userEvent.type(screen.getByLabelText('Relay address'), 'ws://127.0.0.1:1')
     await userEvent.click(screen.getByRole('button', { name: 'Create workspace' }))
-    expect((await screen.findByRole('alert')).textContent).toMatch(/does not include the workspace engine yet.*app\/not_built/)
+    expect((await screen.findByRole('alert')).textContent).toMatch(/cannot reach the relay. Check your internet connection, then try again\..*relay\/unreachable/)
   })
 
   it('creates a workspace: the recovery phrase once, a confirm step, then #general ready to send', async () => {
@@ -144,7 +144,7 @@ describe('Shell', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Options for #activity' }))
 
     await userEvent.click(screen.getByRole('button', { name: 'Options for #design' }))
-    expect(within(screen.getByRole('menu')).getAllByRole('menuitem').map((m) => m.textContent)).toEqual(['Rename', 'Mute', 'Archive'])
+    expect(within(screen.getByRole('menu')).getAllByRole('menuitem').map((m) => m.textContent)).toEqual(['Rename', 'Mute'])
   })
 
   it('moves a default channel down within the defaults', async () => {
@@ -198,7 +198,8 @@ describe('Shell', () => {
     inWorkspace()
     render(<Shell />)
     await screen.findByText('hello')
-    act(() => holder.current.emit('message', { workspace: hex(1), message: msg({ text: 'from bob', author: 'Bob' }) }))
+    holder.current.api.messages.list.mockResolvedValue([msg({ text: 'hello' }), msg({ text: 'from bob', author: 'Bob', sentAt: 1_700_000_001_000 })])
+    act(() => holder.current.emit('messages', { workspace: hex(1), channel: hex(0x10) }))
     expect(await screen.findByText('from bob')).toBeTruthy()
   })
 

@@ -15,6 +15,7 @@ import { InviteDialog } from './InviteDialog'
 import { MessagePane } from './MessagePane'
 import { NewChannelDialog } from './NewChannelDialog'
 import { ProgressList } from './Progress'
+import { SetupPanel } from './SetupPanel'
 import { AddProjectDialog, ProjectList, ProjectView } from './Projects'
 import { Sidebar, WorkspaceSwitcher } from './Sidebar'
 
@@ -99,6 +100,8 @@ export function Shell() {
         onCancel={() => setView({ kind: 'channel' })}
       />
     )
+  } else if (current && !current.ready && !channel?.joined) {
+    main = <SetupPanel ws={current} />
   } else {
     main = (
       <MessagePane

@@ -47,11 +47,6 @@ export function useChannels(ws: string | null) {
     rename: (id: string, name: string) => act(async () => replace(await api.channels.rename(ws!, id, name))),
     setMuted: (id: string, muted: boolean) => act(async () => replace(await api.channels.setMuted(ws!, id, muted))),
     move: (id: string, to: number) => act(async () => setChannels(await api.channels.move(ws!, id, to))),
-    archive: (id: string) =>
-      act(async () => {
-        await api.channels.archive(ws!, id)
-        setChannels((list) => list.filter((x) => x.id !== id))
-      }),
     markRead: (id: string) => {
       setChannels((list) => list.map((x) => (x.id === id ? { ...x, unread: 0 } : x)))
       api.messages.markRead(ws!, id).catch(() => {})

@@ -24,13 +24,16 @@ export function useMessages(ws: string | null, channel: string | null) {
     if (!ws || !channel) return
     let live = true
     setLoading(true)
-    const add = (m: Message) => setMessages((list) => (list.some((x) => x.id === m.id) ? list : [...list, m].sort((a, b) => a.sentAt - b.sentAt)))
-    const off = api.messages.onMessage((e) => live && e.workspace === ws && e.message.channel === channel && add(e.message))
+    const merge = (list: Message[]) =>
+      setMessages((prev) => [...list, ...prev.filter((p) => !list.some((m) => m.id === p.id))].sort((a, b) => a.sentAt - b.sentAt))
+    const off = api.messages.onChanged(
+      (e) => live && e.workspace === ws && e.channel === channel && api.messages.list(ws, channel).then((l) => live && merge(l), () => {}),
+    )
     api.messages.list(ws, channel).then(
       (list) => {
         if (!live) return
         setLoading(false)
-        setMessages((prev) => [...list, ...prev.filter((p) => !list.some((m) => m.id === p.id))].sort((a, b) => a.sentAt - b.sentAt))
+        merge(list)
       },
       (e) => {
         if (!live) return

@@ -24,10 +24,9 @@ export function makeApi() {
       rename: vi.fn(),
       setMuted: vi.fn(),
       move: vi.fn(),
-      archive: vi.fn(),
       onChanged: on('channels'),
     },
-    messages: { list: vi.fn(), send: vi.fn(), markRead: vi.fn(), onMessage: on('message') },
+    messages: { list: vi.fn(), send: vi.fn(), markRead: vi.fn(), onChanged: on('messages') },
     invites: { scopes: vi.fn(), create: vi.fn() },
     onProgress: on('progress'),
     copy: vi.fn(),
@@ -48,6 +47,10 @@ export const ws = (p: Partial<Workspace> = {}): Workspace => ({
   you: 'Ada',
   ready: true,
   unread: 0,
+  connected: true,
+  pending: [],
+  provision: null,
+  problem: null,
   ...p,
 })
 
@@ -84,8 +87,8 @@ export function mockedModule<T extends object>(real: T) {
   return { ...real, api }
 }
 
-/** engineMissing makes the workspace calls fail as the build without the engine does. */
-export async function notBuilt() {
+/** unreachable is the error a call gets when the relay does not answer. */
+export async function unreachable() {
   const { ApiError } = await import('../lib/api')
-  return new ApiError('app/not_built', 'This build of Weald does not include the workspace engine yet, so this cannot be done here.')
+  return new ApiError('relay/unreachable', 'Weald cannot reach the relay; check the address and your connection, then try again.')
 }

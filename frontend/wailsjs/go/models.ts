@@ -1,5 +1,63 @@
 export namespace app {
 	
+	export class Policy {
+	    admission: string;
+	    history: string;
+	    default: boolean;
+	    hash: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Policy(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.admission = source["admission"];
+	        this.history = source["history"];
+	        this.default = source["default"];
+	        this.hash = source["hash"];
+	    }
+	}
+	export class Channel {
+	    id: string;
+	    name: string;
+	    policy: Policy;
+	    muted: boolean;
+	    unread: number;
+	    joined: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Channel(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.policy = this.convertValues(source["policy"], Policy);
+	        this.muted = source["muted"];
+	        this.unread = source["unread"];
+	        this.joined = source["joined"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Error {
 	    code: string;
 	    message: string;
@@ -14,6 +72,160 @@ export namespace app {
 	        this.message = source["message"];
 	    }
 	}
+	export class Provision {
+	    workspace: string;
+	    genesisKey: string;
+	    command: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Provision(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.workspace = source["workspace"];
+	        this.genesisKey = source["genesisKey"];
+	        this.command = source["command"];
+	    }
+	}
+	export class Workspace {
+	    id: string;
+	    name: string;
+	    relay: string;
+	    you: string;
+	    ready: boolean;
+	    unread: number;
+	    connected: boolean;
+	    pending: string[];
+	    provision?: Provision;
+	    problem?: Error;
+	
+	    static createFrom(source: any = {}) {
+	        return new Workspace(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.relay = source["relay"];
+	        this.you = source["you"];
+	        this.ready = source["ready"];
+	        this.unread = source["unread"];
+	        this.connected = source["connected"];
+	        this.pending = source["pending"];
+	        this.provision = this.convertValues(source["provision"], Provision);
+	        this.problem = this.convertValues(source["problem"], Error);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Created {
+	    workspace: Workspace;
+	    recoveryPhrase: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Created(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.workspace = this.convertValues(source["workspace"], Workspace);
+	        this.recoveryPhrase = source["recoveryPhrase"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class Invite {
+	    link: string;
+	    expiresAt: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Invite(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.link = source["link"];
+	        this.expiresAt = source["expiresAt"];
+	    }
+	}
+	export class InviteScope {
+	    group: string;
+	    name: string;
+	    root: boolean;
+	    history: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new InviteScope(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.group = source["group"];
+	        this.name = source["name"];
+	        this.root = source["root"];
+	        this.history = source["history"];
+	    }
+	}
+	export class Message {
+	    id: string;
+	    channel: string;
+	    author: string;
+	    mine: boolean;
+	    text: string;
+	    sentAt: number;
+	    state: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Message(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.channel = source["channel"];
+	        this.author = source["author"];
+	        this.mine = source["mine"];
+	        this.text = source["text"];
+	        this.sentAt = source["sentAt"];
+	        this.state = source["state"];
+	    }
+	}
+	
 	export class Project {
 	    folder: string;
 	    state: string;
@@ -56,6 +268,7 @@ export namespace app {
 		    return a;
 		}
 	}
+	
 	export class WorkspaceSummary {
 	    id: string;
 	
@@ -104,6 +317,7 @@ export namespace app {
 		    return a;
 		}
 	}
+	
 
 }
 

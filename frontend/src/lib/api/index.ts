@@ -3,6 +3,7 @@
 // can serve the same calls over HTTP (app/shim).
 import * as App from '../../../wailsjs/go/app/App'
 import * as Projects from '../../../wailsjs/go/app/Projects'
+import * as Workspaces from '../../../wailsjs/go/app/Workspaces'
 import { app } from '../../../wailsjs/go/models'
 import { ClipboardSetText, EventsOn } from '../../../wailsjs/runtime/runtime'
 import type { Channel, CreatedWorkspace, Invite, InviteScope, Message, Progress, Workspace } from './types'
@@ -50,23 +51,14 @@ async function wrap<T>(p: () => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * notBuilt is what a call of the workspace contract returns until the
- * engine's app service is bound: the truth, as an error the UI shows.
- */
-function notBuilt<T>(): Promise<T> {
-  return Promise.reject(
-    new ApiError('app/not_built', 'This build of Weald does not include the workspace engine yet, so this cannot be done here.'),
-  )
-}
-
 /** Event names pushed from Go (app/emitter.go). */
 export const events = {
   projectChanged: 'project:changed',
   workspacesChanged: 'workspaces:changed',
   channelsChanged: 'channels:changed',
-  message: 'message',
+  messagesChanged: 'messages:changed',
   progress: 'progress',
+  alert: 'alert',
 } as const
 
 function on<T>(name: string, cb: (v: T) => void): () => void {
@@ -85,32 +77,37 @@ export const api = {
     onChanged: (cb: (p: Project) => void) => on<Project>(events.projectChanged, cb),
   },
 
-  // The workspace contract (docs/protocol/desktop-ui.md): wired to the
-  // engine's bound service when it lands.
+  // The workspaces on this device (app.Workspaces over backend/engine).
   workspaces: {
-    list: (): Promise<Workspace[]> => notBuilt(),
-    create: (_name: string, _you: string, _relay: string): Promise<CreatedWorkspace> => notBuilt(),
-    join: (_link: string): Promise<Workspace> => notBuilt(),
+    list: (): Promise<Workspace[]> => wrap(() => Workspaces.List() as Promise<Workspace[]>),
+    create: (name: string, you: string, relay: string): Promise<CreatedWorkspace> =>
+      wrap(() => Workspaces.Create(name, you, relay) as Promise<CreatedWorkspace>),
+    join: (link: string): Promise<Workspace> => wrap(() => Workspaces.Join(link) as Promise<Workspace>),
     onChanged: (cb: (ws: Workspace[]) => void) => on<Workspace[]>(events.workspacesChanged, cb),
   },
   channels: {
-    list: (_ws: string): Promise<Channel[]> => notBuilt(),
-    create: (_ws: string, _name: string, _admission: 'parent' | 'explicit'): Promise<Channel> => notBuilt(),
-    rename: (_ws: string, _channel: string, _name: string): Promise<Channel> => notBuilt(),
-    setMuted: (_ws: string, _channel: string, _muted: boolean): Promise<Channel> => notBuilt(),
-    move: (_ws: string, _channel: string, _toIndex: number): Promise<Channel[]> => notBuilt(),
-    archive: (_ws: string, _channel: string): Promise<void> => notBuilt(),
+    list: (ws: string): Promise<Channel[]> => wrap(() => Workspaces.Channels(ws) as Promise<Channel[]>),
+    create: (ws: string, name: string, admission: 'parent' | 'explicit'): Promise<Channel> =>
+      wrap(() => Workspaces.CreateChannel(ws, name, admission) as Promise<Channel>),
+    rename: (ws: string, channel: string, name: string): Promise<Channel> =>
+      wrap(() => Workspaces.RenameChannel(ws, channel, name) as Promise<Channel>),
+    setMuted: (ws: string, channel: string, muted: boolean): Promise<Channel> =>
+      wrap(() => Workspaces.SetMuted(ws, channel, muted) as Promise<Channel>),
+    move: (ws: string, channel: string, toIndex: number): Promise<Channel[]> =>
+      wrap(() => Workspaces.MoveChannel(ws, channel, toIndex) as Promise<Channel[]>),
     onChanged: (cb: (e: { workspace: string; channels: Channel[] }) => void) => on(events.channelsChanged, cb),
   },
   messages: {
-    list: (_ws: string, _channel: string): Promise<Message[]> => notBuilt(),
-    send: (_ws: string, _channel: string, _text: string): Promise<Message> => notBuilt(),
-    markRead: (_ws: string, _channel: string): Promise<void> => notBuilt(),
-    onMessage: (cb: (e: { workspace: string; message: Message }) => void) => on(events.message, cb),
+    list: (ws: string, channel: string): Promise<Message[]> => wrap(() => Workspaces.Messages(ws, channel) as Promise<Message[]>),
+    send: (ws: string, channel: string, text: string): Promise<Message> =>
+      wrap(() => Workspaces.Send(ws, channel, text) as Promise<Message>),
+    markRead: (ws: string, channel: string): Promise<void> => wrap(() => Workspaces.MarkRead(ws, channel)),
+    onChanged: (cb: (e: { workspace: string; channel: string }) => void) => on(events.messagesChanged, cb),
   },
   invites: {
-    scopes: (_ws: string): Promise<InviteScope[]> => notBuilt(),
-    create: (_ws: string, _scopes: string[], _expiresInHours: number): Promise<Invite> => notBuilt(),
+    scopes: (ws: string): Promise<InviteScope[]> => wrap(() => Workspaces.InviteScopes(ws) as Promise<InviteScope[]>),
+    create: (ws: string, scopes: string[], expiresInHours: number): Promise<Invite> =>
+      wrap(() => Workspaces.CreateInvite(ws, scopes, expiresInHours) as Promise<Invite>),
   },
   onProgress: (cb: (p: Progress) => void) => on<Progress>(events.progress, cb),
   /** copy puts text on the clipboard; false when the system refused. */

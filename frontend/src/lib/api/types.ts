@@ -40,6 +40,13 @@ export interface Workspace {
   ready: boolean
   /** Unread messages in its channels that are not muted. */
   unread: number
+  connected: boolean
+  /** Work left: bootstrap steps, redemption, channels to join. */
+  pending: string[]
+  /** Set while the relay does not hold the workspace yet (an operator step). */
+  provision: { workspace: string; genesisKey: string; command: string } | null
+  /** The last error of the background sync. */
+  problem: { code: string; message: string } | null
 }
 
 export type MessageState = 'sent' | 'sending' | 'failed'
@@ -58,7 +65,7 @@ export interface Message {
 
 export interface CreatedWorkspace {
   workspace: Workspace
-  /** The 24 words of the recovery phrase; returned once, never stored in the UI. */
+  /** The 24 words of the recovery phrase; returned once, never stored in the UI. Empty while the engine makes none. */
   recoveryPhrase: string[]
 }
 

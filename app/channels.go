@@ -1,0 +1,456 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"weald/backend/engine"
+	"weald/backend/roster"
+)
+
+// Policy is the part of a GroupPolicy the channel header shows.
+type Policy struct {
+	Admission string `json:"admission"`
+	History   string `json:"history"`
+	Default   bool   `json:"default"`
+	Hash      string `json:"hash"`
+}
+
+// Channel is one channel in the sidebar.
+type Channel struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Policy Policy `json:"policy"`
+	Muted  bool   `json:"muted"`
+	Unread int    `json:"unread"`
+	Joined bool   `json:"joined"`
+}
+
+// Message is one chat message.
+type Message struct {
+	ID      string `json:"id"`
+	Channel string `json:"channel"`
+	Author  string `json:"author"`
+	Mine    bool   `json:"mine"`
+	Text    string `json:"text"`
+	SentAt  int64  `json:"sentAt"`
+	State   string `json:"state"`
+}
+
+// InviteScope is a group an invite may name.
+type InviteScope struct {
+	Group   string `json:"group"`
+	Name    string `json:"name"`
+	Root    bool   `json:"root"`
+	History string `json:"history"`
+}
+
+// Invite is a created invite link.
+type Invite struct {
+	Link      string `json:"link"`
+	ExpiresAt int64  `json:"expiresAt"`
+}
+
+// Event payloads.
+type (
+	ChannelsChanged struct {
+		Workspace string    `json:"workspace"`
+		Channels  []Channel `json:"channels"`
+	}
+	MessagesChanged struct {
+		Workspace string `json:"workspace"`
+		Channel   string `json:"channel"`
+	}
+	Progress struct {
+		ID       string `json:"id"`
+		Label    string `json:"label"`
+		Done     int    `json:"done"`
+		Total    int    `json:"total"`
+		Finished bool   `json:"finished"`
+	}
+	Alert struct {
+		Workspace string `json:"workspace"`
+		Code      string `json:"code"`
+		Message   string `json:"message"`
+	}
+)
+
+// MaxMessageBytes bounds one message typed in the composer.
+const MaxMessageBytes = 16 << 10
+
+const callTimeout = 30 * time.Second
+
+func (w *Workspaces) callCtx() (context.Context, context.CancelFunc) {
+	w.mu.Lock()
+	base := w.ctx
+	w.mu.Unlock()
+	if base == nil {
+		base = context.Background()
+	}
+	return context.WithTimeout(base, callTimeout)
+}
+
+// channels lists the workspace's channels (not the root, which is not a chat
+// surface, nor DMs) in sidebar order with local names and unread counts.
+func (w *Workspaces) channels(r *wsRun) []Channel {
+	all := r.eng.Channels()
+	st := r.eng.Status()
+	r.mu.Lock()
+	p := r.prefs
+	names := make(map[string]string, len(p.Names))
+	for k, v := range p.Names {
+		names[k] = v
+	}
+	order := append([]string(nil), p.Order...)
+	lastRead := make(map[string]int64, len(p.LastRead))
+	for k, v := range p.LastRead {
+		lastRead[k] = v
+	}
+	r.mu.Unlock()
+	ctx, cancel := w.callCtx()
+	defer cancel()
+	out := []Channel{}
+	for _, c := range all {
+		if c.Kind != "chan" {
+			continue
+		}
+		ch := Channel{ID: c.Group, Name: c.Name, Muted: c.Muted, Joined: c.Member,
+			Policy: Policy{Admission: c.Admission, History: c.History, Default: c.Default, Hash: c.Policy}}
+		if n, ok := names[c.Group]; ok {
+			ch.Name = n
+		}
+		if c.Member {
+			if msgs, err := r.eng.Messages(ctx, c.Group, 0); err == nil {
+				for _, m := range msgs {
+					if m.Author != st.User && m.Time.UnixMilli() > lastRead[c.Group] {
+						ch.Unread++
+					}
+				}
+			}
+		}
+		out = append(out, ch)
+	}
+	rank := map[string]int{}
+	for i, id := range order {
+		rank[id] = i + 1
+	}
+	// Defaults first; within each part the local order, then the engine's.
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Policy.Default != out[j].Policy.Default {
+			return out[i].Policy.Default
+		}
+		ri, rj := rank[out[i].ID], rank[out[j].ID]
+		if ri == 0 || rj == 0 {
+			return ri != 0 && rj == 0
+		}
+		return ri < rj
+	})
+	return out
+}
+
+func (w *Workspaces) channel(r *wsRun, id string) (Channel, *Error) {
+	for _, c := range w.channels(r) {
+		if c.ID == strings.ToLower(id) {
+			return c, nil
+		}
+	}
+	return Channel{}, &Error{Code: "channel/unknown", Message: "There is no such channel in this workspace."}
+}
+
+// Channels lists the channels of workspace ws.
+func (w *Workspaces) Channels(ws string) ([]Channel, error) {
+	r, err := w.run(ws)
+	if err != nil {
+		return nil, err
+	}
+	return w.channels(r), nil
+}
+
+// CreateChannel creates a channel: admission "parent" (anyone in the
+// workspace can join; history open) or "explicit" (private; members add
+// people; history closed).
+func (w *Workspaces) CreateChannel(ws, name, admission string) (Channel, error) {
+	r, err := w.run(ws)
+	if err != nil {
+		return Channel{}, err
+	}
+	name = strings.TrimPrefix(strings.TrimSpace(name), "#")
+	if name, err = checkName("a name for the channel", name, 80); err != nil {
+		return Channel{}, err
+	}
+	var a roster.Admission
+	switch admission {
+	case "parent":
+		a = roster.AdmissionParent
+	case "explicit":
+		a = roster.AdmissionExplicit
+	default:
+		return Channel{}, &Error{Code: "bad_request/admission", Message: `Choose who can join: "parent" or "explicit".`}
+	}
+	ctx, cancel := w.callCtx()
+	defer cancel()
+	c, cerr := r.eng.CreateChannel(ctx, name, a)
+	if cerr != nil {
+		return Channel{}, toError(cerr)
+	}
+	ch, err := w.channel(r, c.Group)
+	if err != nil {
+		return Channel{}, err
+	}
+	go w.emitChannels(r)
+	return ch, nil
+}
+
+// RenameChannel gives a channel a local name on this device (defaults
+// included; spec/channels.md "Default channels": they can be renamed).
+func (w *Workspaces) RenameChannel(ws, channel, name string) (Channel, error) {
+	r, err := w.run(ws)
+	if err != nil {
+		return Channel{}, err
+	}
+	name = strings.TrimPrefix(strings.TrimSpace(name), "#")
+	if name, err = checkName("a name for the channel", name, 80); err != nil {
+		return Channel{}, err
+	}
+	if _, err := w.channel(r, channel); err != nil {
+		return Channel{}, err
+	}
+	if err := w.updatePrefs(r, func(p *prefs) { p.Names[strings.ToLower(channel)] = name }); err != nil {
+		return Channel{}, err
+	}
+	go w.emitChannels(r)
+	return w.channel(r, channel)
+}
+
+// SetMuted mutes or unmutes a channel.
+func (w *Workspaces) SetMuted(ws, channel string, muted bool) (Channel, error) {
+	r, err := w.run(ws)
+	if err != nil {
+		return Channel{}, err
+	}
+	if _, err := w.channel(r, channel); err != nil {
+		return Channel{}, err
+	}
+	ctx, cancel := w.callCtx()
+	defer cancel()
+	if err := r.eng.SetMuted(ctx, channel, muted); err != nil {
+		return Channel{}, toError(err)
+	}
+	return w.channel(r, channel)
+}
+
+// MoveChannel moves a channel to index to within its part of the sidebar
+// (the defaults, or the other channels) and returns the new order.
+func (w *Workspaces) MoveChannel(ws, channel string, to int) ([]Channel, error) {
+	r, err := w.run(ws)
+	if err != nil {
+		return nil, err
+	}
+	all := w.channels(r)
+	var defaults, others []Channel
+	for _, c := range all {
+		if c.Policy.Default {
+			defaults = append(defaults, c)
+		} else {
+			others = append(others, c)
+		}
+	}
+	id := strings.ToLower(channel)
+	part := &others
+	for _, c := range defaults {
+		if c.ID == id {
+			part = &defaults
+		}
+	}
+	from := -1
+	for i, c := range *part {
+		if c.ID == id {
+			from = i
+		}
+	}
+	if from < 0 {
+		return nil, &Error{Code: "channel/unknown", Message: "There is no such channel in this workspace."}
+	}
+	if to < 0 || to >= len(*part) {
+		return nil, &Error{Code: "bad_request/position", Message: fmt.Sprintf("A channel can move to a place from 0 to %d.", len(*part)-1)}
+	}
+	c := (*part)[from]
+	rest := append(append([]Channel(nil), (*part)[:from]...), (*part)[from+1:]...)
+	*part = append(append(append([]Channel(nil), rest[:to]...), c), rest[to:]...)
+	order := []string{}
+	for _, c := range append(defaults, others...) {
+		order = append(order, c.ID)
+	}
+	if err := w.updatePrefs(r, func(p *prefs) { p.Order = order }); err != nil {
+		return nil, err
+	}
+	go w.emitChannels(r)
+	return w.channels(r), nil
+}
+
+func (w *Workspaces) updatePrefs(r *wsRun, f func(*prefs)) *Error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	next := r.prefs
+	next.Names = map[string]string{}
+	for k, v := range r.prefs.Names {
+		next.Names[k] = v
+	}
+	next.LastRead = map[string]int64{}
+	for k, v := range r.prefs.LastRead {
+		next.LastRead[k] = v
+	}
+	next.Order = append([]string(nil), r.prefs.Order...)
+	f(&next)
+	if err := savePrefs(w.app.dataDir, r.id, next); err != nil {
+		return err
+	}
+	r.prefs = next
+	return nil
+}
+
+func (w *Workspaces) toMessage(r *wsRun, user, channel string, m engine.Message) Message {
+	r.mu.Lock()
+	you := r.prefs.You
+	r.mu.Unlock()
+	out := Message{ID: m.ID, Channel: channel, Text: m.Text, SentAt: m.Time.UnixMilli(), State: "sent", Mine: m.Author == user}
+	switch {
+	case out.Mine && you != "":
+		out.Author = you
+	case out.Mine:
+		out.Author = "You"
+	default:
+		// The roster carries no display names yet (docs/protocol/engine-requests.md).
+		out.Author = "Member " + m.Author[:min(8, len(m.Author))]
+	}
+	return out
+}
+
+// Messages returns a channel's history, oldest first.
+func (w *Workspaces) Messages(ws, channel string) ([]Message, error) {
+	r, err := w.run(ws)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := w.callCtx()
+	defer cancel()
+	msgs, merr := r.eng.Messages(ctx, channel, 0)
+	if merr != nil {
+		return nil, toError(merr)
+	}
+	user := r.eng.Status().User
+	out := make([]Message, 0, len(msgs))
+	for _, m := range msgs {
+		out = append(out, w.toMessage(r, user, strings.ToLower(channel), m))
+	}
+	return out, nil
+}
+
+// Send posts text to a channel.
+func (w *Workspaces) Send(ws, channel, text string) (Message, error) {
+	r, err := w.run(ws)
+	if err != nil {
+		return Message{}, err
+	}
+	text = strings.TrimSpace(text)
+	switch {
+	case text == "":
+		return Message{}, &Error{Code: "bad_request/empty", Message: "Type a message first."}
+	case len(text) > MaxMessageBytes || !utf8.ValidString(text):
+		return Message{}, &Error{Code: "limit/message_size", Message: fmt.Sprintf("This message is longer than %d KiB; shorten it or split it.", MaxMessageBytes>>10)}
+	}
+	ctx, cancel := w.callCtx()
+	defer cancel()
+	m, serr := r.eng.Send(ctx, channel, text)
+	if serr != nil {
+		return Message{}, toError(serr)
+	}
+	return w.toMessage(r, r.eng.Status().User, strings.ToLower(channel), m), nil
+}
+
+// MarkRead records that every message of a channel so far has been read.
+func (w *Workspaces) MarkRead(ws, channel string) error {
+	r, err := w.run(ws)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := w.callCtx()
+	defer cancel()
+	msgs, merr := r.eng.Messages(ctx, channel, 0)
+	if merr != nil {
+		return toError(merr)
+	}
+	var newest int64
+	for _, m := range msgs {
+		newest = max(newest, m.Time.UnixMilli())
+	}
+	if err := w.updatePrefs(r, func(p *prefs) { p.LastRead[strings.ToLower(channel)] = newest }); err != nil {
+		return err
+	}
+	go w.emitChannels(r)
+	return nil
+}
+
+// InviteScopes lists what an invite can open: the workspace root (always)
+// and the channels whose history is open; closed groups are never offered.
+func (w *Workspaces) InviteScopes(ws string) ([]InviteScope, error) {
+	r, err := w.run(ws)
+	if err != nil {
+		return nil, err
+	}
+	out := []InviteScope{}
+	for _, c := range r.eng.Channels() {
+		if c.Kind == "ws" {
+			out = append([]InviteScope{{Group: c.Group, Name: r.eng.Status().Name, Root: true, History: c.History}}, out...)
+		}
+	}
+	for _, c := range w.channels(r) {
+		if c.Policy.History == "open" {
+			out = append(out, InviteScope{Group: c.ID, Name: c.Name, History: c.Policy.History})
+		}
+	}
+	return out, nil
+}
+
+// CreateInvite makes an invite link for the root plus the open channels in
+// scopes, valid for hours (1 to 720).
+func (w *Workspaces) CreateInvite(ws string, scopes []string, hours int) (Invite, error) {
+	r, err := w.run(ws)
+	if err != nil {
+		return Invite{}, err
+	}
+	if hours < 1 || hours > 720 {
+		return Invite{}, &Error{Code: "bad_request/expiry", Message: "An invite lasts from 1 hour to 30 days."}
+	}
+	offered, _ := w.InviteScopes(ws)
+	ok := map[string]bool{}
+	root := ""
+	for _, s := range offered {
+		ok[s.Group] = true
+		if s.Root {
+			root = s.Group
+		}
+	}
+	var names []string
+	for _, s := range scopes {
+		s = strings.ToLower(s)
+		if s == root {
+			continue
+		}
+		if !ok[s] {
+			return Invite{}, &Error{Code: "invite/bad_scope", Message: "An invite can only open the workspace and channels whose history is open."}
+		}
+		names = append(names, s)
+	}
+	ctx, cancel := w.callCtx()
+	defer cancel()
+	link, ierr := r.eng.CreateInvite(ctx, names, roster.RoleMember, time.Duration(hours)*time.Hour)
+	if ierr != nil {
+		return Invite{}, toError(ierr)
+	}
+	return Invite{Link: link, ExpiresAt: time.Now().Add(time.Duration(hours) * time.Hour).UnixMilli()}, nil
+}

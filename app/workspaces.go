@@ -1,0 +1,427 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"weald/backend/engine"
+)
+
+// Workspace is one workspace on this device as the sidebar shows it.
+type Workspace struct {
+	ID        string   `json:"id"`
+	Name      string   `json:"name"`
+	Relay     string   `json:"relay"`
+	You       string   `json:"you"`
+	Ready     bool     `json:"ready"`
+	Unread    int      `json:"unread"`
+	Connected bool     `json:"connected"`
+	Pending   []string `json:"pending"`
+	// Provision is set while the relay does not hold the workspace yet: an
+	// operator step (weald-relay provision) that the app cannot do itself.
+	Provision *Provision `json:"provision"`
+	// Problem is the last error of the background sync, if it failed.
+	Problem *Error `json:"problem"`
+}
+
+// Provision is what the relay's operator needs to record a new workspace.
+type Provision struct {
+	Workspace  string `json:"workspace"`
+	GenesisKey string `json:"genesisKey"`
+	Command    string `json:"command"`
+}
+
+// Created is what Workspaces.Create returns.
+type Created struct {
+	Workspace Workspace `json:"workspace"`
+	// RecoveryPhrase is returned once. Empty while the engine does not make
+	// one (docs/protocol/engine-requests.md).
+	RecoveryPhrase []string `json:"recoveryPhrase"`
+}
+
+// Workspaces is the bound service for the workspaces on this device: each
+// is a backend/engine.Engine in <data>/workspaces/<id>, kept running (Run:
+// connected, syncing, self-joining) while the app runs, retried with a
+// backoff when it fails, its events pushed to the frontend.
+type Workspaces struct {
+	app *App
+
+	mu      sync.Mutex
+	started bool
+	ctx     context.Context
+	cancel  context.CancelFunc
+	runs    map[string]*wsRun
+	wg      sync.WaitGroup
+}
+
+type wsRun struct {
+	id     string
+	eng    *engine.Engine
+	events chan engine.Event
+
+	mu        sync.Mutex
+	prefs     prefs
+	problem   *Error
+	connected bool
+}
+
+const wsEventBuffer = 512
+
+func newWorkspaces(a *App) *Workspaces { return &Workspaces{app: a, runs: map[string]*wsRun{}} }
+
+func (w *Workspaces) dir(id string) string { return filepath.Join(w.app.workspacesDir(), id) }
+
+// start opens every workspace stored on this device and runs it.
+func (w *Workspaces) start(ctx context.Context) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.started {
+		return
+	}
+	w.started = true
+	w.ctx, w.cancel = context.WithCancel(ctx)
+	entries, _ := os.ReadDir(w.app.workspacesDir())
+	for _, e := range entries {
+		if !e.IsDir() || !isWorkspaceID(e.Name()) || !engine.Exists(w.dir(e.Name())) {
+			continue
+		}
+		if err := w.openLocked(e.Name()); err != nil {
+			w.app.logger.Printf("workspace %s: %s", e.Name(), err.Message)
+		}
+	}
+}
+
+func (w *Workspaces) stop() {
+	w.mu.Lock()
+	if w.cancel != nil {
+		w.cancel()
+	}
+	runs := w.runs
+	w.runs = map[string]*wsRun{}
+	w.mu.Unlock()
+	w.wg.Wait()
+	for _, r := range runs {
+		r.eng.Close()
+	}
+}
+
+func isWorkspaceID(s string) bool {
+	b, err := hex.DecodeString(s)
+	return err == nil && len(b) == 32 && strings.ToLower(s) == s
+}
+
+// openLocked opens the engine of workspace id and starts its loops.
+func (w *Workspaces) openLocked(id string) *Error {
+	if _, ok := w.runs[id]; ok {
+		return nil
+	}
+	r := &wsRun{id: id, events: make(chan engine.Event, wsEventBuffer), prefs: loadPrefs(w.app.dataDir, id)}
+	eng, err := engine.Open(w.ctx, engine.Options{Dir: w.dir(id), OnEvent: func(ev engine.Event) {
+		select {
+		case r.events <- ev:
+		default:
+			// The UI is behind; the next event or sync refreshes it.
+		}
+	}})
+	if err != nil {
+		return toError(err)
+	}
+	r.eng = eng
+	w.runs[id] = r
+	w.wg.Add(2)
+	go w.runLoop(r)
+	go w.eventLoop(r)
+	return nil
+}
+
+// runLoop keeps the engine running: a failed Run (relay unreachable, the
+// workspace not provisioned yet, …) is retried with a growing delay, so an
+// incomplete setup finishes by itself (spec "A partial bootstrap is resumed").
+func (w *Workspaces) runLoop(r *wsRun) {
+	defer w.wg.Done()
+	delay := time.Second
+	for {
+		began := time.Now()
+		err := r.eng.Run(w.ctx)
+		if w.ctx.Err() != nil {
+			return
+		}
+		r.mu.Lock()
+		r.problem = toError(err)
+		r.mu.Unlock()
+		if err != nil {
+			w.app.logger.Printf("workspace %s: %v (retrying in %s)", r.id, err, delay)
+		}
+		w.emitWorkspaces()
+		if time.Since(began) > 30*time.Second {
+			delay = time.Second
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-w.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if delay < 8*time.Second {
+			delay *= 2
+		}
+	}
+}
+
+// eventLoop turns the engine's events into frontend events (outside the
+// engine's lock, as engine.Options.OnEvent requires).
+func (w *Workspaces) eventLoop(r *wsRun) {
+	defer w.wg.Done()
+	for {
+		select {
+		case <-w.ctx.Done():
+			return
+		case ev := <-r.events:
+			switch ev.Kind {
+			case engine.EventChannels, engine.EventRoster:
+				w.emitChannels(r)
+				if ev.Kind == engine.EventRoster {
+					w.emitWorkspaces()
+				}
+			case engine.EventMessages:
+				w.app.emit(w.ctx, EventMessagesChanged, MessagesChanged{Workspace: r.id, Channel: ev.Channel})
+				w.emitChannels(r)
+				w.emitWorkspaces()
+			case engine.EventReady:
+				r.mu.Lock()
+				r.problem = nil
+				r.mu.Unlock()
+				w.emitChannels(r)
+				w.emitWorkspaces()
+			case engine.EventConnection:
+				r.mu.Lock()
+				r.connected = ev.Connected
+				if ev.Connected {
+					r.problem = nil
+				}
+				r.mu.Unlock()
+				w.emitWorkspaces()
+			case engine.EventProgress:
+				w.app.emit(w.ctx, EventProgress, Progress{ID: r.id + "/" + ev.Task, Label: progressLabel(ev.Task),
+					Done: ev.Done, Total: ev.Total, Finished: ev.Done >= ev.Total})
+			case engine.EventAlert:
+				w.app.logger.Printf("workspace %s: alert %s: %s", r.id, ev.Code, ev.Message)
+				w.app.emit(w.ctx, EventAlert, Alert{Workspace: r.id, Code: ev.Code, Message: sentenceOf(ev.Message)})
+			}
+		}
+	}
+}
+
+func progressLabel(task string) string {
+	switch task {
+	case "join":
+		return "Joining channels"
+	case "sync":
+		return "Catching up"
+	}
+	return sentenceOf(strings.ReplaceAll(task, "_", " "))
+}
+
+func (w *Workspaces) emitWorkspaces() {
+	list, err := w.List()
+	if err == nil {
+		w.app.emit(w.ctx, EventWorkspacesChanged, list)
+	}
+}
+
+func (w *Workspaces) emitChannels(r *wsRun) {
+	w.app.emit(w.ctx, EventChannelsChanged, ChannelsChanged{Workspace: r.id, Channels: w.channels(r)})
+}
+
+func (w *Workspaces) run(id string) (*wsRun, *Error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.started {
+		return nil, &Error{Code: "app/not_started", Message: "Weald is still starting; try again in a moment."}
+	}
+	r, ok := w.runs[strings.ToLower(id)]
+	if !ok {
+		return nil, &Error{Code: "workspace/unknown", Message: "That workspace is not on this device."}
+	}
+	return r, nil
+}
+
+func (w *Workspaces) has(id string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.runs[strings.ToLower(id)]
+	return ok
+}
+
+func (w *Workspaces) describe(r *wsRun) Workspace {
+	st := r.eng.Status()
+	r.mu.Lock()
+	you, problem, connected := r.prefs.You, r.problem, r.connected
+	r.mu.Unlock()
+	ws := Workspace{ID: st.Workspace, Name: st.Name, Relay: st.Relay, You: you, Ready: st.Ready, Connected: connected,
+		Pending: st.Pending, Problem: problem}
+	if ws.You == "" {
+		ws.You = "You"
+	}
+	if st.Ready {
+		ws.Problem = nil
+	}
+	if st.GenesisKey != "" && !st.Ready {
+		for _, p := range st.Pending {
+			if p == "bootstrap:"+engine.StepGenesisSet {
+				ws.Provision = &Provision{Workspace: st.Workspace, GenesisKey: st.GenesisKey,
+					Command: fmt.Sprintf("weald-relay provision -workspace %s -genesis %s", st.Workspace, st.GenesisKey)}
+			}
+		}
+	}
+	for _, c := range w.channels(r) {
+		if !c.Muted {
+			ws.Unread += c.Unread
+		}
+	}
+	return ws
+}
+
+// List returns the workspaces on this device.
+func (w *Workspaces) List() ([]Workspace, error) {
+	w.mu.Lock()
+	if !w.started {
+		w.mu.Unlock()
+		return nil, &Error{Code: "app/not_started", Message: "Weald is still starting; try again in a moment."}
+	}
+	runs := make([]*wsRun, 0, len(w.runs))
+	for _, r := range w.runs {
+		runs = append(runs, r)
+	}
+	w.mu.Unlock()
+	out := make([]Workspace, 0, len(runs))
+	for _, r := range runs {
+		out = append(out, w.describe(r))
+	}
+	sortWorkspaces(out)
+	return out, nil
+}
+
+func sortWorkspaces(ws []Workspace) {
+	for i := 1; i < len(ws); i++ {
+		for j := i; j > 0 && (ws[j].Name < ws[j-1].Name || (ws[j].Name == ws[j-1].Name && ws[j].ID < ws[j-1].ID)); j-- {
+			ws[j], ws[j-1] = ws[j-1], ws[j]
+		}
+	}
+}
+
+func checkName(what, s string, max int) (string, *Error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", &Error{Code: "bad_request/name", Message: fmt.Sprintf("Type %s.", what)}
+	}
+	if len(s) > max {
+		return "", &Error{Code: "bad_request/name", Message: fmt.Sprintf("That name is too long; keep it under %d characters.", max)}
+	}
+	return s, nil
+}
+
+func checkRelay(s string) (string, *Error) {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "ws://") && !strings.HasPrefix(s, "wss://") {
+		return "", &Error{Code: "bad_request/relay", Message: "The relay address must start with ws:// or wss://."}
+	}
+	return s, nil
+}
+
+// Create makes a new workspace with this device as its trust root and runs
+// its setup: root group, access set, #general and #activity. When the relay
+// does not hold the workspace yet the result says so (Workspace.Provision)
+// and the setup finishes by itself once the operator has provisioned it.
+func (w *Workspaces) Create(name, you, relay string) (Created, error) {
+	name, err := checkName("the workspace's name", name, 80)
+	if err != nil {
+		return Created{}, err
+	}
+	if you, err = checkName("your name", you, 80); err != nil {
+		return Created{}, err
+	}
+	if relay, err = checkRelay(relay); err != nil {
+		return Created{}, err
+	}
+	return w.make(func(ctx context.Context, dir string) (*engine.Engine, error) {
+		return engine.CreateWorkspace(ctx, engine.Options{Dir: dir}, name, relay)
+	}, you)
+}
+
+// Join redeems an invite link: the device enters the workspace's roster
+// and root group, then joins every channel in scope by itself.
+func (w *Workspaces) Join(link string) (Workspace, error) {
+	link = strings.TrimSpace(link)
+	if link == "" {
+		return Workspace{}, &Error{Code: "invite/bad_link", Message: "Paste the invite link you were sent."}
+	}
+	c, err := w.make(func(ctx context.Context, dir string) (*engine.Engine, error) {
+		return engine.Join(ctx, engine.Options{Dir: dir}, link)
+	}, "")
+	if err != nil {
+		return Workspace{}, err
+	}
+	return c.Workspace, nil
+}
+
+// make runs create in a fresh directory, then moves it to its workspace id
+// and starts it. An engine that stopped part-way is kept: its setup resumes
+// in the background.
+func (w *Workspaces) make(create func(ctx context.Context, dir string) (*engine.Engine, error), you string) (Created, error) {
+	w.mu.Lock()
+	started, base := w.started, w.ctx
+	w.mu.Unlock()
+	if !started {
+		return Created{}, &Error{Code: "app/not_started", Message: "Weald is still starting; try again in a moment."}
+	}
+	var nonce [8]byte
+	rand.Read(nonce[:])
+	tmp := filepath.Join(w.app.workspacesDir(), "new-"+hex.EncodeToString(nonce[:]))
+	if err := os.MkdirAll(w.app.workspacesDir(), 0o700); err != nil {
+		return Created{}, toError(err)
+	}
+	ctx, cancel := context.WithTimeout(base, 60*time.Second)
+	defer cancel()
+	eng, cerr := create(ctx, tmp)
+	if eng == nil {
+		os.RemoveAll(tmp)
+		return Created{}, toError(cerr)
+	}
+	id := eng.WorkspaceID()
+	eng.Close()
+	if err := os.Rename(tmp, w.dir(id)); err != nil {
+		return Created{}, &Error{Code: "storage/write_failed", Message: fmt.Sprintf("The new workspace could not be stored (%v); check that the data directory is writable.", err)}
+	}
+	if you != "" {
+		p := loadPrefs(w.app.dataDir, id)
+		p.You = you
+		if err := savePrefs(w.app.dataDir, id, p); err != nil {
+			return Created{}, err
+		}
+	}
+	w.mu.Lock()
+	oerr := w.openLocked(id)
+	r := w.runs[id]
+	w.mu.Unlock()
+	if oerr != nil {
+		return Created{}, oerr
+	}
+	if cerr != nil && !errors.Is(cerr, engine.ErrNotProvisioned) {
+		r.mu.Lock()
+		r.problem = toError(cerr)
+		r.mu.Unlock()
+	}
+	ws := w.describe(r)
+	w.emitWorkspaces()
+	return Created{Workspace: ws, RecoveryPhrase: []string{}}, nil
+}
