@@ -17,7 +17,6 @@ import (
 const wsA = "aa00000000000000000000000000000000000000000000000000000000000001"
 const wsB = "bb00000000000000000000000000000000000000000000000000000000000002"
 
-
 // recorder is an app.Emitter that keeps what it was given.
 type recorder struct {
 	mu     sync.Mutex
