@@ -46,8 +46,9 @@ type rawChange struct {
 	actor   []byte
 	seq     uint64
 	startOp uint64
-	ops     uint64 // number of operations; maxOp = startOp + ops - 1
-	bytes   []byte // the whole chunk, magic included
+	ops     uint64            // number of operations; maxOp = startOp + ops - 1
+	cols    map[uint64][]byte // operation column data by column spec
+	bytes   []byte            // the whole chunk, magic included
 }
 
 // maxOp returns the counter of the change's last operation (startOp - 1 for
@@ -146,11 +147,16 @@ func (c *rawChange) parseHeader(b []byte) error {
 		return errChunk("bad start op")
 	}
 	c.startOp = startOp
-	ops, err := countOps(b[n:])
+	cols, err := opColumns(b[n:])
 	if err != nil {
 		return err
 	}
-	c.ops = ops
+	c.cols = cols
+	if a, ok := cols[actionColumn]; ok {
+		if c.ops, err = countRLE(a); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -159,72 +165,72 @@ func (c *rawChange) parseHeader(b []byte) error {
 // type uLEB128 RLE).
 const actionColumn = 0x42
 
-// maxOpsPerChange bounds the operations of one change.
-const maxOpsPerChange = 1 << 20
+// maxOpsPerChange bounds the operations of one change (a post is about six).
+const maxOpsPerChange = 4096
 
-// countOps reads the rest of a change header (time, message, other actors,
-// column metadata) and counts the operations in the action column.
-func countOps(b []byte) (uint64, error) {
+// opColumns reads the rest of a change header (time, message, other
+// actors, column metadata) and returns the operation columns by spec.
+func opColumns(b []byte) (map[uint64][]byte, error) {
 	_, n, ok := uleb(b) // time: a signed LEB128 has the same framing
 	if !ok {
-		return 0, errChunk("bad time")
+		return nil, errChunk("bad time")
 	}
 	b = b[n:]
 	mlen, n, ok := uleb(b)
 	if !ok || mlen > uint64(len(b)-n) {
-		return 0, errChunk("bad message")
+		return nil, errChunk("bad message")
 	}
 	b = b[n+int(mlen):]
 	nact, n, ok := uleb(b)
 	if !ok || nact > maxDeps {
-		return 0, errChunk("bad actor list")
+		return nil, errChunk("bad actor list")
 	}
 	b = b[n:]
 	for range nact {
 		alen, n, ok := uleb(b)
 		if !ok || alen == 0 || alen > maxActorSize || alen > uint64(len(b)-n) {
-			return 0, errChunk("bad actor list")
+			return nil, errChunk("bad actor list")
 		}
 		b = b[n+int(alen):]
 	}
 	ncols, n, ok := uleb(b)
 	if !ok || ncols > 64 {
-		return 0, errChunk("bad column metadata")
+		return nil, errChunk("bad column metadata")
 	}
 	b = b[n:]
-	var offset, actionOff, actionLen uint64
-	found := false
+	var offset uint64
+	type col struct{ spec, off, n uint64 }
+	var cols []col
 	var prevSpec uint64
 	for i := range ncols {
 		spec, n, ok := uleb(b)
 		if !ok {
-			return 0, errChunk("bad column metadata")
+			return nil, errChunk("bad column metadata")
 		}
 		b = b[n:]
 		clen, n, ok := uleb(b)
 		if !ok || clen > uint64(len(b)) {
-			return 0, errChunk("bad column metadata")
+			return nil, errChunk("bad column metadata")
 		}
 		b = b[n:]
 		if i > 0 && spec <= prevSpec {
-			return 0, errChunk("columns out of order")
+			return nil, errChunk("columns out of order")
 		}
 		prevSpec = spec
 		if spec&0x08 != 0 {
-			return 0, errChunk("deflated columns are not accepted")
+			return nil, errChunk("deflated columns are not accepted")
 		}
-		if spec == actionColumn {
-			found, actionOff, actionLen = true, offset, clen
-		}
+		cols = append(cols, col{spec, offset, clen})
 		offset += clen
 	}
 	if offset > uint64(len(b)) {
-		return 0, errChunk("truncated columns")
+		return nil, errChunk("truncated columns")
 	}
-	if !found {
-		return 0, nil
+	out := make(map[uint64][]byte, len(cols))
+	for _, c := range cols {
+		out[c.spec] = b[c.off : c.off+c.n]
 	}
-	return countRLE(b[actionOff : actionOff+actionLen])
+	return out, nil
 }
 
 // countRLE counts the values of an RLE-encoded uLEB128 column: runs of a

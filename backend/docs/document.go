@@ -29,6 +29,7 @@ var (
 	ErrReadOnly     = errors.New("docs/read_only: this document was opened without a local author and cannot be changed")
 	ErrBadSaved     = errors.New("docs/bad_saved: the saved document bytes cannot be loaded")
 	ErrUnknownHeads = errors.New("docs/unknown_heads: the document does not contain the named heads")
+	ErrForbidden    = errors.New("docs/forbidden: a received change removes, replaces or hides content the schema does not let it touch")
 	ErrBroken       = errors.New("docs/broken: the document could not be restored after refused changes; reload it")
 )
 

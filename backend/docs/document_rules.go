@@ -27,7 +27,7 @@ func (d *Document) checkChange(c rawChange) error {
 	if c.startOp != want {
 		return fmt.Errorf("%w: change %s starts at op %d, not %d", ErrBadChanges, c.hash, c.startOp, want)
 	}
-	return nil
+	return d.checkRoot(c)
 }
 
 // indexChanges builds seqs and maxOps from the document's changes, once.
