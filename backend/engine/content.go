@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"weald/backend/docs"
@@ -14,10 +15,14 @@ import (
 	"weald/backend/wire"
 )
 
-// shardKey names one chat day shard.
+// shardKey names one chat day shard. A closed group keeps one document per
+// day and epoch: its content keys change with the epoch and a joiner holds
+// none of the earlier ones, so a later change must not depend on changes the
+// joiner can never read (docs/protocol/groups.md). Open groups use epoch 0.
 type shardKey struct {
 	group identity.GroupID
 	day   docs.Day
+	epoch uint64
 }
 
 type shard struct {
@@ -26,7 +31,7 @@ type shard struct {
 }
 
 func (k shardKey) dbKey() string {
-	return "shard/" + hexID(k.group).hex() + "/" + strconv.FormatUint(uint64(k.day), 10)
+	return "shard/" + hexID(k.group).hex() + "/" + strconv.FormatUint(uint64(k.day), 10) + "/" + strconv.FormatUint(k.epoch, 10)
 }
 
 func (e *Engine) docOptions() docs.Options {
@@ -106,10 +111,15 @@ func (e *Engine) contentKey(g *group, pol *roster.GroupPolicy) (scheme uint8, id
 }
 
 // openContent finds the key for a content envelope and decrypts it.
-func (e *Engine) openContent(g *group, env *wire.Envelope) (docs.Payload, error) {
+func (e *Engine) openContent(g *group, env *wire.Envelope) (docs.Payload, uint64, error) {
+	p, c, err := e.openContentCT(g, env)
+	return p, c.Epoch, err
+}
+
+func (e *Engine) openContentCT(g *group, env *wire.Envelope) (docs.Payload, groups.ContentCT, error) {
 	c, err := groups.DecodeContentCT(env.CT)
 	if err != nil {
-		return docs.Payload{}, err
+		return docs.Payload{}, c, err
 	}
 	var key []byte
 	switch c.Scheme {
@@ -123,18 +133,19 @@ func (e *Engine) openContent(g *group, env *wire.Envelope) (docs.Payload, error)
 		key = g.rec.EpochKeys[strconv.FormatUint(c.Epoch, 10)]
 	}
 	if key == nil {
-		return docs.Payload{}, groups.ErrNoKey
+		return docs.Payload{}, c, groups.ErrNoKey
 	}
 	pt, err := groups.OpenContent(c, key, env.Group, env.Author, env.Ctr)
 	if err != nil {
-		return docs.Payload{}, err
+		return docs.Payload{}, c, err
 	}
-	return docs.DecodePayload(pt)
+	p, err := docs.DecodePayload(pt)
+	return p, c, err
 }
 
 // applyContent applies a content envelope's changes to the shards.
 func (e *Engine) applyContent(ctx context.Context, g *group, env *wire.Envelope) (bool, error) {
-	p, err := e.openContent(g, env)
+	p, epoch, err := e.openContent(g, env)
 	if err != nil {
 		return false, err
 	}
@@ -143,7 +154,7 @@ func (e *Engine) applyContent(ctx context.Context, g *group, env *wire.Envelope)
 		if d.Ref.Kind != docs.KindChat {
 			continue
 		}
-		sh, err := e.shardFor(ctx, shardKey{identity.GroupID(g.rec.ID), d.Ref.Day})
+		sh, err := e.shardFor(ctx, shardKey{identity.GroupID(g.rec.ID), d.Ref.Day, epoch})
 		if err != nil {
 			return changed, err
 		}
@@ -191,7 +202,12 @@ func (e *Engine) Send(ctx context.Context, channel, text string) (Message, error
 	if err != nil {
 		return Message{}, err
 	}
-	sh, err := e.shardFor(ctx, shardKey{gi.Policy.Group, day})
+	scheme, kid, ep, key, err := e.contentKey(g, &gi.Policy)
+	if err != nil {
+		return Message{}, err
+	}
+	sk := shardKey{gi.Policy.Group, day, ep}
+	sh, err := e.shardFor(ctx, sk)
 	if err != nil {
 		return Message{}, err
 	}
@@ -201,10 +217,6 @@ func (e *Engine) Send(ctx context.Context, channel, text string) (Message, error
 	}
 	payload := docs.Payload{Docs: []docs.DocChanges{{Ref: docs.DocRef{Kind: docs.KindChat, Day: day}, Changes: changes}}}
 	pt, err := payload.Encode()
-	if err != nil {
-		return Message{}, err
-	}
-	scheme, kid, ep, key, err := e.contentKey(g, &gi.Policy)
 	if err != nil {
 		return Message{}, err
 	}
@@ -218,7 +230,7 @@ func (e *Engine) Send(ctx context.Context, channel, text string) (Message, error
 	if err != nil {
 		// The local shard holds the unsent change; forget it (the stored
 		// shard is unchanged).
-		delete(e.shards, shardKey{gi.Policy.Group, day})
+		delete(e.shards, sk)
 		return Message{}, err
 	}
 	sh.dirty = true
@@ -254,39 +266,41 @@ func (e *Engine) Messages(ctx context.Context, channel string, limit int) ([]Mes
 	if err != nil {
 		return nil, err
 	}
-	var days []docs.Day
+	keys := map[shardKey]bool{}
 	for k := range all {
-		n, err := strconv.ParseUint(k[len("shard/")+65:], 10, 32)
-		if err == nil {
-			days = append(days, docs.Day(n))
+		parts := strings.Split(k[len("shard/")+65:], "/")
+		if len(parts) != 2 {
+			continue
+		}
+		d, err1 := strconv.ParseUint(parts[0], 10, 32)
+		ep, err2 := strconv.ParseUint(parts[1], 10, 64)
+		if err1 == nil && err2 == nil {
+			keys[shardKey{gi.Policy.Group, docs.Day(d), ep}] = true
 		}
 	}
 	for k := range e.shards {
 		if k.group == gi.Policy.Group {
-			if _, ok := all[k.dbKey()]; !ok {
-				days = append(days, k.day)
-			}
+			keys[k] = true
 		}
 	}
-	sort.Slice(days, func(i, j int) bool { return days[i] < days[j] })
 	var out []Message
-	for i := len(days) - 1; i >= 0; i-- {
-		sh, err := e.shardFor(ctx, shardKey{gi.Policy.Group, days[i]})
+	for k := range keys {
+		sh, err := e.shardFor(ctx, k)
 		if err != nil {
 			return nil, err
 		}
-		ms := sh.s.Messages()
-		var batch []Message
-		for _, m := range ms {
+		for _, m := range sh.s.Messages() {
 			if !m.Deleted {
-				batch = append(batch, e.toMessage(m))
+				out = append(out, e.toMessage(m))
 			}
 		}
-		out = append(batch, out...)
-		if limit > 0 && len(out) >= limit {
-			break
-		}
 	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].Time.Equal(out[j].Time) {
+			return out[i].Time.Before(out[j].Time)
+		}
+		return out[i].ID < out[j].ID
+	})
 	if limit > 0 && len(out) > limit {
 		out = out[len(out)-limit:]
 	}

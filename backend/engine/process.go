@@ -264,6 +264,11 @@ func (e *Engine) commitOnce(ctx context.Context, g *group, opts mls.CommitOption
 	if !p.merged {
 		return errLostRace
 	}
+	if sc.Welcome != nil {
+		if _, err := e.sendCT(ctx, g, wire.KindMLSWelcome, sc.Welcome); err != nil {
+			return err
+		}
+	}
 	if len(opts.Remove) > 0 {
 		// The committer of a Remove adds a fresh history key, so a removed
 		// member cannot read what follows (docs/protocol/groups.md).

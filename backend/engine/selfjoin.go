@@ -271,6 +271,14 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 			return rep, err
 		}
 	}
+	if e.roster.DeviceLive(e.devID) {
+		if err := e.ensureKeyPackages(ctx); err != nil {
+			return rep, err
+		}
+		if err := e.acceptWelcomes(ctx); err != nil {
+			return rep, err
+		}
+	}
 	jr, err := e.runJoinLoop(ctx)
 	rep.Joined = jr
 	rep.Ready = e.ready()

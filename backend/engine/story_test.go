@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"weald/backend/identity"
 	"weald/backend/roster"
 )
 
@@ -49,5 +50,69 @@ func TestNewcomerReadsOpenChannelHistory(t *testing.T) {
 		if !c.Member {
 			t.Errorf("sam is not in %s", c.Name)
 		}
+	}
+}
+
+// A closed group's joiner sees nothing from before; an open group's joiner
+// sees everything (spec/channels.md "Group policy", lock states).
+func TestClosedGroupJoinerSeesNothingBefore(t *testing.T) {
+	r := startRelay(t)
+	ctx := testCtx(t)
+	dana := createWorkspace(t, r, 55)
+	ch, err := dana.CreateChannel(ctx, "secret", roster.AdmissionExplicit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.History != "closed" || ch.Admission != "explicit" {
+		t.Fatalf("policy %+v", ch)
+	}
+	if _, err := dana.Send(ctx, "secret", "before sam"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana.Send(ctx, "general", "open history"); err != nil {
+		t.Fatal(err)
+	}
+	link, err := dana.CreateInvite(ctx, []string{"general"}, roster.RoleMember, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sam := joinWith(t, r, link, "sam", 56)
+	if _, err := sam.Sync(ctx); err != nil { // uploads key packages
+		t.Fatal(err)
+	}
+	for _, c := range sam.Channels() {
+		if c.Name == "secret" && c.Member {
+			t.Fatal("sam self-joined an explicit channel")
+		}
+	}
+	if err := dana.AddMembers(ctx, "secret", []identity.DeviceID{sam.DeviceID()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana.Send(ctx, "secret", "after sam"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sam.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := sam.Messages(ctx, "secret", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 1 || ms[0].Text != "after sam" {
+		t.Fatalf("sam reads %+v in the closed channel, want only the message after joining", ms)
+	}
+	if ms, err := sam.Messages(ctx, "general", 0); err != nil || len(ms) != 1 || ms[0].Text != "open history" {
+		t.Fatalf("sam reads %+v %v in #general, want the earlier message", ms, err)
+	}
+	// Sam can write to the closed channel; Dana reads it.
+	if _, err := sam.Send(ctx, "secret", "sam here"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ms, err = dana.Messages(ctx, "secret", 0)
+	if err != nil || len(ms) != 3 {
+		t.Fatalf("dana reads %d messages: %v", len(ms), err)
 	}
 }

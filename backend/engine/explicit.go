@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+
+	"weald/backend/identity"
+	"weald/backend/mls"
+	"weald/backend/roster"
+	"weald/backend/wire"
+)
+
+// keyPackageStock is how many unused one-use key packages this device keeps
+// on the relay (design/gaps.md "Key packages").
+const keyPackageStock = 4
+
+// ensureKeyPackages tops up this device's key packages on the relay; the
+// private halves are kept under "kp/<ref hex>" until a Welcome uses them.
+func (e *Engine) ensureKeyPackages(ctx context.Context) error {
+	have, err := e.db.prefix(ctx, "kp/")
+	if err != nil {
+		return err
+	}
+	if len(have) >= keyPackageStock/2 {
+		return nil
+	}
+	var items []wire.KeyPackageItem
+	var bundles []*mls.KeyPackageBundle
+	for i := len(have); i < keyPackageStock; i++ {
+		kp, err := mls.GenerateKeyPackage(e.mlsCfg, suiteID, e.credential())
+		if err != nil {
+			return err
+		}
+		bundles = append(bundles, kp)
+		items = append(items, wire.KeyPackageItem{KeyPackage: kp.Message()})
+	}
+	// Keep the private halves before the public ones can be claimed.
+	if err := e.db.update(ctx, func(t *txn) error {
+		for _, kp := range bundles {
+			b, err := kp.MarshalBinary()
+			if err != nil {
+				return err
+			}
+			if err := t.put("kp/"+hex.EncodeToString(kp.Ref()), b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	_, err = e.client.PutKeyPackages(ctx, items...)
+	return err
+}
+
+// AddMembers adds devices to an explicit group this device is in, with one
+// commit (spec/channels.md "Explicit groups and the pending add" step 1); the
+// Welcome goes into the group's log, where the added devices find it on
+// their next sync. A device without a key package on the relay is an error
+// (keypackage/none); pending adds are not recorded yet.
+func (e *Engine) AddMembers(ctx context.Context, channel string, devices []identity.DeviceID) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.connect(ctx); err != nil {
+		return err
+	}
+	if _, err := e.syncRoster(ctx); err != nil {
+		return err
+	}
+	gi, err := e.resolveChannel(channel)
+	if err != nil {
+		return err
+	}
+	g := e.groups[gi.Policy.Group]
+	if g == nil || g.mls == nil {
+		return ErrNotMember
+	}
+	var kps [][]byte
+	for _, d := range devices {
+		if e.roster.Entitlement(gi.Policy.Group, identity.DevicePrincipal(d), e.now(), e.member) != roster.JoinMemberAdd {
+			return fmt.Errorf("join/not_entitled: device %s cannot be added to %s", d.ShortString(), gi.Name)
+		}
+		c, err := e.client.ClaimKeyPackage(ctx, wire.ID(d))
+		if err != nil {
+			return err
+		}
+		kps = append(kps, c.KeyPackage)
+	}
+	if err := e.catchUp(ctx, g); err != nil {
+		return err
+	}
+	return e.commit(ctx, g, mls.CommitOptions{Add: kps, RatchetTreeInWelcome: true})
+}
+
+// acceptWelcomes looks for Welcomes to this device in the logs of explicit
+// groups it is not in, and joins from the first one its key packages open.
+// The joiner holds only the keys of the epochs from its join on, so a
+// closed group's earlier content stays unreadable to it.
+func (e *Engine) acceptWelcomes(ctx context.Context) error {
+	kps, err := e.db.prefix(ctx, "kp/")
+	if err != nil || len(kps) == 0 {
+		return err
+	}
+	var bundles []*mls.KeyPackageBundle
+	refs := map[int]string{}
+	for k, v := range kps {
+		b, err := mls.UnmarshalKeyPackageBundle(v)
+		if err != nil {
+			continue
+		}
+		refs[len(bundles)] = k
+		bundles = append(bundles, b)
+	}
+	for _, gi := range e.roster.Groups() {
+		if gi.Deleted || gi.Policy.Admission != roster.AdmissionExplicit || e.member(gi.Policy.Group) {
+			continue
+		}
+		envs, err := e.fetchAll(ctx, wire.ID(gi.Policy.Group), 0)
+		if err != nil {
+			return err
+		}
+		for i := len(envs) - 1; i >= 0; i-- {
+			env := &envs[i].Envelope
+			if env.Kind != wire.KindMLSWelcome {
+				continue
+			}
+			pub, ok := e.devicePub(env.Author)
+			if !ok || wire.VerifyEnvelope(env, pub) != nil {
+				continue
+			}
+			m, used, err := mls.JoinWelcome(e.mlsCfg, env.CT, bundles, nil)
+			if err != nil {
+				continue
+			}
+			g := e.groupState(gi.Policy.Group)
+			g.mls = m
+			g.rec.LastSeq = envs[i].Seq
+			if err := e.noteEpoch(g, gi.Policy.History == roster.HistoryClosed, false); err != nil {
+				return err
+			}
+			if err := e.db.update(ctx, func(t *txn) error {
+				if _, err := t.tx.ExecContext(ctx, `DELETE FROM kv WHERE k = ?`, refs[used]); err != nil {
+					return err
+				}
+				return e.saveGroup(t, g)
+			}); err != nil {
+				return err
+			}
+			// Commits and content after the Welcome.
+			if err := e.processEnvelopes(ctx, g, envs[i+1:]); err != nil {
+				return err
+			}
+			e.emit(Event{Kind: EventChannels})
+			break
+		}
+	}
+	return nil
+}
