@@ -179,6 +179,12 @@ func (s *Server) Close() {
 }
 
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
+	select {
+	case <-s.ready:
+	default:
+		http.Error(w, "starting: change notifications are not listening yet", http.StatusServiceUnavailable)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.backend.Ping(ctx); err != nil {
