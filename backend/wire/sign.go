@@ -16,7 +16,6 @@ const (
 	LabelRetentionTransition  = "retention-transition"
 	LabelRetentionPolicy      = "retention-policy"
 	LabelRetentionDestruction = "retention-destruction"
-	LabelKeyPackage           = "key-package"
 )
 
 // labelPrefix is prepended to every Label.
