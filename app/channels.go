@@ -115,7 +115,9 @@ func (w *Workspaces) channels(r *wsRun) []Channel {
 	defer cancel()
 	out := []Channel{}
 	for _, c := range all {
-		if c.Kind != "chan" {
+		// Not the root (not a chat surface), not DMs, and not a private
+		// channel this device is not in (its members add people).
+		if c.Kind != "chan" || (c.Admission == "explicit" && !c.Member) {
 			continue
 		}
 		ch := Channel{ID: c.Group, Name: c.Name, Muted: c.Muted, Joined: c.Member,

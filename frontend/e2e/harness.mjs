@@ -71,3 +71,64 @@ export async function screenshot(page, name) {
   await page.screenshot({ path: file, fullPage: true })
   return file
 }
+
+/** run executes a command with a deadline and resolves its stdout. */
+export function run(cmd, args, { timeout = 180000, cwd = repo } = {}) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    p.stdout.on('data', (d) => (out += d))
+    p.stderr.on('data', (d) => (err += d))
+    const timer = setTimeout(() => {
+      p.kill('SIGKILL')
+      reject(new Error(`${cmd} ${args.join(' ')} did not finish within ${timeout / 1000} s`))
+    }, timeout)
+    p.on('exit', (code) => {
+      clearTimeout(timer)
+      if (code === 0) resolve(out)
+      else reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}:\n${err}${out}`))
+    })
+  })
+}
+
+/** buildRelay builds backend/cmd/weald-relay into build/bin (go build caches: fast when nothing changed). */
+export async function buildRelay() {
+  const bin = path.join(repo, 'build', 'bin', 'weald-relay')
+  await run('go', ['build', '-o', bin, './backend/cmd/weald-relay'], { timeout: 300000 })
+  return bin
+}
+
+/** startRelay runs a real weald-relay on a free loopback port with its own SQLite data directory. */
+export async function startRelay(bin) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'weald-relay-'))
+  const proc = spawn(bin, ['-listen', '127.0.0.1:0', '-data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let log = ''
+  proc.stderr.on('data', (d) => (log += d))
+  const addr = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`weald-relay did not start within 20 s:\n${log}`)), 20000)
+    let out = ''
+    proc.stdout.on('data', (d) => {
+      out += d
+      log += d
+      const m = /listening on (127\.0\.0\.1:\d+)/.exec(out)
+      if (m) {
+        clearTimeout(timer)
+        resolve(m[1])
+      }
+    })
+    proc.on('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`weald-relay exited with ${code}:\n${log}`))
+    })
+  })
+  return {
+    addr,
+    url: `ws://${addr}/v1/ws`,
+    dataDir,
+    log: () => log,
+    /** provision is the operator's step: record a workspace and its genesis key. */
+    provision: (workspace, genesis) => run(bin, ['provision', '-workspace', workspace, '-genesis', genesis, '-data-dir', dataDir], { timeout: 30000 }),
+    stop: () => proc.kill('SIGTERM'),
+  }
+}

@@ -1,0 +1,114 @@
+// Issue 6's story against the real backend (two e2e app processes with their
+// own data directories, i.e. two devices) and a real weald-relay: a new user
+// creates a workspace and sends the first message in #general; a second user
+// joins with the link and sees it; the first creates a parent channel and it
+// appears in the second's sidebar with no action; lock states match the
+// policies; defaults cannot be deleted.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { startApp, launchBrowser, screenshot, buildRelay, startRelay } from './harness.mjs'
+
+let relay, dana, sam, browser
+
+before(async () => {
+  relay = await startRelay(await buildRelay())
+  dana = await startApp()
+  sam = await startApp()
+  browser = await launchBrowser()
+})
+
+after(async () => {
+  await browser?.close()
+  dana?.stop()
+  sam?.stop()
+  relay?.stop()
+})
+
+const slow = 90000
+
+async function openChannel(page) {
+  await page.getByRole('heading', { level: 1, name: '#general' }).waitFor({ timeout: slow })
+  const send = page.getByRole('button', { name: 'Send' })
+  await send.waitFor()
+  assert.equal(await send.isEnabled(), true, 'ready means the Send button is enabled')
+}
+
+test('create, first message, invite, join, a parent channel appears by itself', { timeout: 360000 }, async () => {
+  const a = await browser.newPage()
+  a.setDefaultTimeout(20000)
+  await a.goto(dana.url)
+  await a.getByRole('button', { name: 'Create a workspace' }).click()
+  await a.getByLabel('Workspace name').fill('Acme')
+  await a.getByLabel('Your name').fill('Dana')
+  await a.getByLabel('Relay address').fill(relay.url)
+  await a.getByRole('button', { name: 'Create workspace' }).click()
+
+  // The relay does not know the workspace yet: the app says what its operator must run, and goes on by itself after.
+  const cmd = await a.getByTestId('provision-command').textContent({ timeout: slow })
+  const m = /-workspace ([0-9a-f]{64}) -genesis ([0-9a-f]{64})/.exec(cmd)
+  assert.ok(m, `provision command: ${cmd}`)
+  await relay.provision(m[1], m[2])
+  await openChannel(a)
+
+  // Lock state of #general, and the default channels' menu.
+  const lock = a.getByTestId('lock-state')
+  assert.match(await lock.textContent(), /Anyone in the workspace can join.*Joiners see the history/)
+  assert.match(await lock.getAttribute('title'), /^Policy [0-9a-f]{64}$/)
+  assert.equal(await a.getByRole('button', { name: '#activity, muted' }).isVisible(), true)
+  await a.getByRole('button', { name: 'Options for #general' }).click()
+  const items = await a.getByRole('menu').getByRole('menuitem').allTextContents()
+  assert.deepEqual(items, ['Rename', 'Mute', 'Move down'])
+  assert.ok(!items.some((t) => /delete|archive/i.test(t)), 'defaults offer neither delete nor archive')
+  await a.keyboard.press('Escape')
+
+  // The first message.
+  await a.getByLabel('Message', { exact: true }).fill('hello from Dana')
+  await a.keyboard.press('Enter')
+  await a.getByRole('log', { name: 'Messages' }).getByText('hello from Dana').waitFor({ timeout: slow })
+  await a.getByText('Sending…').waitFor({ state: 'detached', timeout: slow })
+  console.log(`screenshot: ${await screenshot(a, 'e2e-story-first-message.png')}`)
+
+  // An invite: the root always included, not removable.
+  await a.getByRole('button', { name: 'Invite people' }).click()
+  const dlg = a.getByRole('dialog', { name: 'Invite people' })
+  const root = dlg.getByRole('checkbox', { name: /Acme/ })
+  assert.equal(await root.isChecked(), true)
+  assert.equal(await root.isDisabled(), true)
+  await dlg.getByRole('button', { name: 'Create link' }).click()
+  const link = await dlg.getByLabel('Invite link').inputValue({ timeout: slow })
+  assert.ok(link.length > 20, `link: ${link}`)
+  await dlg.getByRole('button', { name: 'Done' }).click()
+
+  // Sam, on another device, joins with the link and sees the first message.
+  const b = await browser.newPage()
+  b.setDefaultTimeout(20000)
+  await b.goto(sam.url)
+  await b.getByRole('button', { name: 'Join with an invite' }).click()
+  await b.getByLabel('Invite link').fill(link)
+  await b.getByRole('button', { name: 'Join', exact: true }).click()
+  await openChannel(b)
+  await b.getByRole('log', { name: 'Messages' }).getByText('hello from Dana').waitFor({ timeout: slow })
+  console.log(`screenshot: ${await screenshot(b, 'e2e-story-joined.png')}`)
+
+  // Dana creates a parent channel; it appears in Sam's sidebar with no action.
+  await a.getByRole('button', { name: 'New channel' }).click()
+  const nc = a.getByRole('dialog', { name: 'New channel' })
+  await nc.getByLabel('Name').fill('design')
+  assert.match(await nc.getByText('anyone in this workspace can join this channel').textContent(), /anyone in this workspace can join this channel/)
+  await nc.getByRole('button', { name: 'Create channel' }).click()
+  await a.getByRole('heading', { level: 1, name: '#design' }).waitFor({ timeout: slow })
+  assert.match(await a.getByTestId('lock-state').textContent(), /Anyone in the workspace can join/)
+  await b.getByRole('button', { name: /^#design/ }).waitFor({ timeout: slow })
+
+  // A private channel: its lock state says so, and Sam's sidebar does not list it.
+  await a.getByRole('button', { name: 'New channel' }).click()
+  await a.getByRole('dialog', { name: 'New channel' }).getByLabel('Name').fill('hr')
+  await a.getByRole('radio', { name: /Private/ }).check()
+  await a.getByRole('button', { name: 'Create channel' }).click()
+  await a.getByRole('heading', { level: 1, name: '#hr' }).waitFor({ timeout: slow })
+  assert.match(await a.getByTestId('lock-state').textContent(), /Members add people.*Joiners see messages from joining on/)
+  await b.getByRole('button', { name: /^#design/ }).click()
+  assert.match(await b.getByTestId('lock-state').textContent(), /Anyone in the workspace can join.*Joiners see the history/)
+  assert.equal(await b.getByRole('button', { name: /^#hr/ }).count(), 0)
+  console.log(`screenshot: ${await screenshot(b, 'e2e-story-parent-channel.png')}`)
+})
