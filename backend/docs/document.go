@@ -43,15 +43,16 @@ func zeroClock() time.Time { return time.Time{} }
 //
 // A Document is not safe for concurrent use.
 type Document struct {
-	id      DocID
-	ref     DocRef // kind and day, for channel documents
-	doc     *automerge.Doc
-	author  wire.ID // the local device or agent; zero when read-only
-	opts    Options
-	pending map[Head]rawChange // received, waiting for dependencies
-	broken  bool               // a failed restore: refuse all use
-	seqs    map[string]uint64  // actor → newest sequence number applied; nil until needed
-	maxOps  map[Head]uint64    // change → its last op counter; built with seqs
+	id       DocID
+	ref      DocRef // kind and day, for channel documents
+	doc      *automerge.Doc
+	author   wire.ID // the local device or agent; zero when read-only
+	opts     Options
+	pending  map[Head]rawChange // received, waiting for dependencies
+	broken   bool               // a failed restore: refuse all use
+	seqs     map[string]uint64  // actor → newest sequence number applied; nil until needed
+	maxOps   map[Head]uint64    // change → its last op counter; built with seqs
+	creators map[string][]byte  // root key → actor of the change that created it; built with seqs
 
 	proven   []Head // heads whose saved form is known to load
 	unproven bool   // changes were received since proven
@@ -61,10 +62,14 @@ type Document struct {
 // Options says who writes locally and where time and randomness come from.
 // A zero Author opens the document read-only.
 type Options struct {
-	Author    wire.ID   // the device or agent id that signs this client's envelopes
-	Principal wire.ID   // the user or agent a message is from
-	Clock     Clock     // commit timestamps and message times
-	Rand      io.Reader // the session suffix of the actor id and message ids
+	Author    wire.ID // the device or agent id that signs this client's envelopes
+	Principal wire.ID // the user or agent a message is from
+	// PrincipalOf, if set, maps a device or agent id to the principal it
+	// belongs to (from the roster); messages whose claimed author is not
+	// the principal of the device that created them are marked Forged.
+	PrincipalOf func(device wire.ID) (wire.ID, bool)
+	Clock       Clock     // commit timestamps and message times
+	Rand        io.Reader // the session suffix of the actor id and message ids
 }
 
 // NewDocument returns an empty document with the given id.
@@ -282,7 +287,7 @@ func (d *Document) drain() (int, error) {
 // ([ErrBroken]) so that the caller reloads it from the store.
 func (d *Document) restore(heads []Head, saved map[Head]rawChange) error {
 	d.pending = saved
-	d.seqs, d.maxOps = nil, nil
+	d.seqs, d.maxOps, d.creators = nil, nil, nil
 	if equalHeads(d.Heads(), heads) {
 		return nil
 	}

@@ -35,7 +35,7 @@ func (d *Document) indexChanges() error {
 	if d.seqs != nil {
 		return nil
 	}
-	seqs, maxOps := map[string]uint64{}, map[Head]uint64{}
+	seqs, maxOps, creators := map[string]uint64{}, map[Head]uint64{}, map[string][]byte{}
 	chs, err := d.doc.Changes()
 	if err != nil {
 		return fmt.Errorf("docs: reading changes: %w", err)
@@ -47,9 +47,32 @@ func (d *Document) indexChanges() error {
 		}
 		seqs[string(rc.actor)] = max(seqs[string(rc.actor)], rc.seq)
 		maxOps[rc.hash] = rc.maxOp()
+		noteCreators(creators, rc)
 	}
-	d.seqs, d.maxOps = seqs, maxOps
+	d.seqs, d.maxOps, d.creators = seqs, maxOps, creators
 	return nil
+}
+
+// noteCreators records the actor of every root key a change creates (first
+// writer wins; the root rules let only one change create a message key).
+func noteCreators(m map[string][]byte, c rawChange) {
+	ops, err := rootOps(c)
+	if err != nil {
+		return
+	}
+	for _, op := range ops {
+		if _, ok := m[op.key]; !ok && op.action == actionMakeMap {
+			m[op.key] = c.actor
+		}
+	}
+}
+
+// creator returns the actor of the change that created root key k, or nil.
+func (d *Document) creator(k string) []byte {
+	if d.indexChanges() != nil {
+		return nil
+	}
+	return d.creators[k]
 }
 
 // noteChange records an applied or committed change in the indexes.
@@ -57,5 +80,6 @@ func (d *Document) noteChange(c rawChange) {
 	if d.seqs != nil {
 		d.seqs[string(c.actor)] = c.seq
 		d.maxOps[c.hash] = c.maxOp()
+		noteCreators(d.creators, c)
 	}
 }

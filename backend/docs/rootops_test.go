@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"weald/backend/wire"
 )
 
 // A member's change that deletes, overwrites or shadows another member's
@@ -82,4 +84,52 @@ func TestForbiddenRootChangesRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustApply(t, cb, a.device, dl)
+}
+
+// A member who posts under another member's name is caught: the message's
+// device comes from the change that created it, not from its fields, and
+// the claimed author is checked against that device's principal.
+func TestImpersonationMarkedForged(t *testing.T) {
+	a, b := newReplica("a", 1), newReplica("b", 2)
+	principals := map[[32]byte][32]byte{a.device: a.principal, b.device: b.principal}
+	a.opts.PrincipalOf = func(d wire.ID) (wire.ID, bool) { p, ok := principals[d]; return p, ok }
+	g := id("group")
+	ca, cb := a.channel(t, g), b.channel(t, g)
+	_, p := mustPost(t, cb, "honest")
+	mustApply(t, ca, b.device, p)
+
+	// b writes a message claiming to be from a, from a's device.
+	day, _ := DayOf(t0)
+	sb, _ := cb.Shard(day)
+	if err := sb.root().Set(msgPrefix+"0123456789abcdef0123456789abcdef", map[string]any{
+		"author": a.principal[:], "device": a.device[:], "time": t0.Add(time.Second).UnixMilli(), "text": "I am a",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := sb.commitAt(b.clock.now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa, _ := ca.Shard(day)
+	if _, err := sa.Apply(b.device, ch); err != nil {
+		t.Fatal(err)
+	}
+	ms := sa.Messages()
+	if len(ms) != 2 {
+		t.Fatalf("%d messages", len(ms))
+	}
+	if ms[0].Forged || ms[0].Device != b.device {
+		t.Fatalf("honest message: %+v", ms[0])
+	}
+	if !ms[1].Forged || ms[1].Device != b.device || ms[1].Author != a.principal {
+		t.Fatalf("impersonation not caught: %+v", ms[1])
+	}
+	// After a save and load the attribution is the same.
+	l, err := LoadShard(g, day, saved(t, sa.Document), nil, a.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms := l.Messages(); !ms[1].Forged || ms[1].Device != b.device {
+		t.Fatalf("after reload: %+v", ms[1])
+	}
 }

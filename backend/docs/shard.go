@@ -49,7 +49,8 @@ func ParseMessageID(s string) (MessageID, error) {
 type Message struct {
 	ID      MessageID
 	Author  wire.ID   // the principal (user or agent) that posted it
-	Device  wire.ID   // the device or agent key it was posted from (zero if not recorded)
+	Device  wire.ID   // the device or agent that created it, from the change's (authenticated) actor
+	Forged  bool      // Options.PrincipalOf says Device does not belong to Author
 	Time    time.Time // when it was posted, by the author's clock
 	Text    string    // empty once deleted
 	Edited  time.Time // zero if never edited
@@ -200,7 +201,22 @@ func (s *Shard) Message(id MessageID) (Message, error) {
 	if !ok {
 		return Message{}, ErrNotFound
 	}
+	s.attribute(msgPrefix+id.String(), &m)
 	return m, nil
+}
+
+// attribute replaces the message's device field, which its creator wrote
+// and could have made up, with the device of the change that created the
+// message key, and checks the claimed author against it when the caller
+// can say which principal a device belongs to.
+func (s *Shard) attribute(key string, m *Message) {
+	if a := s.creator(key); len(a) >= 32 {
+		copy(m.Device[:], a[:32])
+	}
+	if s.opts.PrincipalOf != nil {
+		p, ok := s.opts.PrincipalOf(m.Device)
+		m.Forged = !ok || p != m.Author
+	}
 }
 
 // Messages returns every well-formed message, oldest first (by time, then
@@ -220,6 +236,7 @@ func (s *Shard) Messages() []Message {
 			continue
 		}
 		if m, ok := decodeMessage(id, v.Map()); ok {
+			s.attribute(k, &m)
 			out = append(out, m)
 		}
 	}
