@@ -5,6 +5,8 @@ import (
 	"io"
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 	"testing"
 
 	"weald/backend/mls/keyschedule"
@@ -216,6 +218,41 @@ func BenchmarkFullTree(b *testing.B) { benchCommitProcess(b, fullFixture) }
 
 // BenchmarkSparseTree: the same right after a batch add.
 func BenchmarkSparseTree(b *testing.B) { benchCommitProcess(b, sparseFixture) }
+
+// lockedReader makes a reader safe for concurrent use.
+type lockedReader struct {
+	mu sync.Mutex
+	r  io.Reader
+}
+
+func (l *lockedReader) Read(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.r.Read(p)
+}
+
+// BenchmarkSparseParallel: the sparse-tree commit with its HPKE
+// encryptions spread over GOMAXPROCS goroutines (Config.ParallelEncryption).
+func BenchmarkSparseParallel(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("commit/N=%d", n), func(b *testing.B) {
+			f := sparseFixture(b, n)
+			g := f.committer
+			saved, savedRand := g.cfg.ParallelEncryption, g.cs.rand
+			g.cfg.ParallelEncryption, g.cs.rand = runtime.GOMAXPROCS(0), &lockedReader{r: savedRand}
+			defer func() { g.cfg.ParallelEncryption, g.cs.rand = saved, savedRand }()
+			b.ResetTimer()
+			m := meter(b)
+			for b.Loop() {
+				if _, err := g.Commit(CommitOptions{ForcePath: true}); err != nil {
+					b.Fatal(err)
+				}
+				m.op()
+			}
+			m.done()
+		})
+	}
+}
 
 // BenchmarkExternalJoin: joining from a GroupInfo with the ratchet_tree
 // extension (tree import with leaf signatures checked in parallel, path

@@ -115,6 +115,7 @@ func (g *Group) Commit(opts CommitOptions) (*StagedCommit, error) {
 				return c.Bytes(), nil
 			},
 			PrivateBefore: priv,
+			Parallel:      g.cfg.parallel(),
 		})
 		if err != nil {
 			return nil, err

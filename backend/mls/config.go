@@ -29,6 +29,19 @@ type Config struct {
 	// Padding pads PrivateMessage content to a multiple of this many bytes
 	// (0: no padding).
 	Padding int
+	// ParallelEncryption, if above 1, lets a commit encrypt its path
+	// secrets on up to that many goroutines (a sparse tree needs one HPKE
+	// encryption per unmerged leaf). Rand must then be safe for concurrent
+	// use (crypto/rand is), and the output no longer follows from the
+	// reader alone.
+	ParallelEncryption int
+}
+
+func (c *Config) parallel() int {
+	if c == nil {
+		return 0
+	}
+	return c.ParallelEncryption
 }
 
 func (c *Config) rand() io.Reader {

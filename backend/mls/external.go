@@ -120,6 +120,7 @@ func externalJoin(cfg *Config, groupInfo, ratchetTree []byte, cred tree.Credenti
 			return c.Bytes(), nil
 		},
 		PrivateBefore: priv,
+		Parallel:      cfg.parallel(),
 	})
 	if err != nil {
 		return nil, nil, err

@@ -383,3 +383,46 @@ func TestLateApplicationMessage(t *testing.T) {
 		t.Fatalf("message two epochs old: %v", err)
 	}
 }
+
+// TestParallelPathEncryption: with ParallelEncryption (and crypto/rand) a
+// commit into a sparse tree is processed by every member as usual.
+func TestParallelPathEncryption(t *testing.T) {
+	cfg := &Config{ParallelEncryption: 4}
+	alice, err := NewGroup(cfg, 1, []byte("par"), basic("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kps []*KeyPackageBundle
+	var add [][]byte
+	for i := 0; i < 12; i++ {
+		kp, err := GenerateKeyPackage(cfg, 1, basic(string(rune('a'+i))+"-member"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		kps, add = append(kps, kp), append(add, kp.Message())
+	}
+	sc, err := alice.Commit(CommitOptions{Add: add, RatchetTreeInWelcome: true, ForcePath: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMerge(t, alice, sc)
+	members := []*Group{alice}
+	for _, kp := range kps {
+		g, _, err := JoinWelcome(cfg, sc.Welcome, []*KeyPackageBundle{kp}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		members = append(members, g)
+	}
+	sc, err = members[5].Commit(CommitOptions{ForcePath: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMerge(t, members[5], sc)
+	for i, g := range members {
+		if i != 5 {
+			process(t, g, sc.Message)
+		}
+	}
+	agreeAll(t, members...)
+}

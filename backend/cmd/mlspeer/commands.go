@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,7 +108,8 @@ func dispatch(argv []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p := &peer{o: o, out: stdout, cfg: &mls.Config{Rand: rand.Reader, Now: time.Now, Credential: acceptBasic}}
+	p := &peer{o: o, out: stdout, cfg: &mls.Config{Rand: rand.Reader, Now: time.Now, Credential: acceptBasic,
+		ParallelEncryption: runtime.GOMAXPROCS(0)}}
 	if err := p.load(); err != nil {
 		return err
 	}
