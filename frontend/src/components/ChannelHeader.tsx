@@ -1,5 +1,6 @@
 import type { Channel } from '../lib/api'
 import { lockState } from '../state/lock'
+import { LockIcon } from './LockIcon'
 
 /**
  * ChannelHeader names the open channel and shows its lock state at one
@@ -19,9 +20,7 @@ export function ChannelHeader({ channel, title, onInvite }: { channel?: Channel;
     <header className="channel-header">
       <h1>#{channel.name}</h1>
       <p className="lock" data-testid="lock-state" data-lock={lock.icon} title={lock.title} tabIndex={0} aria-label={`${lock.who}. ${lock.sees}. ${lock.title}`}>
-        <span className="lock-icon" aria-hidden="true">
-          {lock.icon === 'open' ? '🔓' : '🔒'}
-        </span>
+        <LockIcon locked={lock.icon === 'locked'} />
         <span>{lock.who}</span>
         <span aria-hidden="true"> · </span>
         <span>{lock.sees}</span>

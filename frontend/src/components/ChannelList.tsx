@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import type { Channel } from '../lib/api'
 import { moved, splitChannels } from '../state/channels'
+import { LockIcon } from './LockIcon'
 
 export interface ChannelActions {
   rename: (id: string, name: string) => Promise<unknown>
@@ -111,7 +112,7 @@ function ChannelItem({
         aria-label={`#${c.name}${c.muted ? ', muted' : ''}${unread ? `, ${c.unread} unread` : ''}`}
       >
         <span className="side-item-name">
-          {c.policy.admission === 'explicit' ? <span aria-hidden="true">🔒 </span> : '# '}
+          {c.policy.admission === 'explicit' ? <LockIcon locked size={12} /> : '# '}
           {c.name}
         </span>
         {unread ? (
