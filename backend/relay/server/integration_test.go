@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -421,4 +422,51 @@ func TestHostileEnvelopesOverTheWire(t *testing.T) {
 			t.Fatalf("the good envelope after the refusals: %v", err)
 		}
 	})
+}
+
+// WEALD_RELAY_RETENTION_DAYS only warns: old envelopes show in STATS and in
+// the retention metric, and are all still there.
+func TestRetentionDaysWarnsInMetricsAndDeletesNothing(t *testing.T) {
+	st, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "relay.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var mu sync.Mutex
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	alice := seededKey("alice")
+	r := startRelay(t, st, relay.Config{Clock: clock, RetentionDays: 30}, Limits{})
+	w := provision(t, r, alice)
+	ca := dialAs(t, r.url, w.id, alice)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	g := wire.ID{0x30}
+	aa := newAuthor(alice)
+	for i := 0; i < 4; i++ {
+		if _, err := ca.Send(ctx, aa.next(g, "old")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	now = now.Add(31 * 24 * time.Hour)
+	mu.Unlock()
+	if _, err := ca.Send(ctx, aa.next(g, "new")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ca.Stats(ctx)
+	if err != nil || s.OverRetention != 4 || s.RetentionDays != 30 || s.Envelopes != 5 {
+		t.Fatalf("stats %+v %v", s, err)
+	}
+	var m dto.Metric
+	if err := r.srv.Metrics().Retention.WithLabelValues(w.id.String()).Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	if v := m.GetGauge().GetValue(); v != 4 {
+		t.Fatalf("retention warning gauge %v, want 4", v)
+	}
+	res, err := ca.Fetch(ctx, g, 0, 0)
+	if err != nil || len(res.Envelopes) != 5 {
+		t.Fatalf("fetch after the warning: %d envelopes, %v", len(res.Envelopes), err)
+	}
 }
