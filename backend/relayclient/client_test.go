@@ -408,3 +408,55 @@ func TestReconnectBackoffUsesInjectedClockAndRand(t *testing.T) {
 	}
 	t.Logf("retry waits: %v", waits[:8])
 }
+
+// Key packages, access-set get, drop_before and stats through the client:
+// each answer or refusal arrives typed.
+func TestKeyPackagesAccessSetDropAndStats(t *testing.T) {
+	e := newEnv(t)
+	serveAt(t, e.addr, e.st, relay.Config{RetentionDays: 7}, server.Limits{})
+	e.provision(relay.New(relay.Config{Store: e.st}))
+	ca, cb := e.dial(e.alice), e.dial(e.bob)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	stock, err := cb.PutKeyPackages(ctx, wire.KeyPackageItem{KeyPackage: []byte("kp1")}, wire.KeyPackageItem{KeyPackage: []byte("kp2")})
+	if err != nil || stock.OneUse != 2 {
+		t.Fatalf("put: %+v %v", stock, err)
+	}
+	stock, err = cb.PutKeyPackages(ctx, wire.KeyPackageItem{KeyPackage: []byte("last"), LastResort: true})
+	if err != nil || stock.OneUse != 2 || !stock.LastResort {
+		t.Fatalf("put last resort: %+v %v", stock, err)
+	}
+	bob := wire.KeyID(e.bob.pub)
+	var got []string
+	for i := 0; i < 4; i++ {
+		kp, err := ca.ClaimKeyPackage(ctx, bob)
+		if err != nil {
+			t.Fatalf("claim %d: %v", i, err)
+		}
+		got = append(got, string(kp.KeyPackage))
+		if (string(kp.KeyPackage) == "last") != kp.LastResort {
+			t.Fatalf("claim %d: %+v", i, kp)
+		}
+	}
+	if got[2] != "last" || got[3] != "last" || got[0] == got[1] {
+		t.Fatalf("claims %v: two one-use, then the kept last resort", got)
+	}
+	if _, err := ca.ClaimKeyPackage(ctx, wire.ID{0xDE}); !errors.Is(err, &wire.Error{Code: wire.CodeKeyPackageNone}) {
+		t.Fatalf("claim of nobody's: %v", err)
+	}
+	set, err := cb.AccessSet(ctx)
+	if err != nil || set.Version != 1 || len(set.Devices) != 2 {
+		t.Fatalf("access set %+v %v", set, err)
+	}
+	// A drop naming a checkpoint the relay does not hold is refused.
+	_, err = ca.DropBefore(ctx, wire.DropBefore{Group: wire.ID{1}, Checkpoint: wire.EnvelopeRef{Ctr: 1},
+		Authorization: wire.AuthorizedByPolicy, RetentionKey: e.alice.pub, Signature: make([]byte, 64)})
+	var we *wire.Error
+	if !errors.As(err, &we) || !strings.HasPrefix(string(we.Code), "drop/") {
+		t.Fatalf("drop: %v, want a drop/ refusal", err)
+	}
+	s, err := ca.Stats(ctx)
+	if err != nil || s.Workspace != e.ws || s.RetentionDays != 7 || s.LogBytes != 0 {
+		t.Fatalf("stats %+v %v", s, err)
+	}
+}
