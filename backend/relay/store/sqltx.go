@@ -593,27 +593,48 @@ func (t *sqlTx) LogBytesAndNotify(ctx context.Context, ws wire.ID) (int64, error
 	return n, nil
 }
 
+const headsQuery = `SELECT coalesce((SELECT max(seq) FROM envelopes WHERE group_id = ?), 0), h.ctr, h.hash
+	FROM (SELECT 1 AS one) AS one
+	LEFT JOIN (SELECT ctr, hash FROM (
+		SELECT ctr, hash FROM (SELECT ctr, hash FROM envelopes WHERE group_id = ? AND author = ? ORDER BY ctr DESC LIMIT 1) AS newest
+		UNION ALL
+		SELECT ctr, hash FROM author_heads WHERE group_id = ? AND author = ?
+	) AS heads ORDER BY ctr DESC LIMIT 1) AS h ON true`
+
 func (t *sqlTx) LockForSend(ctx context.Context, ws, group, author wire.ID) (Workspace, uint64, AuthorHead, bool, error) {
-	// On PostgreSQL the lock must come first, in a statement of its own: a
-	// statement that waits for a row lock still reads everything else from
-	// the snapshot it started with, so heads read in it could be stale.
-	// SQLite's BEGIN IMMEDIATE already serialized the whole transaction.
-	w, err := t.LockWorkspace(ctx, ws)
-	if err != nil {
-		return Workspace{}, 0, AuthorHead{}, false, err
-	}
 	var ghead int64
 	var actr sql.NullInt64
 	var ahash []byte
-	err = t.row(ctx, `SELECT coalesce((SELECT max(seq) FROM envelopes WHERE group_id = ?), 0), h.ctr, h.hash
-		FROM (SELECT 1 AS one) AS one
-		LEFT JOIN (SELECT ctr, hash FROM (
-			SELECT ctr, hash FROM (SELECT ctr, hash FROM envelopes WHERE group_id = ? AND author = ? ORDER BY ctr DESC LIMIT 1) AS newest
-			UNION ALL
-			SELECT ctr, hash FROM author_heads WHERE group_id = ? AND author = ?
-		) AS heads ORDER BY ctr DESC LIMIT 1) AS h ON true`,
-		b(group), b(group), b(author), b(group), b(author)).Scan(&ghead, &actr, &ahash)
-	if err != nil {
+	var w Workspace
+	if t.s.d.name == "postgres" {
+		// One statement locks the row and reads the heads. A statement that
+		// waited for the lock still reads the heads from the snapshot it
+		// started with, so it also returns log_changes twice: from the
+		// locked (latest) row and from its snapshot. If they differ, an
+		// envelope committed in between and the heads are read again.
+		var id, head []byte
+		var consumed int
+		var av, ri, locked, seen int64
+		err := t.row(ctx, `SELECT `+workspaceCols+`, w.log_changes, (SELECT s.log_changes FROM workspaces s WHERE s.id = ?), hs.*
+			FROM workspaces w CROSS JOIN (`+headsQuery+`) AS hs WHERE w.id = ? FOR UPDATE OF w`,
+			b(ws), b(group), b(group), b(author), b(group), b(author), b(ws)).
+			Scan(&id, &w.GenesisKey, &consumed, &av, &ri, &head, &w.LogBytes, &w.CreatedAt, &locked, &seen, &ghead, &actr, &ahash)
+		if err != nil {
+			return Workspace{}, 0, AuthorHead{}, false, notFound(err, "lock workspace "+ws.Short())
+		}
+		w.ID, w.RosterHead = toID(id), toID(head)
+		w.GenesisConsumed, w.AccessVersion, w.RosterIndex = consumed != 0, uint64(av), uint64(ri)
+		if locked == seen {
+			return w, uint64(ghead), AuthorHead{Ctr: uint64(actr.Int64), Hash: toID(ahash)}, actr.Valid, nil
+		}
+	} else {
+		var err error
+		// SQLite's BEGIN IMMEDIATE already serialized the whole transaction.
+		if w, err = t.LockWorkspace(ctx, ws); err != nil {
+			return Workspace{}, 0, AuthorHead{}, false, err
+		}
+	}
+	if err := t.row(ctx, headsQuery, b(group), b(group), b(author), b(group), b(author)).Scan(&ghead, &actr, &ahash); err != nil {
 		return Workspace{}, 0, AuthorHead{}, false, fmt.Errorf("send heads: %w", err)
 	}
 	return w, uint64(ghead), AuthorHead{Ctr: uint64(actr.Int64), Hash: toID(ahash)}, actr.Valid, nil
