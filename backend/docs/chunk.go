@@ -48,6 +48,7 @@ type rawChange struct {
 	startOp uint64
 	ops     uint64            // number of operations; maxOp = startOp + ops - 1
 	cols    map[uint64][]byte // operation column data by column spec
+	others  [][]byte          // the change's other actors (actor index 1, 2, …)
 	bytes   []byte            // the whole chunk, magic included
 }
 
@@ -147,11 +148,11 @@ func (c *rawChange) parseHeader(b []byte) error {
 		return errChunk("bad start op")
 	}
 	c.startOp = startOp
-	cols, err := opColumns(b[n:])
+	cols, others, err := opColumns(b[n:])
 	if err != nil {
 		return err
 	}
-	c.cols = cols
+	c.cols, c.others = cols, others
 	if a, ok := cols[actionColumn]; ok {
 		if c.ops, err = countRLE(a); err != nil {
 			return err
@@ -169,33 +170,36 @@ const actionColumn = 0x42
 const maxOpsPerChange = 4096
 
 // opColumns reads the rest of a change header (time, message, other
-// actors, column metadata) and returns the operation columns by spec.
-func opColumns(b []byte) (map[uint64][]byte, error) {
+// actors, column metadata) and returns the operation columns by spec and
+// the other actors.
+func opColumns(b []byte) (map[uint64][]byte, [][]byte, error) {
 	_, n, ok := uleb(b) // time: a signed LEB128 has the same framing
 	if !ok {
-		return nil, errChunk("bad time")
+		return nil, nil, errChunk("bad time")
 	}
 	b = b[n:]
 	mlen, n, ok := uleb(b)
 	if !ok || mlen > uint64(len(b)-n) {
-		return nil, errChunk("bad message")
+		return nil, nil, errChunk("bad message")
 	}
 	b = b[n+int(mlen):]
 	nact, n, ok := uleb(b)
 	if !ok || nact > maxDeps {
-		return nil, errChunk("bad actor list")
+		return nil, nil, errChunk("bad actor list")
 	}
 	b = b[n:]
+	var others [][]byte
 	for range nact {
 		alen, n, ok := uleb(b)
 		if !ok || alen == 0 || alen > maxActorSize || alen > uint64(len(b)-n) {
-			return nil, errChunk("bad actor list")
+			return nil, nil, errChunk("bad actor list")
 		}
+		others = append(others, b[n:n+int(alen)])
 		b = b[n+int(alen):]
 	}
 	ncols, n, ok := uleb(b)
 	if !ok || ncols > 64 {
-		return nil, errChunk("bad column metadata")
+		return nil, nil, errChunk("bad column metadata")
 	}
 	b = b[n:]
 	var offset uint64
@@ -205,32 +209,32 @@ func opColumns(b []byte) (map[uint64][]byte, error) {
 	for i := range ncols {
 		spec, n, ok := uleb(b)
 		if !ok {
-			return nil, errChunk("bad column metadata")
+			return nil, nil, errChunk("bad column metadata")
 		}
 		b = b[n:]
 		clen, n, ok := uleb(b)
 		if !ok || clen > uint64(len(b)) {
-			return nil, errChunk("bad column metadata")
+			return nil, nil, errChunk("bad column metadata")
 		}
 		b = b[n:]
 		if i > 0 && spec <= prevSpec {
-			return nil, errChunk("columns out of order")
+			return nil, nil, errChunk("columns out of order")
 		}
 		prevSpec = spec
 		if spec&0x08 != 0 {
-			return nil, errChunk("deflated columns are not accepted")
+			return nil, nil, errChunk("deflated columns are not accepted")
 		}
 		cols = append(cols, col{spec, offset, clen})
 		offset += clen
 	}
 	if offset > uint64(len(b)) {
-		return nil, errChunk("truncated columns")
+		return nil, nil, errChunk("truncated columns")
 	}
 	out := make(map[uint64][]byte, len(cols))
 	for _, c := range cols {
 		out[c.spec] = b[c.off : c.off+c.n]
 	}
-	return out, nil
+	return out, others, nil
 }
 
 // countRLE counts the values of an RLE-encoded uLEB128 column: runs of a

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	automerge "github.com/automerge/automerge-go"
+
+	"weald/backend/wire"
 )
 
 func TestPostEditDeleteSaveLoad(t *testing.T) {
@@ -121,6 +123,9 @@ func TestConcurrentEditsConverge(t *testing.T) {
 	a1, a2 := newReplica("a", 1), newReplica("a", 2)
 	a2.device = id("device a, laptop")
 	a2.opts.Author = a2.device
+	// Both devices belong to one principal; the roster says so.
+	sameUser := func(d wire.ID) (wire.ID, bool) { return a1.principal, d == a1.device || d == a2.device }
+	a1.opts.PrincipalOf, a2.opts.PrincipalOf = sameUser, sameUser
 	g := id("group")
 	c1, c2 := a1.channel(t, g), a2.channel(t, g)
 	m1, p1 := mustPost(t, c1, "one")

@@ -53,6 +53,7 @@ type Document struct {
 	seqs     map[string]uint64  // actor → newest sequence number applied; nil until needed
 	maxOps   map[Head]uint64    // change → its last op counter; built with seqs
 	creators map[string][]byte  // root key → actor of the change that created it; built with seqs
+	objects  map[string]string  // objKey of a message map → its root key; built with seqs
 
 	proven   []Head // heads whose saved form is known to load
 	unproven bool   // changes were received since proven
@@ -287,7 +288,7 @@ func (d *Document) drain() (int, error) {
 // ([ErrBroken]) so that the caller reloads it from the store.
 func (d *Document) restore(heads []Head, saved map[Head]rawChange) error {
 	d.pending = saved
-	d.seqs, d.maxOps, d.creators = nil, nil, nil
+	d.seqs, d.maxOps, d.creators, d.objects = nil, nil, nil, nil
 	if equalHeads(d.Heads(), heads) {
 		return nil
 	}

@@ -27,7 +27,7 @@ func (d *Document) checkChange(c rawChange) error {
 	if c.startOp != want {
 		return fmt.Errorf("%w: change %s starts at op %d, not %d", ErrBadChanges, c.hash, c.startOp, want)
 	}
-	return d.checkRoot(c)
+	return d.checkOps(c)
 }
 
 // indexChanges builds seqs and maxOps from the document's changes, once.
@@ -35,7 +35,8 @@ func (d *Document) indexChanges() error {
 	if d.seqs != nil {
 		return nil
 	}
-	seqs, maxOps, creators := map[string]uint64{}, map[Head]uint64{}, map[string][]byte{}
+	seqs, maxOps := map[string]uint64{}, map[Head]uint64{}
+	creators, objects := map[string][]byte{}, map[string]string{}
 	chs, err := d.doc.Changes()
 	if err != nil {
 		return fmt.Errorf("docs: reading changes: %w", err)
@@ -47,22 +48,26 @@ func (d *Document) indexChanges() error {
 		}
 		seqs[string(rc.actor)] = max(seqs[string(rc.actor)], rc.seq)
 		maxOps[rc.hash] = rc.maxOp()
-		noteCreators(creators, rc)
+		noteCreators(creators, objects, rc)
 	}
-	d.seqs, d.maxOps, d.creators = seqs, maxOps, creators
+	d.seqs, d.maxOps, d.creators, d.objects = seqs, maxOps, creators, objects
 	return nil
 }
 
-// noteCreators records the actor of every root key a change creates (first
-// writer wins; the root rules let only one change create a message key).
-func noteCreators(m map[string][]byte, c rawChange) {
-	ops, err := rootOps(c)
+// noteCreators records the actor of every root key a change creates, and
+// the object each such operation creates (first writer wins; the root rules
+// let only one change create a message key).
+func noteCreators(creators map[string][]byte, objects map[string]string, c rawChange) {
+	ops, err := decodeOps(c)
 	if err != nil {
 		return
 	}
-	for _, op := range ops {
-		if _, ok := m[op.key]; !ok && op.action == actionMakeMap {
-			m[op.key] = c.actor
+	for _, o := range ops {
+		if o.root && o.action == actionMakeMap {
+			if _, ok := creators[o.key]; !ok {
+				creators[o.key] = c.actor
+				objects[objKey(c.actor, o.ctr)] = o.key
+			}
 		}
 	}
 }
@@ -80,6 +85,6 @@ func (d *Document) noteChange(c rawChange) {
 	if d.seqs != nil {
 		d.seqs[string(c.actor)] = c.seq
 		d.maxOps[c.hash] = c.maxOp()
-		noteCreators(d.creators, c)
+		noteCreators(d.creators, d.objects, c)
 	}
 }

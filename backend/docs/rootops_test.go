@@ -29,6 +29,20 @@ func TestForbiddenRootChangesRefused(t *testing.T) {
 			return s.root().Set(key, map[string]any{"author": b.principal[:], "time": t0.UnixMilli(), "text": "forged"})
 		},
 		"stray root key": func(s *Shard) error { return s.root().Set("title", "mine") },
+		"edit another's text": func(s *Shard) error {
+			v, err := s.root().Get(key)
+			if err != nil {
+				return err
+			}
+			return v.Map().Set("text", "rewritten by b")
+		},
+		"delete another's message": func(s *Shard) error {
+			v, err := s.root().Get(key)
+			if err != nil {
+				return err
+			}
+			return v.Map().Set("deleted", true)
+		},
 	}
 	for name, edit := range hostile {
 		// b forks its shard so each attempt starts from the same state.
