@@ -152,6 +152,9 @@ func (e *Engine) bootstrap(ctx context.Context) error {
 	if e.roster.Len() == 0 {
 		return errors.New("roster/missing_genesis: the roster has no genesis operation although bootstrap recorded one")
 	}
+	if err := e.ensureRecovery(ctx); err != nil {
+		return fmt.Errorf("recovery: %w", err)
+	}
 	ws := e.wsID()
 	for _, st := range []struct {
 		step string
@@ -263,6 +266,23 @@ func (e *Engine) ensureOwnGroup(ctx context.Context, gi roster.GroupInfo) error 
 			return err
 		}
 		if err := e.persistGroup(ctx, g); err != nil {
+			return err
+		}
+	}
+	if !e.meta.Steps["wrap/"+hexID(id).hex()] {
+		// Recovery coverage is never behind membership.
+		wrap, err := e.recoveryWrap(id, g.mls, g.history)
+		if err != nil {
+			return err
+		}
+		if _, err := e.sendCT(ctx, g, wire.KindRecoveryWrap, wrap); err != nil {
+			return err
+		}
+		if err := e.persistGroup(ctx, g); err != nil {
+			return err
+		}
+		e.meta.Steps["wrap/"+hexID(id).hex()] = true
+		if err := e.persistMeta(ctx); err != nil {
 			return err
 		}
 	}

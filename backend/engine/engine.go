@@ -76,6 +76,8 @@ type meta struct {
 	// computed differently (docs/protocol/engine-requests.md), so the
 	// creator remembers the relay's form.
 	Grants map[string]hexID `json:"grants,omitempty"`
+	// Phrase is the recovery phrase until it has been handed out once.
+	Phrase string `json:"phrase,omitempty"`
 }
 
 // Engine is one workspace's running client.

@@ -199,6 +199,9 @@ func (e *Engine) redeem(ctx context.Context) error {
 			return fmt.Errorf("redeem: %w", err)
 		}
 	}
+	if err := e.ensureRecovery(ctx); err != nil {
+		return fmt.Errorf("recovery: %w", err)
+	}
 	if e.meta.Name == "" {
 		if g, ok := e.roster.Group(e.roster.RootGroup()); ok {
 			e.meta.Name = g.Name
@@ -250,7 +253,7 @@ func (e *Engine) joinRoot(ctx context.Context, inv roster.InviteInfo) error {
 		if err != nil {
 			return err
 		}
-		seq, err := e.sendCT(ctx, g, wire.KindMLSCommit, msg)
+		seq, err := e.sendJoin(ctx, g, msg, m, plain.History)
 		if err != nil {
 			return err
 		}

@@ -13,7 +13,6 @@ import (
 	"weald/backend/identity"
 	"weald/backend/mls"
 	"weald/backend/roster"
-	"weald/backend/wire"
 )
 
 type chacha struct{ r *rand.ChaCha8 }
@@ -191,7 +190,7 @@ func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 		if len(b.log) > 0 {
 			readTo = b.log[len(b.log)-1].Seq
 		}
-		seq, err := e.sendCT(ctx, g, wire.KindMLSCommit, msg)
+		seq, err := e.sendJoin(ctx, g, msg, m, keys)
 		if err != nil {
 			return err
 		}

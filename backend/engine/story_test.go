@@ -2,11 +2,14 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"weald/backend/groups"
 	"weald/backend/identity"
 	"weald/backend/roster"
+	"weald/backend/wire"
 )
 
 // spec/channels.md "What this fixes", second story: chan:design holds 200
@@ -114,5 +117,60 @@ func TestClosedGroupJoinerSeesNothingBefore(t *testing.T) {
 	ms, err = dana.Messages(ctx, "secret", 0)
 	if err != nil || len(ms) != 3 {
 		t.Fatalf("dana reads %d messages: %v", len(ms), err)
+	}
+}
+
+// A self-joiner emits a recovery.wrap for its own recovery key with its
+// external commit (spec/channels.md "The join" step 4), openable with the
+// phrase, which is handed out once.
+func TestSelfJoinEmitsRecoveryWrap(t *testing.T) {
+	r := startRelay(t)
+	ctx := testCtx(t)
+	dana := createWorkspace(t, r, 57)
+	link, err := dana.CreateInvite(ctx, nil, roster.RoleMember, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sam := joinWith(t, r, link, "sam", 58)
+	words, err := sam.TakeRecoveryPhrase(ctx)
+	if err != nil || len(strings.Fields(words)) != 24 {
+		t.Fatalf("phrase %d words, %v", len(strings.Fields(words)), err)
+	}
+	if again, _ := sam.TakeRecoveryPhrase(ctx); again != "" {
+		t.Fatal("the phrase was handed out twice")
+	}
+	phrase, err := identity.ParseRecoveryPhrase(words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := identity.DeriveRecoveryKeys(phrase)
+	priv, _ := keys.HPKE.Key().Bytes()
+	general := roster.GeneralGroupID(sam.wsID())
+	sam.mu.Lock()
+	envs, err := sam.fetchAll(ctx, wire.ID(general), 0)
+	sam.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := 0
+	for i, se := range envs {
+		if se.Envelope.Kind != wire.KindRecoveryWrap || se.Envelope.Author != wire.ID(sam.DeviceID()) {
+			continue
+		}
+		if i == 0 || envs[i-1].Envelope.Kind != wire.KindMLSCommit || envs[i-1].Envelope.Author != se.Envelope.Author {
+			t.Fatal("the wrap does not follow its join commit in the same batch")
+		}
+		w, err := groups.DecodeRecoveryWrap(se.Envelope.CT)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := groups.OpenRecoveryWrap(priv, [32]byte(general), &w)
+		if err != nil || len(p.GroupInfo) == 0 || len(p.History) == 0 {
+			t.Fatalf("wrap: %+v %v", p, err)
+		}
+		opened++
+	}
+	if opened != 1 {
+		t.Fatalf("%d recovery wraps of sam in #general, want 1", opened)
 	}
 }

@@ -27,6 +27,9 @@ func FuzzDecoders(f *testing.F) {
 		if x, err := DecodeJoinData(b); err == nil && string(x.Encode()) != string(b) {
 			t.Fatal("join data not canonical")
 		}
+		if x, err := DecodeRecoveryWrap(b); err == nil && string(x.Encode()) != string(b) {
+			t.Fatal("recovery wrap not canonical")
+		}
 		_, _ = decodeBundlePlain(b)
 		_, _ = ParseLink(string(b))
 	})

@@ -183,3 +183,36 @@ func TestJoinDataRoundTrip(t *testing.T) {
 		t.Fatal("signature verified for another epoch")
 	}
 }
+
+func TestRecoveryWrap(t *testing.T) {
+	phrase, err := identity.NewRecoveryPhrase(rng(20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := identity.DeriveRecoveryKeys(phrase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	priv, err := keys.HPKE.Key().Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag, _ := RecoveryTag(fixedExporter("e"), keys.Signature.Public().Bytes())
+	k, _ := NewHistoryKey(rng(21))
+	g := [32]byte{4}
+	w, err := SealRecoveryWrap(rng(22), keys.HPKE.PublicBytes(), g, tag, &RecoveryPlain{GroupInfo: []byte("gi"), Epoch: 3, History: []HistoryKey{k}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := DecodeRecoveryWrap(w.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := OpenRecoveryWrap(priv, g, &d)
+	if err != nil || p.Epoch != 3 || string(p.GroupInfo) != "gi" || p.History[0].ID != k.ID {
+		t.Fatalf("%+v %v", p, err)
+	}
+	if _, err := OpenRecoveryWrap(priv, [32]byte{5}, &d); !errors.Is(err, ErrOpen) {
+		t.Fatalf("other group: %v", err)
+	}
+}

@@ -162,6 +162,7 @@ func (c *cli) cmdWorkspaceCreate(ctx context.Context, args []string) error {
 	}
 	st := e.Status()
 	chans := e.Channels()
+	phrase, _ := e.TakeRecoveryPhrase(ctx)
 	e.Close()
 	if err := os.Rename(tmp, c.wsDir(st.Workspace)); err != nil {
 		return err
@@ -171,6 +172,9 @@ func (c *cli) cmdWorkspaceCreate(ctx context.Context, args []string) error {
 	}
 	if c.json {
 		out := map[string]any{"workspace": st.Workspace, "name": p.pos[0], "ready": st.Ready, "channels": chans, "pending": st.Pending}
+		if phrase != "" {
+			out["recovery_phrase"] = phrase // shown once
+		}
 		if cerr != nil {
 			out["genesis_key"] = st.GenesisKey
 			out["error"] = map[string]string{"code": errCode(cerr), "message": cerr.Error()}
@@ -181,6 +185,9 @@ func (c *cli) cmdWorkspaceCreate(ctx context.Context, args []string) error {
 		c.print(out)
 	} else if cerr == nil {
 		fmt.Fprintf(c.stdout, "workspace %s (%s) ready: %d channels\n", p.pos[0], st.Workspace, len(chans))
+		if phrase != "" {
+			fmt.Fprintf(c.stdout, "recovery phrase (write it down; it is shown once):\n  %s\n", phrase)
+		}
 	} else if st.GenesisKey != "" {
 		fmt.Fprintf(c.stdout, "workspace %s created locally; provision it at the relay:\n  weald-relay provision -workspace %s -genesis %s\nthen run: weald sync\n", st.Workspace, st.Workspace, st.GenesisKey)
 	}
@@ -284,6 +291,7 @@ func (c *cli) cmdJoin(ctx context.Context, args []string) error {
 	}
 	st := e.Status()
 	chans := e.Channels()
+	phrase, _ := e.TakeRecoveryPhrase(ctx)
 	e.Close()
 	if err := os.Rename(tmp, c.wsDir(st.Workspace)); err != nil {
 		return err
@@ -295,9 +303,9 @@ func (c *cli) cmdJoin(ctx context.Context, args []string) error {
 		return jerr
 	}
 	if c.json {
-		c.print(map[string]any{"workspace": st.Workspace, "name": st.Name, "ready": st.Ready, "channels": chans})
+		c.print(map[string]any{"workspace": st.Workspace, "name": st.Name, "ready": st.Ready, "channels": chans, "recovery_phrase": phrase})
 	} else {
-		fmt.Fprintf(c.stdout, "joined %s (%s): %d channels\n", st.Name, st.Workspace, len(chans))
+		fmt.Fprintf(c.stdout, "joined %s (%s): %d channels\nrecovery phrase (write it down; it is shown once):\n  %s\n", st.Name, st.Workspace, len(chans), phrase)
 	}
 	return nil
 }
@@ -316,11 +324,19 @@ func (c *cli) cmdSync(ctx context.Context, args []string) error {
 		return err
 	}
 	st := e.Status()
+	phrase, _ := e.TakeRecoveryPhrase(ctx) // set once a resumed bootstrap finished
 	if c.json {
-		c.print(map[string]any{"workspace": st.Workspace, "ready": rep.Ready, "joined": nonNil(rep.Joined.Joined),
-			"waiting": nonNil(rep.Joined.Waiting), "failed": nonNil(rep.Joined.Failed), "pending": st.Pending})
+		out := map[string]any{"workspace": st.Workspace, "ready": rep.Ready, "joined": nonNil(rep.Joined.Joined),
+			"waiting": nonNil(rep.Joined.Waiting), "failed": nonNil(rep.Joined.Failed), "pending": st.Pending}
+		if phrase != "" {
+			out["recovery_phrase"] = phrase
+		}
+		c.print(out)
 	} else {
 		fmt.Fprintf(c.stdout, "synced: ready=%v, joined %d channels\n", rep.Ready, len(rep.Joined.Joined))
+		if phrase != "" {
+			fmt.Fprintf(c.stdout, "recovery phrase (write it down; it is shown once):\n  %s\n", phrase)
+		}
 	}
 	return nil
 }

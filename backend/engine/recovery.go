@@ -1,0 +1,154 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"weald/backend/groups"
+	"weald/backend/identity"
+	"weald/backend/mls"
+	"weald/backend/roster"
+	"weald/backend/wire"
+)
+
+// ensureRecovery gives this user a recovery principal in the roster (keys
+// from a fresh 24-word phrase) if it has none; the phrase is kept until
+// TakeRecoveryPhrase hands it out once.
+func (e *Engine) ensureRecovery(ctx context.Context) error {
+	if _, ok := e.recoveryKeys(); ok {
+		return nil
+	}
+	phrase, err := identity.NewRecoveryPhrase(e.rand)
+	if err != nil {
+		return err
+	}
+	keys, err := identity.DeriveRecoveryKeys(phrase)
+	if err != nil {
+		return err
+	}
+	user := identity.UserID(e.meta.User)
+	pub := keys.Signature.Public()
+	if err := e.appendRoster(ctx, func() (roster.Body, error) {
+		if _, ok := e.recoveryKeys(); ok {
+			return nil, nil
+		}
+		proof, err := keys.Signature.Sign(identity.LabelPossession, roster.PossessionContent(e.wsID(), user, identity.KindRecovery, pub.Bytes()))
+		if err != nil {
+			return nil, err
+		}
+		return &roster.AdmitRecovery{User: user, Recovery: pub, HPKE: keys.HPKE.PublicBytes(), Possession: proof}, nil
+	}); err != nil {
+		return err
+	}
+	e.meta.Phrase = strings.Join(phrase.Words(), " ")
+	return e.persistMeta(ctx)
+}
+
+// recoveryKeys returns this user's live recovery principal from the roster.
+func (e *Engine) recoveryKeys() (roster.RecoveryInfo, bool) {
+	u, ok := e.roster.User(identity.UserID(e.meta.User))
+	if !ok {
+		return roster.RecoveryInfo{}, false
+	}
+	for _, id := range u.Recovery {
+		if r, ok := e.roster.Recovery(id); ok && r.RevokedAt == nil {
+			return r, true
+		}
+	}
+	return roster.RecoveryInfo{}, false
+}
+
+// TakeRecoveryPhrase returns the recovery phrase once (to be shown and
+// confirmed) and forgets it; later calls return "".
+func (e *Engine) TakeRecoveryPhrase(ctx context.Context) (string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := e.meta.Phrase
+	if p == "" {
+		return "", nil
+	}
+	e.meta.Phrase = ""
+	return p, e.persistMeta(ctx)
+}
+
+// recoveryWrap builds the recovery.wrap of group id at m's epoch for this
+// user's recovery key (spec/channels.md "The join" step 4).
+func (e *Engine) recoveryWrap(id identity.GroupID, m *mls.Group, history []groups.HistoryKey) ([]byte, error) {
+	rec, ok := e.recoveryKeys()
+	if !ok {
+		return nil, errors.New("recovery/none: this user has no recovery principal yet")
+	}
+	tag, err := groups.RecoveryTag(m, rec.Public.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	gi, err := m.GroupInfo(true)
+	if err != nil {
+		return nil, err
+	}
+	w, err := groups.SealRecoveryWrap(e.rand, rec.HPKE, [32]byte(id), tag, &groups.RecoveryPlain{GroupInfo: gi, Epoch: m.Epoch(), History: history})
+	if err != nil {
+		return nil, err
+	}
+	return w.Encode(), nil
+}
+
+// sendJoin sends an external commit and this user's recovery wrap for the
+// epoch it creates in one all-or-nothing batch; it returns the commit's seq.
+func (e *Engine) sendJoin(ctx context.Context, g *group, commit []byte, m *mls.Group, history []groups.HistoryKey) (uint64, error) {
+	wrap, err := e.recoveryWrap(identity.GroupID(g.rec.ID), m, history)
+	if err != nil {
+		return 0, err
+	}
+	seqs, err := e.sendBatch(ctx, g, []outgoing{{wire.KindMLSCommit, commit}, {wire.KindRecoveryWrap, wrap}})
+	if err != nil {
+		return 0, err
+	}
+	return seqs[0], nil
+}
+
+type outgoing struct {
+	kind wire.Kind
+	ct   []byte
+}
+
+// sendBatch sends envelopes of this device in g as one batch (consecutive
+// ctrs), accepted all or none; it returns their seqs.
+func (e *Engine) sendBatch(ctx context.Context, g *group, items []outgoing) ([]uint64, error) {
+	build := func() []wire.Envelope {
+		var out []wire.Envelope
+		ctr, prev := g.rec.OwnCtr, wire.ID(g.rec.OwnPrev)
+		for _, it := range items {
+			ctr++
+			env := wire.Envelope{Group: wire.ID(g.rec.ID), Kind: it.kind, Ctr: ctr, Prev: prev, CT: it.ct}
+			wire.SignEnvelope(&env, e.edKey)
+			prev = env.Hash()
+			out = append(out, env)
+		}
+		return out
+	}
+	envs := build()
+	acks, err := e.client.Send(ctx, envs...)
+	var we *wire.Error
+	if errors.As(err, &we) && (we.Code == wire.CodeChainReplay || we.Code == wire.CodeChainFork || we.Code == wire.CodeChainGap) {
+		if err := e.learnOwnHead(ctx, g); err != nil {
+			return nil, err
+		}
+		envs = build()
+		acks, err = e.client.Send(ctx, envs...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	last := envs[len(envs)-1]
+	g.rec.OwnCtr, g.rec.OwnPrev = last.Ctr, hexID(last.Hash())
+	seqs := make([]uint64, len(acks))
+	for i, a := range acks {
+		seqs[i] = a.Seq
+	}
+	if len(seqs) != len(items) {
+		return nil, errors.New("engine: the relay acknowledged a different number of envelopes")
+	}
+	return seqs, nil
+}
