@@ -29,6 +29,13 @@ func (c *Client) do(ctx context.Context, body wire.Body, r retry) (wire.Body, er
 		}
 		res, err := s.roundTrip(ctx, c.newID(), body)
 		if errors.Is(err, ErrDisconnected) && r == retryOnReconnect && ctx.Err() == nil {
+			// Wait for the supervisor to retire this session, then retry
+			// on the next one.
+			select {
+			case <-s.done:
+			case <-ctx.Done():
+				return nil, errors.Join(ctx.Err(), err)
+			}
 			continue
 		}
 		var we *wire.Error

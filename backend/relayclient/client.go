@@ -364,6 +364,17 @@ func (c *Client) session(ctx context.Context) (*session, error) {
 			return nil, stopErr
 		}
 		if s != nil {
+			select {
+			case <-s.done:
+				// Ended, and the supervisor has not retired it yet.
+				select {
+				case <-c.clock.After(5 * time.Millisecond):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+				continue
+			default:
+			}
 			return s, nil
 		}
 		select {
