@@ -154,6 +154,15 @@ func (w *Workspaces) channels(r *wsRun) []Channel {
 	return out
 }
 
+// result converts a (T, *Error) into (T, error) without turning a nil
+// *Error into a non-nil error.
+func result[T any](v T, err *Error) (T, error) {
+	if err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
 func (w *Workspaces) channel(r *wsRun, id string) (Channel, *Error) {
 	for _, c := range w.channels(r) {
 		if c.ID == strings.ToLower(id) {
@@ -225,7 +234,7 @@ func (w *Workspaces) RenameChannel(ws, channel, name string) (Channel, error) {
 		return Channel{}, err
 	}
 	go w.emitChannels(r)
-	return w.channel(r, channel)
+	return result(w.channel(r, channel))
 }
 
 // SetMuted mutes or unmutes a channel.
@@ -242,7 +251,7 @@ func (w *Workspaces) SetMuted(ws, channel string, muted bool) (Channel, error) {
 	if err := r.eng.SetMuted(ctx, channel, muted); err != nil {
 		return Channel{}, toError(err)
 	}
-	return w.channel(r, channel)
+	return result(w.channel(r, channel))
 }
 
 // MoveChannel moves a channel to index to within its part of the sidebar
