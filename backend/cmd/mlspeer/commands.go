@@ -25,6 +25,7 @@ type options struct {
 	suite            string
 	welcome, commit  string
 	ratchetTree      string
+	resync           bool
 	cmd              string
 	args             []string
 	identityExplicit bool
@@ -60,6 +61,8 @@ func parseArgs(argv []string) (*options, error) {
 			o.commit, err = val()
 		case "--ratchet-tree":
 			o.ratchetTree, err = val()
+		case "--resync":
+			o.resync = true
 		default:
 			if strings.HasPrefix(a, "--") {
 				return nil, usagef("unknown flag %s", a)

@@ -59,7 +59,7 @@ const usageText = `usage: mlspeer --state DIR [--identity ID] [--hex] [--private
   add KP... --welcome OUT --commit OUT [--ratchet-tree OUT]
   join-welcome FILE [--ratchet-tree FILE]
   groupinfo OUT [--ratchet-tree OUT]
-  external-join GROUPINFO --commit OUT [--ratchet-tree FILE]
+  external-join GROUPINFO --commit OUT [--ratchet-tree FILE] [--resync]
   process MSG...
   send TEXT OUT
   remove LEAF_INDEX|id:IDENTITY --commit OUT

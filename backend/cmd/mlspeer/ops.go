@@ -207,8 +207,12 @@ func (p *peer) externalJoin() (any, error) {
 	if err := p.nargs(1); err != nil {
 		return nil, err
 	}
-	if err := p.noGroup(); err != nil {
-		return nil, err
+	// --resync rejoins a group this state already holds, removing the old
+	// leaf (RFC 9420 §12.4.3.2); otherwise the state must be empty.
+	if !p.o.resync {
+		if err := p.noGroup(); err != nil {
+			return nil, err
+		}
 	}
 	if p.o.commit == "" {
 		return nil, usagef("--commit OUT is required")
@@ -225,7 +229,7 @@ func (p *peer) externalJoin() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, msg, err := mls.ExternalJoin(p.cfg, gi, rt, cred, mls.ExternalJoinOptions{})
+	g, msg, err := mls.ExternalJoin(p.cfg, gi, rt, cred, mls.ExternalJoinOptions{Resync: p.o.resync})
 	if err != nil {
 		return nil, err
 	}

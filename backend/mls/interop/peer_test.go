@@ -240,6 +240,18 @@ func scenario(t *testing.T, a, b impl) {
 	expectCommit(t, bob, bob.process(ext), true)
 	agree(t, alice, bob, carol)
 
+	// carol resyncs: a new external commit that removes her old leaf.
+	ginfo = x.file("groupinfo-resync")
+	bob.run("groupinfo", ginfo)
+	ext = x.file("carol-resync.commit")
+	carol.runJSON(&gi, "external-join", ginfo, "--commit", ext, "--resync")
+	if len(gi.Members) != 3 {
+		t.Fatalf("after resync carol sees %+v", gi.Members)
+	}
+	expectCommit(t, alice, alice.process(ext), true)
+	expectCommit(t, bob, bob.process(ext), true)
+	agree(t, alice, bob, carol)
+
 	// An Update (a commit with a fresh path) from the b side, then from a.
 	up := x.file("bob-update.commit")
 	bob.run("update", "--commit", up)
@@ -263,8 +275,8 @@ func scenario(t *testing.T, a, b impl) {
 	expectCommit(t, carol, carol.process(rm), true)
 	expectCommit(t, bob, bob.process(rm), false)
 	epoch := agree(t, alice, carol)
-	if epoch != 5 {
-		t.Fatalf("group 1 ended at epoch %d, want 5", epoch)
+	if epoch != 6 {
+		t.Fatalf("group 1 ended at epoch %d, want 6", epoch)
 	}
 	m = x.file("a2c.msg")
 	alice.run("send", "after the remove", m)

@@ -60,7 +60,7 @@ function readInput(path) {
 }
 
 function parseArgs(argv) {
-  const opts = { hex: false, privateHandshake: false, state: undefined, identity: undefined };
+  const opts = { hex: false, privateHandshake: false, resync: false, state: undefined, identity: undefined };
   const rest = [];
   const named = {};
   for (let i = 0; i < argv.length; i++) {
@@ -73,6 +73,7 @@ function parseArgs(argv) {
     else if (a === "--identity") opts.identity = need();
     else if (a === "--hex") opts.hex = true;
     else if (a === "--private-handshake") opts.privateHandshake = true;
+    else if (a === "--resync") opts.resync = true;
     else if (a === "--welcome" || a === "--commit" || a === "--ratchet-tree") named[a.slice(2)] = need();
     else if (a.startsWith("--")) throw new UsageError(`unknown flag ${a}`);
     else rest.push(a);
@@ -255,7 +256,8 @@ class Peer {
   }
 
   async externalJoin(file, named) {
-    if (this.group !== undefined) throw new UsageError("this state directory already has a group");
+    // --resync rejoins a group this state holds, removing the old leaf.
+    if (this.group !== undefined && !this.opts.resync) throw new UsageError("this state directory already has a group");
     if (named.commit === undefined) throw new UsageError("--commit OUT is required");
     const m = decodeOne(readInput(file));
     if (m.wireformat !== "mls_group_info") throw new ProtocolError(`${file} is not a group info`);
@@ -266,7 +268,16 @@ class Peer {
       tree = d[0];
     }
     const kp = await this.freshKeyPackage();
-    const res = await joinGroupExternal(m.groupInfo, kp.publicPackage, kp.privatePackage, false, rfcExternalPub(this.impl), tree);
+    // ts-mls finds the leaf to resync by signature key; the joiner has fresh
+    // keys, so match the basic credential's identity instead (as mlspeer).
+    const config = {
+      ...defaultClientConfig,
+      keyPackageEqualityConfig: {
+        compareKeyPackages: (a, b) => sameIdentity(a.leafNode.credential, b.leafNode.credential),
+        compareKeyPackageToLeafNode: (a, b) => sameIdentity(a.leafNode.credential, b.credential),
+      },
+    };
+    const res = await joinGroupExternal(m.groupInfo, kp.publicPackage, kp.privatePackage, this.opts.resync, rfcExternalPub(this.impl), tree, config);
     this.write(
       named.commit,
       encodeMlsMessage({ version: "mls10", wireformat: "mls_public_message", publicMessage: res.publicMessage }),
@@ -336,6 +347,10 @@ class Peer {
 }
 
 class ProtocolError extends Error {}
+
+function sameIdentity(a, b) {
+  return a.credentialType === "basic" && b.credentialType === "basic" && Buffer.from(a.identity).equals(Buffer.from(b.identity));
+}
 
 // withLength prefixes b with its RFC 9420 §2.1.2 varint length.
 function withLength(b) {
