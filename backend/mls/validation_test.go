@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"weald/backend/mls/codec"
+	"weald/backend/mls/framing"
 	"weald/backend/mls/proposal"
 	"weald/backend/mls/tree"
 )
@@ -425,4 +427,87 @@ func TestParallelPathEncryption(t *testing.T) {
 		}
 	}
 	agreeAll(t, members...)
+}
+
+// signedExternal frames a proposal from a non-member (RFC 9420 §12.1.8):
+// sender external (index into external_senders) or new_member_proposal.
+func signedExternal(t *testing.T, g *Group, s framing.Sender, key []byte, p *proposal.Proposal) []byte {
+	t.Helper()
+	sk, err := g.cs.s.ParseSigningKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	content := framing.FramedContent{GroupID: g.ctx.GroupID, Epoch: g.ctx.Epoch, Sender: s,
+		AuthenticatedData: []byte{}, ContentType: framing.ContentProposal, Proposal: p}
+	ac, err := framing.Sign(g.cs.s, g.cs.rand, sk, framing.WireFormatPublicMessage, content, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm, err := framing.NewPublicMessage(g.cs.s, ac, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return (&framing.MLSMessage{WireFormat: framing.WireFormatPublicMessage, Public: pm}).Bytes()
+}
+
+// TestExternalProposals: a Remove from an external sender listed in
+// external_senders, and a new member's own Add, are accepted and committed
+// by reference; an Update from an external sender and a signature by the
+// wrong key are refused.
+func TestExternalProposals(t *testing.T) {
+	cfg, alice, bob, carol := threeMembers(t)
+	server, err := alice.cs.s.GenerateSigningKey(alice.cs.rand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := codec.NewWriter(nil)
+	w.Vector(func(w *codec.Writer) {
+		w.Opaque(server.Public())
+		cred := basic("delivery service")
+		cred.Marshal(w)
+	})
+	sc, err := alice.Commit(CommitOptions{Extensions: tree.Extensions{{Type: tree.ExtExternalSenders, Data: w.Bytes()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMerge(t, alice, sc)
+	process(t, bob, sc.Message)
+	process(t, carol, sc.Message)
+
+	ext := framing.Sender{Type: framing.SenderExternal, Index: 0}
+	rm := signedExternal(t, alice, ext, server.Bytes(), &proposal.Proposal{Type: proposal.TypeRemove, Remove: &proposal.Remove{Removed: carol.OwnLeaf()}})
+	kp, err := GenerateKeyPackage(cfg, 1, basic("dave"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := signedExternal(t, alice, framing.Sender{Type: framing.SenderNewMemberProposal}, kp.SignatureKey,
+		&proposal.Proposal{Type: proposal.TypeAdd, Add: &proposal.Add{KeyPackage: *kp.KeyPackage}})
+	badUpdate := signedExternal(t, alice, ext, server.Bytes(), &proposal.Proposal{Type: proposal.TypeUpdate, Update: &proposal.Update{LeafNode: *alice.tree.Leaf(0)}})
+	wrongKey := signedExternal(t, alice, ext, kp.SignatureKey, &proposal.Proposal{Type: proposal.TypeRemove, Remove: &proposal.Remove{Removed: bob.OwnLeaf()}})
+	for name, m := range map[string][]byte{"update from an external sender": badUpdate, "wrong signature key": wrongKey} {
+		if _, err := alice.Process(m); err == nil {
+			t.Fatalf("%s accepted", name)
+		}
+	}
+	for _, g := range []*Group{alice, bob, carol} {
+		process(t, g, rm)
+		process(t, g, add)
+	}
+	sc, err = bob.Commit(CommitOptions{RatchetTreeInWelcome: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMerge(t, bob, sc)
+	if len(sc.Added) != 1 || len(sc.Removed) != 1 || sc.Removed[0] != carol.OwnLeaf() {
+		t.Fatalf("commit of the external proposals: added %v removed %v", sc.Added, sc.Removed)
+	}
+	process(t, alice, sc.Message)
+	if r := process(t, carol, sc.Message); !r.Commit.SelfRemoved {
+		t.Fatal("carol not removed")
+	}
+	dave, _, err := JoinWelcome(cfg, sc.Welcome, []*KeyPackageBundle{kp}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agreeAll(t, alice, bob, dave)
 }
