@@ -159,17 +159,29 @@ func (e *Engine) appendRoster(ctx context.Context, build func() (roster.Body, er
 		if err != nil {
 			return err
 		}
-		_, err = e.client.RosterAppend(ctx, wire.ID(e.roster.Head()), op.Bytes())
-		var we *wire.Error
-		if errors.As(err, &we) && we.Code == wire.CodeCASConflict {
-			if _, err := e.syncRoster(ctx); err != nil {
-				return err
-			}
-			continue
-		}
-		if err != nil {
+		// Validate locally first: an operation the roster rules reject is
+		// never sent (it would make every client distrust the chain from
+		// it on). Apply leaves the state unchanged when it refuses.
+		prev := e.roster.Head()
+		if err := e.roster.Apply(op); err != nil {
 			return err
 		}
+		_, err = e.client.RosterAppend(ctx, wire.ID(prev), op.Bytes())
+		if err != nil {
+			e.reloadRoster(ctx) // undo the local apply
+			var we *wire.Error
+			if errors.As(err, &we) && we.Code == wire.CodeCASConflict {
+				if _, err := e.syncRoster(ctx); err != nil {
+					return err
+				}
+				continue
+			}
+			return err
+		}
+		if err := e.db.update(ctx, func(t *txn) error { return t.addRosterOp(e.roster.Len(), op.Bytes()) }); err != nil {
+			return err
+		}
+		e.emit(Event{Kind: EventRoster})
 		_, err = e.syncRoster(ctx)
 		return err
 	}
