@@ -253,3 +253,17 @@ func TestBadConfigurationExitsTwo(t *testing.T) {
 		t.Fatalf("bad env: %v %s", err, out)
 	}
 }
+
+func TestProvisionTwiceIsRefused(t *testing.T) {
+	db := sqliteDB(t)
+	args := []string{"provision", "-db", db, "-workspace", strings.Repeat("ab", 32), "-genesis", strings.Repeat("cd", 32)}
+	out, err := execCommand(relayBinary(t), args...).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "provisioned workspace abab") {
+		t.Fatalf("first provision: %v %s", err, out)
+	}
+	out, err = execCommand(relayBinary(t), args...).CombinedOutput()
+	var ee interface{ ExitCode() int }
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), string(wire.CodeWorkspaceExists)) {
+		t.Fatalf("second provision: %v %s", err, out)
+	}
+}
