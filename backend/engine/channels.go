@@ -107,3 +107,37 @@ func (e *Engine) Members(ctx context.Context, channel string) ([]Member, error) 
 	}
 	return out, nil
 }
+
+// RenameChannel renames a channel (default channels included) by a roster
+// group-rename operation.
+func (e *Engine) RenameChannel(ctx context.Context, channel, name string) error {
+	return e.editChannel(ctx, channel, func(id identity.GroupID) roster.Body { return &roster.RenameGroup{Group: id, Name: name} })
+}
+
+// ReorderChannel sets a channel's sidebar position by a roster
+// group-reorder operation.
+func (e *Engine) ReorderChannel(ctx context.Context, channel string, position uint32) error {
+	return e.editChannel(ctx, channel, func(id identity.GroupID) roster.Body {
+		return &roster.ReorderGroup{Group: id, Position: position}
+	})
+}
+
+func (e *Engine) editChannel(ctx context.Context, channel string, body func(identity.GroupID) roster.Body) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.connect(ctx); err != nil {
+		return err
+	}
+	if _, err := e.syncRoster(ctx); err != nil {
+		return err
+	}
+	gi, err := e.resolveChannel(channel)
+	if err != nil {
+		return err
+	}
+	if err := e.appendRoster(ctx, func() (roster.Body, error) { return body(gi.Policy.Group), nil }); err != nil {
+		return err
+	}
+	e.emit(Event{Kind: EventChannels})
+	return nil
+}

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -225,5 +224,40 @@ func TestInviteAndStories(t *testing.T) {
 	if _, err := sam.Send(ctx, "design", "reply from sam"); err != nil {
 		t.Fatal(err)
 	}
-	fmt.Println()
+	if a := sam.Status().Alerts; len(a) != 0 {
+		t.Fatalf("legitimate joins raised alerts: %+v", a)
+	}
+	// Defaults can be renamed and reordered; archive/delete are refused by the roster.
+	if err := sam.RenameChannel(ctx, "general", "everyone"); err == nil {
+		t.Fatal("a member renamed a default channel it did not create")
+	}
+	dana2, err := Open(ctx, Options{Dir: dana.opts.Dir, Rand: seededRand(39)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dana2.Close()
+	if err := dana2.RenameChannel(ctx, "general", "everyone"); err != nil {
+		t.Fatal(err)
+	}
+	if err := dana2.ReorderChannel(ctx, "everyone", 7); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana2.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if a := dana2.Status().Alerts; len(a) != 0 {
+		t.Fatalf("legitimate joins raised alerts at the inviter: %+v", a)
+	}
+	if _, err := sam.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range sam.Channels() {
+		if c.Name == "everyone" && c.Default && c.Position == 7 {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("rename/reorder not seen: %+v", sam.Channels())
+	}
 }
