@@ -46,10 +46,11 @@ func (s *Service) DropBefore(ctx context.Context, ws wire.ID, _ wire.AuthOK, d w
 		if g.RetentionFrozen {
 			return wire.Errorf(wire.CodeDropChainFrozen, "This group's retention chain has two successors for one key; nothing is dropped until a member resolves it.")
 		}
-		keys, err := tx.RetentionKeys(ctx, d.Group)
+		all, err := tx.RetentionKeys(ctx, d.Group)
 		if err != nil {
 			return err
 		}
+		keys := live(all)
 		if len(keys) == 0 {
 			return wire.Errorf(wire.CodeDropNoChain, "This group has published no retention key.")
 		}

@@ -244,7 +244,8 @@ func TestDropBeforeRefusals(t *testing.T) {
 }
 
 // TestFrozenChainDropsNothing: two successors for one key freeze the group
-// (design/gaps.md "Retention policy").
+// (design/gaps.md "Retention policy") until an admin-approved resolution
+// picks one branch.
 func TestFrozenChainDropsNothing(t *testing.T) {
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
@@ -255,6 +256,31 @@ func TestFrozenChainDropsNothing(t *testing.T) {
 		for _, rk := range []ed25519.PrivateKey{s.r1, r2a, r2b} {
 			f.refused(wire.CodeDropChainFrozen, func() error { return errOf(f.drop(f.dropFor(s.cpE, s.cp, rk, "alice"))) })
 		}
+		// A resolution approved by the admin threshold picks r2a's branch.
+		resolution := func(k []byte, approvers ...string) wire.Envelope {
+			r := wire.RetentionResolution{Group: s.g, Key: k}
+			for _, a := range approvers {
+				r.Approve(key(a))
+			}
+			return f.next("alice", s.g, wire.KindRetentionResolution, r.Encode())
+		}
+		saved := f.saveChains()
+		f.refused(wire.CodeRetentionThreshold, func() error { return errOf(f.send("alice", resolution(pub(r2a)))) })
+		f.restoreChains(saved)
+		f.refused(wire.CodeRetentionBadResolution, func() error { return errOf(f.send("alice", resolution(pub(s.r1), "alice"))) })
+		f.restoreChains(saved)
+		f.mustSend("alice", resolution(pub(r2a), "alice"))
+		if _, err := f.drop(f.dropFor(s.cpE, s.cp, r2a, "alice")); err != nil {
+			t.Errorf("drop after resolution: %v", err)
+		}
+		f.refused(wire.CodeDropStaleKey, func() error { return errOf(f.drop(f.dropFor(s.cpE, s.cp, r2b, "alice"))) })
+		saved = f.saveChains()
+		f.refused(wire.CodeRetentionBadTransition, func() error { return errOf(f.send("bob", f.transition("bob", s.g, 3, r2b, key("r3b")))) })
+		f.restoreChains(saved)
+		f.refused(wire.CodeRetentionBadResolution, func() error { return errOf(f.send("alice", resolution(pub(r2a), "alice"))) })
+		f.restoreChains(saved)
+		f.mustSend("alice", f.transition("alice", s.g, 3, r2a, key("r3a")))
+
 		// A second root freezes too.
 		g2 := id("second root")
 		f.mustSend("alice", f.transition("alice", g2, 1, nil, key("x1")))

@@ -168,6 +168,23 @@ func (f *fixture) next(author string, group wire.ID, kind wire.Kind, ct []byte) 
 	return e
 }
 
+// saveChains copies the local chain state, to undo f.next calls whose
+// envelopes the relay refused.
+func (f *fixture) saveChains() map[chainKey]chain {
+	m := make(map[chainKey]chain, len(f.chains))
+	for k, v := range f.chains {
+		m[k] = v
+	}
+	return m
+}
+
+func (f *fixture) restoreChains(m map[chainKey]chain) {
+	f.chains = make(map[chainKey]chain, len(m))
+	for k, v := range m {
+		f.chains[k] = v
+	}
+}
+
 // mk makes an envelope with an explicit place in the chain.
 func mk(author string, group wire.ID, kind wire.Kind, ct []byte, ctr uint64, prev wire.ID) wire.Envelope {
 	e := wire.Envelope{Group: group, Kind: kind, Ctr: ctr, Prev: prev, CT: ct}

@@ -11,7 +11,7 @@ import (
 )
 
 // FuzzSendRelayVisible feeds arbitrary ct to the kinds the relay parses
-// (checkpoint, retention.transition, retention.policy) and arbitrary
+// (checkpoint, retention.transition, retention.policy, retention.resolution) and arbitrary
 // drop_before bytes through the accept path on SQLite: nothing panics, every
 // refusal is a *wire.Error, and the byte counter stays equal to the sum of ct.
 func FuzzSendRelayVisible(f *testing.F) {
@@ -26,7 +26,10 @@ func FuzzSendRelayVisible(f *testing.F) {
 	f.Add(uint8(2), p.Encode())
 	d := wire.DropBefore{Group: id("g"), Authorization: wire.AuthorizedByPolicy}
 	d.Sign(key("r1"))
-	f.Add(uint8(3), d.Encode())
+	f.Add(uint8(4), d.Encode())
+	rr := wire.RetentionResolution{Group: id("g"), Key: pub(key("r1"))}
+	rr.Approve(key("alice"))
+	f.Add(uint8(3), rr.Encode())
 
 	ctx := context.Background()
 	st, err := store.OpenSQLite(ctx, filepath.Join(f.TempDir(), "fuzz.db"))
@@ -47,18 +50,18 @@ func FuzzSendRelayVisible(f *testing.F) {
 	g := id("g")
 	var ctr uint64
 	prev := wire.ZeroID
-	kinds := []wire.Kind{wire.KindRetentionTransition, wire.KindCheckpoint, wire.KindRetentionPolicy}
+	kinds := []wire.Kind{wire.KindRetentionTransition, wire.KindCheckpoint, wire.KindRetentionPolicy, wire.KindRetentionResolution}
 
 	f.Fuzz(func(t *testing.T, which uint8, b []byte) {
 		var err error
-		if which%4 == 3 {
+		if which%5 == 4 {
 			var drop wire.DropBefore
 			if drop, err = wire.DecodeDropBefore(b); err != nil {
 				return
 			}
 			_, err = svc.DropBefore(ctx, ws, principal("alice"), drop)
 		} else {
-			e := wire.Envelope{Group: g, Kind: kinds[which%3], Ctr: ctr + 1, Prev: prev, CT: b}
+			e := wire.Envelope{Group: g, Kind: kinds[which%5], Ctr: ctr + 1, Prev: prev, CT: b}
 			wire.SignEnvelope(&e, key("alice"))
 			if _, _, err = svc.Send(ctx, ws, principal("alice"), []wire.Envelope{e}); err == nil {
 				ctr, prev = e.Ctr, e.Hash()

@@ -37,11 +37,17 @@ func (s *Service) acceptVisible(ctx context.Context, tx store.Tx, c *cachedSet, 
 		if err != nil {
 			return err
 		}
-		if !isTip(keys, cp.RetentionKey) {
+		if !isTip(live(keys), cp.RetentionKey) {
 			return wire.Errorf(wire.CodeBadObject, "The checkpoint is not signed by the group's current retention key.", idx)
 		}
 		return tx.PutCheckpoint(ctx, e.Group, store.CheckpointRow{Seq: seq,
 			Ref: wire.EnvelopeRef{Author: e.Author, Ctr: e.Ctr, Hash: hash}, ManifestHash: cp.ManifestHash, RetentionKey: cp.RetentionKey})
+	case wire.KindRetentionResolution:
+		r, err := wire.DecodeRetentionResolution(e.CT)
+		if err != nil || r.Group != e.Group {
+			return wire.Errorf(wire.CodeRetentionBadResolution, "The retention resolution is malformed or names another group.", idx)
+		}
+		return acceptResolution(ctx, tx, c, &r, idx)
 	case wire.KindRetentionPolicy:
 		p, err := wire.DecodeRetentionPolicy(e.CT)
 		if err != nil || p.Group != e.Group {
@@ -74,10 +80,11 @@ func (s *Service) acceptVisible(ctx context.Context, tx store.Tx, c *cachedSet, 
 // group's chain: it is recorded (the fork is evidence) and no drop is
 // accepted for the group from then on.
 func acceptTransition(ctx context.Context, tx store.Tx, t *wire.RetentionTransition, authorKey []byte, seq uint64, idx wire.Field) error {
-	keys, err := tx.RetentionKeys(ctx, t.Group)
+	all, err := tx.RetentionKeys(ctx, t.Group)
 	if err != nil {
 		return err
 	}
+	keys := live(all) // a discarded branch cannot be continued
 	bad := func(sentence string) error { return wire.Errorf(wire.CodeRetentionBadTransition, sentence, idx) }
 	if t.IsRoot() {
 		if !bytes.Equal(t.Signer, authorKey) {
@@ -95,7 +102,7 @@ func acceptTransition(ctx context.Context, tx store.Tx, t *wire.RetentionTransit
 	if bytes.Equal(t.NewKey, t.PrevKey) {
 		return bad("A retention key cannot succeed itself.")
 	}
-	if existing := findKey(keys, t.NewKey); existing != nil {
+	if existing := findKey(all, t.NewKey); existing != nil {
 		if bytes.Equal(existing.PrevKey, t.PrevKey) {
 			return nil // the same transition published again
 		}
@@ -114,6 +121,56 @@ func acceptTransition(ctx context.Context, tx store.Tx, t *wire.RetentionTransit
 		return tx.SetRetentionFrozen(ctx, t.Group)
 	}
 	return nil
+}
+
+// acceptResolution ends a frozen chain: the named key must be a contested tip,
+// approved by the admin threshold; every key off its line of ancestors is
+// discarded and the group may drop again.
+func acceptResolution(ctx context.Context, tx store.Tx, c *cachedSet, r *wire.RetentionResolution, idx wire.Field) error {
+	g, err := tx.Group(ctx, r.Group)
+	if err != nil {
+		return err
+	}
+	if !g.RetentionFrozen {
+		return wire.Errorf(wire.CodeRetentionBadResolution, "This group's retention chain is not frozen.", idx)
+	}
+	all, err := tx.RetentionKeys(ctx, r.Group)
+	if err != nil {
+		return err
+	}
+	keys := live(all)
+	if !isTip(keys, r.Key) {
+		return wire.Errorf(wire.CodeRetentionBadResolution, "A resolution must name one of the chain's current keys.", idx)
+	}
+	if err := checkApprovals(&c.set, wire.LabelRetentionResolution, r.TBS(), r.Approvals); err != nil {
+		err.Fields = append(err.Fields, idx)
+		return err
+	}
+	keep := map[string]bool{}
+	for k := findKey(keys, r.Key); k != nil && !keep[string(k.Key)]; k = findKey(keys, k.PrevKey) {
+		keep[string(k.Key)] = true
+		if len(k.PrevKey) == 0 {
+			break
+		}
+	}
+	var dead [][]byte
+	for _, k := range keys {
+		if !keep[string(k.Key)] {
+			dead = append(dead, k.Key)
+		}
+	}
+	return tx.ResolveRetention(ctx, r.Group, dead)
+}
+
+// live returns the keys not discarded by a resolution.
+func live(keys []store.RetentionKey) []store.RetentionKey {
+	out := keys[:0:0]
+	for _, k := range keys {
+		if !k.Dead {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func findKey(keys []store.RetentionKey, key []byte) *store.RetentionKey {

@@ -65,6 +65,7 @@ const (
 	CodeRetentionBadTransition Code = "retention/bad_transition"
 	CodeRetentionBadPolicy     Code = "retention/bad_policy"
 	CodeRetentionThreshold     Code = "retention/threshold" // {required, have}
+	CodeRetentionBadResolution Code = "retention/bad_resolution"
 
 	CodeInternal Code = "internal/error"
 )

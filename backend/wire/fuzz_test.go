@@ -49,9 +49,12 @@ func FuzzDecodeObjects(f *testing.F) {
 	p := RetentionPolicy{Group: testID("g"), Version: 1}
 	p.Approve(testKey("alice"))
 	f.Add(uint8(5), p.Encode())
+	rr := RetentionResolution{Group: testID("g"), Key: pubOf(testKey("r"))}
+	rr.Approve(testKey("alice"))
+	f.Add(uint8(6), rr.Encode())
 	f.Fuzz(func(t *testing.T, which uint8, b []byte) {
 		var out []byte
-		switch which % 6 {
+		switch which % 7 {
 		case 0:
 			v, err := DecodeEnvelope(b)
 			if err != nil {
@@ -88,9 +91,15 @@ func FuzzDecodeObjects(f *testing.F) {
 				return
 			}
 			out = v.Encode()
+		case 6:
+			v, err := DecodeRetentionResolution(b)
+			if err != nil {
+				return
+			}
+			out = v.Encode()
 		}
 		if !bytes.Equal(out, b) {
-			t.Fatalf("decoder %d not canonical:\n in %x\nout %x", which%6, b, out)
+			t.Fatalf("decoder %d not canonical:\n in %x\nout %x", which%7, b, out)
 		}
 	})
 }

@@ -18,6 +18,7 @@ const (
 	KindSnapshot            Kind = 0x0021 // an encrypted document snapshot
 	KindRetentionTransition Kind = 0x0022 // ct is a [RetentionTransition]
 	KindRetentionPolicy     Kind = 0x0023 // ct is a [RetentionPolicy]
+	KindRetentionResolution Kind = 0x0024 // ct is a [RetentionResolution]
 	KindHeadAttestation     Kind = 0x0030
 	KindRecoveryWrap        Kind = 0x0040
 	KindInviteBundle        Kind = 0x0050
@@ -34,6 +35,7 @@ var kindNames = map[Kind]string{
 	KindSnapshot:            "snapshot",
 	KindRetentionTransition: "retention.transition",
 	KindRetentionPolicy:     "retention.policy",
+	KindRetentionResolution: "retention.resolution",
 	KindHeadAttestation:     "head.attestation",
 	KindRecoveryWrap:        "recovery.wrap",
 	KindInviteBundle:        "invite.bundle",
@@ -47,7 +49,7 @@ func (k Kind) Known() bool { _, ok := kindNames[k]; return ok }
 // RelayVisible reports whether the relay parses the ct of this kind (its ct is
 // a public, signed structure rather than ciphertext).
 func (k Kind) RelayVisible() bool {
-	return k == KindCheckpoint || k == KindRetentionTransition || k == KindRetentionPolicy
+	return k == KindCheckpoint || k == KindRetentionTransition || k == KindRetentionPolicy || k == KindRetentionResolution
 }
 
 // String returns the kind's name, or "kind(0x....)" for an unknown value.
@@ -61,6 +63,6 @@ func (k Kind) String() string {
 // Kinds returns every defined kind in ascending order.
 func Kinds() []Kind {
 	return []Kind{KindMLSCommit, KindMLSProposal, KindMLSWelcome, KindContent, KindCheckpoint,
-		KindSnapshot, KindRetentionTransition, KindRetentionPolicy, KindHeadAttestation,
+		KindSnapshot, KindRetentionTransition, KindRetentionPolicy, KindRetentionResolution, KindHeadAttestation,
 		KindRecoveryWrap, KindInviteBundle, KindGroupInfoPublish, KindHistoryPublish}
 }

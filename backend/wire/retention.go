@@ -225,6 +225,62 @@ func (d *RetentionDestruction) Approve(priv ed25519.PrivateKey) {
 	})
 }
 
+// RetentionResolution ends a frozen retention chain (design/gaps.md
+// "Retention policy": "until a member resolves it") by naming the key that
+// continues it, approved by the admin threshold. It travels as the ct of a
+// [KindRetentionResolution] envelope:
+//
+//	struct {
+//	    opaque group[32];
+//	    opaque key<V>;           // the contested tip that continues the chain
+//	    Approval approvals<V>;   // each signs "retention-resolution" over the encoding without approvals
+//	} RetentionResolution;
+//
+// Every other branch is discarded: its keys can no longer sign checkpoints or
+// drops, nor be succeeded.
+type RetentionResolution struct {
+	Group     ID
+	Key       []byte
+	Approvals []Approval
+}
+
+func (r *RetentionResolution) encodeTBS(w *writer) {
+	w.id(r.Group)
+	w.opaque(r.Key)
+}
+
+// TBS returns the bytes every approval signs.
+func (r *RetentionResolution) TBS() []byte { var w writer; r.encodeTBS(&w); return w.b }
+
+// Encode returns the canonical encoding.
+func (r *RetentionResolution) Encode() []byte {
+	var w writer
+	r.encodeTBS(&w)
+	encodeApprovals(&w, r.Approvals)
+	return w.b
+}
+
+// Approve appends priv's approval.
+func (r *RetentionResolution) Approve(priv ed25519.PrivateKey) {
+	r.Approvals = append(r.Approvals, Approval{
+		DeviceKey: append([]byte(nil), priv.Public().(ed25519.PublicKey)...),
+		Signature: Sign(priv, LabelRetentionResolution, r.TBS()),
+	})
+}
+
+// DecodeRetentionResolution decodes a resolution.
+func DecodeRetentionResolution(b []byte) (RetentionResolution, error) {
+	r := newReader(b)
+	var x RetentionResolution
+	x.Group = r.id()
+	x.Key = r.fixed(ed25519.PublicKeySize, "key")
+	x.Approvals = decodeApprovals(r)
+	if err := r.done(); err != nil {
+		return RetentionResolution{}, fmt.Errorf("decode retention resolution: %w", err)
+	}
+	return x, nil
+}
+
 // Checkpoint is the relay-visible form of a checkpoint (spec/lifecycle.md
 // "Checkpoints"); it is the ct of a [KindCheckpoint] envelope. The complete
 // document inventory is in manifest, sealed for members; the relay sees only

@@ -16,6 +16,7 @@ const (
 	LabelRetentionTransition  = "retention-transition"
 	LabelRetentionPolicy      = "retention-policy"
 	LabelRetentionDestruction = "retention-destruction"
+	LabelRetentionResolution  = "retention-resolution"
 )
 
 // labelPrefix is prepended to every Label.

@@ -290,6 +290,13 @@ func TestRetentionObjects(t *testing.T) {
 		t.Error("checkpoint with a changed snapshot list verifies")
 	}
 
+	res := RetentionResolution{Group: testID("g"), Key: pubOf(testKey("r2"))}
+	res.Approve(testKey("alice"))
+	dres, err := DecodeRetentionResolution(res.Encode())
+	if err != nil || !reflect.DeepEqual(dres, res) {
+		t.Errorf("resolution decode: %v", err)
+	}
+
 	for _, auth := range []uint8{AuthorizedByPolicy, AuthorizedByDestruction} {
 		d := sampleDrop(auth)
 		if err := d.VerifySignature(); err != nil {

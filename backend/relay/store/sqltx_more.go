@@ -87,7 +87,7 @@ func (t *sqlTx) KeyPackageStock(ctx context.Context, ws, owner wire.ID) (int, bo
 }
 
 func (t *sqlTx) RetentionKeys(ctx context.Context, group wire.ID) ([]RetentionKey, error) {
-	rows, err := t.rows(ctx, `SELECT key, prev_key, epoch, seq FROM retention_keys WHERE group_id = ? ORDER BY seq`, b(group))
+	rows, err := t.rows(ctx, `SELECT key, prev_key, epoch, seq, dead FROM retention_keys WHERE group_id = ? ORDER BY seq`, b(group))
 	if err != nil {
 		return nil, err
 	}
@@ -96,9 +96,11 @@ func (t *sqlTx) RetentionKeys(ctx context.Context, group wire.ID) ([]RetentionKe
 	for rows.Next() {
 		var k RetentionKey
 		var epoch, seq int64
-		if err := rows.Scan(&k.Key, &k.PrevKey, &epoch, &seq); err != nil {
+		var dead int
+		if err := rows.Scan(&k.Key, &k.PrevKey, &epoch, &seq, &dead); err != nil {
 			return nil, err
 		}
+		k.Dead = dead != 0
 		if len(k.PrevKey) == 0 {
 			k.PrevKey = nil
 		}
@@ -111,6 +113,16 @@ func (t *sqlTx) RetentionKeys(ctx context.Context, group wire.ID) ([]RetentionKe
 func (t *sqlTx) PutRetentionKey(ctx context.Context, group wire.ID, k RetentionKey) error {
 	_, err := t.exec(ctx, `INSERT INTO retention_keys (group_id, key, prev_key, epoch, seq) VALUES (?, ?, ?, ?, ?)`,
 		b(group), k.Key, nonNil(k.PrevKey), int64(k.Epoch), int64(k.Seq))
+	return err
+}
+
+func (t *sqlTx) ResolveRetention(ctx context.Context, group wire.ID, dead [][]byte) error {
+	for _, k := range dead {
+		if _, err := t.exec(ctx, `UPDATE retention_keys SET dead = 1 WHERE group_id = ? AND key = ?`, b(group), k); err != nil {
+			return fmt.Errorf("resolve retention: %w", err)
+		}
+	}
+	_, err := t.exec(ctx, `UPDATE groups SET retention_frozen = 0 WHERE id = ?`, b(group))
 	return err
 }
 

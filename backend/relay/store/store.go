@@ -82,6 +82,7 @@ type RetentionKey struct {
 	PrevKey []byte // empty for the chain root
 	Epoch   uint64
 	Seq     uint64 // of the retention.transition envelope
+	Dead    bool   // on a branch a RetentionResolution discarded
 }
 
 // Policy is an accepted RetentionPolicy of a group.
@@ -181,6 +182,8 @@ type Tx interface {
 
 	RetentionKeys(ctx context.Context, group wire.ID) ([]RetentionKey, error)
 	PutRetentionKey(ctx context.Context, group wire.ID, k RetentionKey) error
+	// ResolveRetention marks keys dead and clears the group's frozen flag.
+	ResolveRetention(ctx context.Context, group wire.ID, dead [][]byte) error
 	PutPolicy(ctx context.Context, group wire.ID, p Policy) error
 	LatestPolicy(ctx context.Context, group wire.ID) (Policy, error)
 	PutCheckpoint(ctx context.Context, group wire.ID, c CheckpointRow) error
