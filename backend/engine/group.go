@@ -31,6 +31,11 @@ type groupRec struct {
 	LastSeq   uint64            `json:"last_seq"`             // highest seq processed
 	OwnCtr    uint64            `json:"own_ctr"`
 	OwnPrev   hexID             `json:"own_prev"`
+	// BundleEpoch is the root epoch of the latest groupinfo.publish seen in
+	// this group's log; InviteEpochs (root only) the root epoch of the
+	// latest bundle per invite (hex id). Stale ones are repaired on sync.
+	BundleEpoch  uint64            `json:"bundle_epoch"`
+	InviteEpochs map[string]uint64 `json:"invite_epochs,omitempty"`
 }
 
 // group is a group this client holds state for.

@@ -65,6 +65,20 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 			}
 		case wire.KindHistoryPublish:
 			e.learnHistory(g, &gi.Policy, env)
+		case wire.KindGroupInfoPublish:
+			if sb, err := groups.DecodeSealedBundle(env.CT); err == nil && sb.RootEpoch >= g.rec.BundleEpoch {
+				g.rec.BundleEpoch = sb.RootEpoch
+			}
+		case wire.KindInviteBundle:
+			if b, err := groups.DecodeInviteBundle(env.CT); err == nil {
+				if g.rec.InviteEpochs == nil {
+					g.rec.InviteEpochs = map[string]uint64{}
+				}
+				k := hexID(b.Invite).hex()
+				if b.RootEpoch >= g.rec.InviteEpochs[k] {
+					g.rec.InviteEpochs[k] = b.RootEpoch
+				}
+			}
 		case wire.KindContent:
 			if changed, err := e.applyContent(ctx, g, env); err == nil && changed {
 				messages = true

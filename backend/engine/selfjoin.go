@@ -218,6 +218,43 @@ func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 	return errors.New("mls/busy: the channel kept moving; the join will be retried")
 }
 
+// repairBundles republishes, on connect, the standing bundles of the
+// channels this device is in whose latest bundle is sealed under an older
+// root epoch, and re-issues stale invite bundles (docs/protocol/groups.md
+// "When published": self-healing when a root committer did not finish).
+func (e *Engine) repairBundles(ctx context.Context) error {
+	epoch, _, ok := e.currentEnrol()
+	if !ok {
+		return nil
+	}
+	for _, gi := range e.roster.Groups() {
+		if gi.Deleted || gi.Policy.Admission != roster.AdmissionParent || !e.member(gi.Policy.Group) {
+			continue
+		}
+		g := e.groups[gi.Policy.Group]
+		if g.rec.BundleEpoch < epoch {
+			if err := e.publishBundles(ctx, g, &gi.Policy); err != nil {
+				return err
+			}
+			g.rec.BundleEpoch = epoch
+		}
+	}
+	root := e.groups[e.roster.RootGroup()]
+	for _, inv := range e.roster.Invites() {
+		if !e.liveInvite(inv) || root.rec.InviteEpochs[hexID(inv.Invite.ID).hex()] >= epoch {
+			continue
+		}
+		if err := e.sendInviteBundle(ctx, inv); err != nil {
+			return err
+		}
+		if root.rec.InviteEpochs == nil {
+			root.rec.InviteEpochs = map[string]uint64{}
+		}
+		root.rec.InviteEpochs[hexID(inv.Invite.ID).hex()] = epoch
+	}
+	return e.persistGroup(ctx, root)
+}
+
 // SyncReport is what Sync did.
 type SyncReport struct {
 	Ready  bool       `json:"ready"`
@@ -269,6 +306,9 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 		if err := e.publishAccessSet(ctx); err != nil {
 			return rep, err
 		}
+	}
+	if err := e.repairBundles(ctx); err != nil {
+		return rep, err
 	}
 	if e.roster.DeviceLive(e.devID) {
 		if err := e.ensureKeyPackages(ctx); err != nil {
