@@ -24,9 +24,10 @@ type inviteUse struct {
 
 // Errors of invites.
 var (
-	ErrNoInvite = errors.New("invite/unknown: the roster holds no such invite")
-	ErrNoBundle = errors.New("invite/no_bundle: the relay holds no bundle for this invite yet; ask the inviter to open the app")
-	ErrNotAdmin = errors.New("invite/not_admin: only an admin can create invites")
+	ErrNoInvite    = errors.New("invite/unknown: the roster holds no such invite")
+	ErrNoBundle    = errors.New("invite/no_bundle: the relay holds no bundle for this invite yet; ask the inviter to open the app")
+	ErrNotAdmin    = errors.New("invite/not_admin: only an admin can create invites")
+	ErrStaleBundle = errors.New("invite/stale_bundle: the invite bundle is older than the workspace root; a member's app refreshes it when it next syncs, then run sync again")
 )
 
 // CreateInvite creates an invite (docs/protocol/invites.md): the roster
@@ -114,11 +115,32 @@ func (e *Engine) liveInvite(inv roster.InviteInfo) bool {
 	return !inv.Revoked && inv.Uses < int(inv.Invite.MaxUses) && e.now().Before(inv.Invite.ExpiresAt)
 }
 
-// refreshInviteBundles re-issues a bundle for every live invite after a
-// root commit.
+// needsBundle reports whether an invite still needs a current bundle: it is
+// live, or a device admitted by it has not entered the root yet (its
+// redemption was interrupted between the roster and the root join).
+func (e *Engine) needsBundle(inv roster.InviteInfo) bool {
+	if e.liveInvite(inv) {
+		return true
+	}
+	if inv.Revoked || !e.now().Before(inv.Invite.ExpiresAt) {
+		return false
+	}
+	for _, u := range e.roster.Users() {
+		for _, d := range u.Devices {
+			di, _ := e.roster.Device(d)
+			if di.Invite != nil && *di.Invite == inv.Invite.ID && e.roster.DeviceLive(d) && !e.inRootTree(d) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// refreshInviteBundles re-issues a bundle for every invite that needs one
+// after a root commit.
 func (e *Engine) refreshInviteBundles(ctx context.Context) error {
 	for _, inv := range e.roster.Invites() {
-		if !e.liveInvite(inv) {
+		if !e.needsBundle(inv) {
 			continue
 		}
 		if err := e.sendInviteBundle(ctx, inv); err != nil {
@@ -246,6 +268,13 @@ func (e *Engine) joinRoot(ctx context.Context, inv roster.InviteInfo) error {
 		}
 		if plain == nil {
 			return ErrNoBundle
+		}
+		for _, se := range envs {
+			if se.Envelope.Kind == wire.KindMLSCommit {
+				if ep, ok := commitEpoch(se.Envelope.CT); ok && ep >= plain.Epoch {
+					return ErrStaleBundle
+				}
+			}
 		}
 		rg, _ := e.roster.Group(rootID)
 		g := e.groupState(rootID)

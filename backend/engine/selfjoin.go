@@ -241,7 +241,7 @@ func (e *Engine) repairBundles(ctx context.Context) error {
 	}
 	root := e.groups[e.roster.RootGroup()]
 	for _, inv := range e.roster.Invites() {
-		if !e.liveInvite(inv) || root.rec.InviteEpochs[hexID(inv.Invite.ID).hex()] >= epoch {
+		if !e.needsBundle(inv) || root.rec.InviteEpochs[hexID(inv.Invite.ID).hex()] >= epoch {
 			continue
 		}
 		if err := e.sendInviteBundle(ctx, inv); err != nil {

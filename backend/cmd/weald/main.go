@@ -102,7 +102,7 @@ func exitFor(err error) int {
 	code := errCode(err)
 	area := code[:strings.IndexByte(code, '/')]
 	switch {
-	case code == "workspace/not_provisioned" || code == "workspace/not_ready" || code == "invite/no_bundle" || code == "channel/not_member":
+	case code == "workspace/not_provisioned" || code == "workspace/not_ready" || code == "invite/no_bundle" || code == "invite/stale_bundle" || code == "channel/not_member":
 		return exitPending
 	case code == "channel/unknown" || code == "workspace/none" || code == "invite/unknown" || code == "workspace/unknown":
 		return exitNotFound
