@@ -47,5 +47,12 @@ bindings:
 	$(GO) build -tags bindings -o $(BIN)/weald-bindings .
 	$(BIN)/weald-bindings
 
+# The relay server and the headless CLI, for running by hand.
+relay:
+	$(GO) build -o $(BIN)/weald-relay ./backend/cmd/weald-relay
+
+cli:
+	$(GO) build -o $(BIN)/weald-cli ./backend/cmd/weald
+
 clean:
 	rm -rf $(BIN) frontend/dist/assets frontend/dist/index.html test-artifacts
