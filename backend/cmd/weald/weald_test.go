@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,7 +22,11 @@ var relayBin string
 
 func TestMain(m *testing.M) {
 	os.Exit(testscript.RunMain(m, map[string]func() int{
-		"weald": func() int { return run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr) },
+		"weald": func() int {
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			return run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+		},
 	}))
 }
 
