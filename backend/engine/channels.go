@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"strings"
+	"time"
 
 	"weald/backend/identity"
 	"weald/backend/roster"
@@ -140,4 +141,50 @@ func (e *Engine) editChannel(ctx context.Context, channel string, body func(iden
 	}
 	e.emit(Event{Kind: EventChannels})
 	return nil
+}
+
+// MarkRead moves a channel's read marker to upTo (the time of the newest
+// message the user has seen); it never moves backwards.
+func (e *Engine) MarkRead(ctx context.Context, channel string, upTo time.Time) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	gi, err := e.resolveChannel(channel)
+	if err != nil {
+		return err
+	}
+	k := hexID(gi.Policy.Group).hex()
+	if e.meta.ReadUpTo == nil {
+		e.meta.ReadUpTo = map[string]time.Time{}
+	}
+	if !upTo.After(e.meta.ReadUpTo[k]) {
+		return nil
+	}
+	e.meta.ReadUpTo[k] = upTo.UTC()
+	return e.persistMeta(ctx)
+}
+
+// Unread counts a channel's messages by others newer than its read marker.
+func (e *Engine) Unread(ctx context.Context, channel string) (int, error) {
+	ms, err := e.Messages(ctx, channel, 0)
+	if err != nil {
+		return 0, err
+	}
+	e.mu.Lock()
+	gi, err := e.resolveChannel(channel)
+	var mark time.Time
+	if err == nil {
+		mark = e.meta.ReadUpTo[hexID(gi.Policy.Group).hex()]
+	}
+	me := e.meta.User.hex()
+	e.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, m := range ms {
+		if m.Author != me && m.Time.After(mark) {
+			n++
+		}
+	}
+	return n, nil
 }

@@ -78,6 +78,9 @@ type meta struct {
 	Grants map[string]hexID `json:"grants,omitempty"`
 	// Phrase is the recovery phrase until it has been handed out once.
 	Phrase string `json:"phrase,omitempty"`
+	// ReadUpTo is the read marker per channel (hex group id): the time of
+	// the newest message read.
+	ReadUpTo map[string]time.Time `json:"read_up_to,omitempty"`
 }
 
 // Engine is one workspace's running client.

@@ -202,6 +202,15 @@ func TestInviteAndStories(t *testing.T) {
 	if err != nil || len(ms) != 1 || ms[0].Text != "welcome" {
 		t.Fatalf("sam reads %+v, %v", ms, err)
 	}
+	if n, err := sam.Unread(ctx, "general"); err != nil || n != 1 {
+		t.Fatalf("unread %d, %v", n, err)
+	}
+	if err := sam.MarkRead(ctx, "general", ms[0].Time); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := sam.Unread(ctx, "general"); n != 0 {
+		t.Fatalf("unread after MarkRead: %d", n)
+	}
 	// Tuesday: Dana creates #design and goes offline; Sam's next sync joins it.
 	if _, err := dana.CreateChannel(ctx, "design", roster.AdmissionParent); err != nil {
 		t.Fatal(err)
