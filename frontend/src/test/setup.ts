@@ -1,5 +1,8 @@
 import { afterEach } from 'vitest'
-import { cleanup } from '@testing-library/react'
+import { cleanup, configure } from '@testing-library/react'
+
+// The machine is shared: give findBy* more than the default second under load.
+configure({ asyncUtilTimeout: 5000 })
 
 afterEach(() => cleanup())
 
