@@ -104,6 +104,8 @@ type Engine struct {
 	live   chan relayclient.Event // set while Run is running
 	liveMu sync.Mutex
 	missed atomic.Bool // an event was dropped: Run must sync
+	// rootFresh: the root was caught up at the start of this join loop.
+	rootFresh bool
 }
 
 // Alert is a security alert kept for status.

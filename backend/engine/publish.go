@@ -30,18 +30,18 @@ func (e *Engine) publishBundles(ctx context.Context, g *group, pol *roster.Group
 	if err != nil {
 		return err
 	}
-	if _, err := e.sendCT(ctx, g, wire.KindGroupInfoPublish, sb.Encode()); err != nil {
-		return err
-	}
+	items := []outgoing{{wire.KindGroupInfoPublish, sb.Encode()}}
 	if pol.History == roster.HistoryOpen {
 		hp := groups.HistoryPlain{Epoch: g.mls.Epoch(), Keys: g.history}
 		hb, err := groups.SealBundle(e.rand, groups.BundleHistory, secret, epoch, id, hp.Encode())
 		if err != nil {
 			return err
 		}
-		if _, err := e.sendCT(ctx, g, wire.KindHistoryPublish, hb.Encode()); err != nil {
-			return err
-		}
+		items = append(items, outgoing{wire.KindHistoryPublish, hb.Encode()})
+	}
+	// One batch: a reader never sees a GroupInfo without its history keys.
+	if _, err := e.sendBatch(ctx, g, items); err != nil {
+		return err
 	}
 	return e.persistGroup(ctx, g)
 }

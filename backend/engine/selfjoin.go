@@ -93,6 +93,12 @@ func (e *Engine) runJoinLoop(ctx context.Context) (JoinReport, error) {
 	if total == 0 {
 		return rep, nil
 	}
+	// Catch up the root once for the whole loop (a lost race re-reads it).
+	if err := e.catchUp(ctx, e.groups[e.roster.RootGroup()]); err != nil {
+		return rep, err
+	}
+	e.rootFresh = true
+	defer func() { e.rootFresh = false }()
 	if len(e.groups) > groups.MaxGroups {
 		return rep, groups.ErrGroupsLimit
 	}
@@ -155,13 +161,15 @@ func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 	if e.roster.Entitlement(id, identity.DevicePrincipal(e.devID), e.now(), e.member) != roster.JoinSelf {
 		return groups.ErrNotEntitled
 	}
-	// The root first: its latest epoch secrets open the latest bundles.
-	if root := e.groups[e.roster.RootGroup()]; root != nil && root.mls != nil {
-		if err := e.catchUp(ctx, root); err != nil {
-			return err
-		}
-	}
 	for attempt := 0; attempt < 3; attempt++ {
+		if attempt > 0 || !e.rootFresh {
+			// The root first: its latest epoch secrets open the latest bundles.
+			if root := e.groups[e.roster.RootGroup()]; root != nil && root.mls != nil {
+				if err := e.catchUp(ctx, root); err != nil {
+					return err
+				}
+			}
+		}
 		b, err := e.latestBundles(ctx, id)
 		if err != nil {
 			return err
