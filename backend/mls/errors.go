@@ -31,6 +31,7 @@ var (
 	ErrUnknownProposal = errors.New("mls/unknown_proposal: a proposal reference names no cached proposal")
 	ErrPSK             = errors.New("mls/psk: a pre-shared key is unknown")
 	ErrStaleCommit     = errors.New("mls/stale_commit: the staged commit no longer applies to this group")
+	ErrSignatureKey    = errors.New("mls/bad_signature_key: the signature key is not a valid private key of the group's cipher suite")
 	ErrReInit          = errors.New("mls/reinit_pending: the group was reinitialised and takes no more messages; continue in the new group")
 )
 

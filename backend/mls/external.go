@@ -1,12 +1,14 @@
 package mls
 
 import (
+	"bytes"
 	"fmt"
 
 	"weald/backend/mls/codec"
 	"weald/backend/mls/framing"
 	"weald/backend/mls/keyschedule"
 	"weald/backend/mls/proposal"
+	"weald/backend/mls/suite"
 	"weald/backend/mls/tree"
 )
 
@@ -19,6 +21,56 @@ type ExternalJoinOptions struct {
 	PSKs []proposal.PreSharedKeyID
 	// AuthenticatedData is carried in the commit's FramedContent.
 	AuthenticatedData []byte
+	// SignatureKey, if set, is the private signature key of the joiner's
+	// new leaf (Ed25519 seed or ECDSA scalar of the GroupInfo's cipher
+	// suite, exactly Nsk bytes; see [SignaturePublicKey]), so that the
+	// joiner can sign data binding the leaf's key, e.g. into
+	// AuthenticatedData, before the commit is built. Nil draws a fresh key
+	// from the Config's Rand. A key invalid for the suite is
+	// [ErrSignatureKey].
+	SignatureKey []byte
+}
+
+// GenerateSignatureKey draws a signature key pair of cipher suite suiteID
+// from cfg.Rand (for [ExternalJoinOptions.SignatureKey]).
+func GenerateSignatureKey(cfg *Config, suiteID uint16) (priv, pub []byte, err error) {
+	cs, err := newCipher(suiteID, cfg.rand())
+	if err != nil {
+		return nil, nil, err
+	}
+	k, err := cs.s.GenerateSigningKey(cs.rand)
+	if err != nil {
+		return nil, nil, err
+	}
+	return k.Bytes(), k.Public(), nil
+}
+
+// SignaturePublicKey returns the public key of the signature private key
+// priv of cipher suite suiteID, or ErrSignatureKey.
+func SignaturePublicKey(suiteID uint16, priv []byte) ([]byte, error) {
+	cs, err := newCipher(suiteID, nil)
+	if err != nil {
+		return nil, err
+	}
+	k, err := parseOwnSigningKey(cs, priv)
+	if err != nil {
+		return nil, err
+	}
+	return k.Public(), nil
+}
+
+// parseOwnSigningKey parses a caller-supplied signature private key
+// strictly: exactly the suite's encoding (no left-padding of short ECDSA
+// scalars, which the suite tolerates only for foreign test vectors).
+func parseOwnSigningKey(cs *cipher, priv []byte) (*suite.SigningKey, error) {
+	k, err := cs.s.ParseSigningKey(priv)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %d bytes for suite %d: %w", ErrSignatureKey, len(priv), cs.ID(), err)
+	}
+	if !bytes.Equal(k.Bytes(), priv) {
+		return nil, fmt.Errorf("%w: %d bytes for suite %d: %w", ErrSignatureKey, len(priv), cs.ID(), suite.ErrBadKey)
+	}
+	return k, nil
 }
 
 // ExternalJoin joins a group from its GroupInfo MLSMessage with an external
@@ -90,7 +142,7 @@ func externalJoin(cfg *Config, groupInfo, ratchetTree []byte, cred tree.Credenti
 	}
 
 	// Fresh keys for the joiner's leaf.
-	kp, err := GenerateKeyPackage(cfg, gi.GroupContext.CipherSuite, cred)
+	kp, err := generateKeyPackage(cfg, gi.GroupContext.CipherSuite, cred, opts.SignatureKey)
 	if err != nil {
 		return nil, nil, err
 	}

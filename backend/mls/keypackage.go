@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"weald/backend/mls/codec"
+	"weald/backend/mls/suite"
 	"weald/backend/mls/tree"
 )
 
@@ -52,11 +53,23 @@ func (c *Config) lifetime() tree.Lifetime {
 // GenerateKeyPackage makes a fresh KeyPackage for cred in cipher suite
 // suiteID with new init, encryption and signature keys from cfg.Rand.
 func GenerateKeyPackage(cfg *Config, suiteID uint16, cred tree.Credential) (*KeyPackageBundle, error) {
+	return generateKeyPackage(cfg, suiteID, cred, nil)
+}
+
+// generateKeyPackage is GenerateKeyPackage; a non-nil sigPriv is used as
+// the signature private key instead of drawing one (the other keys are
+// drawn from cfg.Rand in the same order either way).
+func generateKeyPackage(cfg *Config, suiteID uint16, cred tree.Credential, sigPriv []byte) (*KeyPackageBundle, error) {
 	cs, err := newCipher(suiteID, cfg.rand())
 	if err != nil {
 		return nil, err
 	}
-	sig, err := cs.s.GenerateSigningKey(cs.rand)
+	var sig *suite.SigningKey
+	if sigPriv != nil {
+		sig, err = parseOwnSigningKey(cs, sigPriv)
+	} else {
+		sig, err = cs.s.GenerateSigningKey(cs.rand)
+	}
 	if err != nil {
 		return nil, err
 	}

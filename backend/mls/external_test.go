@@ -1,0 +1,135 @@
+package mls
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+// TestExternalJoinSignatureKey: with ExternalJoinOptions.SignatureKey the
+// joiner's new leaf carries exactly that key, data signed under it before
+// the commit can travel in the commit's authenticated_data, and every
+// member accepts the join.
+func TestExternalJoinSignatureKey(t *testing.T) {
+	for _, suiteID := range []uint16{1, 2} { // Ed25519, P-256
+		cfg := testConfig()
+		alice, err := NewGroup(cfg, suiteID, []byte("sigkey"), basic("alice"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bob := addMember(t, cfg, alice, "bob")
+		gi, err := alice.GroupInfo(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		priv, pub, err := GenerateSignatureKey(cfg, suiteID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := SignaturePublicKey(suiteID, priv); err != nil || !bytes.Equal(got, pub) {
+			t.Fatalf("suite %d: SignaturePublicKey = %x, %v; want %x", suiteID, got, err, pub)
+		}
+		ad := append([]byte("binds "), pub...)
+		dave, msg, err := ExternalJoin(cfg, gi, nil, basic("dave"), ExternalJoinOptions{SignatureKey: priv, AuthenticatedData: ad})
+		if err != nil {
+			t.Fatalf("suite %d: external join: %v", suiteID, err)
+		}
+		if got := leafKey(dave, dave.OwnLeaf()); !bytes.Equal(got, pub) {
+			t.Fatalf("suite %d: joiner's leaf key %x, want %x", suiteID, got, pub)
+		}
+		for _, g := range []*Group{alice, bob} {
+			r := process(t, g, msg)
+			if !bytes.Equal(r.AuthenticatedData, ad) {
+				t.Fatalf("suite %d: authenticated data %q", suiteID, r.AuthenticatedData)
+			}
+			if got := leafKey(g, dave.OwnLeaf()); !bytes.Equal(got, pub) {
+				t.Fatalf("suite %d: receiver sees leaf key %x, want %x", suiteID, got, pub)
+			}
+		}
+		agreeAll(t, alice, bob, dave)
+		// The joined member signs with the supplied key: its messages verify.
+		m, err := dave.Protect([]byte("hi"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := process(t, alice, m); string(r.Application) != "hi" {
+			t.Fatalf("suite %d: application %q", suiteID, r.Application)
+		}
+	}
+}
+
+func leafKey(g *Group, leaf uint32) []byte {
+	for _, m := range g.Members() {
+		if m.Index == leaf {
+			return m.SignatureKey
+		}
+	}
+	return nil
+}
+
+// TestExternalJoinBadSignatureKey: a key of the wrong length (or an
+// unpadded short ECDSA scalar) is ErrSignatureKey, and nothing is joined.
+func TestExternalJoinBadSignatureKey(t *testing.T) {
+	for _, c := range []struct {
+		suite uint16
+		key   []byte
+	}{
+		{1, make([]byte, 31)},
+		{1, make([]byte, 64)},
+		{1, []byte{}},
+		{2, bytes.Repeat([]byte{1}, 31)},
+		{2, make([]byte, 32)}, // zero scalar
+	} {
+		cfg := testConfig()
+		alice, err := NewGroup(cfg, c.suite, []byte("bad"), basic("alice"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		gi, err := alice.GroupInfo(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, msg, err := ExternalJoin(cfg, gi, nil, basic("dave"), ExternalJoinOptions{SignatureKey: c.key})
+		if !errors.Is(err, ErrSignatureKey) || g != nil || msg != nil {
+			t.Fatalf("suite %d, %d-byte key: %v", c.suite, len(c.key), err)
+		}
+		if _, err := SignaturePublicKey(c.suite, c.key); !errors.Is(err, ErrSignatureKey) {
+			t.Fatalf("suite %d, %d-byte key: SignaturePublicKey: %v", c.suite, len(c.key), err)
+		}
+	}
+}
+
+// TestExternalJoinDefaultKeyUnchanged: without SignatureKey the join is
+// still a function of the Config's Rand alone (the engine's workaround
+// relies on it), and differs from a join with a supplied key.
+func TestExternalJoinDefaultKeyUnchanged(t *testing.T) {
+	cfg := testConfig()
+	alice, err := NewGroup(cfg, 1, []byte("det"), basic("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gi, err := alice.GroupInfo(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	join := func(key []byte) ([]byte, []byte) {
+		g, msg, err := ExternalJoin(&Config{Rand: seeded(3)}, gi, nil, basic("dave"), ExternalJoinOptions{SignatureKey: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return msg, leafKey(g, g.OwnLeaf())
+	}
+	m1, k1 := join(nil)
+	m2, k2 := join(nil)
+	if !bytes.Equal(m1, m2) || !bytes.Equal(k1, k2) {
+		t.Fatal("same randomness gave different joins")
+	}
+	priv, pub, err := GenerateSignatureKey(&Config{Rand: seeded(4)}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, k3 := join(priv)
+	if !bytes.Equal(k3, pub) || bytes.Equal(k3, k1) {
+		t.Fatalf("supplied key %x, got %x (default %x)", pub, k3, k1)
+	}
+}
