@@ -133,3 +133,78 @@ func TestExternalJoinDefaultKeyUnchanged(t *testing.T) {
 		t.Fatalf("supplied key %x, got %x (default %x)", pub, k3, k1)
 	}
 }
+
+// TestStagedCommitJoiner: a receiver of an external commit learns the
+// joiner (leaf, credential, signature key) before merging; a member's
+// commit has no joiner.
+func TestStagedCommitJoiner(t *testing.T) {
+	for _, resync := range []bool{false, true} {
+		cfg, alice, bob, _ := threeMembers(t)
+		if resync {
+			// dave joins first, then resyncs (his old leaf is removed).
+			gi, err := alice.GroupInfo(true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, msg, err := ExternalJoin(cfg, gi, nil, basic("dave"), ExternalJoinOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			process(t, alice, msg) // process merges
+			process(t, bob, msg)
+		}
+		gi, err := alice.GroupInfo(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		priv, pub, err := GenerateSignatureKey(cfg, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dave, msg, err := ExternalJoin(cfg, gi, nil, basic("dave"), ExternalJoinOptions{SignatureKey: priv, Resync: resync})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := len(bob.Members())
+		r, err := bob.Process(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, ok := r.Commit.Joiner()
+		if !ok || j.Index != dave.OwnLeaf() || !bytes.Equal(j.SignatureKey, pub) || string(j.Credential.Identity) != "dave" {
+			t.Fatalf("resync %v: Joiner = %+v, %v; want leaf %d key %x", resync, j, ok, dave.OwnLeaf(), pub)
+		}
+		if len(bob.Members()) != before {
+			t.Fatal("Joiner changed the group before merge")
+		}
+		j.SignatureKey[0] ^= 1 // the caller's copy is its own
+		if j2, _ := r.Commit.Joiner(); !bytes.Equal(j2.SignatureKey, pub) {
+			t.Fatal("Joiner returned shared bytes")
+		}
+		mustMerge(t, bob, r.Commit)
+		if got := leafKey(bob, j.Index); !bytes.Equal(got, pub) {
+			t.Fatalf("after merge leaf %d has key %x", j.Index, got)
+		}
+	}
+
+	// A member's commit, received and created: no joiner.
+	_, alice, bob, _ := threeMembers(t)
+	sc, err := alice.Commit(CommitOptions{ForcePath: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sc.Joiner(); ok {
+		t.Fatal("a created member commit reports a joiner")
+	}
+	r, err := bob.Process(sc.Message)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.Commit.Joiner(); ok {
+		t.Fatal("a received member commit reports a joiner")
+	}
+	var none *StagedCommit
+	if _, ok := none.Joiner(); ok {
+		t.Fatal("nil staged commit reports a joiner")
+	}
+}

@@ -32,10 +32,26 @@ type StagedCommit struct {
 	// is then to be continued in a new one.
 	ReInit *proposal.ReInit
 
+	// joiner is the new member of an external commit (sender
+	// new_member_commit), nil otherwise.
+	joiner *Member
+
 	// Kept for building the Welcome and GroupInfo of created commits.
 	res         *proposalResult
 	pathSecrets *tree.PathSecrets
 	es          *keyschedule.EpochSecrets
+}
+
+// Joiner returns the member an external commit (sender new_member_commit,
+// RFC 9420 §12.4.3.2) adds: its leaf index in the new epoch, credential and
+// signature public key, known before Merge. ok is false for a commit by a
+// member.
+func (sc *StagedCommit) Joiner() (m Member, ok bool) {
+	if sc == nil || sc.joiner == nil {
+		return Member{}, false
+	}
+	j := sc.joiner
+	return Member{Index: j.Index, Credential: cloneCredential(j.Credential), SignatureKey: append([]byte(nil), j.SignatureKey...)}, true
 }
 
 // Epoch returns the epoch the commit leads to.
@@ -210,7 +226,12 @@ func (g *Group) stageCommit(rc *receivedCommit) (*StagedCommit, error) {
 	if !res.selfRemoved && !hmac.Equal(tag, rc.confirmationTag) {
 		return nil, ErrConfirmation
 	}
-	return g.staged(next, es, res, nil), nil
+	sc := g.staged(next, es, res, nil)
+	if committer.kind == senderNewMemberCommit {
+		l := &path.LeafNode
+		sc.joiner = &Member{Index: uint32(committer.leaf), Credential: cloneCredential(l.Credential), SignatureKey: append([]byte(nil), l.SignatureKey...)}
+	}
+	return sc, nil
 }
 
 func privOrNil(p *tree.PrivateState, removed bool) *tree.PrivateState {
@@ -229,4 +250,16 @@ func (g *Group) staged(next *Group, es *keyschedule.EpochSecrets, res *proposalR
 		sc.Removed = append(sc.Removed, uint32(r))
 	}
 	return sc
+}
+
+// cloneCredential deep-copies a credential handed out to the caller.
+func cloneCredential(c tree.Credential) tree.Credential {
+	out := tree.Credential{Type: c.Type}
+	if c.Identity != nil {
+		out.Identity = append([]byte(nil), c.Identity...)
+	}
+	for _, cert := range c.Certificates {
+		out.Certificates = append(out.Certificates, append([]byte(nil), cert...))
+	}
+	return out
 }
