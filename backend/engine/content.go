@@ -25,10 +25,20 @@ type shardKey struct {
 	epoch uint64
 }
 
+// shard is a loaded chat shard. It is stored as a saved base document plus
+// an append-only log of the changes since (author ‖ change chunks), so a send
+// or a received message costs one small row rather than a full save; the log
+// is folded into the base every maxShardLog changes.
 type shard struct {
-	s     *docs.Shard
-	dirty bool
+	s       *docs.Shard
+	hasBase bool
+	logN    int      // rows in the stored log
+	pending [][]byte // author(32) ‖ changes, not stored yet
 }
+
+const maxShardLog = 64
+
+func (k shardKey) logPrefix() string { return "shardlog/" + k.dbKey()[len("shard/"):] + "/" }
 
 func (k shardKey) dbKey() string {
 	return "shard/" + hexID(k.group).hex() + "/" + strconv.FormatUint(uint64(k.day), 10) + "/" + strconv.FormatUint(k.epoch, 10)
@@ -56,24 +66,60 @@ func (e *Engine) shardFor(ctx context.Context, k shardKey) (*shard, error) {
 	if err != nil {
 		return nil, err
 	}
-	sh := &shard{s: s}
+	logs, err := e.db.prefix(ctx, k.logPrefix())
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(logs))
+	for n := range logs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		v := logs[n]
+		if len(v) < 32 {
+			return nil, fmt.Errorf("engine: stored change %s is truncated", n)
+		}
+		if _, err := s.Apply(wire.ID(v[:32]), v[32:]); err != nil {
+			return nil, fmt.Errorf("engine: stored change %s: %w", n, err)
+		}
+	}
+	sh := &shard{s: s, hasBase: ok, logN: len(names)}
 	e.shards[k] = sh
 	return sh, nil
 }
 
+func (sh *shard) record(author wire.ID, changes []byte) {
+	sh.pending = append(sh.pending, append(append([]byte{}, author[:]...), changes...))
+}
+
 func (e *Engine) saveShards(t *txn) error {
 	for k, s := range e.shards {
-		if !s.dirty {
+		if len(s.pending) == 0 {
 			continue
 		}
-		b, err := saveShard(s.s)
-		if err != nil {
-			return err
+		if !s.hasBase || s.logN+len(s.pending) > maxShardLog {
+			b, err := saveShard(s.s)
+			if err != nil {
+				return err
+			}
+			if err := t.put(k.dbKey(), b); err != nil {
+				return err
+			}
+			p := k.logPrefix()
+			if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM kv WHERE k >= ? AND k < ?`, p, p+"\xff"); err != nil {
+				return err
+			}
+			s.hasBase, s.logN = true, 0
+		} else {
+			for _, c := range s.pending {
+				if err := t.put(fmt.Sprintf("%s%08d", k.logPrefix(), s.logN), c); err != nil {
+					return err
+				}
+				s.logN++
+			}
 		}
-		if err := t.put(k.dbKey(), b); err != nil {
-			return err
-		}
-		s.dirty = false
+		s.pending = nil
 	}
 	return nil
 }
@@ -162,8 +208,11 @@ func (e *Engine) applyContent(ctx context.Context, g *group, env *wire.Envelope)
 		if err != nil {
 			return changed, err
 		}
+		if r.Applied > 0 || r.Pending > 0 {
+			sh.record(env.Author, d.Changes)
+		}
 		if r.Applied > 0 {
-			sh.dirty, changed = true, true
+			changed = true
 		}
 	}
 	return changed, nil
@@ -233,7 +282,7 @@ func (e *Engine) Send(ctx context.Context, channel, text string) (Message, error
 		delete(e.shards, sk)
 		return Message{}, err
 	}
-	sh.dirty = true
+	sh.record(wire.ID(e.devID), changes)
 	if seq == g.rec.LastSeq+1 {
 		g.rec.LastSeq = seq
 	}

@@ -174,3 +174,37 @@ func TestSelfJoinEmitsRecoveryWrap(t *testing.T) {
 		t.Fatalf("%d recovery wraps of sam in #general, want 1", opened)
 	}
 }
+
+// Shards are stored as a base plus a change log folded every maxShardLog
+// changes; a reopened engine reads every message.
+func TestShardLogSurvivesReopen(t *testing.T) {
+	r := startRelay(t)
+	ctx := testCtx(t)
+	opts := r.options(t, "dana", 59)
+	e, err := CreateWorkspace(ctx, opts, "Acme", r.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := maxShardLog + 10
+	for i := 0; i < n; i++ {
+		if _, err := e.Send(ctx, "general", fmt.Sprintf("m%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.Close()
+	e, err = Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ms, err := e.Messages(ctx, "general", 0)
+	if err != nil || len(ms) != n {
+		t.Fatalf("read %d of %d messages after reopening: %v", len(ms), n, err)
+	}
+	if _, err := e.Send(ctx, "general", "after reopening"); err != nil {
+		t.Fatal(err)
+	}
+	if ms, _ := e.Messages(ctx, "general", 1); len(ms) != 1 || ms[0].Text != "after reopening" {
+		t.Fatalf("last message %+v", ms)
+	}
+}
