@@ -27,6 +27,8 @@ const (
 	FrameSubscribe   FrameType = 0x14 // → OK
 	FrameUnsubscribe FrameType = 0x15 // → OK
 	FrameOK          FrameType = 0x16
+	FrameFetchLatest FrameType = 0x17 // → Latest
+	FrameLatest      FrameType = 0x18
 
 	FrameRosterAppend   FrameType = 0x20 // → RosterAppended
 	FrameRosterAppended FrameType = 0x21
