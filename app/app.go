@@ -25,6 +25,8 @@ type App struct {
 	workspaces *Workspaces
 
 	firstCall sync.Once
+	readyMu   sync.Mutex
+	readyLog  map[string]bool
 }
 
 // New returns the App service rooted at dataDir. Log lines go to logOut;
@@ -63,6 +65,23 @@ func (a *App) emit(ctx context.Context, name string, data ...any) {
 
 // hasWorkspace reports whether this device holds workspace id (hex).
 func (a *App) hasWorkspace(id string) bool { return a.workspaces.has(id) }
+
+// Ready is called by the frontend when it shows a channel of a workspace
+// with its Send button enabled: the ready state of onboarding (gaps.md
+// "Onboarding and projects"). It only logs, once per workspace, so that the
+// desktop smoke test can wait for it.
+func (a *App) Ready(workspace, channel string) {
+	a.readyMu.Lock()
+	defer a.readyMu.Unlock()
+	if a.readyLog == nil {
+		a.readyLog = map[string]bool{}
+	}
+	if a.readyLog[workspace] || len(workspace) > 64 || len(channel) > 200 {
+		return
+	}
+	a.readyLog[workspace] = true
+	a.logger.Printf("frontend ready: #%s of workspace %s shown with Send enabled", channel, workspace)
+}
 
 // DataDir reports where this installation keeps its state.
 func (a *App) DataDir() string { return a.dataDir }

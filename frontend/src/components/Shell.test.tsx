@@ -93,6 +93,8 @@ describe('Shell', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Join' }))
     expect(a.workspaces.join).toHaveBeenCalledWith('weald://join/abc')
     expect(await screen.findByText('first!')).toBeTruthy()
+    // The ready state is reported to Go (logged for the desktop smoke test).
+    expect(a.ready).toHaveBeenCalledWith(hex(1), 'general')
   })
 
   it('refuses a bad link in plain words and stays on the form', async () => {

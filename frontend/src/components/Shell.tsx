@@ -54,6 +54,12 @@ export function Shell() {
     if (channel && channel.unread > 0 && channel.joined) channels.markRead(channel.id)
   }, [channel?.id, channel?.unread]) // eslint-disable-line react-hooks/exhaustive-deps
 
+  // Ready: a channel shown with its Send button enabled.
+  const readyNow = !!current && !!channel?.joined && view.kind === 'channel'
+  useEffect(() => {
+    if (readyNow && current && channel) api.ready(current.id, channel.name).catch(() => {})
+  }, [readyNow, current?.id]) // eslint-disable-line react-hooks/exhaustive-deps
+
   const selectChannel = (id: string) => {
     if (wss.current) setSelected((s) => ({ ...s, [wss.current!]: id }))
     setView({ kind: 'channel' })

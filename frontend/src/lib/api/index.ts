@@ -67,6 +67,8 @@ function on<T>(name: string, cb: (v: T) => void): () => void {
 
 export const api = {
   status: (): Promise<Status> => wrap(() => App.Status()),
+  /** ready tells Go the ready state is on screen (it logs it for the desktop smoke test). */
+  ready: (workspace: string, channel: string): Promise<void> => wrap(() => App.Ready(workspace, channel)),
 
   projects: {
     list: (): Promise<Project[]> => wrap(() => Projects.List() as Promise<Project[]>),

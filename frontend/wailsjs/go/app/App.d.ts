@@ -4,4 +4,6 @@ import {app} from '../models';
 
 export function DataDir():Promise<string>;
 
+export function Ready(arg1:string,arg2:string):Promise<void>;
+
 export function Status():Promise<app.Status>;

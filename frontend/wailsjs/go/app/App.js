@@ -6,6 +6,10 @@ export function DataDir() {
   return window['go']['app']['App']['DataDir']();
 }
 
+export function Ready(arg1, arg2) {
+  return window['go']['app']['App']['Ready'](arg1, arg2);
+}
+
 export function Status() {
   return window['go']['app']['App']['Status']();
 }
