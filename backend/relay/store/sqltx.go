@@ -336,6 +336,24 @@ func (t *sqlTx) Envelopes(ctx context.Context, group wire.ID, afterSeq uint64, l
 	return out, rows.Err()
 }
 
+// LatestEnvelopes runs one indexed lookup (envelopes_by_kind) per kind,
+// all in this transaction, so the answer is one consistent snapshot.
+func (t *sqlTx) LatestEnvelopes(ctx context.Context, group wire.ID, kinds []wire.Kind) ([]EnvelopeRow, error) {
+	var out []EnvelopeRow
+	for _, k := range kinds {
+		r, err := scanEnvelope(group, t.row(ctx, `SELECT `+envelopeCols+` FROM envelopes
+			WHERE group_id = ? AND kind = ? ORDER BY seq DESC LIMIT 1`, b(group), int(k)).Scan)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("latest envelope of %s: %w", k, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
 func (t *sqlTx) EnvelopeByAuthor(ctx context.Context, group, author wire.ID, ctr uint64) (EnvelopeRow, error) {
 	r, err := scanEnvelope(group, t.row(ctx, `SELECT `+envelopeCols+` FROM envelopes WHERE group_id = ? AND author = ? AND ctr = ?`,
 		b(group), b(author), int64(ctr)).Scan)

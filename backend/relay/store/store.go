@@ -159,6 +159,10 @@ type Tx interface {
 	// stopping before the first whose ct would bring the page past maxBytes
 	// (the first envelope is always included).
 	Envelopes(ctx context.Context, group wire.ID, afterSeq uint64, limit int, maxBytes int64) ([]EnvelopeRow, error)
+	// LatestEnvelopes returns the newest envelope (highest seq) of each kind
+	// in kinds that the group holds, in the order of kinds; kinds without
+	// one are left out.
+	LatestEnvelopes(ctx context.Context, group wire.ID, kinds []wire.Kind) ([]EnvelopeRow, error)
 	// EnvelopeByAuthor finds the envelope of author with ctr in group.
 	EnvelopeByAuthor(ctx context.Context, group, author wire.ID, ctr uint64) (EnvelopeRow, error)
 	// DropEnvelopesBelow records every author's chain head of the group, then
