@@ -14,7 +14,6 @@ const plain: Record<string, string> = {
   'relay/unreachable': 'Weald cannot reach the relay. Check your internet connection, then try again.',
   'invite/expired': 'This invite link has expired. Ask the person who sent it for a new one.',
   'invite/bad_link': 'This is not a Weald invite link. Copy the whole link from the message you received and paste it again.',
-  'app/not_built': 'This build of Weald does not include the workspace engine yet, so this cannot be done here.',
 }
 
 export function plainMessage(e: Pick<ApiError, 'code' | 'message'>): string {

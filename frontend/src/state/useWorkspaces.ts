@@ -4,15 +4,13 @@ import { api, toApiError, type ApiError, type Workspace } from '../lib/api'
 export interface WorkspacesState {
   workspaces: Workspace[]
   loading: boolean
-  /** The workspace engine is not in this build (app/not_built). */
-  engineMissing: boolean
   error: ApiError | null
   current: string | null
 }
 
 /** useWorkspaces lists the workspaces on this device and which one is shown. */
 export function useWorkspaces() {
-  const [s, set] = useState<WorkspacesState>({ workspaces: [], loading: true, engineMissing: false, error: null, current: null })
+  const [s, set] = useState<WorkspacesState>({ workspaces: [], loading: true, error: null, current: null })
 
   useEffect(() => {
     let live = true
@@ -29,8 +27,7 @@ export function useWorkspaces() {
       (list) => live && apply(list),
       (e) => {
         if (!live) return
-        const err = toApiError(e)
-        set((p) => ({ ...p, loading: false, engineMissing: err.code === 'app/not_built', error: err.code === 'app/not_built' ? null : err }))
+        set((p) => ({ ...p, loading: false, error: toApiError(e) }))
       },
     )
     return () => {
