@@ -25,6 +25,9 @@ type Backend interface {
 	// accepted envelopes with their seqs, after the commit.
 	Send(ctx context.Context, ws wire.ID, p Principal, envs []wire.Envelope) ([]wire.AckItem, []wire.SeqEnvelope, error)
 	Fetch(ctx context.Context, ws, group wire.ID, afterSeq uint64, limit uint32) (*wire.Envelopes, error)
+	// FetchLatest returns the newest envelope of each of kinds in group
+	// (FETCH_LATEST).
+	FetchLatest(ctx context.Context, ws, group wire.ID, kinds []wire.Kind) (*wire.Latest, error)
 	RosterAppend(ctx context.Context, ws wire.ID, p Principal, expected wire.ID, op []byte) (*wire.RosterAppended, error)
 	RosterFetch(ctx context.Context, ws wire.ID, afterIndex uint64, limit uint32) (*wire.RosterOps, error)
 	// PublishAccessSet accepts set as the next version (CAS on version).

@@ -118,6 +118,13 @@ func (s *Server) handle(c *conn, body wire.Body) (wire.Body, func(), error) {
 		}
 		return res, nil, nil
 
+	case *wire.FetchLatest:
+		res, err := s.backend.FetchLatest(ctx, c.workspace, req.Group, req.Kinds)
+		if err != nil {
+			return nil, nil, err
+		}
+		return res, nil, nil
+
 	case *wire.Subscribe:
 		if len(req.Items) == 0 {
 			return nil, nil, wire.Errorf(wire.CodeMalformed, "A subscribe must name at least one group.")

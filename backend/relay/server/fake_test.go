@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/ed25519"
+	"slices"
 	"sync"
 
 	"weald/backend/relay/store"
@@ -87,6 +88,23 @@ func (f *fakeBackend) Fetch(_ context.Context, ws, group wire.ID, after uint64, 
 			break
 		}
 		res.Envelopes = append(res.Envelopes, log[i])
+	}
+	return res, nil
+}
+
+func (f *fakeBackend) FetchLatest(_ context.Context, ws, group wire.ID, kinds []wire.Kind) (*wire.Latest, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	log := f.logs[group]
+	res := &wire.Latest{Group: group, HeadSeq: uint64(len(log))}
+	for i := len(log) - 1; i >= 0; i-- {
+		for _, k := range kinds {
+			if log[i].Envelope.Kind == k {
+				res.Envelopes = append([]wire.SeqEnvelope{log[i]}, res.Envelopes...)
+				kinds = slices.DeleteFunc(slices.Clone(kinds), func(x wire.Kind) bool { return x == k })
+				break
+			}
+		}
 	}
 	return res, nil
 }
