@@ -219,6 +219,17 @@ describe('Shell', () => {
     expect(a.channels.list).toHaveBeenLastCalledWith(hex(2))
   })
 
+  it('shows a security alert from the engine until dismissed', async () => {
+    inWorkspace()
+    render(<Shell />)
+    await screen.findByText('hello')
+    act(() => holder.current.emit('alert', { workspace: hex(1), code: 'join/forged', message: 'A forged join was removed.' }))
+    const alert = await screen.findByRole('alert')
+    expect(alert.textContent).toMatch(/Security alert in Acme: A forged join was removed\. join\/forged/)
+    await userEvent.click(screen.getByRole('button', { name: 'Dismiss' }))
+    expect(screen.queryByRole('alert')).toBeNull()
+  })
+
   it('shows progress for long work', async () => {
     inWorkspace()
     render(<Shell />)

@@ -33,11 +33,16 @@ export function Shell() {
   const [view, setView] = useState<View>({ kind: 'channel' })
   const [modal, setModal] = useState<Modal>(null)
   const [progress, setProgress] = useState<Progress[]>([])
+  const [alerts, setAlerts] = useState<{ key: number; workspace: string; code: string; message: string }[]>([])
 
   useEffect(
     () => api.onProgress((p) => setProgress((list) => [...list.filter((x) => x.id !== p.id), p].filter((x) => !x.finished))),
     [],
   )
+  useEffect(() => {
+    let n = 0
+    return api.onAlert((a) => setAlerts((list) => [...list.slice(-4), { ...a, key: ++n }]))
+  }, [])
 
   const current = wss.workspaces.find((w) => w.id === wss.current)
   const { defaults } = splitChannels(channels.channels)
@@ -170,6 +175,17 @@ export function Shell() {
           onInvite={showChannel && current ? () => setModal('invite') : undefined}
         />
         <ProgressList items={progress} />
+        {alerts.map((a) => (
+          <div key={a.key} className="banner alert-banner" role="alert">
+            <p className="error-note">
+              Security alert in {wss.workspaces.find((w) => w.id === a.workspace)?.name ?? 'a workspace'}: {a.message}{' '}
+              <code>{a.code}</code>{' '}
+              <button type="button" onClick={() => setAlerts((list) => list.filter((x) => x.key !== a.key))}>
+                Dismiss
+              </button>
+            </p>
+          </div>
+        ))}
         {channels.error && showChannel ? (
           <div className="banner">
             <ErrorNote error={{ code: channels.error.code, message: plainMessage(channels.error) }} />

@@ -30,6 +30,7 @@ export function makeApi() {
     messages: { list: vi.fn(), send: vi.fn(), markRead: vi.fn(), onChanged: on('messages') },
     invites: { scopes: vi.fn(), create: vi.fn() },
     onProgress: on('progress'),
+    onAlert: on('alert'),
     copy: vi.fn(),
   }
   /** emit delivers an event to the page as the Go side would. */

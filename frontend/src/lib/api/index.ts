@@ -112,6 +112,8 @@ export const api = {
       wrap(() => Workspaces.CreateInvite(ws, scopes, expiresInHours) as Promise<Invite>),
   },
   onProgress: (cb: (p: Progress) => void) => on<Progress>(events.progress, cb),
+  /** onAlert: a security alert from the engine (e.g. a forged join was evicted). */
+  onAlert: (cb: (a: { workspace: string; code: string; message: string }) => void) => on(events.alert, cb),
   /** copy puts text on the clipboard; false when the system refused. */
   copy: (text: string): Promise<boolean> => ClipboardSetText(text).catch(() => false),
 }
