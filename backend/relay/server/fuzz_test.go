@@ -51,6 +51,7 @@ func FuzzHandleFrame(f *testing.F) {
 	seeds := []wire.Body{
 		&wire.Send{Envelopes: []wire.Envelope{a.next(wire.ID{7}, "x")}},
 		&wire.Fetch{Group: wire.ID{7}, Limit: 10},
+		&wire.FetchLatest{Group: wire.ID{7}, Kinds: []wire.Kind{wire.KindContent, wire.KindGroupInfoPublish}},
 		&wire.Subscribe{Items: []wire.SubscribeItem{{Group: wire.ID{7}}}},
 		&wire.Unsubscribe{Groups: []wire.ID{{7}}},
 		&wire.RosterAppend{Op: []byte("op")},
