@@ -30,6 +30,7 @@ step go-test      go test -count=1 -timeout 20m ./...
 step vitest       npm --prefix frontend run --silent test
 step playwright   env WEALD_E2E_BIN="$PWD/build/bin/weald-e2e" npm --prefix frontend run --silent e2e
 step desktop      .ci/desktop-smoke.sh build/bin/weald
+step desktop-ready frontend/e2e/desktop-ready.sh build/bin/weald
 
 echo
 echo "== summary"

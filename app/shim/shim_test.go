@@ -13,8 +13,8 @@ import (
 type svc struct{ calls int }
 
 func (s *svc) Add(a, b int) (int, error) { s.calls++; return a + b, nil }
-func (s *svc) Fail() error              { return errors.New("demo/failed: It failed on purpose.") }
-func (s *svc) Hidden()                  {}
+func (s *svc) Fail() error               { return errors.New("demo/failed: It failed on purpose.") }
+func (s *svc) Hidden()                   {}
 
 func post(t *testing.T, h http.Handler, body string) (int, callResponse) {
 	t.Helper()
