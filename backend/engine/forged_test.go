@@ -38,16 +38,19 @@ func forgeJoin(t *testing.T, e *Engine, channel string, tamper func(epoch uint64
 	if err != nil {
 		t.Fatal(err)
 	}
-	var seed [32]byte
-	seed[0] = 99
-	mk := func() *mls.Config { return &mls.Config{Rand: seededRand(seed[0])} }
-	// First pass learns the leaf key and the epoch.
-	m1, _, err := mls.ExternalJoin(mk(), gip.GroupInfo, nil, e.credential(), mls.ExternalJoinOptions{})
+	info, err := decodeGroupInfo(gip.GroupInfo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ident, jd := tamper(m1.Epoch(), ownLeafKey(m1))
-	_, msg, err := mls.ExternalJoin(mk(), gip.GroupInfo, nil, tree.BasicCredential(ident), mls.ExternalJoinOptions{AuthenticatedData: jd.Encode()})
+	cfg := &mls.Config{Rand: seededRand(99)}
+	priv, pub, err := mls.GenerateSignatureKey(cfg, info.GroupContext.CipherSuite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	epoch := info.GroupContext.Epoch + 1
+	ident, jd := tamper(epoch, pub)
+	_, msg, err := mls.ExternalJoin(cfg, gip.GroupInfo, nil, tree.BasicCredential(ident),
+		mls.ExternalJoinOptions{AuthenticatedData: jd.Encode(), SignatureKey: priv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +58,7 @@ func forgeJoin(t *testing.T, e *Engine, channel string, tamper func(epoch uint64
 	if _, err := e.sendCT(ctx, g, wire.KindMLSCommit, msg); err != nil {
 		t.Fatal(err)
 	}
-	return m1.Epoch()
+	return epoch
 }
 
 func TestForgedJoinsAreEvicted(t *testing.T) {

@@ -179,14 +179,13 @@ func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPol
 		}
 		return evictee{}, nil
 	}
-	before := map[uint32]bool{}
-	for _, m := range g.mls.Members() {
-		before[m.Index] = true
-	}
 	rcv, err := g.mls.Process(env.CT)
 	if err != nil || rcv.Type != mls.ContentCommit {
 		return evictee{}, nil // a stale or invalid commit: every member ignores it
 	}
+	// The joiner's leaf (index in the new epoch, credential, signature key),
+	// named by the staged commit itself.
+	joiner, isJoin := rcv.Commit.Joiner()
 	if err := g.mls.Merge(rcv.Commit); err != nil {
 		return evictee{}, nil
 	}
@@ -194,19 +193,7 @@ func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPol
 	if err := e.noteEpoch(g, closed, root); err != nil {
 		return evictee{}, err
 	}
-	if rcv.SenderType != framing.SenderNewMemberCommit {
-		return evictee{}, nil
-	}
-	// The joiner's leaf: the one not in the tree before (or, on a resync,
-	// the one named by the sender index).
-	var joiner *mls.Member
-	for _, m := range g.mls.Members() {
-		if !before[m.Index] {
-			mm := m
-			joiner = &mm
-		}
-	}
-	if joiner == nil {
+	if rcv.SenderType != framing.SenderNewMemberCommit || !isJoin {
 		return evictee{}, nil
 	}
 	inRoot := false

@@ -117,17 +117,93 @@ type openedBundle struct {
 
 type bundles struct {
 	info, history *openedBundle
-	log           []wire.SeqEnvelope // the whole log, for history content
+	// log is what was read of the group's log: the whole log (full), or
+	// the newest groupinfo.publish, history.publish and mls.commit only.
+	log    []wire.SeqEnvelope
+	full   bool
+	readTo uint64 // the log's head seq when read
 }
 
-// latestBundles reads the group's whole log and opens the latest
-// groupinfo.publish and history.publish this client holds a root secret for.
+// latestKinds are the kinds a closed group's self-joiner reads
+// (FETCH_LATEST): the standing bundles, and the newest commit, which tells
+// whether the GroupInfo is of the group's current epoch.
+var latestKinds = []wire.Kind{wire.KindGroupInfoPublish, wire.KindHistoryPublish, wire.KindMLSCommit}
+
+// joinBundles reads what a self-joiner of group id needs in one round trip
+// (spec/channels.md "The join"): the newest envelope of each latestKinds.
+// It reads the whole log instead when the newest group info (or, for an
+// open group, the newest history keys) cannot be opened, or the newest
+// commit does not show that the GroupInfo is current (then the whole log
+// decides whether the join lost a race).
+func (e *Engine) joinBundles(ctx context.Context, id identity.GroupID, open bool) (*bundles, error) {
+	b, err := e.latestBundles(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if b.full || (b.current() && (!open || b.history != nil)) {
+		return b, nil
+	}
+	return e.allBundles(ctx, id)
+}
+
+// latestBundles opens the newest groupinfo.publish and history.publish of
+// group id (FETCH_LATEST); when the newest group info cannot be opened by
+// this client, it reads the whole log (allBundles).
 func (e *Engine) latestBundles(ctx context.Context, id identity.GroupID) (*bundles, error) {
+	lt, err := e.client.FetchLatest(ctx, wire.ID(id), latestKinds...)
+	if err != nil {
+		return nil, err
+	}
+	out := &bundles{log: lt.Envelopes, readTo: lt.HeadSeq}
+	e.openBundles(id, out)
+	if out.info == nil {
+		return e.allBundles(ctx, id)
+	}
+	return out, nil
+}
+
+// current reports whether b's newest commit created the epoch of b's
+// GroupInfo (or the log has no commit and the GroupInfo is of epoch 0), or
+// is already for that epoch or later (the join then loses: lostRace).
+func (b *bundles) current() bool {
+	gip, err := groups.DecodeGroupInfoPlain(b.info.plain)
+	if err != nil {
+		return false
+	}
+	info, err := decodeGroupInfo(gip.GroupInfo)
+	if err != nil {
+		return false
+	}
+	base := info.GroupContext.Epoch
+	for i := len(b.log) - 1; i >= 0; i-- {
+		if b.log[i].Envelope.Kind != wire.KindMLSCommit {
+			continue
+		}
+		ep, ok := commitEpoch(b.log[i].Envelope.CT)
+		return ok && ep+1 >= base
+	}
+	return base == 0
+}
+
+// allBundles reads the group's whole log and opens the latest
+// groupinfo.publish and history.publish this client holds a root secret for.
+func (e *Engine) allBundles(ctx context.Context, id identity.GroupID) (*bundles, error) {
 	envs, err := e.fetchAll(ctx, wire.ID(id), 0)
 	if err != nil {
 		return nil, err
 	}
-	out := &bundles{log: envs}
+	out := &bundles{log: envs, full: true}
+	if len(envs) > 0 {
+		out.readTo = envs[len(envs)-1].Seq
+	}
+	e.openBundles(id, out)
+	return out, nil
+}
+
+// openBundles opens, newest first, the latest groupinfo.publish and
+// history.publish of b.log this client holds a root secret for.
+func (e *Engine) openBundles(id identity.GroupID, out *bundles) {
+	envs := out.log
 	for i := len(envs) - 1; i >= 0 && (out.info == nil || out.history == nil); i-- {
 		env := &envs[i].Envelope
 		var kind groups.BundleKind
@@ -168,5 +244,4 @@ func (e *Engine) latestBundles(ctx context.Context, id identity.GroupID) (*bundl
 			out.history = ob
 		}
 	}
-	return out, nil
 }

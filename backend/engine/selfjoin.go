@@ -1,72 +1,64 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"math/rand/v2"
 	"time"
 
 	"weald/backend/groups"
 	"weald/backend/identity"
 	"weald/backend/mls"
+	"weald/backend/mls/framing"
 	"weald/backend/roster"
 )
 
-type chacha struct{ r *rand.ChaCha8 }
-
-func (c chacha) Read(p []byte) (int, error) { return c.r.Read(p) }
-
 // externalJoin makes an external commit into group id from a GroupInfo,
 // with JoinData in its authenticated_data that binds the new leaf's
-// signature key. mls.ExternalJoin draws the leaf key itself, so the join is
-// computed twice from the same random stream: once to learn the key, once
-// with the signed JoinData (docs/protocol/engine-requests.md asks for an
-// option to pass the key in instead).
+// signature key: the key is drawn first (mls.GenerateSignatureKey), signed
+// into JoinData, then handed to mls.ExternalJoin
+// (ExternalJoinOptions.SignatureKey).
 func (e *Engine) externalJoin(id identity.GroupID, groupInfo []byte, path uint8, pol *roster.GroupPolicy) (*mls.Group, []byte, error) {
-	var seed [32]byte
-	if _, err := io.ReadFull(e.rand, seed[:]); err != nil {
-		return nil, nil, err
-	}
 	dev, ok := e.roster.Device(e.devID)
 	if !ok {
 		return nil, nil, groups.ErrNotEntitled
 	}
-	cfg := func() *mls.Config { return &mls.Config{Rand: chacha{rand.NewChaCha8(seed)}, Now: e.now} }
-	placeholder := groups.JoinData{Path: path, LeafSigKey: make([]byte, 32), Signature: make([]byte, 64)}
-	m1, _, err := mls.ExternalJoin(cfg(), groupInfo, nil, e.credential(), mls.ExternalJoinOptions{AuthenticatedData: placeholder.Encode()})
+	gi, err := decodeGroupInfo(groupInfo)
 	if err != nil {
 		return nil, nil, err
 	}
-	leafKey := ownLeafKey(m1)
-	jd, err := groups.NewJoinData(e.dev, dev.Admitted, path, pol, [32]byte(id), m1.Epoch(), leafKey)
+	priv, pub, err := mls.GenerateSignatureKey(e.mlsCfg, gi.GroupContext.CipherSuite)
 	if err != nil {
 		return nil, nil, err
 	}
-	m2, msg, err := mls.ExternalJoin(cfg(), groupInfo, nil, e.credential(), mls.ExternalJoinOptions{AuthenticatedData: jd.Encode()})
+	// The commit creates the epoch after the GroupInfo's.
+	jd, err := groups.NewJoinData(e.dev, dev.Admitted, path, pol, [32]byte(id), gi.GroupContext.Epoch+1, pub)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !bytes.Equal(ownLeafKey(m2), leafKey) {
-		return nil, nil, errors.New("engine: the external join did not reproduce its leaf key")
-	}
-	state, err := m2.MarshalBinary()
+	m, msg, err := mls.ExternalJoin(e.mlsCfg, groupInfo, nil, e.credential(),
+		mls.ExternalJoinOptions{AuthenticatedData: jd.Encode(), SignatureKey: priv})
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := mls.LoadGroup(e.mlsCfg, state) // continue with the engine's own randomness
-	return m, msg, err
+	if m.Epoch() != gi.GroupContext.Epoch+1 {
+		return nil, nil, fmt.Errorf("engine: the external join led to epoch %d, not %d", m.Epoch(), gi.GroupContext.Epoch+1)
+	}
+	return m, msg, nil
 }
 
-func ownLeafKey(m *mls.Group) []byte {
-	for _, mem := range m.Members() {
-		if mem.Index == m.OwnLeaf() {
-			return mem.SignatureKey
-		}
+// decodeGroupInfo reads the (unverified) GroupInfo of an
+// MLSMessage(GroupInfo): its cipher suite and epoch (ExternalJoin verifies
+// it).
+func decodeGroupInfo(msg []byte) (*mls.GroupInfo, error) {
+	m, err := framing.DecodeMLSMessage(msg)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	if m.WireFormat != framing.WireFormatGroupInfo {
+		return nil, fmt.Errorf("engine: a group info bundle holds wire format %d, not a GroupInfo", m.WireFormat)
+	}
+	return mls.DecodeGroupInfo(m.Body)
 }
 
 // JoinReport says what one run of the join loop did.
@@ -151,8 +143,9 @@ func (e *Engine) selfJoinsLastHour(id identity.GroupID) int {
 }
 
 // selfJoin joins one parent channel: the latest standing bundles (and the
-// history keys of an open group) from its log, an external commit with
-// JoinData, then the channel's history, then fresh bundles.
+// history keys of an open group) in one round trip (joinBundles: the
+// newest envelope of each kind), an external commit with JoinData, then the
+// channel's history (an open group's whole log), then fresh bundles.
 func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 	gi, ok := e.roster.Group(id)
 	if !ok {
@@ -170,7 +163,7 @@ func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 				}
 			}
 		}
-		b, err := e.latestBundles(ctx, id)
+		b, err := e.joinBundles(ctx, id, gi.Policy.History == roster.HistoryOpen)
 		if err != nil {
 			return err
 		}
@@ -194,10 +187,6 @@ func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 			return err
 		}
 		g := e.groupState(id)
-		var readTo uint64
-		if len(b.log) > 0 {
-			readTo = b.log[len(b.log)-1].Seq
-		}
 		seq, err := e.sendJoin(ctx, g, msg, m, keys)
 		if err != nil {
 			return err
@@ -206,7 +195,7 @@ func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 			e.meta.SelfJoins = map[string][]time.Time{}
 		}
 		e.meta.SelfJoins[hexID(id).hex()] = append(e.meta.SelfJoins[hexID(id).hex()], e.now())
-		if lost, err := e.lostRace(ctx, id, b.log, readTo, seq, m.Epoch()-1); err != nil {
+		if lost, err := e.lostRace(ctx, id, b.log, b.readTo, seq, m.Epoch()-1); err != nil {
 			return err
 		} else if lost {
 			continue
@@ -215,7 +204,22 @@ func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 		if err := e.noteEpoch(g, gi.Policy.History == roster.HistoryClosed, false); err != nil {
 			return err
 		}
-		if err := e.processEnvelopes(ctx, g, b.log); err != nil {
+		switch {
+		case b.full:
+			err = e.processEnvelopes(ctx, g, b.log)
+		case gi.Policy.History == roster.HistoryOpen:
+			// The history this member is entitled to: the whole log.
+			err = e.catchUp(ctx, g)
+		default:
+			// A closed group's log before the join holds nothing this
+			// member can read: start after the head that was read.
+			err = e.processEnvelopes(ctx, g, b.log)
+			if err == nil && b.readTo > g.rec.LastSeq {
+				g.rec.LastSeq = b.readTo
+				err = e.persistGroup(ctx, g)
+			}
+		}
+		if err != nil {
 			return err
 		}
 		if err := e.persistMeta(ctx); err != nil {
