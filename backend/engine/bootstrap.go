@@ -332,21 +332,20 @@ func (e *Engine) accessSetFromRoster(version uint64, cur *wire.AccessSet) wire.A
 			set.Devices = append(set.Devices, wire.DeviceKey{Pub: di.Public.Bytes(), User: wire.ID(u.ID), Admin: u.Role == roster.RoleAdmin})
 		}
 	}
-	mine := map[wire.ID]bool{}
+	// Every invite's grant is in the roster (identity.InviteSecret.Grant is
+	// wire.GrantHash), so any admin lists the live ones and voids the rest.
+	known := map[wire.ID]bool{}
 	for _, inv := range e.roster.Invites() {
-		g, ok := e.meta.Grants[hexID(inv.Invite.ID).hex()]
-		if !ok {
-			continue
-		}
-		mine[wire.ID(g)] = true
+		g := wire.ID(inv.Invite.Grant)
+		known[g] = true
 		if e.liveInvite(inv) {
-			set.Grants = append(set.Grants, wire.ID(g))
+			set.Grants = append(set.Grants, g)
 		}
 	}
-	// Grants of invites created on other devices cannot be recomputed here
-	// (only their creator knows the secret): carry them over.
+	// A grant of no invite this roster holds yet (another admin's invite
+	// whose roster operation arrived after this read) is carried over.
 	for _, g := range cur.Grants {
-		if !mine[g] {
+		if !known[g] {
 			set.Grants = append(set.Grants, g)
 		}
 	}

@@ -71,11 +71,6 @@ type meta struct {
 	Muted       map[string]bool        `json:"muted"`
 	Invite      *inviteUse             `json:"invite,omitempty"`     // a redemption in progress or done
 	SelfJoins   map[string][]time.Time `json:"self_joins,omitempty"` // per group (hex): recent self-join commits
-	// Grants maps invites this device created (hex id) to the access-set
-	// grant of their secret (wire.GrantHash). The roster's grant field is
-	// computed differently (docs/protocol/engine-requests.md), so the
-	// creator remembers the relay's form.
-	Grants map[string]hexID `json:"grants,omitempty"`
 	// Phrase is the recovery phrase until it has been handed out once.
 	Phrase string `json:"phrase,omitempty"`
 	// ReadUpTo is the read marker per channel (hex group id): the time of

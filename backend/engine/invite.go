@@ -65,13 +65,6 @@ func (e *Engine) CreateInvite(ctx context.Context, scopes []string, role roster.
 	}); err != nil {
 		return "", err
 	}
-	if e.meta.Grants == nil {
-		e.meta.Grants = map[string]hexID{}
-	}
-	e.meta.Grants[hexID(inv.ID).hex()] = hexID(wire.GrantHash(sec.Bytes()))
-	if err := e.persistMeta(ctx); err != nil {
-		return "", err
-	}
 	if err := e.publishAccessSet(ctx); err != nil {
 		return "", err
 	}
@@ -82,6 +75,37 @@ func (e *Engine) CreateInvite(ctx context.Context, scopes []string, role roster.
 	l := groups.Link{Relay: e.meta.Relay, Workspace: e.wsID(), Invite: inv.ID, Secret: sec, UpdatePriv: priv}
 	e.emit(Event{Kind: EventRoster})
 	return l.String(), nil
+}
+
+// RevokeInvite revokes an invite (hex id) with a roster invite-revoke
+// operation (an admin, or the invite's creator, per roster rules) and
+// republishes the access set without its grant, so the relay refuses the
+// link from then on (auth/revoked). Any admin can do it: the roster holds
+// every invite's grant hash.
+func (e *Engine) RevokeInvite(ctx context.Context, invite string) error {
+	var id roster.InviteID
+	if err := parseHexID(invite, (*[32]byte)(&id)); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.connect(ctx); err != nil {
+		return err
+	}
+	if _, err := e.syncRoster(ctx); err != nil {
+		return err
+	}
+	if err := e.appendRoster(ctx, func() (roster.Body, error) {
+		return &roster.RevokeInvite{Invite: id}, nil
+	}); err != nil {
+		return err
+	}
+	if e.roster.IsAdmin(e.devID) {
+		if err := e.publishAccessSet(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sendInviteBundle seals the root's current state to one invite.

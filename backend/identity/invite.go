@@ -60,12 +60,21 @@ func (s InviteSecret) Equal(o InviteSecret) bool {
 	return subtle.ConstantTimeCompare(s.s[:], o.s[:]) == 1
 }
 
-// Grant returns SHA-256(secret), the grant hash.
+// Grant returns the grant hash SHA-256("weald 1 grant" || secret): the
+// roster's invite record stores it, and it is the same value as
+// wire.GrantHash(secret), which the relay checks in access sets and at grant
+// authentication, so any admin can put an invite's grant in the access set
+// (or leave it out) from the roster alone (docs/protocol/identity.md).
 func (s InviteSecret) Grant() [32]byte {
 	if s.s == nil {
 		return [32]byte{}
 	}
-	return sha256.Sum256(s.s[:])
+	h := sha256.New()
+	h.Write([]byte(LabelPrefix + "grant"))
+	h.Write(s.s[:])
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
 }
 
 // ProofKey derives the invite's proof key.

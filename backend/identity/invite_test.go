@@ -13,8 +13,8 @@ func TestInviteSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Grant() != sha256.Sum256(s.Bytes()) {
-		t.Fatal("grant is not SHA-256 of the secret")
+	if s.Grant() != sha256.Sum256(append([]byte("weald 1 grant"), s.Bytes()...)) {
+		t.Fatal(`grant is not SHA-256("weald 1 grant" || secret)`)
 	}
 	back, err := InviteSecretFromBytes(s.Bytes())
 	if err != nil || !back.Equal(s) {
