@@ -42,8 +42,8 @@ type Provision struct {
 // Created is what Workspaces.Create returns.
 type Created struct {
 	Workspace Workspace `json:"workspace"`
-	// RecoveryPhrase is returned once. Empty while the engine does not make
-	// one (docs/protocol/engine-requests.md).
+	// RecoveryPhrase is the creator's 24 recovery words, returned once
+	// (engine.TakeRecoveryPhrase); empty if they could not be read.
 	RecoveryPhrase []string `json:"recoveryPhrase"`
 }
 
@@ -353,9 +353,20 @@ func (w *Workspaces) Create(name, you, relay string) (Created, error) {
 	if relay, err = checkRelay(relay); err != nil {
 		return Created{}, err
 	}
-	return w.make(func(ctx context.Context, dir string) (*engine.Engine, error) {
-		return engine.CreateWorkspace(ctx, engine.Options{Dir: dir}, name, relay)
+	var phrase string
+	c, merr := w.make(func(ctx context.Context, dir string) (*engine.Engine, error) {
+		eng, err := engine.CreateWorkspace(ctx, engine.Options{Dir: dir}, name, relay)
+		if eng != nil {
+			// Drawn with the keys, so present even before provisioning;
+			// handed out once (the engine keeps it only until registered).
+			phrase, _ = eng.TakeRecoveryPhrase(ctx)
+		}
+		return eng, err
 	}, you)
+	if merr == nil && phrase != "" {
+		c.RecoveryPhrase = strings.Fields(phrase)
+	}
+	return c, merr
 }
 
 // Join redeems an invite link: the device enters the workspace's roster

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"weald/backend/groups"
 	"weald/backend/identity"
@@ -51,8 +52,17 @@ func CreateWorkspace(ctx context.Context, opts Options, name, relayURL string) (
 			return nil, err
 		}
 	}
+	// The recovery phrase is drawn with the keys, so the caller can show it
+	// right away (TakeRecoveryPhrase), before the relay is provisioned; the
+	// bootstrap registers its principal (ensureRecovery).
+	phrase, err := identity.NewRecoveryPhrase(e.rand)
+	if err != nil {
+		e.db.close()
+		return nil, err
+	}
 	e.meta = meta{Workspace: hexID(ws), Name: name, Relay: relayURL, User: hexID(user), DeviceSeed: seed,
-		GenesisSeed: gseed, Creator: true, Steps: map[string]bool{StepKeys: true}, Muted: map[string]bool{}}
+		GenesisSeed: gseed, Creator: true, Steps: map[string]bool{StepKeys: true}, Muted: map[string]bool{},
+		Phrase: strings.Join(phrase.Words(), " ")}
 	if err := e.initKeys(); err != nil {
 		e.db.close()
 		return nil, err

@@ -71,8 +71,13 @@ type meta struct {
 	Muted       map[string]bool        `json:"muted"`
 	Invite      *inviteUse             `json:"invite,omitempty"`     // a redemption in progress or done
 	SelfJoins   map[string][]time.Time `json:"self_joins,omitempty"` // per group (hex): recent self-join commits
-	// Phrase is the recovery phrase until it has been handed out once.
+	// Phrase is the recovery phrase until it has been handed out once and
+	// its principal is in the roster (a creator's phrase is drawn with its
+	// keys, so it can be shown before the bootstrap registers it).
 	Phrase string `json:"phrase,omitempty"`
+	// PhraseTaken: Phrase was handed out (TakeRecoveryPhrase) before its
+	// principal was registered; it is forgotten once it is.
+	PhraseTaken bool `json:"phrase_taken,omitempty"`
 	// ReadUpTo is the read marker per channel (hex group id): the time of
 	// the newest message read.
 	ReadUpTo map[string]time.Time `json:"read_up_to,omitempty"`

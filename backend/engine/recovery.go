@@ -12,14 +12,25 @@ import (
 	"weald/backend/wire"
 )
 
-// ensureRecovery gives this user a recovery principal in the roster (keys
-// from a fresh 24-word phrase) if it has none; the phrase is kept until
-// TakeRecoveryPhrase hands it out once.
+// ensureRecovery gives this user a recovery principal in the roster if it
+// has none: keys from the phrase drawn at creation (meta.Phrase), else from
+// a fresh 24-word phrase. The phrase is kept until TakeRecoveryPhrase has
+// handed it out once and its principal is registered.
 func (e *Engine) ensureRecovery(ctx context.Context) error {
 	if _, ok := e.recoveryKeys(); ok {
+		if e.meta.PhraseTaken {
+			e.meta.Phrase, e.meta.PhraseTaken = "", false
+			return e.persistMeta(ctx)
+		}
 		return nil
 	}
-	phrase, err := identity.NewRecoveryPhrase(e.rand)
+	var phrase identity.RecoveryPhrase
+	var err error
+	if e.meta.Phrase != "" {
+		phrase, err = identity.ParseRecoveryPhrase(e.meta.Phrase)
+	} else {
+		phrase, err = identity.NewRecoveryPhrase(e.rand)
+	}
 	if err != nil {
 		return err
 	}
@@ -41,7 +52,11 @@ func (e *Engine) ensureRecovery(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	e.meta.Phrase = strings.Join(phrase.Words(), " ")
+	if e.meta.PhraseTaken {
+		e.meta.Phrase, e.meta.PhraseTaken = "", false // shown already: forget it
+	} else {
+		e.meta.Phrase = strings.Join(phrase.Words(), " ")
+	}
 	return e.persistMeta(ctx)
 }
 
@@ -60,15 +75,22 @@ func (e *Engine) recoveryKeys() (roster.RecoveryInfo, bool) {
 }
 
 // TakeRecoveryPhrase returns the recovery phrase once (to be shown and
-// confirmed) and forgets it; later calls return "".
+// confirmed); later calls return "". A creator's phrase is there from
+// CreateWorkspace on, even while the relay is not provisioned: it is then
+// kept (not handed out again) until the bootstrap registers its principal,
+// and forgotten at once otherwise.
 func (e *Engine) TakeRecoveryPhrase(ctx context.Context) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p := e.meta.Phrase
-	if p == "" {
+	if p == "" || e.meta.PhraseTaken {
 		return "", nil
 	}
-	e.meta.Phrase = ""
+	if _, ok := e.recoveryKeys(); ok {
+		e.meta.Phrase = ""
+	} else {
+		e.meta.PhraseTaken = true
+	}
 	return p, e.persistMeta(ctx)
 }
 

@@ -188,8 +188,13 @@ func (c *cli) cmdWorkspaceCreate(ctx context.Context, args []string) error {
 		if phrase != "" {
 			fmt.Fprintf(c.stdout, "recovery phrase (write it down; it is shown once):\n  %s\n", phrase)
 		}
-	} else if st.GenesisKey != "" {
-		fmt.Fprintf(c.stdout, "workspace %s created locally; provision it at the relay:\n  weald-relay provision -workspace %s -genesis %s\nthen run: weald sync\n", st.Workspace, st.Workspace, st.GenesisKey)
+	} else {
+		if st.GenesisKey != "" {
+			fmt.Fprintf(c.stdout, "workspace %s created locally; provision it at the relay:\n  weald-relay provision -workspace %s -genesis %s\nthen run: weald sync\n", st.Workspace, st.Workspace, st.GenesisKey)
+		}
+		if phrase != "" {
+			fmt.Fprintf(c.stdout, "recovery phrase (write it down; it is shown once):\n  %s\n", phrase)
+		}
 	}
 	return cerr
 }
