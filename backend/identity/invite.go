@@ -9,11 +9,11 @@ import (
 )
 
 // InviteSecret is the secret carried in an invite link (gaps.md "Invites
-// and bootstrap"). Its SHA-256 is the grant hash the relay and the roster's
-// invite record hold; an Ed25519 key derived from it proves possession at
-// redemption without revealing it:
+// and bootstrap"). Its domain-separated SHA-256 is the grant hash the relay
+// (wire.GrantHash) and the roster's invite record hold; an Ed25519 key
+// derived from it proves possession at redemption without revealing it:
 //
-//	grant     = SHA-256(secret)
+//	grant     = SHA-256("weald 1 grant" || secret)
 //	proof key = Ed25519 seed HKDF-SHA256(ikm = secret, salt = "weald 1 invite", info = "weald 1 invite proof", 32)
 //
 // Not comparable with ==, never printed by fmt.
