@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"weald/backend/engine"
+	"weald/backend/groups"
 	"weald/backend/roster"
 )
 
@@ -274,6 +276,40 @@ func (c *cli) cmdInviteCreate(ctx context.Context, args []string) error {
 		c.print(map[string]any{"link": link, "workspace": e.WorkspaceID(), "role": role.String(), "expires_in": exp.String()})
 	} else {
 		fmt.Fprintln(c.stdout, link)
+	}
+	return nil
+}
+
+// cmdInviteRevoke revokes an invite named by its link or its 64-hex id
+// (the link's id= field); the relay refuses the link from then on.
+func (c *cli) cmdInviteRevoke(ctx context.Context, args []string) error {
+	p, err := parseArgs(args)
+	if err != nil {
+		return err
+	}
+	if len(p.pos) != 1 {
+		return usagef("invite revoke LINK|INVITE_ID")
+	}
+	id := p.pos[0]
+	if strings.HasPrefix(id, "weald://") {
+		l, err := groups.ParseLink(id)
+		if err != nil {
+			return err
+		}
+		id = hex.EncodeToString(l.Invite[:])
+	}
+	e, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	if err := e.RevokeInvite(ctx, id); err != nil {
+		return err
+	}
+	if c.json {
+		c.print(map[string]any{"invite": id, "revoked": true})
+	} else {
+		fmt.Fprintf(c.stdout, "invite %s revoked\n", id)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@
 //	weald workspace create NAME --relay URL
 //	weald workspace list
 //	weald invite create [--scope CHANNEL]... [--role member|admin] [--expires DURATION]
+//	weald invite revoke LINK|INVITE_ID
 //	weald join LINK
 //	weald sync
 //	weald channels
@@ -179,10 +180,13 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 		return usagef("workspace create NAME --relay URL | workspace list")
 	case "invite":
 		s, r := sub()
-		if s == "create" {
+		switch s {
+		case "create":
 			return c.cmdInviteCreate(ctx, r)
+		case "revoke":
+			return c.cmdInviteRevoke(ctx, r)
 		}
-		return usagef("invite create [--scope CHANNEL]... [--role member|admin] [--expires DURATION]")
+		return usagef("invite create [--scope CHANNEL]... [--role member|admin] [--expires DURATION] | invite revoke LINK|INVITE_ID")
 	case "join":
 		return c.cmdJoin(ctx, rest)
 	case "sync":
