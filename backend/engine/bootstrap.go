@@ -343,14 +343,15 @@ func (e *Engine) accessSetFromRoster(version uint64, cur *wire.AccessSet) wire.A
 		}
 	}
 	// Every invite's grant is in the roster (identity.InviteSecret.Grant is
-	// wire.GrantHash), so any admin lists the live ones and voids the rest.
+	// wire.GrantHash), so any admin lists the usable ones (roster.md "Access
+	// set inputs": unrevoked, unexpired, not used up, creator live) and
+	// voids the rest.
+	for _, g := range e.roster.AccessKeys(e.now()).Grants {
+		set.Grants = append(set.Grants, wire.ID(g))
+	}
 	known := map[wire.ID]bool{}
 	for _, inv := range e.roster.Invites() {
-		g := wire.ID(inv.Invite.Grant)
-		known[g] = true
-		if e.liveInvite(inv) {
-			set.Grants = append(set.Grants, g)
-		}
+		known[wire.ID(inv.Invite.Grant)] = true
 	}
 	// A grant of no invite this roster holds yet (another admin's invite
 	// whose roster operation arrived after this read) is carried over.
