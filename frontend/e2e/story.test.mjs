@@ -43,6 +43,21 @@ test('create, first message, invite, join, a parent channel appears by itself', 
   await a.getByLabel('Relay address').fill(relay.url)
   await a.getByRole('button', { name: 'Create workspace' }).click()
 
+  // The recovery phrase is shown once, then three of its words are asked back.
+  const phrase = a.getByRole('list', { name: 'Recovery phrase' })
+  await phrase.waitFor({ timeout: slow })
+  const words = await phrase.getByRole('listitem').allTextContents()
+  assert.equal(words.length, 24)
+  await screenshot(a, 'e2e-story-recovery-phrase.png')
+  await a.getByRole('button', { name: 'I have written them down' }).click()
+  const asked = await a.getByLabel(/^Word \d+$/).all()
+  assert.equal(asked.length, 3)
+  for (const input of asked) {
+    const n = Number((await input.getAttribute('id')).slice('word-'.length))
+    await input.fill(words[n])
+  }
+  await a.getByRole('button', { name: 'Confirm' }).click()
+
   // The relay does not know the workspace yet: the app says what its operator must run, and goes on by itself after.
   const cmd = await a.getByTestId('provision-command').textContent({ timeout: slow })
   const m = /-workspace ([0-9a-f]{64}) -genesis ([0-9a-f]{64})/.exec(cmd)

@@ -3,7 +3,7 @@ import { api, toApiError, type ApiError, type Workspace } from '../lib/api'
 import { plainMessage } from '../state/errors'
 import { ErrorNote } from './Dialog'
 
-type Step = 'choose' | 'create' | 'join'
+export type Step = 'choose' | 'create' | 'join'
 
 /**
  * FirstRun: the two ways in (gaps.md "Onboarding and projects"): create a
@@ -16,15 +16,22 @@ export function FirstRun({
   pick = randomPositions,
   canCancel,
   onCancel,
+  onStep,
 }: {
   onReady: (ws: Workspace) => void
   initial?: Step
+  /** Told of every step taken, so the shell keeps this flow on screen until it ends. */
+  onStep?: (step: Step) => void
   /** Chooses which words of the phrase the confirm step asks for (injected in tests). */
   pick?: (n: number) => number[]
   canCancel?: boolean
   onCancel?: () => void
 }) {
-  const [step, setStep] = useState<Step>(initial)
+  const [step, setStepState] = useState<Step>(initial)
+  const setStep = (s: Step) => {
+    setStepState(s)
+    onStep?.(s)
+  }
   return (
     <div className="first-run">
       {step === 'choose' ? (

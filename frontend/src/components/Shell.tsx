@@ -19,7 +19,7 @@ import { SetupPanel } from './SetupPanel'
 import { AddProjectDialog, ProjectList, ProjectView } from './Projects'
 import { Sidebar, WorkspaceSwitcher } from './Sidebar'
 
-type View = { kind: 'channel' } | { kind: 'project'; folder: string } | { kind: 'first-run'; step: 'choose' | 'join' }
+type View = { kind: 'channel' } | { kind: 'project'; folder: string } | { kind: 'first-run'; step: 'choose' | 'create' | 'join' }
 type Modal = 'new-channel' | 'invite' | 'add-project' | null
 
 /** Shell is the application frame: sidebar, channel header, message pane. */
@@ -104,8 +104,13 @@ export function Shell() {
   } else if (view.kind === 'first-run' || noWorkspace) {
     main = (
       <FirstRun
-        key={view.kind === 'first-run' ? view.step : 'choose'}
+        // One key for both ways here (no workspace yet, or chosen from the
+        // switcher), so that the workspace appearing mid-way — it exists as
+        // soon as Create returns, before its phrase is shown and confirmed —
+        // does not remount the flow and lose the phrase.
+        key="first-run"
         initial={view.kind === 'first-run' ? view.step : 'choose'}
+        onStep={(step) => setView({ kind: 'first-run', step })}
         onReady={ready}
         canCancel={!noWorkspace}
         onCancel={() => setView({ kind: 'channel' })}
