@@ -48,6 +48,25 @@ describe('Shell', () => {
     expect((await screen.findByRole('alert')).textContent).toMatch(/cannot reach the relay. Check your internet connection, then try again\..*relay\/unreachable/)
   })
 
+  it('keeps the recovery phrase on screen when the new workspace appears in the list', async () => {
+    const words = Array.from({ length: 24 }, (_, i) => `w${i + 1}`)
+    const a = holder.current.api
+    a.channels.list.mockResolvedValue(defaults())
+    a.messages.list.mockResolvedValue([])
+    // The Go side announces the workspace as soon as it exists, before Create returns.
+    a.workspaces.create.mockImplementation(async () => {
+      act(() => holder.current.emit('workspaces', [ws()]))
+      return { workspace: ws(), recoveryPhrase: words }
+    })
+    render(<Shell />)
+    await userEvent.click(await screen.findByRole('button', { name: 'Create a workspace' }))
+    await userEvent.type(screen.getByLabelText('Workspace name'), 'Acme')
+    await userEvent.type(screen.getByLabelText('Your name'), 'Ada')
+    await userEvent.type(screen.getByLabelText('Relay address'), 'ws://127.0.0.1:1{Enter}')
+    const phrase = await screen.findByRole('list', { name: 'Recovery phrase' })
+    expect(within(phrase).getAllByRole('listitem').length).toBe(24)
+  })
+
   it('creates a workspace: the recovery phrase once, a confirm step, then #general ready to send', async () => {
     const words = Array.from({ length: 24 }, (_, i) => `word${i + 1}`)
     const a = holder.current.api
