@@ -370,19 +370,28 @@ func (w *Workspaces) Create(name, you, relay string) (Created, error) {
 }
 
 // Join redeems an invite link: the device enters the workspace's roster
-// and root group, then joins every channel in scope by itself.
-func (w *Workspaces) Join(link string) (Workspace, error) {
+// and root group, then joins every channel in scope by itself. The joiner's
+// own recovery phrase comes back once, as after Create.
+func (w *Workspaces) Join(link string) (Created, error) {
 	link = strings.TrimSpace(link)
 	if link == "" {
-		return Workspace{}, &Error{Code: "invite/bad_link", Message: "Paste the invite link you were sent."}
+		return Created{}, &Error{Code: "invite/bad_link", Message: "Paste the invite link you were sent."}
 	}
+	var phrase string
 	c, err := w.make(func(ctx context.Context, dir string) (*engine.Engine, error) {
-		return engine.Join(ctx, engine.Options{Dir: dir}, link)
+		eng, err := engine.Join(ctx, engine.Options{Dir: dir}, link)
+		if eng != nil {
+			phrase, _ = eng.TakeRecoveryPhrase(ctx)
+		}
+		return eng, err
 	}, "")
 	if err != nil {
-		return Workspace{}, err
+		return Created{}, err
 	}
-	return c.Workspace, nil
+	if phrase != "" {
+		c.RecoveryPhrase = strings.Fields(phrase)
+	}
+	return c, nil
 }
 
 // make runs create in a fresh directory, then moves it to its workspace id

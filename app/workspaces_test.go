@@ -86,6 +86,9 @@ func TestWorkspacesStoryAgainstARealRelay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if n := len(c.RecoveryPhrase); n != 24 {
+		t.Fatalf("create returned %d recovery words, want 24", n)
+	}
 	if c.Workspace.Name != "Acme" || c.Workspace.Ready || c.Workspace.Provision == nil {
 		t.Fatalf("before provisioning: %+v", c.Workspace)
 	}
@@ -129,8 +132,12 @@ func TestWorkspacesStoryAgainstARealRelay(t *testing.T) {
 	}
 
 	joined, err := sam.Join(inv.Link)
-	if err != nil || joined.ID != ws {
+	if err != nil || joined.Workspace.ID != ws {
 		t.Fatalf("join: %+v %v", joined, err)
+	}
+	// The joiner's own recovery phrase comes back once.
+	if n := len(joined.RecoveryPhrase); n != 24 {
+		t.Fatalf("join returned %d recovery words, want 24", n)
 	}
 	eventually(t, "sam ready", func() bool { return only(t, sam).Ready })
 	var seen []app.Message

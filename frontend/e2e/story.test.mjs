@@ -33,6 +33,23 @@ async function openChannel(page) {
   assert.equal(await send.isEnabled(), true, 'ready means the Send button is enabled')
 }
 
+// The recovery phrase is shown once, then three of its words are asked back.
+async function confirmPhrase(page, shot) {
+  const phrase = page.getByRole('list', { name: 'Recovery phrase' })
+  await phrase.waitFor({ timeout: slow })
+  const words = await phrase.getByRole('listitem').allTextContents()
+  assert.equal(words.length, 24)
+  if (shot) await screenshot(page, shot)
+  await page.getByRole('button', { name: 'I have written them down' }).click()
+  const asked = await page.getByLabel(/^Word \d+$/).all()
+  assert.equal(asked.length, 3)
+  for (const input of asked) {
+    const n = Number((await input.getAttribute('id')).slice('word-'.length))
+    await input.fill(words[n])
+  }
+  await page.getByRole('button', { name: 'Confirm' }).click()
+}
+
 test('create, first message, invite, join, a parent channel appears by itself', { timeout: 360000 }, async () => {
   const a = await browser.newPage()
   a.setDefaultTimeout(20000)
@@ -43,20 +60,7 @@ test('create, first message, invite, join, a parent channel appears by itself', 
   await a.getByLabel('Relay address').fill(relay.url)
   await a.getByRole('button', { name: 'Create workspace' }).click()
 
-  // The recovery phrase is shown once, then three of its words are asked back.
-  const phrase = a.getByRole('list', { name: 'Recovery phrase' })
-  await phrase.waitFor({ timeout: slow })
-  const words = await phrase.getByRole('listitem').allTextContents()
-  assert.equal(words.length, 24)
-  await screenshot(a, 'e2e-story-recovery-phrase.png')
-  await a.getByRole('button', { name: 'I have written them down' }).click()
-  const asked = await a.getByLabel(/^Word \d+$/).all()
-  assert.equal(asked.length, 3)
-  for (const input of asked) {
-    const n = Number((await input.getAttribute('id')).slice('word-'.length))
-    await input.fill(words[n])
-  }
-  await a.getByRole('button', { name: 'Confirm' }).click()
+  await confirmPhrase(a, 'e2e-story-recovery-phrase.png')
 
   // The relay does not know the workspace yet: the app says what its operator must run, and goes on by itself after.
   const cmd = await a.getByTestId('provision-command').textContent({ timeout: slow })
@@ -101,6 +105,7 @@ test('create, first message, invite, join, a parent channel appears by itself', 
   await b.getByRole('button', { name: 'Join with an invite' }).click()
   await b.getByLabel('Invite link').fill(link)
   await b.getByRole('button', { name: 'Join', exact: true }).click()
+  await confirmPhrase(b)
   await openChannel(b)
   await b.getByRole('log', { name: 'Messages' }).getByText('hello from Dana').waitFor({ timeout: slow })
   console.log(`screenshot: ${await screenshot(b, 'e2e-story-joined.png')}`)

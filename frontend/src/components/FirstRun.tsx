@@ -55,7 +55,7 @@ export function FirstRun({
       ) : step === 'create' ? (
         <CreateWorkspace onReady={onReady} onBack={() => setStep('choose')} pick={pick} />
       ) : (
-        <JoinWithInvite onReady={onReady} onBack={() => setStep('choose')} />
+        <JoinWithInvite onReady={onReady} onBack={() => setStep('choose')} pick={pick} />
       )}
     </div>
   )
@@ -79,42 +79,13 @@ function CreateWorkspace({ onReady, onBack, pick }: { onReady: (ws: Workspace) =
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<ApiError | null>(null)
   const [created, setCreated] = useState<{ ws: Workspace; phrase: string[] } | null>(null)
-  const [confirming, setConfirming] = useState(false)
 
-  if (created && !confirming) {
-    return (
-      <section className="onboard" aria-labelledby="phrase-h">
-        <h2 id="phrase-h">Your recovery phrase</h2>
-        <p>
-          These 24 words are the only way back into <strong>{created.ws.name}</strong> if you lose this device. Write
-          them down on paper and keep them safe. Weald shows them <strong>once</strong>.
-        </p>
-        <ol className="phrase" aria-label="Recovery phrase">
-          {created.phrase.map((w, i) => (
-            <li key={i}>{w}</li>
-          ))}
-        </ol>
-        <div className="dialog-actions">
-          <button type="button" className="primary" onClick={() => setConfirming(true)} autoFocus>
-            I have written them down
-          </button>
-        </div>
-      </section>
-    )
-  }
-  if (created && confirming) {
-    return (
-      <ConfirmPhrase
-        phrase={created.phrase}
-        positions={pick(created.phrase.length)}
-        onBack={() => setConfirming(false)}
-        onConfirmed={() => {
-          const ws = created.ws
-          setCreated(null) // the phrase leaves memory once confirmed
-          onReady(ws)
-        }}
-      />
-    )
+  if (created) {
+    const done = (ws: Workspace) => {
+      setCreated(null) // the phrase leaves memory once confirmed
+      onReady(ws)
+    }
+    return <NewPhrase ws={created.ws} phrase={created.phrase} pick={pick} onDone={done} />
   }
   return (
     <form
@@ -126,7 +97,7 @@ function CreateWorkspace({ onReady, onBack, pick }: { onReady: (ws: Workspace) =
         setError(null)
         try {
           const r = await api.workspaces.create(name.trim(), you.trim(), relay.trim())
-          // The engine does not make a recovery phrase yet (engine-requests.md): nothing to show or confirm.
+          // No phrase comes back when the words were already handed out (a retried create): nothing to show.
           if (r.recoveryPhrase.length === 0) onReady(r.workspace)
           else setCreated({ ws: r.workspace, phrase: r.recoveryPhrase })
         } catch (err) {
@@ -162,6 +133,49 @@ function CreateWorkspace({ onReady, onBack, pick }: { onReady: (ws: Workspace) =
         </button>
       </div>
     </form>
+  )
+}
+
+/**
+ * NewPhrase shows a new recovery phrase once, then asks three of its words
+ * back; used after creating a workspace and after joining one.
+ */
+function NewPhrase({
+  ws,
+  phrase,
+  pick,
+  onDone,
+}: {
+  ws: Workspace
+  phrase: string[]
+  pick: (n: number) => number[]
+  onDone: (ws: Workspace) => void
+}) {
+  const [confirming, setConfirming] = useState(false)
+  const [positions] = useState(() => pick(phrase.length))
+  if (!confirming) {
+    return (
+      <section className="onboard" aria-labelledby="phrase-h">
+        <h2 id="phrase-h">Your recovery phrase</h2>
+        <p>
+          These 24 words are the only way back into <strong>{ws.name}</strong> if you lose this device. Write
+          them down on paper and keep them safe. Weald shows them <strong>once</strong>.
+        </p>
+        <ol className="phrase" aria-label="Recovery phrase">
+          {phrase.map((w, i) => (
+            <li key={i}>{w}</li>
+          ))}
+        </ol>
+        <div className="dialog-actions">
+          <button type="button" className="primary" onClick={() => setConfirming(true)} autoFocus>
+            I have written them down
+          </button>
+        </div>
+      </section>
+    )
+  }
+  return (
+    <ConfirmPhrase phrase={phrase} positions={positions} onBack={() => setConfirming(false)} onConfirmed={() => onDone(ws)} />
   )
 }
 
@@ -222,10 +236,18 @@ function ConfirmPhrase({
   )
 }
 
-function JoinWithInvite({ onReady, onBack }: { onReady: (ws: Workspace) => void; onBack: () => void }) {
+function JoinWithInvite({ onReady, onBack, pick }: { onReady: (ws: Workspace) => void; onBack: () => void; pick: (n: number) => number[] }) {
   const [link, setLink] = useState('')
+  const [joined, setJoined] = useState<{ ws: Workspace; phrase: string[] } | null>(null)
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<ApiError | null>(null)
+  if (joined) {
+    const done = (ws: Workspace) => {
+      setJoined(null) // the phrase leaves memory once confirmed
+      onReady(ws)
+    }
+    return <NewPhrase ws={joined.ws} phrase={joined.phrase} pick={pick} onDone={done} />
+  }
   return (
     <form
       className="onboard"
@@ -235,7 +257,11 @@ function JoinWithInvite({ onReady, onBack }: { onReady: (ws: Workspace) => void;
         setBusy(true)
         setError(null)
         try {
-          onReady(await api.workspaces.join(link.trim()))
+          const r = await api.workspaces.join(link.trim())
+          // A joiner gets a recovery principal of its own: its phrase is shown once too.
+          if (r.recoveryPhrase.length === 0) onReady(r.workspace)
+          else setJoined({ ws: r.workspace, phrase: r.recoveryPhrase })
+          setBusy(false)
         } catch (err) {
           setError(toApiError(err))
           setBusy(false)

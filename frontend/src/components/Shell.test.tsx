@@ -100,9 +100,10 @@ describe('Shell', () => {
     expect((screen.getByRole('button', { name: 'Send' }) as HTMLButtonElement).disabled).toBe(false)
   })
 
-  it('joins with a pasted invite link', async () => {
+  it('joins with a pasted invite link, showing the joiner its own recovery phrase once', async () => {
     const a = holder.current.api
-    a.workspaces.join.mockResolvedValue(ws({ name: 'Beta' }))
+    const words = Array.from({ length: 24 }, (_, i) => `j${i + 1}`)
+    a.workspaces.join.mockResolvedValue({ workspace: ws({ name: 'Beta' }), recoveryPhrase: words })
     a.channels.list.mockResolvedValue(defaults())
     a.messages.list.mockResolvedValue([msg({ text: 'first!' })])
     a.messages.markRead.mockResolvedValue(undefined)
@@ -111,6 +112,13 @@ describe('Shell', () => {
     await userEvent.type(screen.getByLabelText('Invite link'), '  weald://join/abc  ')
     await userEvent.click(screen.getByRole('button', { name: 'Join' }))
     expect(a.workspaces.join).toHaveBeenCalledWith('weald://join/abc')
+    const phrase = await screen.findByRole('list', { name: 'Recovery phrase' })
+    expect(within(phrase).getAllByRole('listitem').map((li) => li.textContent)).toEqual(words)
+    await userEvent.click(screen.getByRole('button', { name: 'I have written them down' }))
+    for (const input of screen.getAllByLabelText(/^Word \d+$/)) {
+      await userEvent.type(input, words[Number(/\d+/.exec(input.id)![0])])
+    }
+    await userEvent.click(screen.getByRole('button', { name: 'Confirm' }))
     expect(await screen.findByText('first!')).toBeTruthy()
     // The ready state is reported to Go (logged for the desktop smoke test).
     expect(a.ready).toHaveBeenCalledWith(hex(1), 'general')

@@ -84,7 +84,7 @@ export const api = {
     list: (): Promise<Workspace[]> => wrap(() => Workspaces.List() as Promise<Workspace[]>),
     create: (name: string, you: string, relay: string): Promise<CreatedWorkspace> =>
       wrap(() => Workspaces.Create(name, you, relay) as Promise<CreatedWorkspace>),
-    join: (link: string): Promise<Workspace> => wrap(() => Workspaces.Join(link) as Promise<Workspace>),
+    join: (link: string): Promise<CreatedWorkspace> => wrap(() => Workspaces.Join(link) as Promise<CreatedWorkspace>),
     onChanged: (cb: (ws: Workspace[]) => void) => on<Workspace[]>(events.workspacesChanged, cb),
   },
   channels: {

@@ -12,7 +12,7 @@ export function CreateInvite(arg1:string,arg2:Array<string>,arg3:number):Promise
 
 export function InviteScopes(arg1:string):Promise<Array<app.InviteScope>>;
 
-export function Join(arg1:string):Promise<app.Workspace>;
+export function Join(arg1:string):Promise<app.Created>;
 
 export function List():Promise<Array<app.Workspace>>;
 
