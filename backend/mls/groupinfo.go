@@ -119,9 +119,7 @@ func (gs *GroupSecrets) Unmarshal(r *codec.Reader) {
 		}
 	}
 	r.Vector(func(r *codec.Reader) {
-		var id proposal.PreSharedKeyID
-		id.Unmarshal(r)
-		gs.PSKs = append(gs.PSKs, id)
+		gs.PSKs = append(gs.PSKs, keyschedule.UnmarshalPreSharedKeyID(r))
 	})
 }
 

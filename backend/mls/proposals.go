@@ -318,7 +318,7 @@ func (g *Group) resolvePSKs(psks []appliedProposal, committer sender, res *propo
 			return err
 		}
 		res.pskIDs = append(res.pskIDs, id)
-		res.psks = append(res.psks, keyschedule.PSK{ID: toKSPSKID(&id), Secret: secret})
+		res.psks = append(res.psks, keyschedule.PSK{ID: id, Secret: secret})
 	}
 	return nil
 }
@@ -345,17 +345,4 @@ func (g *Group) lookupPSK(id *proposal.PreSharedKeyID) ([]byte, error) {
 		return nil, fmt.Errorf("%w: resumption psk of epoch %d", ErrPSK, id.PSKEpoch)
 	}
 	return nil, fmt.Errorf("%w: psk type %d", ErrInvalidProposal, id.Type)
-}
-
-// toKSPSKID converts the proposal package's PreSharedKeyID to the key
-// schedule's (the same RFC 9420 §8.4 struct).
-func toKSPSKID(id *proposal.PreSharedKeyID) keyschedule.PreSharedKeyID {
-	return keyschedule.PreSharedKeyID{
-		Type:       keyschedule.PSKType(id.Type),
-		PSKID:      id.PSKID,
-		Usage:      keyschedule.ResumptionPSKUsage(id.Usage),
-		PSKGroupID: id.PSKGroupID,
-		PSKEpoch:   id.PSKEpoch,
-		Nonce:      id.Nonce,
-	}
 }

@@ -123,7 +123,7 @@ func openWelcome(cfg *Config, cs *cipher, wl *Welcome, gs *GroupSecrets) (*Group
 		if !ok {
 			return nil, nil, fmt.Errorf("%w: external psk %x", ErrPSK, id.PSKID)
 		}
-		psks = append(psks, keyschedule.PSK{ID: toKSPSKID(id), Secret: secret})
+		psks = append(psks, keyschedule.PSK{ID: *id, Secret: secret})
 	}
 	pskSecret, err := keyschedule.PSKSecret(s, psks)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	"weald/backend/mls/codec"
+	"weald/backend/mls/keyschedule"
 	"weald/backend/mls/tree"
 )
 
@@ -158,7 +159,7 @@ func (p *Proposal) unmarshalBody(r *codec.Reader) {
 		p.Remove = &Remove{Removed: r.U32()}
 	case TypePreSharedKey:
 		p.PreSharedKey = new(PreSharedKey)
-		p.PreSharedKey.PSK.Unmarshal(r)
+		p.PreSharedKey.PSK = keyschedule.UnmarshalPreSharedKeyID(r)
 	case TypeReInit:
 		p.ReInit = new(ReInit)
 		p.ReInit.Unmarshal(r)
