@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 
+	"weald/backend/internal/ed25519batch"
 	"weald/backend/relay/store"
 	"weald/backend/wire"
 )
@@ -63,6 +64,14 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 			defer wg.Done()
 			firstBad = verifyBatch(pre.keys, envs)
 		}()
+		if len(envs) > 1 {
+			// A new goroutine waits in this P's run queue until this one
+			// blocks, which SQLite's in-process inserts do not do until
+			// commit: yield once so it starts now, on this P, while an
+			// idle P picks this goroutine up. (A single envelope is
+			// verified while the transaction waits on its first I/O.)
+			runtime.Gosched()
+		}
 	}
 	// awaitSignatures returns the refusal for the first bad signature at or
 	// below index limit.
@@ -74,19 +83,55 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 		return nil
 	}
 
+	plan := s.fastPlan(ws, pre, envs, hashes)
 	var acks []wire.AckItem
 	var accepted []wire.SeqEnvelope
-	err := s.st.Update(ctx, func(tx store.Tx) error {
-		var preKeys map[wire.ID][]byte
-		if pre != nil {
-			preKeys = pre.keys
+	var err error
+	for attempt := 0; attempt < 2; attempt++ {
+		fastDone := false
+		err = s.st.Update(ctx, func(tx store.Tx) error {
+			acks, accepted = nil, nil
+			if plan != nil {
+				ok, err := tx.SendFast(ctx, *plan)
+				if err != nil {
+					return err
+				}
+				if ok {
+					if sigErr := awaitSignatures(len(envs)); sigErr != nil {
+						return sigErr
+					}
+					acks, accepted = fastAcks(plan)
+					fastDone = true
+					return nil
+				}
+				// The gate did not hold (the access set changed, the
+				// budget, or a head): SendFast changed nothing, and the
+				// general path decides in the same transaction.
+			}
+			var preKeys map[wire.ID][]byte
+			if pre != nil {
+				preKeys = pre.keys
+			}
+			i, err := s.acceptBatch(ctx, tx, ws, p, envs, hashes, total, preKeys, &acks, &accepted)
+			if sigErr := awaitSignatures(i); sigErr != nil {
+				return sigErr
+			}
+			return err
+		})
+		if plan != nil && errors.Is(err, store.ErrConflict) {
+			plan = nil // stale heads: once more by the general path
+			continue
 		}
-		i, err := s.acceptBatch(ctx, tx, ws, p, envs, hashes, total, preKeys, &acks, &accepted)
-		if sigErr := awaitSignatures(i); sigErr != nil {
-			return sigErr
+		if err == nil {
+			if fastDone {
+				s.fastSends.Add(1)
+			} else {
+				s.generalSends.Add(1)
+			}
+			s.learnHeads(acks, accepted)
 		}
-		return err
-	})
+		break
+	}
 	wg.Wait()
 	if err != nil {
 		return nil, nil, err
@@ -197,34 +242,53 @@ func badEnvelopeSignature(i int) *wire.Error {
 	return wire.Errorf(wire.CodeAuthBadSignature, "An envelope's author signature does not verify.", wire.U("index", uint64(i)))
 }
 
-// verifyBatch verifies, in parallel, the envelopes whose author is in keys.
-// It returns the index of the first envelope whose signature fails, or -1.
+// verifyBatch verifies the envelopes whose author is in keys: as Ed25519
+// batches (package ed25519batch), one per core but the one the transaction
+// uses. It returns the index of the
+// first envelope whose signature fails, or -1; a failed batch is checked one
+// by one to name it.
 func verifyBatch(keys map[wire.ID][]byte, envs []wire.Envelope) int {
-	workers := runtime.GOMAXPROCS(0)
-	if len(envs) < 8 || workers < 2 {
+	var idx []int
+	var items []ed25519batch.Item
+	for i := range envs {
+		key := keys[envs[i].Author]
+		if key == nil {
+			continue
+		}
+		if wire.KeyID(key) != envs[i].Author {
+			return i
+		}
+		idx = append(idx, i)
+		items = append(items, ed25519batch.Item{Pub: key, Msg: wire.SignContent(wire.LabelEnvelope, envs[i].TBS()), Sig: envs[i].Signature})
+	}
+	// The transaction runs on its own core meanwhile: leave it one.
+	workers := runtime.GOMAXPROCS(0) - 1
+	if len(items) < 32 || workers < 1 {
 		workers = 1
 	}
-	bad := make([]bool, len(envs))
+	bad := make([]int, workers)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
+		lo, hi := w*len(items)/workers, (w+1)*len(items)/workers
+		bad[w] = -1
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			for i := w; i < len(envs); i += workers {
-				key := keys[envs[i].Author]
-				if key == nil {
-					continue
-				}
-				if wire.VerifyEnvelope(&envs[i], key) != nil {
-					bad[i] = true
+			if ed25519batch.Verify(items[lo:hi]) {
+				return
+			}
+			for j := lo; j < hi; j++ {
+				if !ed25519batch.Verify(items[j : j+1]) {
+					bad[w] = idx[j]
+					return
 				}
 			}
 		}(w)
 	}
 	wg.Wait()
-	for i, b := range bad {
-		if b {
-			return i
+	for _, b := range bad {
+		if b >= 0 {
+			return b
 		}
 	}
 	return -1

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"weald/backend/relay/store"
@@ -51,6 +52,18 @@ type Service struct {
 	mu      sync.Mutex
 	cache   map[wire.ID]*cachedSet // parsed current access set per workspace
 	groupWS map[wire.ID]wire.ID    // group → its workspace (immutable)
+	// Heads this Service's own commits reached (fastPlan; the store's gate
+	// checks them, since other relay processes may have moved them on).
+	known map[wire.ID]*knownGroup
+
+	// Sends accepted by store.Tx.SendFast, and by the general path.
+	fastSends, generalSends atomic.Uint64
+}
+
+// AcceptPaths returns how many sends were accepted in one statement
+// (store.Tx.SendFast) and how many by the general path.
+func (s *Service) AcceptPaths() (fast, general uint64) {
+	return s.fastSends.Load(), s.generalSends.Load()
 }
 
 type cachedSet struct {
@@ -63,7 +76,8 @@ type cachedSet struct {
 // New returns a Service over cfg.Store.
 func New(cfg Config) *Service {
 	s := &Service{st: cfg.Store, now: cfg.Clock, maxLogBytes: cfg.MaxLogBytes,
-		retentionDays: cfg.RetentionDays, maxBatch: cfg.MaxBatch, cache: map[wire.ID]*cachedSet{}, groupWS: map[wire.ID]wire.ID{}}
+		retentionDays: cfg.RetentionDays, maxBatch: cfg.MaxBatch, cache: map[wire.ID]*cachedSet{}, groupWS: map[wire.ID]wire.ID{},
+		known: map[wire.ID]*knownGroup{}}
 	if s.now == nil {
 		s.now = time.Now
 	}

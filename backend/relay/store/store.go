@@ -202,6 +202,18 @@ type Tx interface {
 	// of author in it (found = false if the author never wrote there), read
 	// after the lock is held, in one statement.
 	LockForSend(ctx context.Context, ws, group, author wire.ID) (w Workspace, groupHead uint64, head AuthorHead, found bool, err error)
+	// SendFast inserts r's envelopes at r's seqs if the workspace's
+	// access-set version is r.AccessVersion and the batch fits
+	// r.MaxLogBytes, and records (on PostgreSQL: notifies, in the same
+	// statement) one ChangeEnvelopes per group. ok = false: the gate did not
+	// hold and nothing changed. ErrConflict: a seq or chain place is taken;
+	// abandon the transaction. It checks no signature, no kind, no chain
+	// link and no group ownership: the caller has, against heads it knows
+	// (the database's unique keys catch stale ones).
+	SendFast(ctx context.Context, r SendRequest) (ok bool, err error)
+	// InsertEnvelopes inserts rows as InsertEnvelope does, in as few
+	// statements as the engine allows.
+	InsertEnvelopes(ctx context.Context, rows []EnvelopeRow) error
 	// LogBytesAndNotify reads the workspace's trigger-maintained byte counter
 	// and, on PostgreSQL, sends the pending notifications in the same
 	// statement.

@@ -1,0 +1,283 @@
+package ed25519batch
+
+import (
+	"crypto/ed25519"
+	"crypto/sha512"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"filippo.io/edwards25519"
+)
+
+func keys(n int, seed uint64) []ed25519.PrivateKey {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	out := make([]ed25519.PrivateKey, n)
+	for i := range out {
+		var s [32]byte
+		for j := range s {
+			s[j] = byte(rng.Uint32())
+		}
+		out[i] = ed25519.NewKeyFromSeed(s[:])
+	}
+	return out
+}
+
+// batch signs n messages, cycling through the given keys.
+func batch(n int, ks []ed25519.PrivateKey) []Item {
+	items := make([]Item, n)
+	for i := range items {
+		k := ks[i%len(ks)]
+		msg := []byte(fmt.Sprintf("envelope %d", i))
+		items[i] = Item{Pub: k.Public().(ed25519.PublicKey), Msg: msg, Sig: ed25519.Sign(k, msg)}
+	}
+	return items
+}
+
+func clone(items []Item) []Item {
+	out := make([]Item, len(items))
+	for i, it := range items {
+		out[i] = Item{Pub: append([]byte(nil), it.Pub...), Msg: append([]byte(nil), it.Msg...), Sig: append([]byte(nil), it.Sig...)}
+	}
+	return out
+}
+
+func TestValidBatches(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 17, 100} {
+		for _, nk := range []int{1, 3} {
+			if !Verify(batch(n, keys(nk, uint64(n)))) {
+				t.Errorf("a valid batch of %d signatures by %d keys is refused", n, nk)
+			}
+		}
+	}
+}
+
+// Every corruption the per-signature check refuses, the batch refuses too,
+// wherever in the batch it is.
+func TestCorruptionsAreRefused(t *testing.T) {
+	base := batch(20, keys(2, 7))
+	other := keys(1, 99)[0]
+	corruptions := map[string]func(it *Item){
+		"R bit":         func(it *Item) { it.Sig[3] ^= 0x10 },
+		"s bit":         func(it *Item) { it.Sig[40] ^= 0x01 },
+		"s not reduced": func(it *Item) { addL(it.Sig[32:]) },
+		"message":       func(it *Item) { it.Msg[0] ^= 1 },
+		"other key":     func(it *Item) { it.Pub = other.Public().(ed25519.PublicKey) },
+		"key bit":       func(it *Item) { it.Pub[5] ^= 0x20 },
+		"short sig":     func(it *Item) { it.Sig = it.Sig[:63] },
+		"short key":     func(it *Item) { it.Pub = it.Pub[:31] },
+		"zero sig":      func(it *Item) { it.Sig = make([]byte, 64) },
+		"R not canonical": func(it *Item) {
+			// y = p + 1 encodes the same point as y = 1 non-canonically.
+			r := make([]byte, 32)
+			r[0] = 0xee
+			for i := 1; i < 31; i++ {
+				r[i] = 0xff
+			}
+			r[31] = 0x7f
+			copy(it.Sig[:32], r)
+		},
+	}
+	for name, corrupt := range corruptions {
+		for _, at := range []int{0, 9, 19} {
+			items := clone(base)
+			corrupt(&items[at])
+			single := len(items[at].Pub) == 32 && len(items[at].Sig) == 64 &&
+				ed25519.Verify(items[at].Pub, items[at].Msg, items[at].Sig)
+			if single {
+				t.Fatalf("%s at %d: the corruption still verifies on its own", name, at)
+			}
+			if Verify(items) {
+				t.Errorf("%s at %d: the batch accepted a signature that does not verify", name, at)
+			}
+			if Verify(items[at : at+1]) {
+				t.Errorf("%s at %d: a batch of one accepted it", name, at)
+			}
+		}
+	}
+}
+
+// Two bad signatures whose errors would cancel in an unweighted sum are
+// still refused: each signature gets its own random weight.
+func TestCancellingErrorsAreRefused(t *testing.T) {
+	items := clone(batch(4, keys(1, 3)))
+	// s₀ + 1 and s₁ - 1: the unweighted sum of the equations still holds.
+	s0, _ := edwards25519.NewScalar().SetCanonicalBytes(items[0].Sig[32:])
+	s1, _ := edwards25519.NewScalar().SetCanonicalBytes(items[1].Sig[32:])
+	one := scalarOf(1)
+	copy(items[0].Sig[32:], edwards25519.NewScalar().Add(s0, one).Bytes())
+	copy(items[1].Sig[32:], edwards25519.NewScalar().Subtract(s1, one).Bytes())
+	for i := 0; i < 20; i++ {
+		if Verify(items) {
+			t.Fatalf("run %d: a batch with two compensating bad signatures was accepted", i)
+		}
+	}
+}
+
+// The one documented difference: a signature whose R carries a small-order
+// component satisfies the cofactored equation but not the cofactorless one.
+// Only the key's holder can make it.
+func TestTorsionSignatureIsCofactored(t *testing.T) {
+	k := keys(1, 11)[0]
+	pub := k.Public().(ed25519.PublicKey)
+	msg := []byte("torsion")
+	// T: the point of order 2, (0, -1).
+	tBytes := make([]byte, 32)
+	tBytes[0] = 0xec
+	for i := 1; i < 31; i++ {
+		tBytes[i] = 0xff
+	}
+	tBytes[31] = 0x7f
+	torsion, err := new(edwards25519.Point).SetBytes(tBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha512.Sum512(k.Seed())
+	a, _ := edwards25519.NewScalar().SetBytesWithClamping(h[:32])
+	r := scalarOf(12345)
+	R := new(edwards25519.Point).Add(new(edwards25519.Point).ScalarBaseMult(r), torsion)
+	d := sha512.New()
+	d.Write(R.Bytes())
+	d.Write(pub)
+	d.Write(msg)
+	kk, _ := edwards25519.NewScalar().SetUniformBytes(d.Sum(nil))
+	s := edwards25519.NewScalar().MultiplyAdd(kk, a, r)
+	sig := append(R.Bytes(), s.Bytes()...)
+	if ed25519.Verify(pub, msg, sig) {
+		t.Fatal("the cofactorless check accepted a torsion signature")
+	}
+	items := append(batch(3, []ed25519.PrivateKey{k}), Item{Pub: pub, Msg: msg, Sig: sig})
+	if !Verify(items) {
+		t.Fatal("the cofactored batch refused a signature that satisfies [8][s]B = [8]R + [8][k]A")
+	}
+}
+
+func TestCanonicalPoint(t *testing.T) {
+	enc := func(first, middle, last byte) []byte {
+		b := make([]byte, 32)
+		b[0] = first
+		for i := 1; i < 31; i++ {
+			b[i] = middle
+		}
+		b[31] = last
+		return b
+	}
+	cases := []struct {
+		b    []byte
+		want bool
+	}{
+		{enc(0xec, 0xff, 0x7f), true},  // p - 1
+		{enc(0xed, 0xff, 0x7f), false}, // p
+		{enc(0xff, 0xff, 0xff), false}, // 2²⁵⁵ - 1, sign set
+		{enc(0x01, 0x00, 0x00), true},  // y = 1
+		{enc(0x01, 0x00, 0x80), false}, // y = 1, x = 0 with sign set
+		{enc(0xec, 0xff, 0xff), false}, // y = p - 1, x = 0 with sign set
+		{enc(0x05, 0x00, 0x80), true},
+	}
+	for i, c := range cases {
+		if got := canonicalPoint(c.b); got != c.want {
+			t.Errorf("case %d: canonicalPoint = %v, want %v", i, got, c.want)
+		}
+	}
+}
+
+// FuzzVerify: the batch never panics, and whenever the per-signature check
+// refuses an item the batch refuses too.
+func FuzzVerify(f *testing.F) {
+	good := batch(3, keys(1, 5))
+	f.Add(good[1].Pub, good[1].Msg, good[1].Sig)
+	f.Add(make([]byte, 32), []byte("m"), make([]byte, 64))
+	f.Fuzz(func(t *testing.T, pub, msg, sig []byte) {
+		items := append(clone(good), Item{Pub: pub, Msg: msg, Sig: sig})
+		single := len(pub) == 32 && len(sig) == 64 && ed25519.Verify(pub, msg, sig)
+		got := Verify(items)
+		if !single && got && !cofactoredOnly(pub, msg, sig) {
+			t.Fatalf("batch accepted a signature the single check refuses")
+		}
+		if single && !got {
+			t.Fatalf("batch refused a valid signature")
+		}
+	})
+}
+
+// cofactoredOnly reports whether sig satisfies only the cofactored equation
+// (the documented difference).
+func cofactoredOnly(pub, msg, sig []byte) bool {
+	if len(pub) != 32 || len(sig) != 64 {
+		return false
+	}
+	A, err := new(edwards25519.Point).SetBytes(pub)
+	if err != nil {
+		return false
+	}
+	R, err := new(edwards25519.Point).SetBytes(sig[:32])
+	if err != nil {
+		return false
+	}
+	s, err := edwards25519.NewScalar().SetCanonicalBytes(sig[32:])
+	if err != nil {
+		return false
+	}
+	d := sha512.New()
+	d.Write(sig[:32])
+	d.Write(pub)
+	d.Write(msg)
+	k, _ := edwards25519.NewScalar().SetUniformBytes(d.Sum(nil))
+	lhs := new(edwards25519.Point).ScalarBaseMult(s)
+	rhs := new(edwards25519.Point).Add(R, new(edwards25519.Point).ScalarMult(k, A))
+	diff := new(edwards25519.Point).Subtract(lhs, rhs)
+	return diff.MultByCofactor(diff).Equal(edwards25519.NewIdentityPoint()) == 1
+}
+
+func scalarOf(v uint64) *edwards25519.Scalar {
+	var b [32]byte
+	for i := 0; i < 8; i++ {
+		b[i] = byte(v >> (8 * i))
+	}
+	s, _ := edwards25519.NewScalar().SetCanonicalBytes(b[:])
+	return s
+}
+
+// addL adds ℓ to the little-endian 32-byte s (s + ℓ < 2²⁵⁶ for a reduced s).
+func addL(s []byte) {
+	l := [32]byte{0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10}
+	carry := 0
+	for i := 0; i < 32; i++ {
+		v := int(s[i]) + int(l[i]) + carry
+		s[i], carry = byte(v), v>>8
+	}
+}
+
+// BenchmarkVerify compares a batch against checking the same signatures one
+// by one in the same run; "ratio" is batch time over one-by-one time.
+func BenchmarkVerify(b *testing.B) {
+	for _, n := range []int{8, 100} {
+		for _, nk := range []int{1, 10} {
+			b.Run(fmt.Sprintf("n=%d/keys=%d", n, nk), func(b *testing.B) {
+				items := batch(n, keys(nk, 1))
+				var single, batched float64
+				for i := 0; i < b.N; i++ {
+					t0 := nowNanos()
+					for _, it := range items {
+						if !ed25519.Verify(it.Pub, it.Msg, it.Sig) {
+							b.Fatal("bad")
+						}
+					}
+					t1 := nowNanos()
+					if !Verify(items) {
+						b.Fatal("bad batch")
+					}
+					single += float64(t1 - t0)
+					batched += float64(nowNanos() - t1)
+				}
+				b.ReportMetric(batched/single, "ratio")
+				b.ReportMetric(batched/float64(b.N*n)/1e3, "batch_µs/sig")
+				b.ReportMetric(single/float64(b.N*n)/1e3, "single_µs/sig")
+			})
+		}
+	}
+}
+
+func nowNanos() int64 { return time.Now().UnixNano() }

@@ -1,0 +1,223 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"weald/backend/wire"
+)
+
+// ErrConflict is returned by [Tx.SendFast] when a seq or an author-chain
+// place it was told to fill is already taken: the caller's heads were stale
+// (another relay process accepted into the group meanwhile). The transaction
+// must be abandoned; the caller's general path decides afresh.
+var ErrConflict = errors.New("store: seq or chain place already taken")
+
+// SendRequest is a batch for [Tx.SendFast]: envelopes of non-relay-visible
+// kinds, by authors of the access set of version AccessVersion, into groups
+// known to belong to Workspace, each with the seq the caller assigned from
+// the heads it knows (Heads), and each continuing its author's chain as the
+// caller knows it.
+type SendRequest struct {
+	Workspace     wire.ID
+	AccessVersion uint64
+	MaxLogBytes   uint64 // 0: no budget
+	Now           int64
+	Envelopes     []wire.Envelope
+	Hashes        []wire.ID
+	Seqs          []uint64
+	// Heads are the caller's head seqs of the batch's groups, before the
+	// batch (the gate checks each).
+	Heads map[wire.ID]uint64
+}
+
+// SendFast implements [Tx.SendFast].
+func (t *sqlTx) SendFast(ctx context.Context, r SendRequest) (bool, error) {
+	if t.readOnly {
+		return false, fmt.Errorf("store: send in a read-only transaction")
+	}
+	n := len(r.Envelopes)
+	if n == 0 || len(r.Hashes) != n || len(r.Seqs) != n {
+		return false, fmt.Errorf("store: send of %d envelopes with %d hashes and %d seqs", n, len(r.Hashes), len(r.Seqs))
+	}
+	var total uint64
+	for i := range r.Envelopes {
+		total += uint64(len(r.Envelopes[i].CT))
+	}
+	rows := make([]EnvelopeRow, n)
+	for i := range rows {
+		rows[i] = EnvelopeRow{Seq: r.Seqs[i], Envelope: r.Envelopes[i], Hash: r.Hashes[i], AcceptedAt: r.Now}
+	}
+	changes := sendChanges(r)
+	var ok bool
+	var err error
+	if t.s.d.name == "postgres" {
+		ok, err = t.sendFastPG(ctx, r, rows, total, changes)
+	} else {
+		ok, err = t.sendFastSQLite(ctx, r, rows, total)
+	}
+	if err != nil || !ok {
+		return false, err
+	}
+	t.changes = append(t.changes, changes...) // PostgreSQL: already notified
+	return true, nil
+}
+
+// sendChanges is one ChangeEnvelopes per group of r, with its highest seq.
+func sendChanges(r SendRequest) []Change {
+	var out []Change
+	at := map[wire.ID]int{}
+	for i := range r.Envelopes {
+		g := r.Envelopes[i].Group
+		j, ok := at[g]
+		if !ok {
+			at[g] = len(out)
+			out = append(out, Change{Kind: ChangeEnvelopes, Workspace: r.Workspace, Group: g, Seq: r.Seqs[i]})
+		} else if r.Seqs[i] > out[j].Seq {
+			out[j].Seq = r.Seqs[i]
+		}
+	}
+	return out
+}
+
+// sendGateSQLite inserts the first row only if the workspace's access-set
+// version is the caller's, the batch fits the budget and the first group's
+// head is the caller's (BEGIN IMMEDIATE has serialized the transaction, so
+// what it reads stays current).
+const sendGateSQLite = `INSERT INTO envelopes (group_id, seq, author, ctr, prev, hash, kind, ct, sig, accepted_at)
+	SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM workspaces w
+	 WHERE w.id = ? AND w.access_version = ? AND (? = 0 OR w.log_bytes + ? <= ?)
+	   AND (SELECT coalesce(max(e.seq), 0) FROM envelopes e WHERE e.group_id = ?) = ?`
+
+func (t *sqlTx) sendFastSQLite(ctx context.Context, r SendRequest, rows []EnvelopeRow, total uint64) (bool, error) {
+	first := r.Envelopes[0].Group
+	for g, h := range r.Heads {
+		if g == first {
+			continue
+		}
+		if head, err := t.GroupHead(ctx, g); err != nil || head != h {
+			return false, err
+		}
+	}
+	e := &rows[0].Envelope
+	res, err := t.exec(ctx, sendGateSQLite,
+		b(e.Group), int64(rows[0].Seq), b(e.Author), int64(e.Ctr), b(e.Prev), b(rows[0].Hash), int(e.Kind), nonNil(e.CT), nonNil(e.Signature), r.Now,
+		b(r.Workspace), int64(r.AccessVersion), int64(r.MaxLogBytes), int64(total), int64(r.MaxLogBytes),
+		b(first), int64(r.Heads[first]))
+	if err != nil {
+		return false, conflict(err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return false, err
+	}
+	for i := 1; i < len(rows); i++ {
+		if err := t.InsertEnvelope(ctx, &rows[i]); err != nil {
+			return false, conflict(err)
+		}
+	}
+	return true, nil
+}
+
+// sendFastPGQuery locks the workspace row if its access-set version is the
+// caller's and the batch fits the budget. A lock wait reads the row's latest
+// version but leaves the statement's snapshot as it was, so, as in
+// LockForSend, the locked row's log_changes must equal the snapshot's: then
+// no envelope of the workspace committed in between and the group heads the
+// snapshot shows are current. If every group head is the caller's, it
+// inserts the batch and notifies the payloads.
+const sendFastPGQuery = `WITH w AS (SELECT log_changes FROM workspaces
+	  WHERE id = ? AND access_version = ? AND (?::bigint = 0 OR log_bytes + ?::bigint <= ?::bigint) FOR UPDATE),
+	ok AS (SELECT 1 FROM w WHERE w.log_changes = (SELECT s.log_changes FROM workspaces s WHERE s.id = ?)
+	  AND NOT EXISTS (SELECT 1 FROM unnest(?::bytea[], ?::bigint[]) AS x (g, h)
+	    WHERE coalesce((SELECT max(e.seq) FROM envelopes e WHERE e.group_id = x.g), 0) <> x.h)),
+	ins AS (INSERT INTO envelopes (group_id, seq, author, ctr, prev, hash, kind, ct, sig, accepted_at)
+	  SELECT u.* FROM unnest(?::bytea[], ?::bigint[], ?::bytea[], ?::bigint[], ?::bytea[], ?::bytea[], ?::integer[], ?::bytea[], ?::bytea[], ?::bigint[]) AS u
+	  WHERE EXISTS (SELECT 1 FROM ok)
+	  RETURNING 1)
+	SELECT (SELECT count(*) FROM ins),
+	  (SELECT count(pg_notify(?, p)) FROM unnest(?::text[]) AS p WHERE EXISTS (SELECT 1 FROM ins))`
+
+func (t *sqlTx) sendFastPG(ctx context.Context, r SendRequest, rows []EnvelopeRow, total uint64, changes []Change) (bool, error) {
+	cols := envelopeArrays(rows)
+	payloads := make([]string, len(changes))
+	for i, c := range changes {
+		payloads[i] = c.Payload()
+	}
+	groups, heads := make([][]byte, 0, len(r.Heads)), make([]int64, 0, len(r.Heads))
+	for g, h := range r.Heads {
+		groups, heads = append(groups, b(g)), append(heads, int64(h))
+	}
+	args := []any{b(r.Workspace), int64(r.AccessVersion), int64(r.MaxLogBytes), int64(total), int64(r.MaxLogBytes),
+		b(r.Workspace), groups, heads}
+	args = append(args, cols...)
+	args = append(args, NotifyChannel, payloads)
+	var inserted, notified int64
+	if err := t.row(ctx, sendFastPGQuery, args...).Scan(&inserted, &notified); err != nil {
+		return false, conflict(err)
+	}
+	switch inserted {
+	case 0:
+		return false, nil
+	case int64(len(rows)):
+		return true, nil
+	}
+	return false, fmt.Errorf("send: inserted %d of %d envelopes", inserted, len(rows))
+}
+
+// conflict maps a unique-constraint violation (a taken seq or chain place)
+// to ErrConflict.
+func conflict(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23505" {
+		return fmt.Errorf("send: %w (%s)", ErrConflict, pe.ConstraintName)
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) && (se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY || se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE) {
+		return fmt.Errorf("send: %w", ErrConflict)
+	}
+	return fmt.Errorf("send: %w", err)
+}
+
+// envelopeArrays is rows as the column arrays of insertEnvelopesPG, in its
+// column order.
+func envelopeArrays(rows []EnvelopeRow) []any {
+	n := len(rows)
+	groups, authors, prevs, hashes := make([][]byte, n), make([][]byte, n), make([][]byte, n), make([][]byte, n)
+	cts, sigs := make([][]byte, n), make([][]byte, n)
+	seqs, ctrs, at := make([]int64, n), make([]int64, n), make([]int64, n)
+	kinds := make([]int32, n)
+	for i := range rows {
+		e := &rows[i].Envelope
+		groups[i], authors[i], prevs[i], hashes[i] = b(e.Group), b(e.Author), b(e.Prev), b(rows[i].Hash)
+		cts[i], sigs[i] = nonNil(e.CT), nonNil(e.Signature)
+		seqs[i], ctrs[i], at[i], kinds[i] = int64(rows[i].Seq), int64(e.Ctr), rows[i].AcceptedAt, int32(e.Kind)
+	}
+	return []any{groups, seqs, authors, ctrs, prevs, hashes, kinds, cts, sigs, at}
+}
+
+// insertEnvelopesPG is one statement for the whole batch.
+const insertEnvelopesPG = `INSERT INTO envelopes (group_id, seq, author, ctr, prev, hash, kind, ct, sig, accepted_at)
+	SELECT * FROM unnest(?::bytea[], ?::bigint[], ?::bytea[], ?::bigint[], ?::bytea[], ?::bytea[], ?::integer[], ?::bytea[], ?::bytea[], ?::bigint[])`
+
+// InsertEnvelopes implements [Tx.InsertEnvelopes]: PostgreSQL in one
+// statement, SQLite one prepared statement per row (in-process, where a
+// statement costs no round trip).
+func (t *sqlTx) InsertEnvelopes(ctx context.Context, rows []EnvelopeRow) error {
+	if t.s.d.name != "postgres" {
+		for i := range rows {
+			if err := t.InsertEnvelope(ctx, &rows[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if _, err := t.exec(ctx, insertEnvelopesPG, envelopeArrays(rows)...); err != nil {
+		return fmt.Errorf("insert envelopes: %w", err)
+	}
+	return nil
+}
