@@ -5,11 +5,14 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"time"
 
 	"weald/backend/internal/ed25519batch"
 	"weald/backend/relay/store"
 	"weald/backend/wire"
 )
+
+var ProbeT [8]time.Duration
 
 // groupState is a group's head as the batch being accepted moves it.
 type groupState struct {
@@ -35,6 +38,7 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 	if len(envs) > s.maxBatch {
 		return nil, nil, wire.Errorf(wire.CodeLimitBatchSize, "Too many envelopes in one send; split the batch.", wire.U("limit", uint64(s.maxBatch)))
 	}
+	probeStart := time.Now()
 	var total uint64
 	for i := range envs {
 		if !envs[i].Kind.Known() {
@@ -58,20 +62,23 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 	s.mu.Unlock()
 	firstBad := -1
 	var wg sync.WaitGroup
-	if pre != nil {
+	switch {
+	case pre != nil && len(envs) == 1:
+		// One signature: checked here. Handing it to another goroutine
+		// costs more than it saves: the goroutine that resumes after the
+		// database answers waits for a free P.
+		firstBad = verifyBatch(pre.keys, envs)
+	case pre != nil:
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			firstBad = verifyBatch(pre.keys, envs)
 		}()
-		if len(envs) > 1 {
-			// A new goroutine waits in this P's run queue until this one
-			// blocks, which SQLite's in-process inserts do not do until
-			// commit: yield once so it starts now, on this P, while an
-			// idle P picks this goroutine up. (A single envelope is
-			// verified while the transaction waits on its first I/O.)
-			runtime.Gosched()
-		}
+		// A new goroutine waits in this P's run queue until this one
+		// blocks, which SQLite's in-process inserts do not do until
+		// commit: yield once so it starts now, on this P, while an idle P
+		// picks this goroutine up.
+		runtime.Gosched()
 	}
 	// awaitSignatures returns the refusal for the first bad signature at or
 	// below index limit.
@@ -83,54 +90,41 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 		return nil
 	}
 
-	plan := s.fastPlan(ws, pre, envs, hashes)
+	ProbeT[0] += time.Since(probeStart)
+	if plan := s.fastPlan(ws, pre, envs, hashes); plan != nil {
+		ok, err := s.st.Send(ctx, *plan, func() error { return awaitSignatures(len(envs)) })
+		if err == nil && ok {
+			s.fastSends.Add(1)
+			acks, accepted := fastAcks(plan)
+			return acks, accepted, nil
+		}
+		s.forgetPlan(plan)
+		if err != nil && !errors.Is(err, store.ErrConflict) {
+			wg.Wait()
+			return nil, nil, err
+		}
+		// The gate did not hold (the access set changed, the budget, a
+		// head) or a seq was taken: nothing was stored, and the general
+		// path decides.
+	}
+
 	var acks []wire.AckItem
 	var accepted []wire.SeqEnvelope
-	var err error
-	for attempt := 0; attempt < 2; attempt++ {
-		fastDone := false
-		err = s.st.Update(ctx, func(tx store.Tx) error {
-			acks, accepted = nil, nil
-			if plan != nil {
-				ok, err := tx.SendFast(ctx, *plan)
-				if err != nil {
-					return err
-				}
-				if ok {
-					if sigErr := awaitSignatures(len(envs)); sigErr != nil {
-						return sigErr
-					}
-					acks, accepted = fastAcks(plan)
-					fastDone = true
-					return nil
-				}
-				// The gate did not hold (the access set changed, the
-				// budget, or a head): SendFast changed nothing, and the
-				// general path decides in the same transaction.
-			}
-			var preKeys map[wire.ID][]byte
-			if pre != nil {
-				preKeys = pre.keys
-			}
-			i, err := s.acceptBatch(ctx, tx, ws, p, envs, hashes, total, preKeys, &acks, &accepted)
-			if sigErr := awaitSignatures(i); sigErr != nil {
-				return sigErr
-			}
-			return err
-		})
-		if plan != nil && errors.Is(err, store.ErrConflict) {
-			plan = nil // stale heads: once more by the general path
-			continue
+	err := s.st.Update(ctx, func(tx store.Tx) error {
+		acks, accepted = nil, nil
+		var preKeys map[wire.ID][]byte
+		if pre != nil {
+			preKeys = pre.keys
 		}
-		if err == nil {
-			if fastDone {
-				s.fastSends.Add(1)
-			} else {
-				s.generalSends.Add(1)
-			}
-			s.learnHeads(acks, accepted)
+		i, err := s.acceptBatch(ctx, tx, ws, p, envs, hashes, total, preKeys, &acks, &accepted)
+		if sigErr := awaitSignatures(i); sigErr != nil {
+			return sigErr
 		}
-		break
+		return err
+	})
+	if err == nil {
+		s.generalSends.Add(1)
+		s.learnHeads(acks, accepted)
 	}
 	wg.Wait()
 	if err != nil {

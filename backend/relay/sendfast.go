@@ -13,9 +13,12 @@ const maxKnownHeads = 1 << 17
 type chainRef struct{ group, author wire.ID }
 
 // knownGroup is a group's head and author-chain heads as this Service's own
-// commits left them. Chains are known only while the Service has seen every
-// envelope since: a commit whose first seq does not follow the known head
-// (another relay process accepted in between) forgets them.
+// commits left them, and as the fast sends it has planned will leave them
+// (a plan advances them at once, so concurrent sends plan the following
+// seqs; a plan that does not commit forgets the group). Chains are known
+// only while the Service has seen every envelope since: a commit whose
+// first seq does not follow the known head (another relay process accepted
+// in between) forgets them.
 type knownGroup struct {
 	head   uint64
 	chains map[wire.ID]store.AuthorHead
@@ -72,7 +75,23 @@ func (s *Service) fastPlan(ws wire.ID, pre *cachedSet, envs []wire.Envelope, has
 		heads[e.Group], chains[k] = head, store.AuthorHead{Ctr: e.Ctr, Hash: hashes[i]}
 		r.Seqs[i] = head
 	}
+	for g, head := range heads {
+		s.known[g].head = head
+	}
+	for k, ch := range chains {
+		s.known[k.group].chains[k.author] = ch
+	}
 	return r
+}
+
+// forgetPlan drops what a plan that did not commit through store.Send had
+// advanced: its groups are relearned from the general path.
+func (s *Service) forgetPlan(r *store.SendRequest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for g := range r.Heads {
+		delete(s.known, g)
+	}
 }
 
 // fastAcks are the acks and accepted envelopes of a plan SendFast stored.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 
@@ -32,8 +33,25 @@ type SendRequest struct {
 	Hashes        []wire.ID
 	Seqs          []uint64
 	// Heads are the caller's head seqs of the batch's groups, before the
-	// batch (the gate checks each).
+	// batch. SQLite's gate checks each; PostgreSQL's checks that no
+	// drop_before went past head+1 and leaves a moved head to the primary
+	// key.
 	Heads map[wire.ID]uint64
+}
+
+// check validates r's shape and returns its rows and ct bytes.
+func (r *SendRequest) check() ([]EnvelopeRow, uint64, error) {
+	n := len(r.Envelopes)
+	if n == 0 || len(r.Hashes) != n || len(r.Seqs) != n {
+		return nil, 0, fmt.Errorf("store: send of %d envelopes with %d hashes and %d seqs", n, len(r.Hashes), len(r.Seqs))
+	}
+	var total uint64
+	rows := make([]EnvelopeRow, n)
+	for i := range rows {
+		rows[i] = EnvelopeRow{Seq: r.Seqs[i], Envelope: r.Envelopes[i], Hash: r.Hashes[i], AcceptedAt: r.Now}
+		total += uint64(len(r.Envelopes[i].CT))
+	}
+	return rows, total, nil
 }
 
 // SendFast implements [Tx.SendFast].
@@ -41,23 +59,14 @@ func (t *sqlTx) SendFast(ctx context.Context, r SendRequest) (bool, error) {
 	if t.readOnly {
 		return false, fmt.Errorf("store: send in a read-only transaction")
 	}
-	n := len(r.Envelopes)
-	if n == 0 || len(r.Hashes) != n || len(r.Seqs) != n {
-		return false, fmt.Errorf("store: send of %d envelopes with %d hashes and %d seqs", n, len(r.Hashes), len(r.Seqs))
-	}
-	var total uint64
-	for i := range r.Envelopes {
-		total += uint64(len(r.Envelopes[i].CT))
-	}
-	rows := make([]EnvelopeRow, n)
-	for i := range rows {
-		rows[i] = EnvelopeRow{Seq: r.Seqs[i], Envelope: r.Envelopes[i], Hash: r.Hashes[i], AcceptedAt: r.Now}
+	rows, total, err := r.check()
+	if err != nil {
+		return false, err
 	}
 	changes := sendChanges(r)
 	var ok bool
-	var err error
 	if t.s.d.name == "postgres" {
-		ok, err = t.sendFastPG(ctx, r, rows, total, changes)
+		ok, err = t.sendFastPG(ctx, t.tx, r, rows, total, changes)
 	} else {
 		ok, err = t.sendFastSQLite(ctx, r, rows, total)
 	}
@@ -65,6 +74,49 @@ func (t *sqlTx) SendFast(ctx context.Context, r SendRequest) (bool, error) {
 		return false, err
 	}
 	t.changes = append(t.changes, changes...) // PostgreSQL: already notified
+	return true, nil
+}
+
+// errNotFast rolls back the transaction of a Send whose gate did not hold.
+var errNotFast = errors.New("store: not a fast send")
+
+// Send implements [Store.Send] for SQLite: Tx.SendFast in a write
+// transaction, await before the commit (the inserts run in this process, so
+// a concurrent signature check overlaps them).
+func (s *sqlStore) Send(ctx context.Context, r SendRequest, await func() error) (bool, error) {
+	err := s.Update(ctx, func(tx Tx) error {
+		ok, err := tx.SendFast(ctx, r)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errNotFast
+		}
+		return await()
+	})
+	if errors.Is(err, errNotFast) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Send implements [Store.Send] for PostgreSQL: await first, then the fast
+// statement on its own, committed as it completes, so the workspace lock is
+// held for the statement only and never across a round trip.
+func (s *pgStore) Send(ctx context.Context, r SendRequest, await func() error) (bool, error) {
+	rows, total, err := r.check()
+	if err != nil {
+		return false, err
+	}
+	if err := await(); err != nil {
+		return false, err
+	}
+	changes := sendChanges(r)
+	ok, err := (&sqlTx{s: s.sqlStore}).sendFastPG(ctx, s.db, r, rows, total, changes)
+	if err != nil || !ok {
+		return false, err
+	}
+	s.deliver(changes)
 	return true, nil
 }
 
@@ -124,17 +176,17 @@ func (t *sqlTx) sendFastSQLite(ctx context.Context, r SendRequest, rows []Envelo
 }
 
 // sendFastPGQuery locks the workspace row if its access-set version is the
-// caller's and the batch fits the budget. A lock wait reads the row's latest
-// version but leaves the statement's snapshot as it was, so, as in
-// LockForSend, the locked row's log_changes must equal the snapshot's: then
-// no envelope of the workspace committed in between and the group heads the
-// snapshot shows are current. If every group head is the caller's, it
+// caller's and the batch fits the budget, and locks (shares) the batch's
+// group rows if no drop_before has gone past the seqs the caller assigned.
+// Both locks read the rows' latest versions even after a wait, so the gate
+// holds against every committed change; a seq taken by another relay
+// process meanwhile is caught by the primary key (ErrConflict). Then it
 // inserts the batch and notifies the payloads.
-const sendFastPGQuery = `WITH w AS (SELECT log_changes FROM workspaces
+const sendFastPGQuery = `WITH w AS (SELECT 1 FROM workspaces
 	  WHERE id = ? AND access_version = ? AND (?::bigint = 0 OR log_bytes + ?::bigint <= ?::bigint) FOR UPDATE),
-	ok AS (SELECT 1 FROM w WHERE w.log_changes = (SELECT s.log_changes FROM workspaces s WHERE s.id = ?)
-	  AND NOT EXISTS (SELECT 1 FROM unnest(?::bytea[], ?::bigint[]) AS x (g, h)
-	    WHERE coalesce((SELECT max(e.seq) FROM envelopes e WHERE e.group_id = x.g), 0) <> x.h)),
+	g AS (SELECT 1 FROM groups gr JOIN unnest(?::bytea[], ?::bigint[]) AS x (id, first) ON gr.id = x.id
+	  WHERE gr.dropped_below < x.first FOR SHARE OF gr),
+	ok AS (SELECT 1 WHERE EXISTS (SELECT 1 FROM w) AND (SELECT count(*) FROM g) = ?),
 	ins AS (INSERT INTO envelopes (group_id, seq, author, ctr, prev, hash, kind, ct, sig, accepted_at)
 	  SELECT u.* FROM unnest(?::bytea[], ?::bigint[], ?::bytea[], ?::bigint[], ?::bytea[], ?::bytea[], ?::integer[], ?::bytea[], ?::bytea[], ?::bigint[]) AS u
 	  WHERE EXISTS (SELECT 1 FROM ok)
@@ -142,22 +194,27 @@ const sendFastPGQuery = `WITH w AS (SELECT log_changes FROM workspaces
 	SELECT (SELECT count(*) FROM ins),
 	  (SELECT count(pg_notify(?, p)) FROM unnest(?::text[]) AS p WHERE EXISTS (SELECT 1 FROM ins))`
 
-func (t *sqlTx) sendFastPG(ctx context.Context, r SendRequest, rows []EnvelopeRow, total uint64, changes []Change) (bool, error) {
+// rowQuerier is a *sql.Tx or a *sql.DB (autocommit).
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (t *sqlTx) sendFastPG(ctx context.Context, q rowQuerier, r SendRequest, rows []EnvelopeRow, total uint64, changes []Change) (bool, error) {
 	cols := envelopeArrays(rows)
 	payloads := make([]string, len(changes))
 	for i, c := range changes {
 		payloads[i] = c.Payload()
 	}
-	groups, heads := make([][]byte, 0, len(r.Heads)), make([]int64, 0, len(r.Heads))
+	groups, firsts := make([][]byte, 0, len(r.Heads)), make([]int64, 0, len(r.Heads))
 	for g, h := range r.Heads {
-		groups, heads = append(groups, b(g)), append(heads, int64(h))
+		groups, firsts = append(groups, b(g)), append(firsts, int64(h)+1)
 	}
 	args := []any{b(r.Workspace), int64(r.AccessVersion), int64(r.MaxLogBytes), int64(total), int64(r.MaxLogBytes),
-		b(r.Workspace), groups, heads}
+		groups, firsts, int64(len(groups))}
 	args = append(args, cols...)
 	args = append(args, NotifyChannel, payloads)
 	var inserted, notified int64
-	if err := t.row(ctx, sendFastPGQuery, args...).Scan(&inserted, &notified); err != nil {
+	if err := q.QueryRowContext(ctx, t.s.q(sendFastPGQuery), args...).Scan(&inserted, &notified); err != nil {
 		return false, conflict(err)
 	}
 	switch inserted {

@@ -31,6 +31,14 @@ type Store interface {
 	// every change this process commits. fn must not block. The returned
 	// function unregisters it.
 	Subscribe(fn func(Change)) (cancel func())
+	// Send runs Tx.SendFast for r in a write transaction of its own (on
+	// PostgreSQL one statement, committed as it completes). await reports
+	// the caller's signature check: the store calls it before anything is
+	// committed, and an error from it leaves nothing stored and is
+	// returned. ok = false: the gate did not hold and nothing changed;
+	// ErrConflict: a seq or chain place was taken.
+	Send(ctx context.Context, r SendRequest, await func() error) (ok bool, err error)
+
 	// Changes delivers, until ctx ends, the changes committed by every relay
 	// process on this database: this process's own on SQLite, everyone's
 	// (this process included) by LISTEN on PostgreSQL. The reader should

@@ -1,0 +1,130 @@
+package relay
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"weald/backend/relay/store"
+	"weald/backend/wire"
+)
+
+// BenchmarkAcceptVsRawConcurrent is BenchmarkAcceptVsRaw under load: four
+// senders, each a device of the workspace writing to its own group, send at
+// once, and the raw baseline runs four writers at once, each inserting the
+// same rows into its own group through the same store (a relay serves many
+// clients; SQLite serializes the writers of both sides, PostgreSQL lets
+// both overlap). Rounds of accept and raw alternate. One op is one request
+// per sender.
+//
+//	go test ./backend/relay -run '^$' -bench AcceptVsRawConcurrent -benchtime 200x
+func BenchmarkAcceptVsRawConcurrent(b *testing.B) {
+	for _, eng := range []struct {
+		name string
+		open func(testing.TB) store.Store
+	}{{"sqlite", openSQLite}, {"postgres", openPostgres}} {
+		for _, batch := range []int{100, 1} {
+			b.Run(fmt.Sprintf("%s/batch=%d/senders=4", eng.name, batch), func(b *testing.B) {
+				benchConcurrent(b, eng.open(b), batch, 4)
+			})
+		}
+	}
+}
+
+func benchConcurrent(b *testing.B, st store.Store, batch, senders int) {
+	ctx := context.Background()
+	svc := New(Config{Store: st, MaxLogBytes: 1 << 40})
+	ws := id("bench ws")
+	gen := key("bench genesis")
+	if err := svc.ProvisionWorkspace(ctx, ws, pub(gen)); err != nil {
+		b.Fatal(err)
+	}
+	set := wire.AccessSet{Workspace: ws, Version: 1}
+	type sender struct {
+		p          wire.AuthOK
+		group, raw wire.ID
+		envs       []wire.Envelope
+		hashes     []wire.ID
+	}
+	ss := make([]*sender, senders)
+	for s := range ss {
+		name := fmt.Sprintf("sender %d", s)
+		set.Devices = append(set.Devices, wire.DeviceKey{Pub: pub(key(name)), User: id(name), Admin: s == 0})
+		ss[s] = &sender{p: principal(name), group: id("group " + name), raw: id("raw group " + name)}
+	}
+	wire.SignAccessSet(&set, gen)
+	if _, err := svc.Publish(ctx, ws, set); err != nil {
+		b.Fatal(err)
+	}
+	n := b.N * batch
+	for s, x := range ss {
+		if err := st.Update(ctx, func(tx store.Tx) error { return tx.CreateGroup(ctx, x.raw, ws, 0) }); err != nil {
+			b.Fatal(err)
+		}
+		priv := key(fmt.Sprintf("sender %d", s))
+		x.envs, x.hashes = make([]wire.Envelope, n), make([]wire.ID, n)
+		prev := wire.ZeroID
+		for i := range x.envs {
+			e := wire.Envelope{Group: x.group, Kind: wire.KindContent, Ctr: uint64(i + 1), Prev: prev, CT: make([]byte, 256)}
+			wire.SignEnvelope(&e, priv)
+			x.envs[i], x.hashes[i] = e, e.Hash()
+			prev = x.hashes[i]
+		}
+	}
+
+	const round = 10 // requests per sender per round
+	b.ResetTimer()
+	var accept, raw time.Duration
+	for start := 0; start < b.N; start += round {
+		end := min(start+round, b.N)
+		run := func(work func(x *sender, i int) error) time.Duration {
+			t0 := time.Now()
+			var wg sync.WaitGroup
+			errs := make(chan error, senders)
+			for _, x := range ss {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := start; i < end; i++ {
+						if err := work(x, i); err != nil {
+							errs <- err
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				b.Fatal(err)
+			}
+			return time.Since(t0)
+		}
+		accept += run(func(x *sender, i int) error {
+			_, _, err := svc.Send(ctx, ws, x.p, x.envs[i*batch:(i+1)*batch])
+			return err
+		})
+		raw += run(func(x *sender, i int) error {
+			return st.Update(ctx, func(tx store.Tx) error {
+				rows := make([]store.EnvelopeRow, 0, batch)
+				for j := i * batch; j < (i+1)*batch; j++ {
+					r := store.EnvelopeRow{Seq: uint64(j + 1), Envelope: x.envs[j], Hash: x.hashes[j], AcceptedAt: 1}
+					r.Envelope.Group = x.raw
+					rows = append(rows, r)
+				}
+				return tx.InsertEnvelopes(ctx, rows)
+			})
+		})
+	}
+	b.StopTimer()
+
+	total := float64(n * senders)
+	acceptRate, rawRate := total/accept.Seconds(), total/raw.Seconds()
+	b.ReportMetric(acceptRate, "accept_env/s")
+	b.ReportMetric(rawRate, "raw_rows/s")
+	b.ReportMetric(acceptRate/rawRate, "ratio")
+	fast, general := svc.AcceptPaths()
+	b.ReportMetric(float64(fast)/float64(fast+general), "fast_share")
+}

@@ -1,0 +1,235 @@
+package relay
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"weald/backend/relay/store"
+	"weald/backend/wire"
+)
+
+// fastCount is how many sends the fixture's Service accepted through
+// store.Send (the one-statement path).
+func (f *fixture) fastCount() uint64 { n, _ := f.svc.AcceptPaths(); return n }
+
+// TestFastPathAcceptsInOrder: after a group's first envelope (general path),
+// single and batched sends continuing known chains take the fast path, get
+// consecutive seqs, and read back in order with the trigger's byte count.
+func TestFastPathAcceptsInOrder(t *testing.T) {
+	engines(t, func(t *testing.T, st store.Store) {
+		f := newFixture(t, st)
+		g := id("g")
+		f.mustSend("alice", f.next("alice", g, wire.KindContent, []byte("first")))
+		f.mustSend("bob", f.next("bob", g, wire.KindContent, []byte("bob first")))
+		var want []wire.ID
+		for i := 0; i < 10; i++ {
+			e := f.next("alice", g, wire.KindContent, []byte(fmt.Sprintf("single %d", i)))
+			acks := f.mustSend("alice", e)
+			if acks[0].Seq != uint64(3+i) || acks[0].Hash != e.Hash() {
+				t.Fatalf("single %d: ack %+v", i, acks[0])
+			}
+			want = append(want, e.Hash())
+		}
+		var batch []wire.Envelope
+		for i := 0; i < 20; i++ {
+			author := []string{"alice", "bob"}[i%2]
+			batch = append(batch, f.next(author, g, wire.KindContent, []byte(fmt.Sprintf("batch %d", i))))
+		}
+		acks := f.mustSend("alice", batch...)
+		for i, a := range acks {
+			if a.Seq != uint64(13+i) {
+				t.Fatalf("batch ack %d has seq %d, want %d", i, a.Seq, 13+i)
+			}
+			want = append(want, batch[i].Hash())
+		}
+		if n := f.fastCount(); n != 11 {
+			t.Errorf("fast sends = %d, want 11 (10 singles and the batch)", n)
+		}
+		out, err := f.svc.Fetch(f.ctx, f.ws, g, 2, MaxFetchLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Envelopes) != len(want) || out.HeadSeq != 32 {
+			t.Fatalf("fetched %d envelopes, head %d", len(out.Envelopes), out.HeadSeq)
+		}
+		for i, e := range out.Envelopes {
+			if e.Seq != uint64(3+i) || e.Envelope.Hash() != want[i] {
+				t.Fatalf("envelope %d: seq %d", i, e.Seq)
+			}
+		}
+		stats, err := f.svc.Stats(f.ctx, f.ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bytes uint64
+		full, _ := f.svc.Fetch(f.ctx, f.ws, g, 0, MaxFetchLimit)
+		for _, e := range full.Envelopes {
+			bytes += uint64(len(e.Envelope.CT))
+		}
+		if stats.LogBytes != bytes {
+			t.Errorf("log bytes %d, Σ ct %d", stats.LogBytes, bytes)
+		}
+	})
+}
+
+// TestFastPathRefusals: once a chain is warm, a fork, a replay, a bad
+// signature and a send over budget are each refused with their code and
+// change nothing, and the chain goes on afterwards.
+func TestFastPathRefusals(t *testing.T) {
+	engines(t, func(t *testing.T, st store.Store) {
+		f := newFixture(t, st, withBudget(1000))
+		g := id("g")
+		alice := wire.KeyID(pub(key("alice")))
+		for i := 0; i < 3; i++ {
+			f.mustSend("alice", f.next("alice", g, wire.KindContent, []byte("warm")))
+		}
+		head := f.chains[chainKey{alice, g}]
+
+		fork := mk("alice", g, wire.KindContent, []byte("fork"), head.ctr+1, wire.ID{1})
+		f.refused(wire.CodeChainFork, func() error { return errOf(f.send("alice", fork)) })
+
+		out, _ := f.svc.Fetch(f.ctx, f.ws, g, 2, 1)
+		replay := out.Envelopes[0].Envelope
+		f.refused(wire.CodeChainReplay, func() error { return errOf(f.send("alice", replay)) })
+
+		bad := mk("alice", g, wire.KindContent, []byte("bad"), head.ctr+1, head.prev)
+		bad.Signature[10] ^= 1
+		we := f.refused(wire.CodeAuthBadSignature, func() error { return errOf(f.send("alice", bad)) })
+		if i, ok := we.UintField("index"); !ok || i != 0 {
+			t.Errorf("index = %d %v", i, ok)
+		}
+		saved := f.saveChains()
+		good := f.next("alice", g, wire.KindContent, []byte("good"))
+		badInBatch := f.next("alice", g, wire.KindContent, []byte("bad in batch"))
+		badInBatch.Signature[3] ^= 1
+		we = f.refused(wire.CodeAuthBadSignature, func() error { return errOf(f.send("alice", good, badInBatch)) })
+		if i, ok := we.UintField("index"); !ok || i != 1 {
+			t.Errorf("index = %d %v, want 1", i, ok)
+		}
+		f.restoreChains(saved)
+
+		saved = f.saveChains()
+		over := f.next("alice", g, wire.KindContent, make([]byte, 1000))
+		f.refused(wire.CodeLogBudgetExhausted, func() error { return errOf(f.send("alice", over)) })
+		f.restoreChains(saved)
+
+		before := f.fastCount()
+		acks := f.mustSend("alice", f.next("alice", g, wire.KindContent, []byte("after")))
+		if acks[0].Seq != 4 {
+			t.Errorf("seq after the refusals = %d, want 4", acks[0].Seq)
+		}
+		f.mustSend("alice", f.next("alice", g, wire.KindContent, []byte("again")))
+		if f.fastCount() == before {
+			t.Errorf("the chain did not return to the fast path after the refusals")
+		}
+	})
+}
+
+// TestFastPathAcrossRelays: two Services on one database (as two relay
+// processes on one PostgreSQL) send into the same group in turn, so each
+// one's known heads go stale at every turn: every envelope is still
+// accepted once, at consecutive seqs; and an access set published through
+// one is enforced by the other at its next send.
+func TestFastPathAcrossRelays(t *testing.T) {
+	engines(t, func(t *testing.T, st store.Store) {
+		f := newFixture(t, st)
+		other := New(Config{Store: st, Clock: f.clock.now})
+		g := id("g")
+		svcs := []*Service{f.svc, other}
+		for round := 0; round < 6; round++ {
+			for s, svc := range svcs {
+				author := []string{"alice", "bob"}[s]
+				for k := 0; k < 3; k++ {
+					e := f.next(author, g, wire.KindContent, []byte(fmt.Sprintf("%s %d %d", author, round, k)))
+					acks, _, err := svc.Send(f.ctx, f.ws, principal(author), []wire.Envelope{e})
+					if err != nil {
+						t.Fatalf("round %d, %s: %v", round, author, err)
+					}
+					if want := uint64(round*6 + s*3 + k + 1); acks[0].Seq != want {
+						t.Fatalf("round %d, %s: seq %d, want %d", round, author, acks[0].Seq, want)
+					}
+				}
+			}
+		}
+		out, _ := f.svc.Fetch(f.ctx, f.ws, g, 0, MaxFetchLimit)
+		if len(out.Envelopes) != 36 || out.HeadSeq != 36 {
+			t.Fatalf("%d envelopes, head %d", len(out.Envelopes), out.HeadSeq)
+		}
+		for i, e := range out.Envelopes {
+			if e.Seq != uint64(i+1) {
+				t.Fatalf("seq gap at %d: %d", i, e.Seq)
+			}
+		}
+
+		// Bob is removed through the other relay; this one still has the
+		// old set cached and Bob's chain warm.
+		set := f.newSet(2, devices("alice"), "agent", "recovery")
+		wire.SignAccessSet(&set, key("alice"))
+		if _, err := other.Publish(f.ctx, f.ws, set); err != nil {
+			t.Fatal(err)
+		}
+		f.refused(wire.CodeAuthRevoked, func() error {
+			return errOf(f.send("bob", f.next("bob", g, wire.KindContent, []byte("after removal"))))
+		})
+	})
+}
+
+// TestSendGate drives store.Send directly: each gate refuses without
+// storing, and a seq already taken is ErrConflict.
+func TestSendGate(t *testing.T) {
+	engines(t, func(t *testing.T, st store.Store) {
+		f := newFixture(t, st, withBudget(100))
+		g := id("g")
+		f.mustSend("alice", f.next("alice", g, wire.KindContent, []byte("one")))
+		alice := wire.KeyID(pub(key("alice")))
+		head := f.chains[chainKey{alice, g}]
+		e := mk("alice", g, wire.KindContent, []byte("two"), head.ctr+1, head.prev)
+		req := func(mod func(r *store.SendRequest)) store.SendRequest {
+			r := store.SendRequest{Workspace: f.ws, AccessVersion: 1, MaxLogBytes: 100, Now: 1,
+				Envelopes: []wire.Envelope{e}, Hashes: []wire.ID{e.Hash()}, Seqs: []uint64{2}, Heads: map[wire.ID]uint64{g: 1}}
+			mod(&r)
+			return r
+		}
+		noAwait := func() error { return nil }
+		before := f.state()
+		for name, mod := range map[string]func(r *store.SendRequest){
+			"stale access set": func(r *store.SendRequest) { r.AccessVersion = 0 },
+			"over budget":      func(r *store.SendRequest) { r.MaxLogBytes = 4 },
+			"unknown ws":       func(r *store.SendRequest) { r.Workspace = id("nowhere") },
+		} {
+			if ok, err := st.Send(f.ctx, req(mod), noAwait); ok || err != nil {
+				t.Errorf("%s: ok %v, err %v", name, ok, err)
+			}
+		}
+		taken := req(func(r *store.SendRequest) { r.Seqs = []uint64{1}; r.Heads = map[wire.ID]uint64{g: 0} })
+		if ok, err := st.Send(f.ctx, taken, noAwait); ok || (!errors.Is(err, store.ErrConflict) && err != nil) {
+			t.Errorf("taken seq: ok %v, err %v", ok, err)
+		}
+		awaitErr := errors.New("bad signature")
+		if ok, err := st.Send(f.ctx, req(func(*store.SendRequest) {}), func() error { return awaitErr }); ok || !errors.Is(err, awaitErr) {
+			t.Errorf("await error: ok %v, err %v", ok, err)
+		}
+		if after := f.state(); after != before {
+			t.Fatalf("a refused gate changed state:\nbefore:\n%s\nafter:\n%s", before, after)
+		}
+
+		// PostgreSQL's gate reads the group row under a lock, so a
+		// drop_before another relay committed past the assigned seq stops
+		// the send even where the primary key would not (the rows it
+		// dropped are gone). SQLite has one writer, and its gate compares
+		// the head itself.
+		if _, isPG := st.(interface{ URL() string }); !isPG {
+			return
+		}
+		if err := st.Update(f.ctx, func(tx store.Tx) error { return tx.SetDroppedBelow(f.ctx, g, 5) }); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := st.Send(f.ctx, req(func(*store.SendRequest) {}), noAwait); ok || err != nil {
+			t.Errorf("below a drop barrier: ok %v, err %v", ok, err)
+		}
+		if out, _ := f.svc.Fetch(f.ctx, f.ws, g, 0, MaxFetchLimit); out.HeadSeq != 1 {
+			t.Errorf("head %d after a gated send, want 1", out.HeadSeq)
+		}
+	})
+}
