@@ -5,14 +5,11 @@ import (
 	"errors"
 	"runtime"
 	"sync"
-	"time"
 
 	"weald/backend/internal/ed25519batch"
 	"weald/backend/relay/store"
 	"weald/backend/wire"
 )
-
-var ProbeT [8]time.Duration
 
 // groupState is a group's head as the batch being accepted moves it.
 type groupState struct {
@@ -38,7 +35,6 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 	if len(envs) > s.maxBatch {
 		return nil, nil, wire.Errorf(wire.CodeLimitBatchSize, "Too many envelopes in one send; split the batch.", wire.U("limit", uint64(s.maxBatch)))
 	}
-	probeStart := time.Now()
 	var total uint64
 	for i := range envs {
 		if !envs[i].Kind.Known() {
@@ -52,27 +48,31 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 		hashes[i] = envs[i].Hash()
 	}
 
-	// Verify signatures against the cached current set while the
-	// transaction does its inserts (the database work and the verification
-	// overlap on separate cores); the result is awaited before commit. A key
-	// id names one public key, so a signature that fails here fails under
-	// every version of the set.
+	// Verify signatures against the cached current set. A key id names one
+	// public key, so a signature that fails here fails under every version
+	// of the set. The result is awaited before anything commits.
 	s.mu.Lock()
 	pre := s.cache[ws]
 	s.mu.Unlock()
+	plan := s.fastPlan(ws, pre, envs, hashes)
 	firstBad := -1
 	var wg sync.WaitGroup
 	switch {
-	case pre != nil && len(envs) == 1:
-		// One signature: checked here. Handing it to another goroutine
-		// costs more than it saves: the goroutine that resumes after the
-		// database answers waits for a free P.
-		firstBad = verifyBatch(pre.keys, envs)
-	case pre != nil:
+	case pre == nil:
+	case len(envs) == 1 || (plan != nil && !s.st.InProcess()):
+		// Checked here, on every core: one signature (handing it to
+		// another goroutine costs more than it saves, since the goroutine
+		// that resumes after the database answers then waits for a free
+		// P), or a fast send to a database server, which is one statement
+		// sent after the check.
+		firstBad = verifyBatch(pre.keys, envs, runtime.GOMAXPROCS(0))
+	default:
+		// Alongside the transaction: the database work and the
+		// verification overlap, and the transaction keeps a core.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			firstBad = verifyBatch(pre.keys, envs)
+			firstBad = verifyBatch(pre.keys, envs, runtime.GOMAXPROCS(0)-1)
 		}()
 		// A new goroutine waits in this P's run queue until this one
 		// blocks, which SQLite's in-process inserts do not do until
@@ -90,8 +90,7 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 		return nil
 	}
 
-	ProbeT[0] += time.Since(probeStart)
-	if plan := s.fastPlan(ws, pre, envs, hashes); plan != nil {
+	if plan != nil {
 		ok, err := s.st.Send(ctx, *plan, func() error { return awaitSignatures(len(envs)) })
 		if err == nil && ok {
 			s.fastSends.Add(1)
@@ -237,11 +236,10 @@ func badEnvelopeSignature(i int) *wire.Error {
 }
 
 // verifyBatch verifies the envelopes whose author is in keys: as Ed25519
-// batches (package ed25519batch), one per core but the one the transaction
-// uses. It returns the index of the
+// batches (package ed25519batch), one per worker. It returns the index of the
 // first envelope whose signature fails, or -1; a failed batch is checked one
 // by one to name it.
-func verifyBatch(keys map[wire.ID][]byte, envs []wire.Envelope) int {
+func verifyBatch(keys map[wire.ID][]byte, envs []wire.Envelope, workers int) int {
 	var idx []int
 	var items []ed25519batch.Item
 	for i := range envs {
@@ -255,8 +253,6 @@ func verifyBatch(keys map[wire.ID][]byte, envs []wire.Envelope) int {
 		idx = append(idx, i)
 		items = append(items, ed25519batch.Item{Pub: key, Msg: wire.SignContent(wire.LabelEnvelope, envs[i].TBS()), Sig: envs[i].Signature})
 	}
-	// The transaction runs on its own core meanwhile: leave it one.
-	workers := runtime.GOMAXPROCS(0) - 1
 	if len(items) < 32 || workers < 1 {
 		workers = 1
 	}

@@ -206,6 +206,12 @@ func TestSendGate(t *testing.T) {
 		if ok, err := st.Send(f.ctx, taken, noAwait); ok || (!errors.Is(err, store.ErrConflict) && err != nil) {
 			t.Errorf("taken seq: ok %v, err %v", ok, err)
 		}
+		// Planned after a send that reserved seq 2 but never committed:
+		// storing seq 3 would leave a gap.
+		gap := req(func(r *store.SendRequest) { r.Seqs = []uint64{3}; r.Heads = map[wire.ID]uint64{g: 2} })
+		if ok, err := st.Send(f.ctx, gap, noAwait); ok || err != nil {
+			t.Errorf("after an uncommitted head: ok %v, err %v", ok, err)
+		}
 		awaitErr := errors.New("bad signature")
 		if ok, err := st.Send(f.ctx, req(func(*store.SendRequest) {}), func() error { return awaitErr }); ok || !errors.Is(err, awaitErr) {
 			t.Errorf("await error: ok %v, err %v", ok, err)

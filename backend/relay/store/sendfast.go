@@ -33,9 +33,9 @@ type SendRequest struct {
 	Hashes        []wire.ID
 	Seqs          []uint64
 	// Heads are the caller's head seqs of the batch's groups, before the
-	// batch. SQLite's gate checks each; PostgreSQL's checks that no
-	// drop_before went past head+1 and leaves a moved head to the primary
-	// key.
+	// batch. SQLite's gate compares each with the group's head;
+	// PostgreSQL's checks that the head envelope exists and no drop_before
+	// went past head+1, and leaves a moved head to the primary key.
 	Heads map[wire.ID]uint64
 }
 
@@ -76,6 +76,9 @@ func (t *sqlTx) SendFast(ctx context.Context, r SendRequest) (bool, error) {
 	t.changes = append(t.changes, changes...) // PostgreSQL: already notified
 	return true, nil
 }
+
+// InProcess implements [Store.InProcess].
+func (s *sqlStore) InProcess() bool { return s.d.name != "postgres" }
 
 // errNotFast rolls back the transaction of a Send whose gate did not hold.
 var errNotFast = errors.New("store: not a fast send")
@@ -178,14 +181,19 @@ func (t *sqlTx) sendFastSQLite(ctx context.Context, r SendRequest, rows []Envelo
 // sendFastPGQuery locks the workspace row if its access-set version is the
 // caller's and the batch fits the budget, and locks (shares) the batch's
 // group rows if no drop_before has gone past the seqs the caller assigned.
-// Both locks read the rows' latest versions even after a wait, so the gate
-// holds against every committed change; a seq taken by another relay
-// process meanwhile is caught by the primary key (ErrConflict). Then it
-// inserts the batch and notifies the payloads.
+// Both locks read the rows' latest versions even after a wait, so these
+// gates hold against every committed change. The seqs must follow the
+// group's head exactly: the caller's head must be an envelope the statement
+// sees (a head that another send planned but did not commit, or that
+// committed while this statement waited, is not), and a seq already taken
+// is caught by the primary key (ErrConflict). Then it inserts the batch and
+// notifies the payloads.
 const sendFastPGQuery = `WITH w AS (SELECT 1 FROM workspaces
 	  WHERE id = ? AND access_version = ? AND (?::bigint = 0 OR log_bytes + ?::bigint <= ?::bigint) FOR UPDATE),
 	g AS (SELECT 1 FROM groups gr JOIN unnest(?::bytea[], ?::bigint[]) AS x (id, first) ON gr.id = x.id
-	  WHERE gr.dropped_below < x.first FOR SHARE OF gr),
+	  WHERE gr.dropped_below < x.first
+	    AND (x.first = 1 OR EXISTS (SELECT 1 FROM envelopes e WHERE e.group_id = x.id AND e.seq = x.first - 1))
+	  FOR SHARE OF gr),
 	ok AS (SELECT 1 WHERE EXISTS (SELECT 1 FROM w) AND (SELECT count(*) FROM g) = ?),
 	ins AS (INSERT INTO envelopes (group_id, seq, author, ctr, prev, hash, kind, ct, sig, accepted_at)
 	  SELECT u.* FROM unnest(?::bytea[], ?::bigint[], ?::bytea[], ?::bigint[], ?::bytea[], ?::bytea[], ?::integer[], ?::bytea[], ?::bytea[], ?::bigint[]) AS u

@@ -31,6 +31,11 @@ type Store interface {
 	// every change this process commits. fn must not block. The returned
 	// function unregisters it.
 	Subscribe(fn func(Change)) (cancel func())
+	// InProcess reports whether the database engine runs in this process
+	// (SQLite), so that its work competes with the caller's for CPU, rather
+	// than in a server the caller waits on (PostgreSQL).
+	InProcess() bool
+
 	// Send runs Tx.SendFast for r in a write transaction of its own (on
 	// PostgreSQL one statement, committed as it completes). await reports
 	// the caller's signature check: the store calls it before anything is
