@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"sync"
 
-	"weald/backend/internal/ed25519batch"
 	"weald/backend/relay/store"
 	"weald/backend/wire"
 )
@@ -65,14 +64,14 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 		// that resumes after the database answers then waits for a free
 		// P), or a fast send to a database server, which is one statement
 		// sent after the check.
-		firstBad = verifyBatch(pre.keys, envs, runtime.GOMAXPROCS(0))
+		firstBad = s.verifyEnvelopes(pre.keys, envs, runtime.GOMAXPROCS(0))
 	default:
 		// Alongside the transaction: the database work and the
 		// verification overlap, and the transaction keeps a core.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			firstBad = verifyBatch(pre.keys, envs, runtime.GOMAXPROCS(0)-1)
+			firstBad = s.verifyEnvelopes(pre.keys, envs, runtime.GOMAXPROCS(0)-1)
 		}()
 		// A new goroutine waits in this P's run queue until this one
 		// blocks, which SQLite's in-process inserts do not do until
@@ -233,55 +232,6 @@ func budgetError(limit uint64) *wire.Error {
 
 func badEnvelopeSignature(i int) *wire.Error {
 	return wire.Errorf(wire.CodeAuthBadSignature, "An envelope's author signature does not verify.", wire.U("index", uint64(i)))
-}
-
-// verifyBatch verifies the envelopes whose author is in keys: as Ed25519
-// batches (package ed25519batch), one per worker. It returns the index of the
-// first envelope whose signature fails, or -1; a failed batch is checked one
-// by one to name it.
-func verifyBatch(keys map[wire.ID][]byte, envs []wire.Envelope, workers int) int {
-	var idx []int
-	var items []ed25519batch.Item
-	for i := range envs {
-		key := keys[envs[i].Author]
-		if key == nil {
-			continue
-		}
-		if wire.KeyID(key) != envs[i].Author {
-			return i
-		}
-		idx = append(idx, i)
-		items = append(items, ed25519batch.Item{Pub: key, Msg: wire.SignContent(wire.LabelEnvelope, envs[i].TBS()), Sig: envs[i].Signature})
-	}
-	if len(items) < 32 || workers < 1 {
-		workers = 1
-	}
-	bad := make([]int, workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := w*len(items)/workers, (w+1)*len(items)/workers
-		bad[w] = -1
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			if ed25519batch.Verify(items[lo:hi]) {
-				return
-			}
-			for j := lo; j < hi; j++ {
-				if !ed25519batch.Verify(items[j : j+1]) {
-					bad[w] = idx[j]
-					return
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
-	for _, b := range bad {
-		if b >= 0 {
-			return b
-		}
-	}
-	return -1
 }
 
 // authorKey resolves the public key of an envelope author: a key of the

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"weald/backend/internal/ed25519batch"
 	"weald/backend/relay/store"
 	"weald/backend/wire"
 )
@@ -55,6 +56,8 @@ type Service struct {
 	// Heads this Service's own commits reached (fastPlan; the store's gate
 	// checks them, since other relay processes may have moved them on).
 	known map[wire.ID]*knownGroup
+	// Prepared public keys for single-envelope sends (verifyOne).
+	prepared map[wire.ID]*ed25519batch.PreparedKey
 
 	// Sends accepted by store.Tx.SendFast, and by the general path.
 	fastSends, generalSends atomic.Uint64
@@ -77,7 +80,7 @@ type cachedSet struct {
 func New(cfg Config) *Service {
 	s := &Service{st: cfg.Store, now: cfg.Clock, maxLogBytes: cfg.MaxLogBytes,
 		retentionDays: cfg.RetentionDays, maxBatch: cfg.MaxBatch, cache: map[wire.ID]*cachedSet{}, groupWS: map[wire.ID]wire.ID{},
-		known: map[wire.ID]*knownGroup{}}
+		known: map[wire.ID]*knownGroup{}, prepared: map[wire.ID]*ed25519batch.PreparedKey{}}
 	if s.now == nil {
 		s.now = time.Now
 	}
