@@ -14,6 +14,12 @@
 // retention.transition, retention.policy) and treats every other ct, and
 // every roster operation, as opaque bytes.
 //
+// A send that continues chains the Service accepted itself takes the fast
+// path: its seqs are planned in memory and store.Store.Send checks a gate
+// and inserts in one statement (docs/protocol/wire.md "The fast path");
+// anything else, and any gate that does not hold, takes the general path,
+// which names every refusal.
+//
 // The only deletion of envelopes is [Service.DropBefore]. The byte budget
 // refuses; RETENTION_DAYS only warns (in [Service.Stats]).
 package relay
