@@ -27,6 +27,15 @@ const (
 	CodeLimitRate        Code = "limit/rate"         // {retry_after_ms}
 	CodeLimitFetch       Code = "limit/fetch_limit"  // {limit}
 	CodeLimitKeyPackages Code = "limit/key_packages" // {limit}: one-use packages stored per device
+	// CodeLimitSubscriptions refuses a SUBSCRIBE over the per-connection limit {limit}.
+	CodeLimitSubscriptions Code = "limit/subscriptions"
+	// CodeLimitSlowConsumer closes a subscriber whose outbound queue is full.
+	// The client reconnects and fetches from the last seq it holds; nothing is
+	// lost, because pushes are only a copy of the log.
+	CodeLimitSlowConsumer Code = "limit/slow_consumer"
+
+	// CodeRelayShuttingDown closes connections when the relay stops.
+	CodeRelayShuttingDown Code = "relay/shutting_down"
 
 	CodeMalformed      Code = "bad_request/malformed"
 	CodeUnknownFrame   Code = "bad_request/unknown_frame" // {type}

@@ -13,14 +13,6 @@ import (
 	"weald/backend/wire"
 )
 
-// CodeSlowConsumer closes a subscriber whose outbound queue is full. The
-// client reconnects and fetches from the last seq it holds; nothing is lost
-// because pushes are only a copy of the log.
-const CodeSlowConsumer wire.Code = "limit/slow_consumer"
-
-// CodeShuttingDown closes connections when the relay stops.
-const CodeShuttingDown wire.Code = "relay/shutting_down"
-
 // frameHeaderLen is type (1) + request id (4).
 const frameHeaderLen = 5
 

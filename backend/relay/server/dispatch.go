@@ -146,7 +146,7 @@ func (s *Server) handle(c *conn, body wire.Body) (wire.Body, func(), error) {
 				continue
 			}
 			if !s.hub.subscribe(c, it.Group, s.lim.MaxSubscriptions) {
-				return nil, s.startCatchUps(c, started), wire.Errorf(CodeLimitSubscriptions,
+				return nil, s.startCatchUps(c, started), wire.Errorf(wire.CodeLimitSubscriptions,
 					"This connection has subscribed to as many groups as the relay allows.",
 					wire.U("limit", uint64(s.lim.MaxSubscriptions)))
 			}

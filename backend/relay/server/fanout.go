@@ -148,7 +148,7 @@ func (s *Server) broadcast(ws wire.ID, body wire.Body) {
 		select {
 		case c.out <- b:
 		default:
-			c.kick(wire.Errorf(CodeSlowConsumer, "The connection fell too far behind; reconnect."))
+			c.kick(wire.Errorf(wire.CodeLimitSlowConsumer, "The connection fell too far behind; reconnect."))
 		}
 	}
 }

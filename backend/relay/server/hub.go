@@ -150,7 +150,7 @@ func (h *hub) publish(ws, group wire.ID, envs []wire.SeqEnvelope) int {
 		if m.push(group, envs, frame) {
 			n++
 		} else {
-			m.kick(wire.Errorf(CodeSlowConsumer,
+			m.kick(wire.Errorf(wire.CodeLimitSlowConsumer,
 				"The connection fell too far behind the envelopes it subscribed to; reconnect and fetch from the last seq you hold."))
 		}
 	}

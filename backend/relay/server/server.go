@@ -57,9 +57,6 @@ var DefaultLimits = Limits{
 	PingInterval:           30 * time.Second,
 }
 
-// CodeLimitSubscriptions refuses a SUBSCRIBE over MaxSubscriptions.
-const CodeLimitSubscriptions wire.Code = "limit/subscriptions"
-
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits
 	if l.MaxFrameBytes > 0 {
@@ -172,7 +169,7 @@ func (s *Server) Close() {
 	s.cancel()
 	for _, ws := range s.hub.workspaces() {
 		for _, m := range s.hub.connections(ws) {
-			m.(*conn).closeWith(websocket.StatusGoingAway, string(CodeShuttingDown))
+			m.(*conn).closeWith(websocket.StatusGoingAway, string(wire.CodeRelayShuttingDown))
 		}
 	}
 	s.wg.Wait()
