@@ -47,32 +47,19 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 		}
 		total += uint64(len(envs[i].CT))
 	}
-	hashes := make([]wire.ID, len(envs))
-	for i := range envs {
-		hashes[i] = envs[i].Hash()
-	}
-
 	// Verify signatures against the cached current set. A key id names one
 	// public key, so a signature that fails here fails under every version
 	// of the set. The result is awaited before anything commits.
 	s.mu.Lock()
 	pre := s.cache[ws]
 	s.mu.Unlock()
-	plan := s.fastPlan(ws, pre, envs, hashes)
 	firstBad := -1
 	var wg sync.WaitGroup
-	switch {
-	case pre == nil:
-	case len(envs) == 1 || (plan != nil && !s.st.InProcess()):
-		// Checked here, on every core: one signature (handing it to
-		// another goroutine costs more than it saves, since the goroutine
-		// that resumes after the database answers then waits for a free
-		// P), or a fast send to a database server, which is one statement
-		// sent after the check.
-		firstBad = s.verifyEnvelopes(pre.keys, envs, runtime.GOMAXPROCS(0))
-	default:
-		// Alongside the transaction: the database work and the
-		// verification overlap, and the transaction keeps a core.
+	alongside := pre != nil && len(envs) > 1 && s.st.InProcess()
+	if alongside {
+		// Alongside everything else, the in-process transaction included:
+		// the database work and the verification overlap, and the
+		// transaction keeps a core.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -83,6 +70,29 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 		// commit: yield once so it starts now, on this P, while an idle P
 		// picks this goroutine up.
 		runtime.Gosched()
+	}
+	hashes := make([]wire.ID, len(envs))
+	for i := range envs {
+		hashes[i] = envs[i].Hash()
+	}
+	plan := s.fastPlan(ws, pre, envs, hashes)
+	switch {
+	case pre == nil || alongside:
+	case len(envs) == 1 || plan != nil:
+		// Checked here, on every core: one signature (handing it to
+		// another goroutine costs more than it saves, since the goroutine
+		// that resumes after the database answers then waits for a free
+		// P), or a fast send to a database server, which is one statement
+		// sent after the check.
+		firstBad = s.verifyEnvelopes(pre.keys, envs, runtime.GOMAXPROCS(0))
+	default:
+		// The general path on a database server: verified while its
+		// statements wait on the network.
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			firstBad = s.verifyEnvelopes(pre.keys, envs, runtime.GOMAXPROCS(0))
+		}()
 	}
 	// awaitSignatures returns the refusal for the first bad signature at or
 	// below index limit.
