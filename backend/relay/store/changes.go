@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"sync"
 	"time"
@@ -71,7 +72,10 @@ func (s *sqlStore) Changes(ctx context.Context) (<-chan Change, error) {
 // included.
 type pgStore struct {
 	*sqlStore
-	url string
+	// fast runs the fast-send statements, with generic plans (see
+	// OpenPostgres).
+	fast *sql.DB
+	url  string
 	// reconnectDelay bounds how fast a lost LISTEN connection is retried.
 	reconnectDelay time.Duration
 }
