@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sync"
 	"time"
@@ -72,10 +71,7 @@ func (s *sqlStore) Changes(ctx context.Context) (<-chan Change, error) {
 // included.
 type pgStore struct {
 	*sqlStore
-	// fast runs the fast-send statements, with generic plans (see
-	// OpenPostgres).
-	fast *sql.DB
-	url  string
+	url string
 	// reconnectDelay bounds how fast a lost LISTEN connection is retried.
 	reconnectDelay time.Duration
 }

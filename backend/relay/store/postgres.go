@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 )
 
 // OpenPostgres connects to the PostgreSQL database at url (postgres://…) and
@@ -33,28 +32,7 @@ func OpenPostgres(ctx context.Context, url string) (Store, error) {
 		db.Close()
 		return nil, err
 	}
-	// The fast-send statements take array parameters, for which PostgreSQL
-	// plans every execution afresh (its estimate for a generic plan is
-	// worse than for the actual arrays), and planning them costs more than
-	// running them. Their generic plans are index lookups throughout, so
-	// they run on a pool of their own that always uses them.
-	fcfg, err := pgx.ParseConfig(url)
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("store: open postgres: %w", err)
-	}
-	fcfg.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
-	fast := stdlib.OpenDB(*fcfg)
-	fast.SetMaxOpenConns(8)
-	fast.SetMaxIdleConns(8)
-	fast.SetConnMaxIdleTime(5 * time.Minute)
-	return &pgStore{sqlStore: s, fast: fast, url: url, reconnectDelay: 500 * time.Millisecond}, nil
-}
-
-// Close closes both pools.
-func (s *pgStore) Close() error {
-	s.fast.Close()
-	return s.sqlStore.Close()
+	return &pgStore{sqlStore: s, url: url, reconnectDelay: 500 * time.Millisecond}, nil
 }
 
 // URL returns the database URL the store was opened with.

@@ -115,13 +115,7 @@ func (s *pgStore) Send(ctx context.Context, r SendRequest, await func() error) (
 		return false, err
 	}
 	changes := sendChanges(r)
-	// One envelope: its scalar-parameter statement settles on a generic
-	// plan by itself. A batch: the pool that always uses generic plans.
-	q := s.db
-	if len(rows) > 1 {
-		q = s.fast
-	}
-	ok, err := (&sqlTx{s: s.sqlStore}).sendFastPG(ctx, q, r, rows, total, changes)
+	ok, err := (&sqlTx{s: s.sqlStore}).sendFastPG(ctx, s.db, r, rows, total, changes)
 	if err != nil || !ok {
 		return false, err
 	}
@@ -196,9 +190,10 @@ func (t *sqlTx) sendFastSQLite(ctx context.Context, r SendRequest, rows []Envelo
 // notifies the payloads.
 const sendFastPGQuery = `WITH w AS (SELECT 1 FROM workspaces
 	  WHERE id = ? AND access_version = ? AND (?::bigint = 0 OR log_bytes + ?::bigint <= ?::bigint) FOR UPDATE),
-	g AS (SELECT 1 FROM unnest(?::bytea[], ?::bigint[]) AS x (id, first)
-	  WHERE (SELECT gr.dropped_below FROM groups gr WHERE gr.id = x.id FOR SHARE) < x.first
-	    AND (x.first = 1 OR EXISTS (SELECT 1 FROM envelopes e WHERE e.group_id = x.id AND e.seq = x.first - 1))),
+	g AS (SELECT 1 FROM groups gr JOIN unnest(?::bytea[], ?::bigint[]) AS x (id, first) ON gr.id = x.id
+	  WHERE gr.dropped_below < x.first
+	    AND (x.first = 1 OR EXISTS (SELECT 1 FROM envelopes e WHERE e.group_id = x.id AND e.seq = x.first - 1))
+	  FOR SHARE OF gr),
 	ok AS (SELECT 1 WHERE EXISTS (SELECT 1 FROM w) AND (SELECT count(*) FROM g) = ?),
 	ins AS (INSERT INTO envelopes (group_id, seq, author, ctr, prev, hash, kind, ct, sig, accepted_at)
 	  SELECT u.* FROM unnest(?::bytea[], ?::bigint[], ?::bytea[], ?::bigint[], ?::bytea[], ?::bytea[], ?::integer[], ?::bytea[], ?::bytea[], ?::bigint[]) AS u
