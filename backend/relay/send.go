@@ -39,6 +39,8 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 	if len(envs) > s.maxBatch {
 		return nil, nil, wire.Errorf(wire.CodeLimitBatchSize, "Too many envelopes in one send; split the batch.", wire.U("limit", uint64(s.maxBatch)))
 	}
+	s.sending.Add(1)
+	defer s.sending.Add(-1)
 	var total uint64
 	for i := range envs {
 		if !envs[i].Kind.Known() {
@@ -76,14 +78,24 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 		hashes[i] = envs[i].Hash()
 	}
 	plan := s.fastPlan(ws, pre, envs, hashes)
+	deferred := false // checked by the first awaitSignatures
 	switch {
 	case pre == nil || alongside:
-	case len(envs) == 1 || plan != nil:
-		// Checked here, on every core: one signature (handing it to
-		// another goroutine costs more than it saves, since the goroutine
-		// that resumes after the database answers then waits for a free
-		// P), or a fast send to a database server, which is one statement
-		// sent after the check.
+	case len(envs) == 1:
+		// One signature, checked here: handing it to another goroutine
+		// costs more than it saves, since the goroutine that resumes after
+		// the database answers then waits for a free P.
+		firstBad = s.verifyEnvelopes(pre.keys, envs, 1)
+	case plan != nil && s.sending.Load() == 1:
+		// A fast batch to a database server, and no other send in
+		// flight: the store sends its statement, then awaits, and the
+		// check runs on every core while the server works (holding the
+		// workspace lock meanwhile costs nobody).
+		deferred = true
+		plan.Overlap = true
+	case plan != nil:
+		// Other sends are in flight: checked first, so the statement
+		// holds the workspace lock only while it runs.
 		firstBad = s.verifyEnvelopes(pre.keys, envs, runtime.GOMAXPROCS(0))
 	default:
 		// The general path on a database server: verified while its
@@ -97,6 +109,10 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 	// awaitSignatures returns the refusal for the first bad signature at or
 	// below index limit.
 	awaitSignatures := func(limit int) error {
+		if deferred {
+			deferred = false
+			firstBad = s.verifyEnvelopes(pre.keys, envs, runtime.GOMAXPROCS(0))
+		}
 		wg.Wait()
 		if firstBad >= 0 && firstBad <= limit {
 			return badEnvelopeSignature(firstBad)

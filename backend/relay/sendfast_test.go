@@ -216,6 +216,24 @@ func TestSendGate(t *testing.T) {
 		if ok, err := st.Send(f.ctx, req(func(*store.SendRequest) {}), func() error { return awaitErr }); ok || !errors.Is(err, awaitErr) {
 			t.Errorf("await error: ok %v, err %v", ok, err)
 		}
+		// A batch that may overlap the check with the statement
+		// (PostgreSQL pipelines it): a gate that fails, or a check that
+		// fails after the statement ran, leaves nothing either.
+		e2 := mk("alice", g, wire.KindContent, []byte("three"), head.ctr+2, e.Hash())
+		pair := func(mod func(r *store.SendRequest)) store.SendRequest {
+			r := req(func(r *store.SendRequest) {
+				r.Envelopes, r.Hashes, r.Seqs = []wire.Envelope{e, e2}, []wire.ID{e.Hash(), e2.Hash()}, []uint64{2, 3}
+				r.Overlap = true
+			})
+			mod(&r)
+			return r
+		}
+		if ok, err := st.Send(f.ctx, pair(func(r *store.SendRequest) { r.AccessVersion = 0 }), noAwait); ok || err != nil {
+			t.Errorf("overlapped batch, stale set: ok %v, err %v", ok, err)
+		}
+		if ok, err := st.Send(f.ctx, pair(func(*store.SendRequest) {}), func() error { return awaitErr }); ok || !errors.Is(err, awaitErr) {
+			t.Errorf("overlapped batch, await error: ok %v, err %v", ok, err)
+		}
 		if after := f.state(); after != before {
 			t.Fatalf("a refused gate changed state:\nbefore:\n%s\nafter:\n%s", before, after)
 		}

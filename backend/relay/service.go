@@ -61,6 +61,8 @@ type Service struct {
 
 	// Sends accepted by store.Tx.SendFast, and by the general path.
 	fastSends, generalSends atomic.Uint64
+	// sending counts the Sends in flight.
+	sending atomic.Int64
 }
 
 // AcceptPaths returns how many sends were accepted in one statement

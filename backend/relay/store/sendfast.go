@@ -5,8 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
@@ -37,6 +40,11 @@ type SendRequest struct {
 	// PostgreSQL's checks that the head envelope exists and no drop_before
 	// went past head+1, and leaves a moved head to the primary key.
 	Heads map[wire.ID]uint64
+	// Overlap says the caller's signature check may run while the
+	// statement executes (it is the only send in flight, so holding the
+	// workspace lock meanwhile costs nobody); otherwise the store awaits the
+	// check before it locks anything.
+	Overlap bool
 }
 
 // check validates r's shape and returns its rows and ct bytes.
@@ -111,11 +119,66 @@ func (s *pgStore) Send(ctx context.Context, r SendRequest, await func() error) (
 	if err != nil {
 		return false, err
 	}
+	if len(rows) > 1 && r.Overlap {
+		return s.sendPipelined(ctx, r, rows, total, await)
+	}
 	if err := await(); err != nil {
 		return false, err
 	}
 	changes := sendChanges(r)
 	ok, err := (&sqlTx{s: s.sqlStore}).sendFastPG(ctx, s.db, r, rows, total, changes)
+	if err != nil || !ok {
+		return false, err
+	}
+	s.deliver(changes)
+	return true, nil
+}
+
+// sendPipelined sends BEGIN and the fast statement for a batch in one
+// pipeline, runs await while the server executes them, and commits only if
+// both the gate and await passed (else rolls back): one round trip more than
+// the statement alone, and the signature check costs no wall time while the
+// server inserts.
+func (s *pgStore) sendPipelined(ctx context.Context, r SendRequest, rows []EnvelopeRow, total uint64, await func() error) (bool, error) {
+	changes := sendChanges(r)
+	query, args := (&sqlTx{s: s.sqlStore}).sendFastPGArgs(r, rows, total, changes)
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return false, fmt.Errorf("send: %w", err)
+	}
+	defer conn.Close()
+	var ok bool
+	err = conn.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
+		batch := &pgx.Batch{}
+		batch.Queue("BEGIN")
+		batch.Queue(query, args...)
+		results := pc.SendBatch(ctx, batch)
+		awaitErr := await()
+		_, beginErr := results.Exec()
+		var inserted, notified int64
+		stmtErr := results.QueryRow().Scan(&inserted, &notified)
+		closeErr := results.Close()
+		end := "ROLLBACK"
+		switch {
+		case beginErr != nil:
+			err = fmt.Errorf("send: begin: %w", beginErr)
+		case stmtErr != nil:
+			err = conflict(stmtErr)
+		case closeErr != nil:
+			err = fmt.Errorf("send: %w", closeErr)
+		case awaitErr != nil:
+			err = awaitErr
+		case inserted == int64(len(rows)):
+			ok, end = true, "COMMIT"
+		case inserted != 0:
+			err = fmt.Errorf("send: inserted %d of %d envelopes", inserted, len(rows))
+		}
+		if _, endErr := pc.Exec(ctx, end); endErr != nil && err == nil {
+			ok, err = false, fmt.Errorf("send: %s: %w", strings.ToLower(end), endErr)
+		}
+		return err
+	})
 	if err != nil || !ok {
 		return false, err
 	}
@@ -216,12 +279,9 @@ const sendOnePGQuery = `WITH w AS (SELECT 1 FROM workspaces
 	SELECT (SELECT count(*) FROM ins),
 	  (SELECT count(pg_notify(?, ?)) WHERE EXISTS (SELECT 1 FROM ins))`
 
-// rowQuerier is a *sql.Tx or a *sql.DB (autocommit).
-type rowQuerier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-func (t *sqlTx) sendFastPG(ctx context.Context, q rowQuerier, r SendRequest, rows []EnvelopeRow, total uint64, changes []Change) (bool, error) {
+// sendFastPGArgs is the fast statement for rows and its arguments
+// (placeholders already in PostgreSQL style).
+func (t *sqlTx) sendFastPGArgs(r SendRequest, rows []EnvelopeRow, total uint64, changes []Change) (string, []any) {
 	cols := envelopeArrays(rows)
 	payloads := make([]string, len(changes))
 	for i, c := range changes {
@@ -247,8 +307,18 @@ func (t *sqlTx) sendFastPG(ctx context.Context, q rowQuerier, r SendRequest, row
 			b(e.Author), int64(e.Ctr), b(e.Prev), b(rows[0].Hash), int32(e.Kind), nonNil(e.CT), nonNil(e.Signature), rows[0].AcceptedAt,
 			NotifyChannel, payloads[0]}
 	}
+	return t.s.q(query), args
+}
+
+// rowQuerier is a *sql.Tx or a *sql.DB (autocommit).
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (t *sqlTx) sendFastPG(ctx context.Context, q rowQuerier, r SendRequest, rows []EnvelopeRow, total uint64, changes []Change) (bool, error) {
+	query, args := t.sendFastPGArgs(r, rows, total, changes)
 	var inserted, notified int64
-	if err := q.QueryRowContext(ctx, t.s.q(query), args...).Scan(&inserted, &notified); err != nil {
+	if err := q.QueryRowContext(ctx, query, args...).Scan(&inserted, &notified); err != nil {
 		return false, conflict(err)
 	}
 	switch inserted {
