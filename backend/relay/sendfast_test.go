@@ -234,9 +234,33 @@ func TestSendGate(t *testing.T) {
 		if ok, err := st.Send(f.ctx, pair(func(*store.SendRequest) {}), func() error { return awaitErr }); ok || !errors.Is(err, awaitErr) {
 			t.Errorf("overlapped batch, await error: ok %v, err %v", ok, err)
 		}
+		if ok, err := st.Send(f.ctx, pair(func(r *store.SendRequest) { r.Overlap = false; r.MaxLogBytes = 5 }), noAwait); ok || err != nil {
+			t.Errorf("batch over budget: ok %v, err %v", ok, err)
+		}
 		if after := f.state(); after != before {
 			t.Fatalf("a refused gate changed state:\nbefore:\n%s\nafter:\n%s", before, after)
 		}
+		// Both ways of sending a batch store it.
+		if ok, err := st.Send(f.ctx, pair(func(r *store.SendRequest) { r.Overlap = false }), noAwait); !ok || err != nil {
+			t.Fatalf("batch: ok %v, err %v", ok, err)
+		}
+		e3 := mk("alice", g, wire.KindContent, []byte("four"), head.ctr+3, e2.Hash())
+		e4 := mk("alice", g, wire.KindContent, []byte("five"), head.ctr+4, e3.Hash())
+		next := req(func(r *store.SendRequest) {
+			r.Envelopes, r.Hashes, r.Seqs = []wire.Envelope{e3, e4}, []wire.ID{e3.Hash(), e4.Hash()}, []uint64{4, 5}
+			r.Heads, r.Overlap = map[wire.ID]uint64{g: 3}, true
+		})
+		if ok, err := st.Send(f.ctx, next, noAwait); !ok || err != nil {
+			t.Fatalf("overlapped batch: ok %v, err %v", ok, err)
+		}
+		if out, _ := f.svc.Fetch(f.ctx, f.ws, g, 0, MaxFetchLimit); out.HeadSeq != 5 || len(out.Envelopes) != 5 {
+			t.Fatalf("head %d with %d envelopes after two batches, want 5", out.HeadSeq, len(out.Envelopes))
+		}
+		// The drop check below builds on a group at head 1.
+		g = id("g2")
+		f.mustSend("alice", f.next("alice", g, wire.KindContent, []byte("one")))
+		alice2 := f.chains[chainKey{alice, g}]
+		e = mk("alice", g, wire.KindContent, []byte("two"), alice2.ctr+1, alice2.prev)
 
 		// PostgreSQL's gate reads the group row under a lock, so a
 		// drop_before another relay committed past the assigned seq stops

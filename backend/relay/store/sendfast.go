@@ -119,7 +119,7 @@ func (s *pgStore) Send(ctx context.Context, r SendRequest, await func() error) (
 	if err != nil {
 		return false, err
 	}
-	if len(rows) > 1 && r.Overlap {
+	if len(rows) > 1 {
 		return s.sendPipelined(ctx, r, rows, total, await)
 	}
 	if err := await(); err != nil {
@@ -134,14 +134,24 @@ func (s *pgStore) Send(ctx context.Context, r SendRequest, await func() error) (
 	return true, nil
 }
 
-// sendPipelined sends BEGIN and the fast statement for a batch in one
-// pipeline, runs await while the server executes them, and commits only if
-// both the gate and await passed (else rolls back): one round trip more than
-// the statement alone, and the signature check costs no wall time while the
-// server inserts.
+// sendPipelined sends BEGIN, the gate (weald_send_gate, schema 0005) and the
+// plain bulk insert for a batch in one pipeline, so the insert is the very
+// statement a raw insert uses and nothing is planned afresh. With r.Overlap
+// it runs await while the server executes them and commits only if the
+// gate, the insert and await all passed (else rolls back): the signature
+// check costs no wall time. Without, await runs first and the COMMIT rides
+// in the same pipeline: one round trip, and the locks are held only while
+// the server runs it.
 func (s *pgStore) sendPipelined(ctx context.Context, r SendRequest, rows []EnvelopeRow, total uint64, await func() error) (bool, error) {
 	changes := sendChanges(r)
-	query, args := (&sqlTx{s: s.sqlStore}).sendFastPGArgs(r, rows, total, changes)
+	payloads := make([]string, len(changes))
+	for i, c := range changes {
+		payloads[i] = c.Payload()
+	}
+	groups, firsts := make([][]byte, 0, len(r.Heads)), make([]int64, 0, len(r.Heads))
+	for g, h := range r.Heads {
+		groups, firsts = append(groups, b(g)), append(firsts, int64(h)+1)
+	}
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return false, fmt.Errorf("send: %w", err)
@@ -152,27 +162,53 @@ func (s *pgStore) sendPipelined(ctx context.Context, r SendRequest, rows []Envel
 		pc := dc.(*stdlib.Conn).Conn()
 		batch := &pgx.Batch{}
 		batch.Queue("BEGIN")
-		batch.Queue(query, args...)
+		batch.Queue(`SELECT weald_send_gate($1, $2, $3, $4, $5, $6, $7, $8)`, b(r.Workspace), int64(r.AccessVersion),
+			int64(r.MaxLogBytes), int64(total), groups, firsts, NotifyChannel, payloads)
+		batch.Queue(s.q(insertEnvelopesPG), envelopeArrays(rows)...)
+		var awaitErr error
+		if !r.Overlap {
+			// Checked before anything is sent; then the commit rides in
+			// the same pipeline, so the locks are held only while the
+			// server runs it.
+			if awaitErr = await(); awaitErr != nil {
+				return awaitErr
+			}
+			batch.Queue("COMMIT")
+		}
 		results := pc.SendBatch(ctx, batch)
-		awaitErr := await()
+		if r.Overlap {
+			awaitErr = await()
+		}
 		_, beginErr := results.Exec()
-		var inserted, notified int64
-		stmtErr := results.QueryRow().Scan(&inserted, &notified)
+		_, gateErr := results.Exec()
+		_, insertErr := results.Exec()
+		var commitErr error
+		if !r.Overlap {
+			_, commitErr = results.Exec()
+		}
 		closeErr := results.Close()
 		end := "ROLLBACK"
+		var pe *pgconn.PgError
 		switch {
 		case beginErr != nil:
 			err = fmt.Errorf("send: begin: %w", beginErr)
-		case stmtErr != nil:
-			err = conflict(stmtErr)
+		case errors.As(gateErr, &pe) && pe.Code == "WG001":
+			// The gate did not hold: nothing stored, ok = false.
+		case gateErr != nil:
+			err = fmt.Errorf("send: gate: %w", gateErr)
+		case insertErr != nil:
+			err = conflict(insertErr)
 		case closeErr != nil:
 			err = fmt.Errorf("send: %w", closeErr)
 		case awaitErr != nil:
 			err = awaitErr
-		case inserted == int64(len(rows)):
+		case commitErr != nil:
+			err = fmt.Errorf("send: commit: %w", commitErr)
+		case !r.Overlap:
+			ok = true
+			return nil // committed in the pipeline
+		default:
 			ok, end = true, "COMMIT"
-		case inserted != 0:
-			err = fmt.Errorf("send: inserted %d of %d envelopes", inserted, len(rows))
 		}
 		if _, endErr := pc.Exec(ctx, end); endErr != nil && err == nil {
 			ok, err = false, fmt.Errorf("send: %s: %w", strings.ToLower(end), endErr)
