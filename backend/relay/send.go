@@ -79,6 +79,10 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 	}
 	plan := s.fastPlan(ws, pre, envs, hashes)
 	deferred := false // checked by the first awaitSignatures
+	busy := s.sending.Load() > 1
+	if plan != nil {
+		plan.Busy = busy
+	}
 	switch {
 	case pre == nil || alongside:
 	case len(envs) == 1:
@@ -86,7 +90,7 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 		// costs more than it saves, since the goroutine that resumes after
 		// the database answers then waits for a free P.
 		firstBad = s.verifyEnvelopes(pre.keys, envs, 1)
-	case plan != nil && s.sending.Load() == 1:
+	case plan != nil && !busy:
 		// A fast batch to a database server, and no other send in
 		// flight: the store sends its statement, then awaits, and the
 		// check runs on every core while the server works (holding the

@@ -194,9 +194,11 @@ func TestSendGate(t *testing.T) {
 		noAwait := func() error { return nil }
 		before := f.state()
 		for name, mod := range map[string]func(r *store.SendRequest){
-			"stale access set": func(r *store.SendRequest) { r.AccessVersion = 0 },
-			"over budget":      func(r *store.SendRequest) { r.MaxLogBytes = 4 },
-			"unknown ws":       func(r *store.SendRequest) { r.Workspace = id("nowhere") },
+			"stale access set":  func(r *store.SendRequest) { r.AccessVersion = 0 },
+			"over budget":       func(r *store.SendRequest) { r.MaxLogBytes = 4 },
+			"unknown ws":        func(r *store.SendRequest) { r.Workspace = id("nowhere") },
+			"busy, stale set":   func(r *store.SendRequest) { r.AccessVersion = 0; r.Busy = true },
+			"busy, over budget": func(r *store.SendRequest) { r.MaxLogBytes = 4; r.Busy = true },
 		} {
 			if ok, err := st.Send(f.ctx, req(mod), noAwait); ok || err != nil {
 				t.Errorf("%s: ok %v, err %v", name, ok, err)
@@ -253,8 +255,16 @@ func TestSendGate(t *testing.T) {
 		if ok, err := st.Send(f.ctx, next, noAwait); !ok || err != nil {
 			t.Fatalf("overlapped batch: ok %v, err %v", ok, err)
 		}
-		if out, _ := f.svc.Fetch(f.ctx, f.ws, g, 0, MaxFetchLimit); out.HeadSeq != 5 || len(out.Envelopes) != 5 {
-			t.Fatalf("head %d with %d envelopes after two batches, want 5", out.HeadSeq, len(out.Envelopes))
+		e5 := mk("alice", g, wire.KindContent, []byte("six"), head.ctr+5, e4.Hash())
+		busy := req(func(r *store.SendRequest) {
+			r.Envelopes, r.Hashes, r.Seqs = []wire.Envelope{e5}, []wire.ID{e5.Hash()}, []uint64{6}
+			r.Heads, r.Busy = map[wire.ID]uint64{g: 5}, true
+		})
+		if ok, err := st.Send(f.ctx, busy, noAwait); !ok || err != nil {
+			t.Fatalf("one envelope while busy: ok %v, err %v", ok, err)
+		}
+		if out, _ := f.svc.Fetch(f.ctx, f.ws, g, 0, MaxFetchLimit); out.HeadSeq != 6 || len(out.Envelopes) != 6 {
+			t.Fatalf("head %d with %d envelopes after two batches and one more, want 6", out.HeadSeq, len(out.Envelopes))
 		}
 		// The drop check below builds on a group at head 1.
 		g = id("g2")
