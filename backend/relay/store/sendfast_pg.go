@@ -14,9 +14,11 @@ import (
 
 // The PostgreSQL half of the fast send (docs/protocol/wire.md "The fast path").
 
-// Send implements [Store.Send] for PostgreSQL: await first, then the fast
-// statement on its own, committed as it completes, so the workspace lock is
-// held for the statement only and never across a round trip.
+// Send implements [Store.Send] for PostgreSQL. One envelope with nothing
+// else in flight: await first, then the fast statement on its own,
+// committed as it completes, so the workspace lock is held for the
+// statement only. A batch, or one envelope while others are in flight:
+// sendPipelined.
 func (s *pgStore) Send(ctx context.Context, r SendRequest, await func() error) (bool, error) {
 	rows, total, err := r.check()
 	if err != nil {
