@@ -17,7 +17,7 @@ import (
 // ratio ≥ 0.8). One op is one request: a batch of 100 envelopes, or one. The
 // raw insert is the store's fastest: one transaction with
 // store.Tx.InsertEnvelopes (on PostgreSQL one statement for the batch).
-// fast_share is the share of requests store.Tx.SendFast accepted.
+// fast_share is the share of requests store.Store.Send accepted.
 //
 //	go test ./backend/relay -run '^$' -bench AcceptVsRaw -benchtime 200x
 func BenchmarkAcceptVsRaw(b *testing.B) {

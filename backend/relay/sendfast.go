@@ -24,7 +24,7 @@ type knownGroup struct {
 	chains map[wire.ID]store.AuthorHead
 }
 
-// fastPlan returns the request for store.Tx.SendFast if the send is the
+// fastPlan returns the request for store.Store.Send if the send is the
 // common case: every author is a key of the cached access set (so the
 // concurrent verification covers every envelope), no envelope is of a
 // relay-visible kind, every group is known to belong to ws, and every
@@ -94,7 +94,7 @@ func (s *Service) forgetPlan(r *store.SendRequest) {
 	}
 }
 
-// fastAcks are the acks and accepted envelopes of a plan SendFast stored.
+// fastAcks are the acks and accepted envelopes of a plan store.Store.Send stored.
 func fastAcks(r *store.SendRequest) ([]wire.AckItem, []wire.SeqEnvelope) {
 	acks, accepted := make([]wire.AckItem, len(r.Envelopes)), make([]wire.SeqEnvelope, len(r.Envelopes))
 	for i := range r.Envelopes {

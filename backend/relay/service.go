@@ -59,14 +59,14 @@ type Service struct {
 	// Prepared public keys for single-envelope sends (verifyOne).
 	prepared map[wire.ID]*ed25519batch.PreparedKey
 
-	// Sends accepted by store.Tx.SendFast, and by the general path.
+	// Sends accepted by store.Store.Send, and by the general path.
 	fastSends, generalSends atomic.Uint64
 	// sending counts the Sends in flight.
 	sending atomic.Int64
 }
 
 // AcceptPaths returns how many sends were accepted in one statement
-// (store.Tx.SendFast) and how many by the general path.
+// (store.Store.Send) and how many by the general path.
 func (s *Service) AcceptPaths() (fast, general uint64) {
 	return s.fastSends.Load(), s.generalSends.Load()
 }

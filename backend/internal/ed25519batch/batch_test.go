@@ -121,29 +121,7 @@ func TestCancellingErrorsAreRefused(t *testing.T) {
 func TestTorsionSignatureIsCofactored(t *testing.T) {
 	k := keys(1, 11)[0]
 	pub := k.Public().(ed25519.PublicKey)
-	msg := []byte("torsion")
-	// T: the point of order 2, (0, -1).
-	tBytes := make([]byte, 32)
-	tBytes[0] = 0xec
-	for i := 1; i < 31; i++ {
-		tBytes[i] = 0xff
-	}
-	tBytes[31] = 0x7f
-	torsion, err := new(edwards25519.Point).SetBytes(tBytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := sha512.Sum512(k.Seed())
-	a, _ := edwards25519.NewScalar().SetBytesWithClamping(h[:32])
-	r := scalarOf(12345)
-	R := new(edwards25519.Point).Add(new(edwards25519.Point).ScalarBaseMult(r), torsion)
-	d := sha512.New()
-	d.Write(R.Bytes())
-	d.Write(pub)
-	d.Write(msg)
-	kk, _ := edwards25519.NewScalar().SetUniformBytes(d.Sum(nil))
-	s := edwards25519.NewScalar().MultiplyAdd(kk, a, r)
-	sig := append(R.Bytes(), s.Bytes()...)
+	msg, sig := torsionSignature(t, k)
 	if ed25519.Verify(pub, msg, sig) {
 		t.Fatal("the cofactorless check accepted a torsion signature")
 	}

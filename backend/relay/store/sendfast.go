@@ -12,13 +12,13 @@ import (
 	"weald/backend/wire"
 )
 
-// ErrConflict is returned by [Tx.SendFast] when a seq or an author-chain
+// ErrConflict is returned by [Store.Send] when a seq or an author-chain
 // place it was told to fill is already taken: the caller's heads were stale
 // (another relay process accepted into the group meanwhile). The transaction
 // must be abandoned; the caller's general path decides afresh.
 var ErrConflict = errors.New("store: seq or chain place already taken")
 
-// SendRequest is a batch for [Tx.SendFast]: envelopes of non-relay-visible
+// SendRequest is a batch for [Store.Send]: envelopes of non-relay-visible
 // kinds, by authors of the access set of version AccessVersion, into groups
 // known to belong to Workspace, each with the seq the caller assigned from
 // the heads it knows (Heads), and each continuing its author's chain as the
@@ -64,48 +64,34 @@ func (r *SendRequest) check() ([]EnvelopeRow, uint64, error) {
 	return rows, total, nil
 }
 
-// SendFast implements [Tx.SendFast].
-func (t *sqlTx) SendFast(ctx context.Context, r SendRequest) (bool, error) {
-	if t.readOnly {
-		return false, fmt.Errorf("store: send in a read-only transaction")
-	}
-	rows, total, err := r.check()
-	if err != nil {
-		return false, err
-	}
-	changes := sendChanges(r)
-	var ok bool
-	if t.s.d.name == "postgres" {
-		ok, err = t.sendFastPG(ctx, t.tx, r, rows, total, changes)
-	} else {
-		ok, err = t.sendFastSQLite(ctx, r, rows, total)
-	}
-	if err != nil || !ok {
-		return false, err
-	}
-	t.changes = append(t.changes, changes...) // PostgreSQL: already notified
-	return true, nil
-}
-
 // InProcess implements [Store.InProcess].
 func (s *sqlStore) InProcess() bool { return s.d.name != "postgres" }
 
 // errNotFast rolls back the transaction of a Send whose gate did not hold.
 var errNotFast = errors.New("store: not a fast send")
 
-// Send implements [Store.Send] for SQLite: Tx.SendFast in a write
+// Send implements [Store.Send] for SQLite: the gated inserts in a write
 // transaction, await before the commit (the inserts run in this process, so
 // a concurrent signature check overlaps them).
 func (s *sqlStore) Send(ctx context.Context, r SendRequest, await func() error) (bool, error) {
-	err := s.Update(ctx, func(tx Tx) error {
-		ok, err := tx.SendFast(ctx, r)
+	rows, total, err := r.check()
+	if err != nil {
+		return false, err
+	}
+	err = s.run(ctx, false, func(tx Tx) error {
+		t := tx.(*sqlTx)
+		ok, err := t.sendFastSQLite(ctx, r, rows, total)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return errNotFast
 		}
-		return await()
+		if err := await(); err != nil {
+			return err
+		}
+		t.changes = append(t.changes, sendChanges(r)...)
+		return nil
 	})
 	if errors.Is(err, errNotFast) {
 		return false, nil
@@ -160,10 +146,8 @@ func (t *sqlTx) sendFastSQLite(ctx context.Context, r SendRequest, rows []Envelo
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
 		return false, err
 	}
-	for i := 1; i < len(rows); i++ {
-		if err := t.InsertEnvelope(ctx, &rows[i]); err != nil {
-			return false, conflict(err)
-		}
+	if err := t.InsertEnvelopes(ctx, rows[1:]); err != nil {
+		return false, conflict(err)
 	}
 	return true, nil
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -31,7 +30,7 @@ func (s *pgStore) Send(ctx context.Context, r SendRequest, await func() error) (
 		return false, err
 	}
 	changes := sendChanges(r)
-	ok, err := (&sqlTx{s: s.sqlStore}).sendFastPG(ctx, s.db, r, rows, total, changes)
+	ok, err := s.sendOne(ctx, r, rows[0], total, changes[0])
 	if err != nil || !ok {
 		return false, err
 	}
@@ -127,31 +126,19 @@ func (s *pgStore) sendPipelined(ctx context.Context, r SendRequest, rows []Envel
 	return true, nil
 }
 
-// sendFastPGQuery locks the workspace row if its access-set version is the
-// caller's and the batch fits the budget, and locks (shares) the batch's
-// group rows if no drop_before has gone past the seqs the caller assigned.
-// Both locks read the rows' latest versions even after a wait, so these
-// gates hold against every committed change. The seqs must follow the
-// group's head exactly: the caller's head must be an envelope the statement
-// sees (a head that another send planned but did not commit, or that
-// committed while this statement waited, is not), and a seq already taken
-// is caught by the primary key (ErrConflict). Then it inserts the batch and
-// notifies the payloads.
-const sendFastPGQuery = `WITH w AS (SELECT 1 FROM workspaces
-	  WHERE id = ? AND access_version = ? AND (?::bigint = 0 OR log_bytes + ?::bigint <= ?::bigint) FOR UPDATE),
-	g AS (SELECT 1 FROM groups gr JOIN unnest(?::bytea[], ?::bigint[]) AS x (id, first) ON gr.id = x.id
-	  WHERE gr.dropped_below < x.first
-	    AND (x.first = 1 OR EXISTS (SELECT 1 FROM envelopes e WHERE e.group_id = x.id AND e.seq = x.first - 1))
-	  FOR SHARE OF gr),
-	ok AS (SELECT 1 WHERE EXISTS (SELECT 1 FROM w) AND (SELECT count(*) FROM g) = ?),
-	ins AS (INSERT INTO envelopes (group_id, seq, author, ctr, prev, hash, kind, ct, sig, accepted_at)
-	  SELECT u.* FROM unnest(?::bytea[], ?::bigint[], ?::bytea[], ?::bigint[], ?::bytea[], ?::bytea[], ?::integer[], ?::bytea[], ?::bytea[], ?::bigint[]) AS u
-	  WHERE EXISTS (SELECT 1 FROM ok)
-	  RETURNING 1)
-	SELECT (SELECT count(*) FROM ins),
-	  (SELECT count(pg_notify(?, p)) FROM unnest(?::text[]) AS p WHERE EXISTS (SELECT 1 FROM ins))`
-
-// sendOnePGQuery is sendFastPGQuery for one envelope.
+// sendOnePGQuery is the fast send of one envelope in one statement. It
+// locks the workspace row if its access-set version is the caller's and the
+// envelope fits the budget, and locks (shares) the group row if no
+// drop_before has gone past the seq the caller assigned. Both locks read the
+// rows' latest versions even after a wait, so these gates hold against
+// every committed change. The seq must follow the group's head exactly: the
+// caller's head must be an envelope the statement sees (a head that another
+// send planned but did not commit, or that committed while this statement
+// waited, is not), and a seq already taken is caught by the primary key
+// (ErrConflict). Then it inserts the envelope and notifies the payload.
+// Scalar parameters, so PostgreSQL soon settles on one generic plan (with
+// array parameters it would plan every execution afresh, which costs more
+// than the statement).
 const sendOnePGQuery = `WITH w AS (SELECT 1 FROM workspaces
 	  WHERE id = ? AND access_version = ? AND (?::bigint = 0 OR log_bytes + ?::bigint <= ?::bigint) FOR UPDATE),
 	p AS (SELECT ?::bytea AS g, ?::bigint AS s),
@@ -165,53 +152,23 @@ const sendOnePGQuery = `WITH w AS (SELECT 1 FROM workspaces
 	SELECT (SELECT count(*) FROM ins),
 	  (SELECT count(pg_notify(?, ?)) WHERE EXISTS (SELECT 1 FROM ins))`
 
-// sendFastPGArgs is the fast statement for rows and its arguments
-// (placeholders already in PostgreSQL style).
-func (t *sqlTx) sendFastPGArgs(r SendRequest, rows []EnvelopeRow, total uint64, changes []Change) (string, []any) {
-	cols := envelopeArrays(rows)
-	payloads := make([]string, len(changes))
-	for i, c := range changes {
-		payloads[i] = c.Payload()
-	}
-	groups, firsts := make([][]byte, 0, len(r.Heads)), make([]int64, 0, len(r.Heads))
-	for g, h := range r.Heads {
-		groups, firsts = append(groups, b(g)), append(firsts, int64(h)+1)
-	}
-	args := []any{b(r.Workspace), int64(r.AccessVersion), int64(r.MaxLogBytes), int64(total), int64(r.MaxLogBytes),
-		groups, firsts, int64(len(groups))}
-	args = append(args, cols...)
-	args = append(args, NotifyChannel, payloads)
-	query := sendFastPGQuery
-	if len(rows) == 1 {
-		// The same gate with scalar parameters: PostgreSQL soon settles on
-		// one generic plan for it, where array parameters make it plan
-		// every execution afresh, which costs more than the statement.
-		e := &rows[0].Envelope
-		query = sendOnePGQuery
-		args = []any{b(r.Workspace), int64(r.AccessVersion), int64(r.MaxLogBytes), int64(total), int64(r.MaxLogBytes),
-			b(e.Group), int64(rows[0].Seq),
-			b(e.Author), int64(e.Ctr), b(e.Prev), b(rows[0].Hash), int32(e.Kind), nonNil(e.CT), nonNil(e.Signature), rows[0].AcceptedAt,
-			NotifyChannel, payloads[0]}
-	}
-	return t.s.q(query), args
-}
-
-// rowQuerier is a *sql.Tx or a *sql.DB (autocommit).
-type rowQuerier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-func (t *sqlTx) sendFastPG(ctx context.Context, q rowQuerier, r SendRequest, rows []EnvelopeRow, total uint64, changes []Change) (bool, error) {
-	query, args := t.sendFastPGArgs(r, rows, total, changes)
+// sendOne runs sendOnePGQuery for row, committed as it completes.
+func (s *pgStore) sendOne(ctx context.Context, r SendRequest, row EnvelopeRow, total uint64, change Change) (bool, error) {
+	e := &row.Envelope
 	var inserted, notified int64
-	if err := q.QueryRowContext(ctx, query, args...).Scan(&inserted, &notified); err != nil {
+	err := s.db.QueryRowContext(ctx, s.q(sendOnePGQuery),
+		b(r.Workspace), int64(r.AccessVersion), int64(r.MaxLogBytes), int64(total), int64(r.MaxLogBytes),
+		b(e.Group), int64(row.Seq),
+		b(e.Author), int64(e.Ctr), b(e.Prev), b(row.Hash), int32(e.Kind), nonNil(e.CT), nonNil(e.Signature), row.AcceptedAt,
+		NotifyChannel, change.Payload()).Scan(&inserted, &notified)
+	if err != nil {
 		return false, conflict(err)
 	}
 	switch inserted {
 	case 0:
 		return false, nil
-	case int64(len(rows)):
+	case 1:
 		return true, nil
 	}
-	return false, fmt.Errorf("send: inserted %d of %d envelopes", inserted, len(rows))
+	return false, fmt.Errorf("send: inserted %d of 1 envelope", inserted)
 }

@@ -36,12 +36,16 @@ type Store interface {
 	// than in a server the caller waits on (PostgreSQL).
 	InProcess() bool
 
-	// Send runs Tx.SendFast for r in a write transaction of its own (on
-	// PostgreSQL one statement, committed as it completes). await reports
-	// the caller's signature check: the store calls it before anything is
-	// committed, and an error from it leaves nothing stored and is
-	// returned. ok = false: the gate did not hold and nothing changed;
-	// ErrConflict: a seq or chain place was taken.
+	// Send is the fast send: it inserts r's envelopes at r's seqs, in a
+	// write transaction of its own, if the workspace's access-set version
+	// is r.AccessVersion, the batch fits r.MaxLogBytes and each group's
+	// head is the one r builds on, and records (on PostgreSQL: notifies)
+	// one ChangeEnvelopes per group. await reports the caller's signature
+	// check: the store calls it before anything is committed, and an error
+	// from it leaves nothing stored and is returned. ok = false: the gate
+	// did not hold and nothing changed; ErrConflict: a seq or chain place
+	// was taken. It checks no signature, no kind, no chain link and no
+	// group ownership: the caller has, against heads it knows.
 	Send(ctx context.Context, r SendRequest, await func() error) (ok bool, err error)
 
 	// Changes delivers, until ctx ends, the changes committed by every relay
@@ -215,15 +219,6 @@ type Tx interface {
 	// of author in it (found = false if the author never wrote there), read
 	// after the lock is held, in one statement.
 	LockForSend(ctx context.Context, ws, group, author wire.ID) (w Workspace, groupHead uint64, head AuthorHead, found bool, err error)
-	// SendFast inserts r's envelopes at r's seqs if the workspace's
-	// access-set version is r.AccessVersion and the batch fits
-	// r.MaxLogBytes, and records (on PostgreSQL: notifies, in the same
-	// statement) one ChangeEnvelopes per group. ok = false: the gate did not
-	// hold and nothing changed. ErrConflict: a seq or chain place is taken;
-	// abandon the transaction. It checks no signature, no kind, no chain
-	// link and no group ownership: the caller has, against heads it knows
-	// (the database's unique keys catch stale ones).
-	SendFast(ctx context.Context, r SendRequest) (ok bool, err error)
 	// InsertEnvelopes inserts rows as InsertEnvelope does, in as few
 	// statements as the engine allows.
 	InsertEnvelopes(ctx context.Context, rows []EnvelopeRow) error
