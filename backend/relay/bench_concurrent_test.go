@@ -14,7 +14,7 @@ import (
 // BenchmarkAcceptVsRawConcurrent is BenchmarkAcceptVsRaw under load: four
 // senders, each a device of the workspace writing to its own group, send at
 // once, and the raw baseline runs four writers at once, each inserting the
-// same rows into its own group through the same store (a relay serves many
+// same rows into its group in the twin store (benchStores; a relay serves many
 // clients; SQLite serializes the writers of both sides, PostgreSQL lets
 // both overlap). Rounds of accept and raw alternate. One op is one request
 // per sender.
@@ -27,42 +27,33 @@ func BenchmarkAcceptVsRawConcurrent(b *testing.B) {
 	}{{"sqlite", openSQLite}, {"postgres", openPostgres}} {
 		for _, batch := range []int{100, 1} {
 			b.Run(fmt.Sprintf("%s/batch=%d/senders=4", eng.name, batch), func(b *testing.B) {
-				benchConcurrent(b, eng.open(b), batch, 4)
+				benchConcurrent(b, eng.open, batch, 4)
 			})
 		}
 	}
 }
 
-func benchConcurrent(b *testing.B, st store.Store, batch, senders int) {
+func benchConcurrent(b *testing.B, open func(testing.TB) store.Store, batch, senders int) {
 	ctx := context.Background()
-	svc := New(Config{Store: st, MaxLogBytes: 1 << 40})
 	ws := id("bench ws")
-	gen := key("bench genesis")
-	if err := svc.ProvisionWorkspace(ctx, ws, pub(gen)); err != nil {
-		b.Fatal(err)
-	}
 	set := wire.AccessSet{Workspace: ws, Version: 1}
 	type sender struct {
-		p          wire.AuthOK
-		group, raw wire.ID
-		envs       []wire.Envelope
-		hashes     []wire.ID
+		p      wire.AuthOK
+		group  wire.ID
+		envs   []wire.Envelope
+		hashes []wire.ID
 	}
 	ss := make([]*sender, senders)
+	var groups []wire.ID
 	for s := range ss {
 		name := fmt.Sprintf("sender %d", s)
 		set.Devices = append(set.Devices, wire.DeviceKey{Pub: pub(key(name)), User: id(name), Admin: s == 0})
-		ss[s] = &sender{p: principal(name), group: id("group " + name), raw: id("raw group " + name)}
+		ss[s] = &sender{p: principal(name), group: id("group " + name)}
+		groups = append(groups, ss[s].group)
 	}
-	wire.SignAccessSet(&set, gen)
-	if _, err := svc.Publish(ctx, ws, set); err != nil {
-		b.Fatal(err)
-	}
+	svc, rawSt := benchStores(b, open, set, groups)
 	n := b.N * batch
 	for s, x := range ss {
-		if err := st.Update(ctx, func(tx store.Tx) error { return tx.CreateGroup(ctx, x.raw, ws, 0) }); err != nil {
-			b.Fatal(err)
-		}
 		priv := key(fmt.Sprintf("sender %d", s))
 		x.envs, x.hashes = make([]wire.Envelope, n), make([]wire.ID, n)
 		prev := wire.ZeroID
@@ -107,12 +98,10 @@ func benchConcurrent(b *testing.B, st store.Store, batch, senders int) {
 			return err
 		})
 		raw += run(func(x *sender, i int) error {
-			return st.Update(ctx, func(tx store.Tx) error {
+			return rawSt.Update(ctx, func(tx store.Tx) error {
 				rows := make([]store.EnvelopeRow, 0, batch)
 				for j := i * batch; j < (i+1)*batch; j++ {
-					r := store.EnvelopeRow{Seq: uint64(j + 1), Envelope: x.envs[j], Hash: x.hashes[j], AcceptedAt: 1}
-					r.Envelope.Group = x.raw
-					rows = append(rows, r)
+					rows = append(rows, store.EnvelopeRow{Seq: uint64(j + 1), Envelope: x.envs[j], Hash: x.hashes[j], AcceptedAt: 1})
 				}
 				return tx.InsertEnvelopes(ctx, rows)
 			})
