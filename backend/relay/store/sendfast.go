@@ -116,12 +116,14 @@ func sendChanges(r SendRequest) []Change {
 	return out
 }
 
-// sendGateSQLite inserts the first row only if the workspace's access-set
-// version is the caller's, the batch fits the budget and the first group's
-// head is the caller's (BEGIN IMMEDIATE has serialized the transaction, so
-// what it reads stays current).
-const sendGateSQLite = `INSERT INTO envelopes (group_id, seq, author, ctr, prev, hash, kind, ct, sig, accepted_at)
-	SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM workspaces w
+// sendGateSQLite holds (counts 1) if the workspace's access-set version is
+// the caller's, the batch fits the budget and the first group's head is the
+// caller's. BEGIN IMMEDIATE has serialized the transaction, so what it reads
+// stays current until the commit. (A separate read costs less than carrying
+// the gate in the first row's INSERT … SELECT, which SQLite materializes
+// because it reads the table it writes: measured 98 µs against 8 µs, each
+// after a first statement had opened the transaction.)
+const sendGateSQLite = `SELECT count(*) FROM workspaces w
 	 WHERE w.id = ? AND w.access_version = ? AND (? = 0 OR w.log_bytes + ? <= ?)
 	   AND (SELECT coalesce(max(e.seq), 0) FROM envelopes e WHERE e.group_id = ?) = ?`
 
@@ -135,18 +137,13 @@ func (t *sqlTx) sendFastSQLite(ctx context.Context, r SendRequest, rows []Envelo
 			return false, err
 		}
 	}
-	e := &rows[0].Envelope
-	res, err := t.exec(ctx, sendGateSQLite,
-		b(e.Group), int64(rows[0].Seq), b(e.Author), int64(e.Ctr), b(e.Prev), b(rows[0].Hash), int(e.Kind), nonNil(e.CT), nonNil(e.Signature), r.Now,
-		b(r.Workspace), int64(r.AccessVersion), int64(r.MaxLogBytes), int64(total), int64(r.MaxLogBytes),
-		b(first), int64(r.Heads[first]))
-	if err != nil {
-		return false, conflict(err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
+	var holds int
+	err := t.row(ctx, sendGateSQLite, b(r.Workspace), int64(r.AccessVersion), int64(r.MaxLogBytes), int64(total), int64(r.MaxLogBytes),
+		b(first), int64(r.Heads[first])).Scan(&holds)
+	if err != nil || holds != 1 {
 		return false, err
 	}
-	if err := t.InsertEnvelopes(ctx, rows[1:]); err != nil {
+	if err := t.InsertEnvelopes(ctx, rows); err != nil {
 		return false, conflict(err)
 	}
 	return true, nil
