@@ -10,6 +10,10 @@ import (
 	"weald/backend/wire"
 )
 
+// errClaims aborts a fast send whose batch claimed a hash (claimHashes) that
+// is not the envelope's.
+var errClaims = errors.New("relay: a claimed envelope hash does not hold")
+
 // groupState is a group's head as the batch being accepted moves it.
 type groupState struct {
 	head    uint64
@@ -57,25 +61,30 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 	s.mu.Unlock()
 	firstBad := -1
 	var wg sync.WaitGroup
+	var hashes []wire.ID
+	var claimed []bool // hashes taken from the batch's own prevs (claimHashes)
+	claimsOK := true
 	alongside := pre != nil && len(envs) > 1 && s.st.InProcess()
 	if alongside {
 		// Alongside everything else, the in-process transaction included:
 		// the database work and the verification overlap, and the
-		// transaction keeps a core.
+		// transaction keeps a core. The hashes the batch claims are
+		// confirmed there too.
+		hashes = make([]wire.ID, len(envs))
+		claimed = claimHashes(envs, hashes)
 		wg.Add(1)
-		go func() {
+		go func(hashes []wire.ID) {
 			defer wg.Done()
+			claimsOK = claimsHold(envs, hashes, claimed)
 			firstBad = s.verifyEnvelopes(pre.keys, envs, runtime.GOMAXPROCS(0)-1)
-		}()
+		}(hashes)
 		// A new goroutine waits in this P's run queue until this one
 		// blocks, which SQLite's in-process inserts do not do until
 		// commit: yield once so it starts now, on this P, while an idle P
 		// picks this goroutine up.
 		runtime.Gosched()
-	}
-	hashes := make([]wire.ID, len(envs))
-	for i := range envs {
-		hashes[i] = envs[i].Hash()
+	} else {
+		hashes = computeHashes(envs)
 	}
 	plan := s.fastPlan(ws, pre, envs, hashes)
 	deferred := false // checked by the first awaitSignatures
@@ -125,20 +134,29 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 	}
 
 	if plan != nil {
-		ok, err := s.st.Send(ctx, *plan, func() error { return awaitSignatures(len(envs)) })
+		ok, err := s.st.Send(ctx, *plan, func() error {
+			err := awaitSignatures(len(envs))
+			if !claimsOK {
+				return errClaims // before a signature: the general path names the first refusal
+			}
+			return err
+		})
 		if err == nil && ok {
 			s.fastSends.Add(1)
 			acks, accepted := fastAcks(plan)
 			return acks, accepted, nil
 		}
 		s.forgetPlan(plan)
-		if err != nil && !errors.Is(err, store.ErrConflict) {
+		if err != nil && !errors.Is(err, store.ErrConflict) && !errors.Is(err, errClaims) {
 			wg.Wait()
 			return nil, nil, err
 		}
 		// The gate did not hold (the access set changed, the budget, a
-		// head) or a seq was taken: nothing was stored, and the general
-		// path decides.
+		// head), a seq was taken or a claimed hash was not the
+		// envelope's: nothing was stored, and the general path decides.
+	}
+	if claimed != nil {
+		hashes = computeHashes(envs)
 	}
 
 	var acks []wire.AckItem
