@@ -14,14 +14,19 @@ import (
 // applies the schema. The database runs in WAL mode with synchronous=FULL, so
 // a committed transaction survives a crash or power loss, and every write
 // transaction begins IMMEDIATE. One connection serializes all access, which
-// is how SQLite serializes writers anyway.
+// is how SQLite serializes writers anyway. Temporary files stay in memory
+// (temp_store=MEMORY): the statement journal every envelope INSERT keeps
+// (its trigger makes it a multi-row write) only serves rolling that statement
+// back inside its transaction, and in a file it cost a write per page and
+// reached the disk with the next fsync (accepts 20–25 k → 30–36 k envelopes/s
+// in batches of 100; BenchmarkAcceptVsRaw).
 func OpenSQLite(ctx context.Context, path string) (Store, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: sqlite path: %w", err)
 	}
 	q := url.Values{}
-	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"} {
+	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)", "temp_store(MEMORY)"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
