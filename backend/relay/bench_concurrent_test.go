@@ -14,7 +14,7 @@ import (
 // BenchmarkAcceptVsRawConcurrent is BenchmarkAcceptVsRaw under load: four
 // senders, each a device of the workspace writing to its own group, send at
 // once, and the raw baseline runs four writers at once, each inserting the
-// same rows into its group in the twin store (benchStores; a relay serves many
+// same rows into its twin group (benchStore; a relay serves many
 // clients; SQLite serializes the writers of both sides, PostgreSQL lets
 // both overlap). Rounds of accept and raw alternate. One op is one request
 // per sender.
@@ -51,7 +51,7 @@ func benchConcurrent(b *testing.B, open func(testing.TB) store.Store, batch, sen
 		ss[s] = &sender{p: principal(name), group: id("group " + name)}
 		groups = append(groups, ss[s].group)
 	}
-	svc, rawSt := benchStores(b, open, set, groups)
+	svc, st := benchStore(b, open, set, groups)
 	n := b.N * batch
 	for s, x := range ss {
 		priv := key(fmt.Sprintf("sender %d", s))
@@ -98,12 +98,8 @@ func benchConcurrent(b *testing.B, open func(testing.TB) store.Store, batch, sen
 			return err
 		})
 		raw += run(func(x *sender, i int) error {
-			return rawSt.Update(ctx, func(tx store.Tx) error {
-				rows := make([]store.EnvelopeRow, 0, batch)
-				for j := i * batch; j < (i+1)*batch; j++ {
-					rows = append(rows, store.EnvelopeRow{Seq: uint64(j + 1), Envelope: x.envs[j], Hash: x.hashes[j], AcceptedAt: 1})
-				}
-				return tx.InsertEnvelopes(ctx, rows)
+			return st.Update(ctx, func(tx store.Tx) error {
+				return tx.InsertEnvelopes(ctx, rawRows(x.envs[i*batch:(i+1)*batch], x.hashes[i*batch:(i+1)*batch], uint64(i*batch+1)))
 			})
 		})
 	}
