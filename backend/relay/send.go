@@ -75,6 +75,10 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 		wg.Add(1)
 		go func(hashes []wire.ID) {
 			defer wg.Done()
+			// Under load, the checks of sends waiting for the transaction
+			// would otherwise share the cores with the one inserting.
+			s.checking <- struct{}{}
+			defer func() { <-s.checking }()
 			claimsOK = claimsHold(envs, hashes, claimed)
 			firstBad = s.verifyEnvelopes(pre.keys, envs, runtime.GOMAXPROCS(0)-1)
 		}(hashes)

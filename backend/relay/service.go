@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,6 +64,10 @@ type Service struct {
 	fastSends, generalSends atomic.Uint64
 	// sending counts the Sends in flight.
 	sending atomic.Int64
+	// checking admits the in-process sends' signature checks (see Send):
+	// one fewer at once than there are Ps, so the goroutine holding the
+	// store's one write transaction always finds one.
+	checking chan struct{}
 }
 
 // AcceptPaths returns how many sends were accepted in one statement
@@ -82,7 +87,8 @@ type cachedSet struct {
 func New(cfg Config) *Service {
 	s := &Service{st: cfg.Store, now: cfg.Clock, maxLogBytes: cfg.MaxLogBytes,
 		retentionDays: cfg.RetentionDays, maxBatch: cfg.MaxBatch, cache: map[wire.ID]*cachedSet{}, groupWS: map[wire.ID]wire.ID{},
-		known: map[wire.ID]*knownGroup{}, prepared: map[wire.ID]*ed25519batch.PreparedKey{}}
+		known: map[wire.ID]*knownGroup{}, prepared: map[wire.ID]*ed25519batch.PreparedKey{},
+		checking: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))}
 	if s.now == nil {
 		s.now = time.Now
 	}
