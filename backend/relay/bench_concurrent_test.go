@@ -40,6 +40,7 @@ func benchConcurrent(b *testing.B, open func(testing.TB) store.Store, batch, sen
 	type sender struct {
 		p      wire.AuthOK
 		group  wire.ID
+		twin   wire.ID // rawGroup(group)
 		envs   []wire.Envelope
 		hashes []wire.ID
 	}
@@ -49,6 +50,7 @@ func benchConcurrent(b *testing.B, open func(testing.TB) store.Store, batch, sen
 		name := fmt.Sprintf("sender %d", s)
 		set.Devices = append(set.Devices, wire.DeviceKey{Pub: pub(key(name)), User: id(name), Admin: s == 0})
 		ss[s] = &sender{p: principal(name), group: id("group " + name)}
+		ss[s].twin = rawGroup(ss[s].group)
 		groups = append(groups, ss[s].group)
 	}
 	svc, st := benchStore(b, open, set, groups)
@@ -99,7 +101,7 @@ func benchConcurrent(b *testing.B, open func(testing.TB) store.Store, batch, sen
 		})
 		raw += run(func(x *sender, i int) error {
 			return st.Update(ctx, func(tx store.Tx) error {
-				return tx.InsertEnvelopes(ctx, rawRows(x.envs[i*batch:(i+1)*batch], x.hashes[i*batch:(i+1)*batch], uint64(i*batch+1)))
+				return tx.InsertEnvelopes(ctx, rawRows(x.envs[i*batch:(i+1)*batch], x.hashes[i*batch:(i+1)*batch], uint64(i*batch+1), x.twin))
 			})
 		})
 	}
