@@ -63,30 +63,29 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 	var wg sync.WaitGroup
 	var hashes []wire.ID
 	var claimed []bool // hashes taken from the batch's own prevs (claimHashes)
-	claimsOK := true
 	alongside := pre != nil && len(envs) > 1 && s.st.InProcess()
 	if alongside {
 		// Alongside everything else, the in-process transaction included:
 		// the database work and the verification overlap, and the
-		// transaction keeps a core. The hashes the batch claims are
-		// confirmed there too.
-		hashes = make([]wire.ID, len(envs))
-		claimed = claimHashes(envs, hashes)
+		// transaction keeps a core. The check is the longer of the two,
+		// so the hashes the batch claims are confirmed on this goroutine,
+		// once its inserts are done.
 		wg.Add(1)
-		go func(hashes []wire.ID) {
+		go func() {
 			defer wg.Done()
 			// Under load, the checks of sends waiting for the transaction
 			// would otherwise share the cores with the one inserting.
 			s.checking <- struct{}{}
 			defer func() { <-s.checking }()
-			claimsOK = claimsHold(envs, hashes, claimed)
 			firstBad = s.verifyEnvelopes(pre.keys, envs, runtime.GOMAXPROCS(0)-1)
-		}(hashes)
+		}()
 		// A new goroutine waits in this P's run queue until this one
 		// blocks, which SQLite's in-process inserts do not do until
 		// commit: yield once so it starts now, on this P, while an idle P
 		// picks this goroutine up.
 		runtime.Gosched()
+		hashes = make([]wire.ID, len(envs))
+		claimed = claimHashes(envs, hashes)
 	} else {
 		hashes = computeHashes(envs)
 	}
@@ -139,11 +138,10 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 
 	if plan != nil {
 		ok, err := s.st.Send(ctx, *plan, func() error {
-			err := awaitSignatures(len(envs))
-			if !claimsOK {
+			if claimed != nil && !claimsHold(envs, hashes, claimed) {
 				return errClaims // before a signature: the general path names the first refusal
 			}
-			return err
+			return awaitSignatures(len(envs))
 		})
 		if err == nil && ok {
 			s.fastSends.Add(1)
