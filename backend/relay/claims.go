@@ -10,8 +10,9 @@ import "weald/backend/wire"
 //
 // A batch is almost always one author continuing one chain, so on the fast
 // path (design/gaps.md "Relay protocol"; docs/protocol/wire.md "The fast
-// path") this leaves one hash of a hundred on the goroutine that runs the
-// transaction and moves the rest to the one that checks the signatures.
+// path") this leaves one hash of a hundred before the inserts; the rest are
+// confirmed after them, while the signature check, which takes longer than
+// the inserts, is still running on another core.
 func claimHashes(envs []wire.Envelope, hashes []wire.ID) []bool {
 	claimed := make([]bool, len(envs))
 	last := map[chainRef]int{}
