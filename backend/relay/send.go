@@ -84,6 +84,11 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 		// commit: yield once so it starts now, on this P, while an idle P
 		// picks this goroutine up.
 		runtime.Gosched()
+	}
+	if pre != nil && len(envs) > 1 {
+		// A batch that may take the fast path: its hashes are claimed now
+		// and confirmed in the fast path's await, after the inserts (in
+		// process) or while the database server runs them.
 		hashes = make([]wire.ID, len(envs))
 		claimed = claimHashes(envs, hashes)
 	} else {
