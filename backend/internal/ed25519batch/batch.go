@@ -88,15 +88,7 @@ func Verify(items []Item) bool {
 			keyScalars = append(keyScalars, edwards25519.NewScalar())
 		}
 
-		h := sha512.New()
-		h.Write(rBytes)
-		h.Write(it.Pub)
-		h.Write(it.Msg)
-		var digest [64]byte
-		k, err := edwards25519.NewScalar().SetUniformBytes(h.Sum(digest[:0]))
-		if err != nil {
-			return false
-		}
+		k := challenge(rBytes, it.Pub, it.Msg)
 		copy(zBuf[:16], weights[16*i:16*i+16])
 		z, err := edwards25519.NewScalar().SetCanonicalBytes(zBuf[:]) // < 2¹²⁸, so reduced
 		if err != nil {
@@ -145,26 +137,30 @@ func canonicalPoint(b []byte) bool {
 	return true
 }
 
-func isYOne(b []byte) bool {
-	if b[0] != 1 || b[31]&0x7f != 0 {
+// isY reports whether b, its sign bit ignored, encodes y: low in byte 0 and
+// fill in bytes 1..30 and in byte 31's low seven bits.
+func isY(b []byte, low, fill byte) bool {
+	if b[0] != low || b[31]&0x7f != fill&0x7f {
 		return false
 	}
 	for i := 1; i < 31; i++ {
-		if b[i] != 0 {
+		if b[i] != fill {
 			return false
 		}
 	}
 	return true
 }
 
-func isYMinusOne(b []byte) bool { // p - 1 = 2²⁵⁵ - 20
-	if b[0] != 0xec || b[31]&0x7f != 0x7f {
-		return false
-	}
-	for i := 1; i < 31; i++ {
-		if b[i] != 0xff {
-			return false
-		}
-	}
-	return true
+func isYOne(b []byte) bool      { return isY(b, 1, 0) }
+func isYMinusOne(b []byte) bool { return isY(b, 0xec, 0xff) } // p - 1 = 2²⁵⁵ - 20
+
+// challenge is RFC 8032's k = SHA-512(R ‖ A ‖ M) mod ℓ.
+func challenge(r, pub, msg []byte) *edwards25519.Scalar {
+	h := sha512.New()
+	h.Write(r)
+	h.Write(pub)
+	h.Write(msg)
+	var digest [64]byte
+	k, _ := edwards25519.NewScalar().SetUniformBytes(h.Sum(digest[:0])) // 64 bytes: cannot fail
+	return k
 }

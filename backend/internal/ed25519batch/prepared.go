@@ -2,7 +2,6 @@ package ed25519batch
 
 import (
 	"crypto/ed25519"
-	"crypto/sha512"
 	"errors"
 
 	"filippo.io/edwards25519"
@@ -54,16 +53,7 @@ func (k *PreparedKey) Verify(msg, sig []byte) bool {
 	if err != nil {
 		return false
 	}
-	h := sha512.New()
-	h.Write(sig[:32])
-	h.Write(k.pub[:])
-	h.Write(msg)
-	var digest [64]byte
-	c, err := edwards25519.NewScalar().SetUniformBytes(h.Sum(digest[:0]))
-	if err != nil {
-		return false
-	}
-	e := signedRadix16(c.Bytes())
+	e := signedRadix16(challenge(sig[:32], k.pub[:], msg).Bytes())
 
 	// [c](−A) = Σ e[i]·16ⁱ·(−A): the odd digits first, times 16, then the
 	// even ones.
