@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"testing"
 	"time"
@@ -21,17 +22,30 @@ import (
 // fast_share is the share of requests store.Store.Send accepted.
 //
 //	go test ./backend/relay -run '^$' -bench AcceptVsRaw -benchtime 200x
-func BenchmarkAcceptVsRaw(b *testing.B) {
+func BenchmarkAcceptVsRaw(b *testing.B) { benchEngines(b, "", benchAcceptVsRaw) }
+
+// benchEngines runs fn on each engine for requests of 100 envelopes and of
+// 1, as engine/batch=N plus suffix.
+func benchEngines(b *testing.B, suffix string, fn func(b *testing.B, open func(testing.TB) store.Store, batch int)) {
 	for _, eng := range []struct {
 		name string
 		open func(testing.TB) store.Store
 	}{{"sqlite", openSQLite}, {"postgres", openPostgres}} {
 		for _, batch := range []int{100, 1} {
-			b.Run(fmt.Sprintf("%s/batch=%d", eng.name, batch), func(b *testing.B) {
-				benchAcceptVsRaw(b, eng.open, batch)
-			})
+			b.Run(fmt.Sprintf("%s/batch=%d%s", eng.name, batch, suffix), func(b *testing.B) { fn(b, eng.open, batch) })
 		}
 	}
+}
+
+// reportAcceptVsRaw reports n envelopes' accept and raw rates, their ratio
+// and the share of svc's sends that took the fast path.
+func reportAcceptVsRaw(b *testing.B, svc *Service, n int, accept, raw time.Duration) {
+	acceptRate, rawRate := float64(n)/accept.Seconds(), float64(n)/raw.Seconds()
+	b.ReportMetric(acceptRate, "accept_env/s")
+	b.ReportMetric(rawRate, "raw_rows/s")
+	b.ReportMetric(acceptRate/rawRate, "ratio")
+	fast, general := svc.AcceptPaths()
+	b.ReportMetric(float64(fast)/float64(fast+general), "fast_share")
 }
 
 func benchAcceptVsRaw(b *testing.B, open func(testing.TB) store.Store, batch int) {
@@ -44,16 +58,7 @@ func benchAcceptVsRaw(b *testing.B, open func(testing.TB) store.Store, batch int
 	alice := key("alice")
 	p := principal("alice")
 	n := b.N * batch
-	envs := make([]wire.Envelope, n)
-	hashes := make([]wire.ID, n)
-	prev := wire.ZeroID
-	ct := make([]byte, 256)
-	for i := range envs {
-		e := wire.Envelope{Group: group, Kind: wire.KindContent, Ctr: uint64(i + 1), Prev: prev, CT: ct}
-		wire.SignEnvelope(&e, alice)
-		envs[i], hashes[i] = e, e.Hash()
-		prev = hashes[i]
-	}
+	envs, hashes := benchChain(alice, group, n)
 
 	// Accept and raw requests alternate, so both see the same machine load
 	// (the machine is shared); each is timed on its own.
@@ -75,14 +80,7 @@ func benchAcceptVsRaw(b *testing.B, open func(testing.TB) store.Store, batch int
 		raw += time.Since(mid)
 	}
 	b.StopTimer()
-
-	acceptRate := float64(n) / accept.Seconds()
-	rawRate := float64(n) / raw.Seconds()
-	b.ReportMetric(acceptRate, "accept_env/s")
-	b.ReportMetric(rawRate, "raw_rows/s")
-	b.ReportMetric(acceptRate/rawRate, "ratio")
-	fast, general := svc.AcceptPaths()
-	b.ReportMetric(float64(fast)/float64(fast+general), "fast_share")
+	reportAcceptVsRaw(b, svc, n, accept, raw)
 }
 
 // benchStore provisions the workspace of set (signed here by a genesis key)
@@ -139,6 +137,21 @@ func benchStore(b *testing.B, open func(testing.TB) store.Store, set wire.Access
 		b.Fatal(err)
 	}
 	return svc, st
+}
+
+// benchChain is n content envelopes with 256-byte ct continuing priv's chain
+// in group from its start, and their hashes.
+func benchChain(priv ed25519.PrivateKey, group wire.ID, n int) ([]wire.Envelope, []wire.ID) {
+	envs, hashes := make([]wire.Envelope, n), make([]wire.ID, n)
+	prev := wire.ZeroID
+	ct := make([]byte, 256)
+	for i := range envs {
+		e := wire.Envelope{Group: group, Kind: wire.KindContent, Ctr: uint64(i + 1), Prev: prev, CT: ct}
+		wire.SignEnvelope(&e, priv)
+		envs[i], hashes[i] = e, e.Hash()
+		prev = hashes[i]
+	}
+	return envs, hashes
 }
 
 // rawGroup is the raw baseline's twin of an accept group g.

@@ -21,16 +21,9 @@ import (
 //
 //	go test ./backend/relay -run '^$' -bench AcceptVsRawConcurrent -benchtime 200x
 func BenchmarkAcceptVsRawConcurrent(b *testing.B) {
-	for _, eng := range []struct {
-		name string
-		open func(testing.TB) store.Store
-	}{{"sqlite", openSQLite}, {"postgres", openPostgres}} {
-		for _, batch := range []int{100, 1} {
-			b.Run(fmt.Sprintf("%s/batch=%d/senders=4", eng.name, batch), func(b *testing.B) {
-				benchConcurrent(b, eng.open, batch, 4)
-			})
-		}
-	}
+	benchEngines(b, "/senders=4", func(b *testing.B, open func(testing.TB) store.Store, batch int) {
+		benchConcurrent(b, open, batch, 4)
+	})
 }
 
 func benchConcurrent(b *testing.B, open func(testing.TB) store.Store, batch, senders int) {
@@ -56,15 +49,7 @@ func benchConcurrent(b *testing.B, open func(testing.TB) store.Store, batch, sen
 	svc, st := benchStore(b, open, set, groups)
 	n := b.N * batch
 	for s, x := range ss {
-		priv := key(fmt.Sprintf("sender %d", s))
-		x.envs, x.hashes = make([]wire.Envelope, n), make([]wire.ID, n)
-		prev := wire.ZeroID
-		for i := range x.envs {
-			e := wire.Envelope{Group: x.group, Kind: wire.KindContent, Ctr: uint64(i + 1), Prev: prev, CT: make([]byte, 256)}
-			wire.SignEnvelope(&e, priv)
-			x.envs[i], x.hashes[i] = e, e.Hash()
-			prev = x.hashes[i]
-		}
+		x.envs, x.hashes = benchChain(key(fmt.Sprintf("sender %d", s)), x.group, n)
 	}
 
 	const round = 10 // requests per sender per round
@@ -106,12 +91,5 @@ func benchConcurrent(b *testing.B, open func(testing.TB) store.Store, batch, sen
 		})
 	}
 	b.StopTimer()
-
-	total := float64(n * senders)
-	acceptRate, rawRate := total/accept.Seconds(), total/raw.Seconds()
-	b.ReportMetric(acceptRate, "accept_env/s")
-	b.ReportMetric(rawRate, "raw_rows/s")
-	b.ReportMetric(acceptRate/rawRate, "ratio")
-	fast, general := svc.AcceptPaths()
-	b.ReportMetric(float64(fast)/float64(fast+general), "fast_share")
+	reportAcceptVsRaw(b, svc, n*senders, accept, raw)
 }
