@@ -16,7 +16,7 @@
 //
 // A send that continues chains the Service accepted itself takes the fast
 // path: its seqs are planned in memory and store.Store.Send checks a gate
-// and inserts in one statement (docs/protocol/wire.md "The fast path");
+// and inserts in one transaction (docs/protocol/wire.md "The fast path");
 // anything else, and any gate that does not hold, takes the general path,
 // which names every refusal.
 //

@@ -33,9 +33,9 @@ type groupState struct {
 // are returned only after the commit.
 //
 // A send that continues chains this Service accepted itself is first tried
-// on the fast path (fastPlan, store.Store.Send: one statement); whatever it
-// does not take, the general path (acceptBatch) decides, with the same
-// codes.
+// on the fast path (fastPlan plans the seqs in memory, store.Store.Send
+// checks a gate and inserts in one transaction); whatever it does not
+// take, the general path (acceptBatch) decides, with the same codes.
 func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wire.Envelope) ([]wire.AckItem, []wire.SeqEnvelope, error) {
 	if len(envs) == 0 {
 		return nil, nil, wire.Errorf(wire.CodeMalformed, "A send carries at least one envelope.")

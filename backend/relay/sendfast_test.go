@@ -10,7 +10,7 @@ import (
 )
 
 // fastCount is how many sends the fixture's Service accepted through
-// store.Send (the one-statement path).
+// store.Send (the fast path).
 func (f *fixture) fastCount() uint64 { n, _ := f.svc.AcceptPaths(); return n }
 
 // TestFastPathAcceptsInOrder: after a group's first envelope (general path),

@@ -70,7 +70,7 @@ type Service struct {
 	checking chan struct{}
 }
 
-// AcceptPaths returns how many sends were accepted in one statement
+// AcceptPaths returns how many sends were accepted on the fast path
 // (store.Store.Send) and how many by the general path.
 func (s *Service) AcceptPaths() (fast, general uint64) {
 	return s.fastSends.Load(), s.generalSends.Load()
