@@ -100,20 +100,12 @@ type Engine struct {
 	shards map[shardKey]*shard
 	client *relayclient.Client
 	mlsCfg *mls.Config
-	alerts []Alert
+	alerts []Alert                // kept in the store (alerts.go)
 	live   chan relayclient.Event // set while Run is running
 	liveMu sync.Mutex
 	missed atomic.Bool // an event was dropped: Run must sync
 	// rootFresh: the root was caught up at the start of this join loop.
 	rootFresh bool
-}
-
-// Alert is a security alert kept for status.
-type Alert struct {
-	Code    string    `json:"code"`
-	Message string    `json:"message"`
-	Group   string    `json:"group"`
-	Time    time.Time `json:"time"`
 }
 
 // Errors of the engine, each a stable code and one sentence.
@@ -185,6 +177,9 @@ func (e *Engine) load(ctx context.Context) error {
 		return fmt.Errorf("engine: stored workspace record: %w", err)
 	}
 	if err := e.initKeys(); err != nil {
+		return err
+	}
+	if err := e.loadAlerts(ctx); err != nil {
 		return err
 	}
 	e.roster = roster.New(roster.Options{})

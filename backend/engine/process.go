@@ -60,7 +60,7 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 		case wire.KindMLSCommit:
 			leaf, err := e.applyCommit(ctx, g, &gi.Policy, env)
 			if err != nil {
-				e.alert(id, err)
+				e.alertForged(ctx, id, env.Author, err)
 				evict = append(evict, leaf)
 			}
 		case wire.KindHistoryPublish:
@@ -153,11 +153,11 @@ func (e *Engine) learnHistory(g *group, pol *roster.GroupPolicy, env *wire.Envel
 	}
 }
 
-// alert records and emits a security alert.
-func (e *Engine) alert(group identity.GroupID, err error) {
-	a := Alert{Code: "join/forged", Message: err.Error(), Group: hexID(group).hex(), Time: e.now().UTC()}
-	e.alerts = append(e.alerts, a)
-	e.emit(Event{Kind: EventAlert, Code: a.Code, Message: a.Message, Channel: a.Group})
+// alertForged raises a join/forged alert for a commit of group refused by
+// the roster (its author the acting principal).
+func (e *Engine) alertForged(ctx context.Context, group identity.GroupID, author wire.ID, err error) {
+	e.raise(ctx, Alert{Code: "join/forged", Message: err.Error(), Group: hexID(group).hex(),
+		Actor: identity.DeviceID(author).String()})
 }
 
 // applyCommit processes one commit envelope of g in log order. It returns a
