@@ -107,7 +107,7 @@ func (e *Engine) saveShards(t *txn) error {
 				return err
 			}
 			p := k.logPrefix()
-			if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM kv WHERE k >= ? AND k < ?`, p, p+"\xff"); err != nil {
+			if err := t.delPrefix(p); err != nil {
 				return err
 			}
 			s.hasBase, s.logN = true, 0

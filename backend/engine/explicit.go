@@ -140,7 +140,7 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 				return err
 			}
 			if err := e.db.update(ctx, func(t *txn) error {
-				if _, err := t.tx.ExecContext(ctx, `DELETE FROM kv WHERE k = ?`, refs[used]); err != nil {
+				if err := t.del(refs[used]); err != nil {
 					return err
 				}
 				return e.saveGroup(t, g)

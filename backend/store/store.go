@@ -3,43 +3,15 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
-
-	"weald/backend/wire"
-)
-
-// Errors of the store, checked with errors.Is.
-var (
-	ErrNotFound    = errors.New("store/not_found: no such record")
-	ErrNoWorkspace = errors.New("store/no_workspace: this database holds no workspace yet")
 )
 
 // Store is one workspace's database.
 type Store struct {
 	db   *sql.DB
 	path string
-}
-
-// WorkspacePath returns where the database of workspace ws lives under the
-// app's data directory: <data>/workspaces/<workspace-id-hex>/weald.db.
-func WorkspacePath(dataDir string, ws wire.ID) string {
-	return filepath.Join(dataDir, "workspaces", ws.String(), "weald.db")
-}
-
-// OpenWorkspace opens (creating if needed) the database of workspace ws
-// under dataDir.
-func OpenWorkspace(ctx context.Context, dataDir string, ws wire.ID) (*Store, error) {
-	p := WorkspacePath(dataDir, ws)
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	return Open(ctx, p)
 }
 
 // Open opens the database file at path, creating it if needed, in WAL mode
@@ -54,6 +26,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 func open(ctx context.Context, path string, ms []migration) (*Store, error) {
+	if err := createPrivate(path); err != nil {
+		return nil, err
+	}
 	dsn := "file:" + path +
 		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
 		"&_pragma=synchronous(FULL)&_txlock=immediate" + testOnlyDSN
@@ -74,6 +49,10 @@ func open(ctx context.Context, path string, ms []migration) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s: journal mode is %q, not wal", path, mode)
 	}
 	if err := migrate(ctx, db, ms); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := privateSidecars(path); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -145,54 +124,4 @@ func (t *Tx) query(q string, args ...any) (*sql.Rows, error) {
 
 func (t *Tx) row(q string, args ...any) *sql.Row {
 	return t.tx.QueryRowContext(t.ctx, q, args...)
-}
-
-// scanID copies a 32-byte blob into an id.
-func scanID(b []byte, id *wire.ID) error {
-	v, ok := wire.IDFromBytes(b)
-	if !ok {
-		return fmt.Errorf("store: stored id has %d bytes", len(b))
-	}
-	*id = v
-	return nil
-}
-
-func idOrNil(id wire.ID) any {
-	if id.IsZero() {
-		return nil
-	}
-	return id[:]
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// ListWorkspaces returns the ids of the workspaces that have a database
-// under dataDir, in ascending order. Directories whose name is not a
-// 64-digit hex id, or that hold no weald.db, are ignored.
-func ListWorkspaces(dataDir string) ([]wire.ID, error) {
-	ents, err := os.ReadDir(filepath.Join(dataDir, "workspaces"))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store: list workspaces: %w", err)
-	}
-	var out []wire.ID
-	for _, e := range ents { // ReadDir sorts by name, so by hex id
-		b, err := hex.DecodeString(e.Name())
-		id, ok := wire.IDFromBytes(b)
-		if err != nil || !ok || !e.IsDir() || hex.EncodeToString(b) != e.Name() {
-			continue
-		}
-		if _, err := os.Stat(WorkspacePath(dataDir, id)); err != nil {
-			continue
-		}
-		out = append(out, id)
-	}
-	return out, nil
 }

@@ -2,21 +2,15 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 	"testing/fstest"
-
-	"weald/backend/wire"
 )
-
-func id(s string) wire.ID { return sha256.Sum256([]byte(s)) }
 
 func openTest(t *testing.T) *Store {
 	t.Helper()
-	s, err := OpenWorkspace(context.Background(), t.TempDir(), id("ws"))
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,21 +38,8 @@ func testMigrations(t *testing.T, files map[string]string) []migration {
 	return ms
 }
 
-func TestOpenWorkspacePathAndWAL(t *testing.T) {
-	dir := t.TempDir()
-	ws := id("ws")
-	s, err := OpenWorkspace(context.Background(), dir, ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	want := filepath.Join(dir, "workspaces", ws.String(), "weald.db")
-	if s.Path() != want {
-		t.Fatalf("path %s, want %s", s.Path(), want)
-	}
-	if _, err := os.Stat(want); err != nil {
-		t.Fatal(err)
-	}
+func TestOpenWALAndVersion(t *testing.T) {
+	s := openTest(t)
 	var mode string
 	var fk int
 	if err := s.db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
@@ -138,9 +119,10 @@ func TestLoadMigrationsRejectsGaps(t *testing.T) {
 
 func TestUpdateRollsBackOnError(t *testing.T) {
 	s := openTest(t)
+	ctx := context.Background()
 	boom := errors.New("boom")
-	err := s.Update(context.Background(), func(tx *Tx) error {
-		if _, err := tx.AppendRosterOps([]byte("op")); err != nil {
+	err := s.Update(ctx, func(tx *Tx) error {
+		if err := tx.AddRosterOp(1, []byte("op")); err != nil {
 			return err
 		}
 		return boom
@@ -148,113 +130,52 @@ func TestUpdateRollsBackOnError(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatal(err)
 	}
-	s.View(context.Background(), func(tx *Tx) error {
-		n, _, err := tx.RosterHead()
-		if err != nil || n != 0 {
-			t.Fatalf("rolled-back append is visible: %d %v", n, err)
-		}
-		return nil
-	})
+	rosterLen := func() int {
+		var n int
+		s.View(ctx, func(tx *Tx) error {
+			ops, err := tx.RosterOps()
+			if err != nil {
+				t.Fatal(err)
+			}
+			n = len(ops)
+			return nil
+		})
+		return n
+	}
+	if n := rosterLen(); n != 0 {
+		t.Fatalf("rolled-back append is visible: %d", n)
+	}
 	func() {
 		defer func() { recover() }()
-		s.Update(context.Background(), func(tx *Tx) error {
-			tx.AppendRosterOps([]byte("op"))
+		s.Update(ctx, func(tx *Tx) error {
+			tx.AddRosterOp(1, []byte("op"))
 			panic("mid-transaction")
 		})
 	}()
-	s.View(context.Background(), func(tx *Tx) error {
-		if n, _, _ := tx.RosterHead(); n != 0 {
-			t.Fatal("panicked transaction committed")
-		}
-		return nil
-	})
-}
-
-func TestListWorkspaces(t *testing.T) {
-	dir := t.TempDir()
-	if ws, err := ListWorkspaces(dir); err != nil || len(ws) != 0 {
-		t.Fatalf("empty data dir: %v %v", ws, err)
-	}
-	for _, name := range []string{"b", "a"} {
-		s, err := OpenWorkspace(context.Background(), dir, id(name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Close()
-	}
-	os.MkdirAll(filepath.Join(dir, "workspaces", "not-an-id"), 0o700)
-	os.MkdirAll(filepath.Join(dir, "workspaces", id("empty").String()), 0o700)
-	ws, err := ListWorkspaces(dir)
-	if err != nil || len(ws) != 2 {
-		t.Fatalf("workspaces %v %v", ws, err)
-	}
-	if ws[0].String() > ws[1].String() || (ws[0] != id("a") && ws[0] != id("b")) {
-		t.Fatalf("order or ids: %v", ws)
+	if n := rosterLen(); n != 0 {
+		t.Fatal("panicked transaction committed")
 	}
 }
 
 // Data written in one session is there in the next.
 func TestReopenKeepsData(t *testing.T) {
-	dir := t.TempDir()
+	path := filepath.Join(t.TempDir(), "state.db")
 	ctx := context.Background()
-	s, err := OpenWorkspace(ctx, dir, id("ws"))
+	s, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	update(t, s, func(tx *Tx) error {
-		_, err := tx.AppendRosterOps([]byte("genesis"))
-		return err
-	})
+	update(t, s, func(tx *Tx) error { return tx.AddRosterOp(1, []byte("genesis")) })
 	s.Close()
-	s, err = OpenWorkspace(ctx, dir, id("ws"))
+	s, err = Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	s.View(ctx, func(tx *Tx) error {
-		if n, h, err := tx.RosterHead(); err != nil || n != 1 || h != id("genesis") {
-			t.Fatalf("after reopen: %d %v", n, err)
+		if ops, err := tx.RosterOps(); err != nil || len(ops) != 1 || string(ops[0]) != "genesis" {
+			t.Fatalf("after reopen: %q %v", ops, err)
 		}
 		return nil
 	})
-}
-
-// A database at schema 1 with queued work upgrades to the current schema
-// with the work still queued.
-func TestUpgradeFromSchema1(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "weald.db")
-	ms, err := embeddedMigrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old, err := open(ctx, path, ms[:1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, me := id("g"), id("me")
-	if _, err := old.db.Exec(`INSERT INTO groups (id, kind, name) VALUES (?, 'channel', 'general')`, g[:]); err != nil {
-		t.Fatal(err)
-	}
-	h := id("h")
-	if _, err := old.db.Exec(`INSERT INTO outbox (group_id, idempotency_key, kind, author, ctr, hash, envelope)
-		VALUES (?, x'6b', 16, ?, 1, ?, x'01')`, g[:], me[:], h[:]); err != nil {
-		t.Fatal(err)
-	}
-	old.Close()
-	s, err := open(ctx, path, ms)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	s.View(ctx, func(tx *Tx) error {
-		out, err := tx.Outbox(10)
-		if err != nil || len(out) != 1 || out[0].Ctr != 1 {
-			t.Fatalf("queued work after the upgrade: %+v %v", out, err)
-		}
-		return nil
-	})
-	if v, _ := s.SchemaVersion(ctx); v != len(ms) {
-		t.Fatalf("version %d", v)
-	}
 }
