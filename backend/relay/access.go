@@ -39,6 +39,9 @@ func (s *Service) Publish(ctx context.Context, ws wire.ID, set wire.AccessSet) (
 	if err := validateSetShape(&set); err != nil {
 		return AccessChange{}, err
 	}
+	if err := s.mayPublish(ctx, ws, &set); err != nil {
+		return AccessChange{}, err
+	}
 	if err := set.VerifySignature(); err != nil {
 		return AccessChange{}, wire.Errorf(wire.CodeAuthBadSignature, "The access set's signature does not verify.")
 	}
@@ -58,8 +61,7 @@ func (s *Service) Publish(ctx context.Context, ws wire.ID, set wire.AccessSet) (
 			return err
 		}
 		if set.Version != w.AccessVersion+1 {
-			return wire.Errorf(wire.CodeCASConflict, "The access set is not the next version; fetch the current one and retry.",
-				wire.U("version", w.AccessVersion))
+			return errNotNext(w.AccessVersion)
 		}
 		var prev *cachedSet
 		if w.AccessVersion == 0 {
@@ -123,6 +125,71 @@ func (s *Service) Publish(ctx context.Context, ws wire.ID, set wire.AccessSet) (
 	}
 	s.mu.Unlock()
 	return change, nil
+}
+
+// mayPublish refuses, from the cached current set or one read transaction
+// and before any signature check or write transaction, a set that could not
+// be accepted: version 1 once the genesis key is consumed or not signed by
+// it, a later version not signed by an admin device of the current set. An
+// unauthenticated client can reach Publish (the bootstrap publish), so
+// what it costs the relay to refuse must not depend on a signature check or
+// a write. The transaction in Publish checks all of it again.
+func (s *Service) mayPublish(ctx context.Context, ws wire.ID, set *wire.AccessSet) error {
+	s.mu.Lock()
+	c := s.cache[ws]
+	s.mu.Unlock()
+	if c == nil || set.Version > c.version+1 {
+		// Unknown here, or another relay process may have moved it on.
+		var w store.Workspace
+		c = nil
+		err := s.st.View(ctx, func(tx store.Tx) error {
+			var err error
+			w, err = tx.Workspace(ctx, ws)
+			if errors.Is(err, store.ErrNotFound) {
+				return errUnknownWorkspace(ws)
+			}
+			if err != nil || w.AccessVersion == 0 {
+				return err
+			}
+			c, err = s.currentSet(ctx, tx, ws, w.AccessVersion)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if c == nil {
+			switch {
+			case set.Version != 1:
+				return errNotNext(0)
+			case w.GenesisConsumed:
+				return wire.Errorf(wire.CodeAuthGenesisUsed, "The genesis key has already been used.")
+			case !bytes.Equal(set.Signer, w.GenesisKey):
+				return wire.Errorf(wire.CodeAuthNotAdmin, "The first access set must be signed by the workspace's genesis key.")
+			}
+			return nil
+		}
+	}
+	if set.Version != c.version+1 {
+		return errNotNext(c.version)
+	}
+	if d, ok := c.set.Device(set.Signer); !ok || !d.Admin {
+		var genesis bool
+		err := s.st.View(ctx, func(tx store.Tx) error {
+			w, err := tx.Workspace(ctx, ws)
+			genesis = err == nil && bytes.Equal(set.Signer, w.GenesisKey)
+			return err
+		})
+		if err == nil && genesis {
+			return wire.Errorf(wire.CodeAuthGenesisUsed, "The genesis key has already been used.")
+		}
+		return wire.Errorf(wire.CodeAuthNotAdmin, "Only an admin device of the current access set may publish the next one.")
+	}
+	return nil
+}
+
+func errNotNext(current uint64) error {
+	return wire.Errorf(wire.CodeCASConflict, "The access set is not the next version; fetch the current one and retry.",
+		wire.U("version", current))
 }
 
 // validateSetShape refuses sets no admin could use: no admin device,

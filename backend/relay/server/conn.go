@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -24,6 +25,7 @@ type conn struct {
 	cancel context.CancelFunc
 	out    chan []byte
 	rate   *bucket
+	addr   netip.Addr // the address the connection counts against before it authenticates
 
 	// Set once at authentication, read-only afterwards.
 	workspace wire.ID

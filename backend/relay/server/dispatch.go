@@ -129,6 +129,25 @@ func (s *Server) handle(c *conn, body wire.Body) (wire.Body, func(), error) {
 		if len(req.Items) == 0 {
 			return nil, nil, wire.Errorf(wire.CodeMalformed, "A subscribe must name at least one group.")
 		}
+		// The limit first, before anything reads the store: the groups
+		// this request would add to the connection's subscriptions.
+		fresh := map[wire.ID]struct{}{}
+		c.mu.Lock()
+		for _, it := range req.Items {
+			if _, had := c.subs[it.Group]; !had {
+				fresh[it.Group] = struct{}{}
+			}
+			if len(fresh)+len(c.subs) > s.lim.MaxSubscriptions {
+				break
+			}
+		}
+		over := len(fresh)+len(c.subs) > s.lim.MaxSubscriptions
+		c.mu.Unlock()
+		if over {
+			return nil, nil, wire.Errorf(wire.CodeLimitSubscriptions,
+				"This connection would subscribe to more groups than the relay allows.",
+				wire.U("limit", uint64(s.lim.MaxSubscriptions)))
+		}
 		// All or nothing: every group must be readable by this workspace
 		// (bad_request/unknown_group for another workspace's group) before
 		// any subscription starts.

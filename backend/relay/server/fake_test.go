@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"weald/backend/relay/store"
 	"weald/backend/wire"
@@ -21,6 +22,7 @@ type fakeBackend struct {
 	bound   map[wire.ID]wire.ID // grant connection key id → grant hash
 	logs    map[wire.ID][]wire.SeqEnvelope
 	changes chan store.Change
+	fetches atomic.Int64 // Fetch calls
 }
 
 func newFake(ws wire.ID, keys ...ed25519.PublicKey) *fakeBackend {
@@ -78,6 +80,7 @@ func (f *fakeBackend) Send(_ context.Context, ws wire.ID, p Principal, envs []wi
 }
 
 func (f *fakeBackend) Fetch(_ context.Context, ws, group wire.ID, after uint64, limit uint32) (*wire.Envelopes, error) {
+	f.fetches.Add(1)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	log := f.logs[group]

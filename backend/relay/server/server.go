@@ -39,6 +39,13 @@ type Limits struct {
 	WriteTimeout           time.Duration // one frame write
 	RecheckInterval        time.Duration // how often open connections are rechecked against the access set
 	PingInterval           time.Duration // WebSocket ping to detect dead peers (a pong is due within WriteTimeout)
+
+	// Before authentication (docs/protocol/wire.md "Before authentication").
+	MaxPreAuthConns   int     // unauthenticated connections at once; HTTP 503 beyond
+	MaxPreAuthPerAddr int     // of them from one address (an IPv6 /64); HTTP 429 beyond
+	PreAuthFrameBytes int     // largest frame read before AuthOK; a larger one closes with 1009 unread
+	GenesisPerSecond  float64 // bootstrap publishes per address and second
+	GenesisBurst      int     //
 }
 
 // DefaultLimits are used for zero fields.
@@ -55,6 +62,11 @@ var DefaultLimits = Limits{
 	WriteTimeout:           10 * time.Second,
 	RecheckInterval:        time.Second,
 	PingInterval:           30 * time.Second,
+	MaxPreAuthConns:        1024,
+	MaxPreAuthPerAddr:      32,
+	PreAuthFrameBytes:      64 << 10,
+	GenesisPerSecond:       0.2,
+	GenesisBurst:           4,
 }
 
 func (l Limits) withDefaults() Limits {
@@ -95,6 +107,21 @@ func (l Limits) withDefaults() Limits {
 	if l.PingInterval > 0 {
 		d.PingInterval = l.PingInterval
 	}
+	if l.MaxPreAuthConns > 0 {
+		d.MaxPreAuthConns = l.MaxPreAuthConns
+	}
+	if l.MaxPreAuthPerAddr > 0 {
+		d.MaxPreAuthPerAddr = l.MaxPreAuthPerAddr
+	}
+	if l.PreAuthFrameBytes > 0 {
+		d.PreAuthFrameBytes = l.PreAuthFrameBytes
+	}
+	if l.GenesisPerSecond > 0 {
+		d.GenesisPerSecond = l.GenesisPerSecond
+	}
+	if l.GenesisBurst > 0 {
+		d.GenesisBurst = l.GenesisBurst
+	}
 	return d
 }
 
@@ -118,6 +145,7 @@ type Server struct {
 	log     *slog.Logger
 	metrics *Metrics
 	hub     *hub
+	pre     *preAuth
 	heads   heads
 	mux     *http.ServeMux
 
@@ -144,6 +172,7 @@ func New(cfg Config) *Server {
 	if s.metrics == nil {
 		s.metrics = NewMetrics()
 	}
+	s.pre = newPreAuth(s.lim.MaxPreAuthConns, s.lim.MaxPreAuthPerAddr, s.lim.GenesisPerSecond, s.lim.GenesisBurst)
 	s.hub = newHub(s.lim.MaxConnsPerKey, func(d int) { s.metrics.Connections.Add(float64(d)) })
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.ready = make(chan struct{})
@@ -208,6 +237,25 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	case <-r.Context().Done():
 		return
 	}
+	addr := clientAddr(r.RemoteAddr)
+	if ok, perAddr := s.pre.admit(addr); !ok {
+		if perAddr {
+			s.metrics.Refused.WithLabelValues("http/pre_auth_per_address").Inc()
+			http.Error(w, "too many unauthenticated connections from this address", http.StatusTooManyRequests)
+		} else {
+			s.metrics.Refused.WithLabelValues("http/pre_auth_total").Inc()
+			http.Error(w, "too many unauthenticated connections", http.StatusServiceUnavailable)
+		}
+		return
+	}
+	admitted := true
+	releasePre := func() {
+		if admitted {
+			admitted = false
+			s.pre.release(addr)
+		}
+	}
+	defer releasePre()
 	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		Subprotocols:       []string{Subprotocol},
 		InsecureSkipVerify: true, // non-browser clients; authentication is the signed challenge
@@ -215,17 +263,21 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	// The transport's hard limit is twice the frame limit: a frame between
-	// the two is drained and refused with limit/frame_size, one beyond it
-	// closes the connection with status 1009.
-	ws.SetReadLimit(int64(2*s.lim.MaxFrameBytes) + frameHeaderLen)
+	// Before authentication a frame larger than PreAuthFrameBytes closes
+	// the connection with status 1009 without being read.
+	ws.SetReadLimit(int64(s.lim.PreAuthFrameBytes))
 	ctx, cancel := context.WithCancel(s.ctx)
 	c := &conn{s: s, ws: ws, ctx: ctx, cancel: cancel, out: make(chan []byte, s.lim.OutboundQueue),
-		subs: map[wire.ID]*subState{}}
+		subs: map[wire.ID]*subState{}, addr: addr}
 	defer c.closeWith(websocket.StatusNormalClosure, "")
 	if !s.handshake(c) {
 		return
 	}
+	releasePre()
+	// The transport's hard limit is twice the frame limit: a frame between
+	// the two is drained and refused with limit/frame_size, one beyond it
+	// closes the connection with status 1009.
+	ws.SetReadLimit(int64(2*s.lim.MaxFrameBytes) + frameHeaderLen)
 	defer s.hub.remove(c)
 	go c.writeLoop()
 	go c.keepalive()
@@ -273,21 +325,25 @@ func (s *Server) handshake(c *conn) bool {
 		return false
 	}
 	// Bootstrap: before authenticating, a client may publish a workspace's
-	// first access set (version 1). It needs no connection credential: the
-	// relay accepts it only if the workspace's genesis key signed it, and
-	// consumes that key (design/gaps.md "Invites and bootstrap").
-	for {
-		f, ok = s.readHandshakeFrame(ctx, c, refuse)
-		if !ok {
-			return false
-		}
-		pub, isPub := f.Body.(*wire.AccessSetPublish)
-		if !isPub {
-			break
-		}
+	// first access set (version 1), once per connection and a few times a
+	// minute per address. It needs no connection credential: the relay
+	// accepts it only if the workspace's genesis key signed it, and
+	// consumes that key (design/gaps.md "Invites and bootstrap"). The
+	// backend refuses anything else from cached state before it checks a
+	// signature or opens a write transaction.
+	f, ok = s.readHandshakeFrame(ctx, c, refuse)
+	if !ok {
+		return false
+	}
+	if pub, isPub := f.Body.(*wire.AccessSetPublish); isPub {
 		if pub.Set.Version != 1 {
 			return refuse(f.ID, wire.Errorf(wire.CodeAuthRequired,
 				"Only the first access set (version 1) may be published before authenticating."))
+		}
+		if !s.pre.takePublish(c.addr, s.now()) {
+			return refuse(f.ID, wire.Errorf(wire.CodeLimitRate,
+				"Too many publishes before authentication from this address; slow down.",
+				wire.U("retry_after_ms", uint64(1000/s.lim.GenesisPerSecond))))
 		}
 		v, err := s.backend.PublishAccessSet(ctx, hello.Workspace, Principal{}, pub.Set)
 		if err != nil {
@@ -296,10 +352,13 @@ func (s *Server) handshake(c *conn) bool {
 		if err := writeNow(wire.Frame{ID: f.ID, Body: &wire.AccessSetAccepted{Version: v}}); err != nil {
 			return false
 		}
+		if f, ok = s.readHandshakeFrame(ctx, c, refuse); !ok {
+			return false
+		}
 	}
 	auth, isAuth := f.Body.(*wire.Auth)
 	if !isAuth {
-		return refuse(f.ID, wire.Errorf(wire.CodeAuthRequired, "The second frame on a connection must be Auth."))
+		return refuse(f.ID, wire.Errorf(wire.CodeAuthRequired, "After Hello (and at most one bootstrap publish) the next frame must be Auth."))
 	}
 	p, err := s.backend.Authenticate(ctx, hello.Workspace, nonce, auth)
 	if err != nil {

@@ -1,0 +1,93 @@
+package server
+
+import (
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+)
+
+// preAuth bounds the state the relay holds for connections that have not
+// authenticated: how many are open at once in all and per client address,
+// and how often one address may try the bootstrap publish (the one request
+// other than Hello and Auth allowed before authenticating; docs/protocol/wire.md
+// "Before authentication"). An IPv6 address counts by its /64, which one
+// host usually holds whole.
+type preAuth struct {
+	mu       sync.Mutex
+	max      int
+	perAddr  int
+	total    int
+	byAddr   map[netip.Addr]int
+	publish  map[netip.Addr]*bucket
+	rate     float64
+	burst    int
+	maxAddrs int
+}
+
+func newPreAuth(max, perAddr int, publishRate float64, publishBurst int) *preAuth {
+	return &preAuth{max: max, perAddr: perAddr, byAddr: map[netip.Addr]int{}, publish: map[netip.Addr]*bucket{},
+		rate: publishRate, burst: publishBurst, maxAddrs: 4096}
+}
+
+// clientAddr is the address a connection counts against: the peer's IP
+// (the socket's, never a forwarded header), an IPv6 one cut to its /64.
+func clientAddr(remote string) netip.Addr {
+	host, _, err := net.SplitHostPort(remote)
+	if err != nil {
+		host = remote
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{}
+	}
+	a = a.Unmap()
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.Addr()
+	}
+	return a
+}
+
+// admit counts a new unauthenticated connection from addr. It returns false
+// when the relay or that address already holds the most allowed.
+func (p *preAuth) admit(addr netip.Addr) (ok bool, perAddr bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.total >= p.max {
+		return false, false
+	}
+	if p.byAddr[addr] >= p.perAddr {
+		return false, true
+	}
+	p.total++
+	p.byAddr[addr]++
+	return true, false
+}
+
+// release ends what admit counted (the connection authenticated or closed).
+func (p *preAuth) release(addr netip.Addr) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.total--
+	if p.byAddr[addr]--; p.byAddr[addr] <= 0 {
+		delete(p.byAddr, addr)
+	}
+}
+
+// takePublish spends one of addr's bootstrap publishes; false means the
+// address has made too many lately.
+func (p *preAuth) takePublish(addr netip.Addr, now time.Time) bool {
+	p.mu.Lock()
+	b := p.publish[addr]
+	if b == nil {
+		if len(p.publish) >= p.maxAddrs {
+			clear(p.publish) // forgetting lets some through again, never more than burst each
+		}
+		b = newBucket(p.rate, p.burst, now)
+		p.publish[addr] = b
+	}
+	p.mu.Unlock()
+	ok, _ := b.take(now)
+	return ok
+}
