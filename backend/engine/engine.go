@@ -53,8 +53,10 @@ type Options struct {
 	// already hold it; CreateWorkspace then stops with ErrNotProvisioned
 	// until it does.
 	Provision func(ctx context.Context, relayURL string, ws wire.ID, genesisPub []byte) error
-	// Crash, if set, is called after each bootstrap step with the step's
-	// name; a non-nil error aborts there, as a crash would (tests).
+	// Crash, if set, is called after each bootstrap step, each self-join
+	// step (JoinStep*) and once a new channel's bundles are published
+	// ("channel_published"), with the step's name; a non-nil error aborts
+	// there, as a crash or a transient failure would (tests).
 	Crash func(step string) error
 }
 

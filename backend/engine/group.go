@@ -34,7 +34,10 @@ type groupRec struct {
 	// BundleEpoch is the root epoch of the latest groupinfo.publish seen in
 	// this group's log; InviteEpochs (root only) the root epoch of the
 	// latest bundle per invite (hex id). Stale ones are repaired on sync.
-	BundleEpoch  uint64            `json:"bundle_epoch"`
+	BundleEpoch uint64 `json:"bundle_epoch"`
+	// BundleOwed: this device moved the group's epoch (its self-join) and
+	// has not published the standing bundles of the new epoch yet.
+	BundleOwed   bool              `json:"bundle_owed,omitempty"`
 	InviteEpochs map[string]uint64 `json:"invite_epochs,omitempty"`
 }
 
@@ -44,6 +47,7 @@ type group struct {
 	mls     *mls.Group // nil: not a member
 	history []groups.HistoryKey
 	pending *pendingCommit
+	joining *joining // a self-join whose commit was sent, not finished
 }
 
 // pendingCommit is a commit this client sent and merges when it meets it

@@ -43,6 +43,7 @@ func (e *Engine) publishBundles(ctx context.Context, g *group, pol *roster.Group
 	if _, err := e.sendBatch(ctx, g, items); err != nil {
 		return err
 	}
+	g.rec.BundleOwed = false
 	return e.persistGroup(ctx, g)
 }
 

@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 
 	"weald/backend/identity"
+	"weald/backend/relayclient"
 	"weald/backend/roster"
 	"weald/backend/wire"
 )
@@ -169,6 +171,17 @@ func (e *Engine) appendRoster(ctx context.Context, build func() (roster.Body, er
 		_, err = e.client.RosterAppend(ctx, wire.ID(prev), op.Bytes())
 		if err != nil {
 			e.reloadRoster(ctx) // undo the local apply
+			if errors.Is(err, relayclient.ErrDisconnected) {
+				// The append may have landed before the connection
+				// dropped: if the roster now holds it, it is done.
+				if landed, lerr := e.rosterLanded(ctx, op.Bytes()); lerr != nil {
+					return err
+				} else if landed {
+					e.emit(Event{Kind: EventRoster})
+					return nil
+				}
+				continue
+			}
 			var we *wire.Error
 			if errors.As(err, &we) && we.Code == wire.CodeCASConflict {
 				if _, err := e.syncRoster(ctx); err != nil {
@@ -188,6 +201,20 @@ func (e *Engine) appendRoster(ctx context.Context, build func() (roster.Body, er
 	return errors.New("roster/busy: the roster kept moving; try again")
 }
 
+// rosterLanded syncs the roster and reports whether op is the operation
+// that followed the local head it was signed on.
+func (e *Engine) rosterLanded(ctx context.Context, op []byte) (bool, error) {
+	n := e.roster.Len()
+	if _, err := e.syncRoster(ctx); err != nil {
+		return false, err
+	}
+	ops, err := e.db.rosterOps(ctx)
+	if err != nil {
+		return false, err
+	}
+	return len(ops) > n && bytes.Equal(ops[n], op), nil
+}
+
 // devicePub returns the roster key of a device id.
 func (e *Engine) devicePub(id wire.ID) ([]byte, bool) {
 	d, ok := e.roster.Device(identity.DeviceID(id))
@@ -195,4 +222,18 @@ func (e *Engine) devicePub(id wire.ID) ([]byte, bool) {
 		return nil, false
 	}
 	return d.Public.Bytes(), true
+}
+
+// checkRosterBody reports whether the roster would accept body as the next
+// operation now, without recording it (the local roster is left as it was).
+func (e *Engine) checkRosterBody(ctx context.Context, body roster.Body) error {
+	op, err := roster.Sign(roster.DeviceSigner(e.dev), e.roster.Head(), e.now(), body)
+	if err != nil {
+		return err
+	}
+	if err := e.roster.Apply(op); err != nil {
+		return err
+	}
+	e.reloadRoster(ctx)
+	return nil
 }

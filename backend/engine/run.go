@@ -56,14 +56,60 @@ func (e *Engine) Run(ctx context.Context) error {
 	}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	// What a sync could not finish (a join that met groups/no_bundle, a
+	// dropped connection, a relay restart) is retried with backoff, reset
+	// whenever a channel was joined, so no transient failure leaves a
+	// channel visible and unread until some unrelated event.
+	var bo retryBackoff
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	armed := false
+	settle := func(err error, joinedBefore int) {
+		if e.joinedCount() > joinedBefore {
+			bo.reset()
+		}
+		if err == nil && !e.joinLeft() {
+			bo.reset()
+			if armed {
+				retry.Stop()
+				armed = false
+			}
+			return
+		}
+		if !armed {
+			retry.Reset(bo.next())
+			armed = true
+		}
+	}
+	e.mu.Lock()
+	settle(nil, 0)
+	e.mu.Unlock()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-retry.C:
+			armed = false
+			e.mu.Lock()
+			before := e.joinedCount()
+			_, err := e.sync(ctx)
+			if err == nil {
+				err = subscribe()
+			}
+			settle(err, before)
+			e.mu.Unlock()
+			if err != nil && ctx.Err() == nil {
+				e.emit(Event{Kind: EventAlert, Code: "sync/error", Message: err.Error()})
+			}
 		case <-tick.C:
 			if e.missed.Swap(false) {
 				e.mu.Lock()
+				before := e.joinedCount()
 				_, err := e.sync(ctx)
+				if err == nil {
+					err = subscribe()
+				}
+				settle(err, before)
 				e.mu.Unlock()
 				if err != nil && ctx.Err() == nil {
 					e.emit(Event{Kind: EventAlert, Code: "sync/error", Message: err.Error()})
@@ -71,9 +117,13 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 		case ev := <-ch:
 			e.mu.Lock()
+			before := e.joinedCount()
 			err := e.handle(ctx, ev)
 			if err == nil {
 				err = subscribe()
+			}
+			if ev.Kind != relayclient.EventDisconnected {
+				settle(err, before)
 			}
 			e.mu.Unlock()
 			if err != nil && ctx.Err() == nil {
@@ -81,6 +131,43 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// retryBackoff is the delay before Run retries an unfinished sync: 250 ms,
+// doubling to at most 30 s, back to 250 ms on progress.
+type retryBackoff struct{ n int }
+
+const (
+	retryMin = 250 * time.Millisecond
+	retryMax = 30 * time.Second
+)
+
+func (b *retryBackoff) next() time.Duration {
+	d := retryMin << min(b.n, 8)
+	if d > retryMax {
+		d = retryMax
+	}
+	b.n++
+	return d
+}
+
+func (b *retryBackoff) reset() { b.n = 0 }
+
+// joinedCount counts the channels this device is a member of.
+func (e *Engine) joinedCount() int {
+	n := 0
+	for _, g := range e.groups {
+		if g.mls != nil && g.mls.Active() {
+			n++
+		}
+	}
+	return n
+}
+
+// joinLeft reports whether the join loop has groups left this device is
+// entitled to and not in.
+func (e *Engine) joinLeft() bool {
+	return e.member(e.roster.RootGroup()) && len(e.roster.SelfJoinGroups(e.devID, e.member)) > 0
 }
 
 func (e *Engine) handle(ctx context.Context, ev relayclient.Event) error {

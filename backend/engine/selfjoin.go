@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"weald/backend/mls"
 	"weald/backend/mls/framing"
 	"weald/backend/roster"
+	"weald/backend/wire"
 )
 
 // externalJoin makes an external commit into group id from a GroupInfo,
@@ -60,6 +62,15 @@ func decodeGroupInfo(msg []byte) (*mls.GroupInfo, error) {
 	}
 	return mls.DecodeGroupInfo(m.Body)
 }
+
+// The self-join's steps, as Options.Crash names them (tests inject faults
+// between them).
+const (
+	JoinStepRoot    = "selfjoin/root"    // the root caught up
+	JoinStepBundles = "selfjoin/bundles" // the standing bundles read
+	JoinStepCommit  = "selfjoin/commit"  // the external commit sent
+	JoinStepHistory = "selfjoin/history" // the history read, before the fresh bundles
+)
 
 // JoinReport says what one run of the join loop did.
 type JoinReport struct {
@@ -146,6 +157,12 @@ func (e *Engine) selfJoinsLastHour(id identity.GroupID) int {
 // history keys of an open group) in one round trip (joinBundles: the
 // newest envelope of each kind), an external commit with JoinData, then the
 // channel's history (an open group's whole log), then fresh bundles.
+//
+// A join interrupted after its commit was sent (a dropped connection, a
+// relay restart) is resumed by the next attempt from the commit it sent
+// (group.joining): the commit is looked up in the log, and the join goes on
+// from it if it won, or starts over if it lost or never landed. Starting
+// over instead would commit again on top of a GroupInfo nobody republished.
 func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 	gi, ok := e.roster.Group(id)
 	if !ok {
@@ -154,6 +171,7 @@ func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 	if e.roster.Entitlement(id, identity.DevicePrincipal(e.devID), e.now(), e.member) != roster.JoinSelf {
 		return groups.ErrNotEntitled
 	}
+	g := e.groupState(id)
 	for attempt := 0; attempt < 3; attempt++ {
 		if attempt > 0 || !e.rootFresh {
 			// The root first: its latest epoch secrets open the latest bundles.
@@ -163,71 +181,144 @@ func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 				}
 			}
 		}
-		b, err := e.joinBundles(ctx, id, gi.Policy.History == roster.HistoryOpen)
-		if err != nil {
+		if err := e.crash(JoinStepRoot); err != nil {
 			return err
 		}
-		if b.info == nil {
-			return fmt.Errorf("groups/no_bundle: channel %s has no standing group info this device can open", gi.Name)
-		}
-		gip, err := groups.DecodeGroupInfoPlain(b.info.plain)
-		if err != nil {
-			return err
-		}
-		var keys []groups.HistoryKey
-		if gi.Policy.History == roster.HistoryOpen && b.history != nil {
-			hp, err := groups.DecodeHistoryPlain(b.history.plain)
-			if err != nil {
+		if g.joining == nil {
+			if err := e.startJoin(ctx, g, &gi); err != nil {
 				return err
 			}
-			keys = hp.Keys
 		}
-		m, msg, err := e.externalJoin(id, gip.GroupInfo, groups.PathSelfJoin, &gi.Policy)
+		won, err := e.joinLanded(ctx, g)
 		if err != nil {
 			return err
 		}
-		g := e.groupState(id)
-		seq, err := e.sendJoin(ctx, g, msg, m, keys)
-		if err != nil {
-			return err
-		}
-		if e.meta.SelfJoins == nil {
-			e.meta.SelfJoins = map[string][]time.Time{}
-		}
-		e.meta.SelfJoins[hexID(id).hex()] = append(e.meta.SelfJoins[hexID(id).hex()], e.now())
-		if lost, err := e.lostRace(ctx, id, b.log, b.readTo, seq, m.Epoch()-1); err != nil {
-			return err
-		} else if lost {
+		if !won {
+			g.joining = nil
 			continue
 		}
-		g.mls, g.history = m, keys
-		if err := e.noteEpoch(g, gi.Policy.History == roster.HistoryClosed, false); err != nil {
-			return err
-		}
-		switch {
-		case b.full:
-			err = e.processEnvelopes(ctx, g, b.log)
-		case gi.Policy.History == roster.HistoryOpen:
-			// The history this member is entitled to: the whole log.
-			err = e.catchUp(ctx, g)
-		default:
-			// A closed group's log before the join holds nothing this
-			// member can read: start after the head that was read.
-			err = e.processEnvelopes(ctx, g, b.log)
-			if err == nil && b.readTo > g.rec.LastSeq {
-				g.rec.LastSeq = b.readTo
-				err = e.persistGroup(ctx, g)
-			}
-		}
+		return e.finishJoin(ctx, g, &gi)
+	}
+	return errors.New("mls/busy: the channel kept moving; the join will be retried")
+}
+
+// joining is a self-join whose commit was built and (perhaps) sent.
+type joining struct {
+	m    *mls.Group
+	msg  []byte // the external commit
+	keys []groups.HistoryKey
+	b    *bundles
+	seq  uint64 // the commit's seq once known
+}
+
+// startJoin reads the bundles, builds the external commit and sends it. The
+// join is recorded in g.joining before the send, so an answer lost with the
+// connection does not lose the commit.
+func (e *Engine) startJoin(ctx context.Context, g *group, gi *roster.GroupInfo) error {
+	id := gi.Policy.Group
+	b, err := e.joinBundles(ctx, id, gi.Policy.History == roster.HistoryOpen)
+	if err != nil {
+		return err
+	}
+	if err := e.crash(JoinStepBundles); err != nil {
+		return err
+	}
+	if b.info == nil {
+		return fmt.Errorf("groups/no_bundle: channel %s has no standing group info this device can open", gi.Name)
+	}
+	gip, err := groups.DecodeGroupInfoPlain(b.info.plain)
+	if err != nil {
+		return err
+	}
+	var keys []groups.HistoryKey
+	if gi.Policy.History == roster.HistoryOpen && b.history != nil {
+		hp, err := groups.DecodeHistoryPlain(b.history.plain)
 		if err != nil {
 			return err
 		}
-		if err := e.persistMeta(ctx); err != nil {
-			return err
-		}
-		return e.publishBundles(ctx, g, &gi.Policy)
+		keys = hp.Keys
 	}
-	return errors.New("mls/busy: the channel kept moving; the join will be retried")
+	m, msg, err := e.externalJoin(id, gip.GroupInfo, groups.PathSelfJoin, &gi.Policy)
+	if err != nil {
+		return err
+	}
+	g.joining = &joining{m: m, msg: msg, keys: keys, b: b}
+	if e.meta.SelfJoins == nil {
+		e.meta.SelfJoins = map[string][]time.Time{}
+	}
+	e.meta.SelfJoins[hexID(id).hex()] = append(e.meta.SelfJoins[hexID(id).hex()], e.now())
+	seq, err := e.sendJoin(ctx, g, msg, m, keys)
+	if err != nil {
+		return err
+	}
+	g.joining.seq = seq
+	return e.crash(JoinStepCommit)
+}
+
+// joinLanded reports whether g.joining's commit is in the log and created
+// its epoch (no other commit for that epoch came first). A commit not in
+// the log never landed: the join starts over.
+func (e *Engine) joinLanded(ctx context.Context, g *group) (bool, error) {
+	j := g.joining
+	base := j.m.Epoch() - 1
+	if j.seq == 0 {
+		envs, err := e.fetchAll(ctx, wire.ID(g.rec.ID), j.b.readTo)
+		if err != nil {
+			return false, err
+		}
+		for _, se := range envs {
+			if se.Envelope.Author == wire.ID(e.devID) && se.Envelope.Kind == wire.KindMLSCommit && bytes.Equal(se.Envelope.CT, j.msg) {
+				j.seq = se.Seq
+			}
+		}
+		if j.seq == 0 {
+			return false, nil
+		}
+	}
+	lost, err := e.lostRace(ctx, identity.GroupID(g.rec.ID), j.b.log, j.b.readTo, j.seq, base)
+	return !lost && err == nil, err
+}
+
+// finishJoin adopts the MLS state of a join whose commit won, reads the
+// history the member is entitled to and publishes fresh bundles (owed until
+// published: repairBundles publishes them if this step is cut short).
+func (e *Engine) finishJoin(ctx context.Context, g *group, gi *roster.GroupInfo) error {
+	j := g.joining
+	g.mls, g.history = j.m, j.keys
+	g.rec.BundleOwed = true
+	g.joining = nil
+	if err := e.noteEpoch(g, gi.Policy.History == roster.HistoryClosed, false); err != nil {
+		return err
+	}
+	var err error
+	switch b := j.b; {
+	case b.full:
+		err = e.processEnvelopes(ctx, g, b.log)
+	case gi.Policy.History == roster.HistoryOpen:
+		// The history this member is entitled to: the whole log.
+		err = e.catchUp(ctx, g)
+	default:
+		// A closed group's log before the join holds nothing this
+		// member can read: start after the head that was read.
+		err = e.processEnvelopes(ctx, g, b.log)
+		if err == nil && b.readTo > g.rec.LastSeq {
+			g.rec.LastSeq = b.readTo
+		}
+	}
+	if err == nil {
+		// processEnvelopes stores nothing for an empty log.
+		err = e.persistGroup(ctx, g)
+	}
+	if err != nil {
+		return err
+	}
+	if err := e.persistMeta(ctx); err != nil {
+		return err
+	}
+	if err := e.crash(JoinStepHistory); err != nil {
+		return err
+	}
+	return e.publishBundles(ctx, g, &gi.Policy)
 }
 
 // repairBundles republishes, on connect, the standing bundles of the
@@ -244,7 +335,7 @@ func (e *Engine) repairBundles(ctx context.Context) error {
 			continue
 		}
 		g := e.groups[gi.Policy.Group]
-		if g.rec.BundleEpoch < epoch {
+		if g.rec.BundleEpoch < epoch || g.rec.BundleOwed {
 			if err := e.publishBundles(ctx, g, &gi.Policy); err != nil {
 				return err
 			}
@@ -346,10 +437,14 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 	return rep, err
 }
 
-// CreateChannel creates a channel: its GroupPolicy in the roster (history
-// follows admission), its MLS group with this device as the sole member
-// and, for a parent channel, its standing bundles, so every entitled member
-// joins it on their next sync.
+// CreateChannel creates a channel: its MLS group with this device as the
+// sole member and, for a parent channel, its standing bundles, then its
+// GroupPolicy in the roster (history follows admission). The order matters:
+// the roster record is what makes the channel visible to every member, who
+// self-joins it at once, so nothing may make it visible before it is
+// joinable (a record before its GroupInfo left a joiner with groups/no_bundle
+// and a channel it could see and not read). When the roster append fails the
+// group stays in local state, unlisted and harmless; a retry draws a new id.
 func (e *Engine) CreateChannel(ctx context.Context, name string, admission roster.Admission) (Channel, error) {
 	e.mu.Lock()
 	if err := e.connect(ctx); err != nil {
@@ -364,18 +459,7 @@ func (e *Engine) CreateChannel(ctx context.Context, name string, admission roste
 		e.mu.Unlock()
 		return Channel{}, groups.ErrGroupsLimit
 	}
-	var id identity.GroupID
-	err := e.appendRoster(ctx, func() (roster.Body, error) {
-		cg, err := roster.NewChannel(e.rand, e.roster, name, admission)
-		if err == nil {
-			id = cg.Policy.Group
-		}
-		return cg, err
-	})
-	if err == nil {
-		gi, _ := e.roster.Group(id)
-		err = e.ensureOwnGroup(ctx, gi)
-	}
+	id, err := e.createChannel(ctx, name, admission)
 	e.mu.Unlock()
 	if err != nil {
 		return Channel{}, err
@@ -387,4 +471,32 @@ func (e *Engine) CreateChannel(ctx context.Context, name string, admission roste
 		}
 	}
 	return Channel{}, ErrNoChannel
+}
+
+// createChannel is CreateChannel's work, with e.mu held: the group and its
+// bundles first, the roster record last.
+func (e *Engine) createChannel(ctx context.Context, name string, admission roster.Admission) (identity.GroupID, error) {
+	cg, err := roster.NewChannel(e.rand, e.roster, name, admission)
+	if err != nil {
+		return identity.GroupID{}, err
+	}
+	// Refuse what the roster would refuse (a taken name, a bad policy)
+	// before anything is sent: try the record on a copy of the roster.
+	if err := e.checkRosterBody(ctx, cg); err != nil {
+		return identity.GroupID{}, err
+	}
+	id := cg.Policy.Group
+	if err := e.ensureOwnGroup(ctx, roster.GroupInfo{Policy: cg.Policy, Name: cg.Name}); err != nil {
+		return id, err
+	}
+	if err := e.crash("channel_published"); err != nil {
+		return id, err
+	}
+	err = e.appendRoster(ctx, func() (roster.Body, error) {
+		if _, ok := e.roster.Group(id); ok {
+			return nil, nil // recorded by an earlier attempt whose answer was lost
+		}
+		return cg, nil
+	})
+	return id, err
 }
