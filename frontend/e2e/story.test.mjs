@@ -50,7 +50,7 @@ async function confirmPhrase(page, shot) {
   await page.getByRole('button', { name: 'Confirm' }).click()
 }
 
-test('create, first message, invite, join, a parent channel appears by itself', { timeout: 360000 }, async () => {
+test('create, first message, invite, join, a parent channel appears by itself and Sam reads its first message', { timeout: 360000 }, async () => {
   const a = await browser.newPage()
   a.setDefaultTimeout(20000)
   await a.goto(dana.url)
@@ -118,7 +118,14 @@ test('create, first message, invite, join, a parent channel appears by itself', 
   await nc.getByRole('button', { name: 'Create channel' }).click()
   await a.getByRole('heading', { level: 1, name: '#design' }).waitFor({ timeout: slow })
   assert.match(await a.getByTestId('lock-state').textContent(), /Anyone in the workspace can join/)
+  await a.getByLabel('Message', { exact: true }).fill('first in design')
+  await a.keyboard.press('Enter')
+  await a.getByRole('log', { name: 'Messages' }).getByText('first in design').waitFor({ timeout: slow })
+  // Sam opens it and reads its first message: visible means readable (issue 17 item 1).
   await b.getByRole('button', { name: /^#design/ }).waitFor({ timeout: slow })
+  await b.getByRole('button', { name: /^#design/ }).click()
+  await b.getByRole('heading', { level: 1, name: '#design' }).waitFor({ timeout: slow })
+  await b.getByRole('log', { name: 'Messages' }).getByText('first in design').waitFor({ timeout: 30000 })
 
   // A private channel: its lock state says so, and Sam's sidebar does not list it.
   await a.getByRole('button', { name: 'New channel' }).click()
