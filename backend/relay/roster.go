@@ -67,64 +67,6 @@ func (s *Service) RosterFetch(ctx context.Context, ws wire.ID, afterIndex uint64
 	return out, err
 }
 
-// KeyPackagePut stores key packages for the authenticated principal's key
-// (design/gaps.md "Key packages"): one-use packages, and at most one
-// last-resort package (a new one replaces the old).
-func (s *Service) KeyPackagePut(ctx context.Context, ws wire.ID, p wire.AuthOK, items []wire.KeyPackageItem) (*wire.KeyPackageStock, error) {
-	if p.Kind == wire.PrincipalRecovery || p.Kind == wire.PrincipalNone {
-		return nil, wire.Errorf(wire.CodeKeyPackageKind, "Only devices and agents publish key packages.")
-	}
-	if len(items) == 0 || len(items) > s.maxBatch {
-		return nil, wire.Errorf(wire.CodeLimitBatchSize, "Put between one and the batch limit of key packages at once.", wire.U("limit", uint64(s.maxBatch)))
-	}
-	var out *wire.KeyPackageStock
-	err := s.st.Update(ctx, func(tx store.Tx) error {
-		if _, err := lockWorkspace(ctx, tx, ws); err != nil {
-			return err
-		}
-		for _, it := range items {
-			if len(it.KeyPackage) == 0 {
-				return wire.Errorf(wire.CodeMalformed, "A key package is not empty.")
-			}
-			if err := tx.PutKeyPackage(ctx, ws, p.Principal, store.KeyPackage{Body: it.KeyPackage, LastResort: it.LastResort}, s.unix()); err != nil {
-				return err
-			}
-		}
-		n, lr, err := tx.KeyPackageStock(ctx, ws, p.Principal)
-		if err != nil {
-			return err
-		}
-		if n > MaxKeyPackages {
-			return wire.Errorf(wire.CodeLimitKeyPackages, "This device already stores the most one-use key packages the relay keeps.",
-				wire.U("limit", MaxKeyPackages))
-		}
-		out = &wire.KeyPackageStock{OneUse: uint32(n), LastResort: lr}
-		return nil
-	})
-	return out, err
-}
-
-// KeyPackageClaim takes one key package of owner: the oldest one-use package
-// (removed), or when none is left the last-resort package (kept).
-func (s *Service) KeyPackageClaim(ctx context.Context, ws wire.ID, _ wire.AuthOK, owner wire.ID) (*wire.KeyPackageClaimed, error) {
-	var out *wire.KeyPackageClaimed
-	err := s.st.Update(ctx, func(tx store.Tx) error {
-		if _, err := lockWorkspace(ctx, tx, ws); err != nil {
-			return err
-		}
-		kp, err := tx.ClaimKeyPackage(ctx, ws, owner)
-		if errors.Is(err, store.ErrNotFound) {
-			return wire.Errorf(wire.CodeKeyPackageNone, "That device has no key package on the relay.", wire.B("owner", owner[:]))
-		}
-		if err != nil {
-			return err
-		}
-		out = &wire.KeyPackageClaimed{Owner: owner, KeyPackage: kp.Body, LastResort: kp.LastResort}
-		return nil
-	})
-	return out, err
-}
-
 // Stats reports a workspace's usage. Envelopes older than RetentionDays are
 // counted as a warning; nothing is deleted because of it
 // (spec/lifecycle.md "What the relay never does").

@@ -40,6 +40,13 @@ type Config struct {
 	RetentionDays uint32
 	// MaxBatch bounds the envelopes of one Send (limit/batch_size).
 	MaxBatch int
+	// MaxKeyPackageBytes bounds the bytes of all key packages a workspace
+	// stores (limit/key_package_bytes); 0 means DefaultMaxKeyPackageBytes.
+	MaxKeyPackageBytes uint64
+	// ClaimBurst and ClaimInterval are the claim rate per owner key: a
+	// burst, then one per interval; 0 means the defaults.
+	ClaimBurst    int
+	ClaimInterval time.Duration
 }
 
 // Service is the accept path. It is safe for concurrent use; several
@@ -50,6 +57,9 @@ type Service struct {
 	maxLogBytes   uint64
 	retentionDays uint32
 	maxBatch      int
+	maxKPBytes    uint64
+	claimBurst    int
+	claimInterval time.Duration
 
 	mu      sync.Mutex
 	cache   map[wire.ID]*cachedSet // parsed current access set per workspace
@@ -59,6 +69,8 @@ type Service struct {
 	known map[wire.ID]*knownGroup
 	// Prepared public keys for single-envelope sends (verifyOne).
 	prepared map[wire.ID]*ed25519batch.PreparedKey
+	// Claim allowance per (workspace, owner key).
+	claims map[[2]wire.ID]*claimBucket
 
 	// Sends accepted by store.Store.Send, and by the general path.
 	fastSends, generalSends atomic.Uint64
@@ -86,7 +98,8 @@ type cachedSet struct {
 // New returns a Service over cfg.Store.
 func New(cfg Config) *Service {
 	s := &Service{st: cfg.Store, now: cfg.Clock, maxLogBytes: cfg.MaxLogBytes,
-		retentionDays: cfg.RetentionDays, maxBatch: cfg.MaxBatch, cache: map[wire.ID]*cachedSet{}, groupWS: map[wire.ID]wire.ID{},
+		retentionDays: cfg.RetentionDays, maxBatch: cfg.MaxBatch, maxKPBytes: cfg.MaxKeyPackageBytes,
+		claimBurst: cfg.ClaimBurst, claimInterval: cfg.ClaimInterval, claims: map[[2]wire.ID]*claimBucket{}, cache: map[wire.ID]*cachedSet{}, groupWS: map[wire.ID]wire.ID{},
 		known: map[wire.ID]*knownGroup{}, prepared: map[wire.ID]*ed25519batch.PreparedKey{},
 		checking: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))}
 	if s.now == nil {
@@ -94,6 +107,15 @@ func New(cfg Config) *Service {
 	}
 	if s.maxBatch <= 0 {
 		s.maxBatch = DefaultMaxBatch
+	}
+	if s.maxKPBytes == 0 {
+		s.maxKPBytes = DefaultMaxKeyPackageBytes
+	}
+	if s.claimBurst <= 0 {
+		s.claimBurst = DefaultClaimBurst
+	}
+	if s.claimInterval <= 0 {
+		s.claimInterval = DefaultClaimInterval
 	}
 	return s
 }

@@ -27,6 +27,8 @@ const (
 	CodeLimitRate        Code = "limit/rate"         // {retry_after_ms}
 	CodeLimitFetch       Code = "limit/fetch_limit"  // {limit}
 	CodeLimitKeyPackages Code = "limit/key_packages" // {limit}: one-use packages stored per device
+	// CodeLimitKeyPackageBytes: the workspace's key packages would pass its byte bound {limit_bytes}.
+	CodeLimitKeyPackageBytes Code = "limit/key_package_bytes"
 	// CodeLimitSubscriptions refuses a SUBSCRIBE over the per-connection limit {limit}.
 	CodeLimitSubscriptions Code = "limit/subscriptions"
 	// CodeLimitSlowConsumer closes a subscriber whose outbound queue is full.

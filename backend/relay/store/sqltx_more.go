@@ -86,6 +86,12 @@ func (t *sqlTx) KeyPackageStock(ctx context.Context, ws, owner wire.ID) (int, bo
 	return oneUse, lr > 0, err
 }
 
+func (t *sqlTx) KeyPackageBytes(ctx context.Context, ws wire.ID) (uint64, error) {
+	var n int64
+	err := t.row(ctx, `SELECT coalesce(sum(length(body)), 0) FROM key_packages WHERE workspace_id = ?`, b(ws)).Scan(&n)
+	return uint64(n), err
+}
+
 func (t *sqlTx) RetentionKeys(ctx context.Context, group wire.ID) ([]RetentionKey, error) {
 	rows, err := t.rows(ctx, `SELECT key, prev_key, epoch, seq, dead FROM retention_keys WHERE group_id = ? ORDER BY seq`, b(group))
 	if err != nil {

@@ -200,6 +200,8 @@ type Tx interface {
 	// or returns (without removing) its last-resort package; ErrNotFound if neither.
 	ClaimKeyPackage(ctx context.Context, ws, owner wire.ID) (KeyPackage, error)
 	KeyPackageStock(ctx context.Context, ws, owner wire.ID) (oneUse int, lastResort bool, err error)
+	// KeyPackageBytes is the size of every key package ws stores.
+	KeyPackageBytes(ctx context.Context, ws wire.ID) (uint64, error)
 
 	RetentionKeys(ctx context.Context, group wire.ID) ([]RetentionKey, error)
 	PutRetentionKey(ctx context.Context, group wire.ID, k RetentionKey) error
