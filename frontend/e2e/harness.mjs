@@ -128,7 +128,8 @@ export async function startRelay(bin) {
     dataDir,
     log: () => log,
     /** provision is the operator's step: record a workspace and its genesis key. */
-    provision: (workspace, genesis) => run(bin, ['provision', '-workspace', workspace, '-genesis', genesis, '-data-dir', dataDir], { timeout: 30000 }),
+    provision: (workspace, genesis) =>
+      run(bin, ['provision', '-workspace', workspace, '-genesis', genesis, '-data-dir', dataDir], { timeout: 30000 }),
     stop: () => proc.kill('SIGTERM'),
   }
 }

@@ -19,7 +19,14 @@ export function ChannelHeader({ channel, title, onInvite }: { channel?: Channel;
   return (
     <header className="channel-header">
       <h1>#{channel.name}</h1>
-      <p className="lock" data-testid="lock-state" data-lock={lock.icon} title={lock.title} tabIndex={0} aria-label={`${lock.who}. ${lock.sees}. ${lock.title}`}>
+      <p
+        className="lock"
+        data-testid="lock-state"
+        data-lock={lock.icon}
+        title={lock.title}
+        tabIndex={0}
+        aria-label={`${lock.who}. ${lock.sees}. ${lock.title}`}
+      >
         <LockIcon locked={lock.icon === 'locked'} />
         <span>{lock.who}</span>
         <span aria-hidden="true"> · </span>

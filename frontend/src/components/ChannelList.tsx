@@ -154,4 +154,3 @@ function ChannelItem({
     </li>
   )
 }
-

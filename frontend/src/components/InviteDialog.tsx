@@ -53,10 +53,7 @@ export function InviteDialog({ workspace, onClose }: { workspace: string; onClos
         <div className="invite-result">
           <label htmlFor="invite-link">Invite link</label>
           <input id="invite-link" data-autofocus readOnly value={invite.link} onFocus={(e) => e.currentTarget.select()} />
-          <p className="help">
-            Expires {new Date(invite.expiresAt).toLocaleString()}. Anyone with this link can join until then; send it
-            privately.
-          </p>
+          <p className="help">Expires {new Date(invite.expiresAt).toLocaleString()}. Anyone with this link can join until then; send it privately.</p>
           <div className="dialog-actions">
             <span role="status" className="copied">
               {copied ? 'Copied' : ''}

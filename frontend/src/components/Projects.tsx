@@ -167,10 +167,7 @@ export function ProjectView({
 
       {project.state === 'bound' && !project.member ? (
         <div className="offer" role="region" aria-label="Join this project's workspace">
-          <p>
-            This folder belongs to a workspace you are not in. Ask one of its members for an invite link, then join with
-            it.
-          </p>
+          <p>This folder belongs to a workspace you are not in. Ask one of its members for an invite link, then join with it.</p>
           <button type="button" className="primary" onClick={onJoin}>
             Join with an invite
           </button>
@@ -197,8 +194,8 @@ export function ProjectView({
               ))}
             </select>
             <p className="help">
-              Binding writes the workspace into <code>.weald</code> and switches it from local to the relay. It creates
-              no channels: the workspace's channels are the project's.
+              Binding writes the workspace into <code>.weald</code> and switches it from local to the relay. It creates no channels: the workspace's
+              channels are the project's.
             </p>
             <button type="submit" className="primary" disabled={busy || !chosen}>
               {busy ? 'Binding…' : 'Bind folder'}

@@ -21,7 +21,9 @@ describe('SetupPanel', () => {
       />,
     )
     expect(screen.getByTestId('provision-command').textContent).toBe(command)
-    expect(screen.getByRole('list', { name: 'Still to do' }).textContent).toMatch(/Registering the workspace with the relay.*Creating the workspace group/)
+    expect(screen.getByRole('list', { name: 'Still to do' }).textContent).toMatch(
+      /Registering the workspace with the relay.*Creating the workspace group/,
+    )
     await userEvent.click(screen.getByRole('button', { name: 'Copy command' }))
     expect(holder.current.api.copy).toHaveBeenCalledWith(command)
     expect(screen.getByRole('status').textContent).toBe('Copied')

@@ -35,8 +35,8 @@ export function SetupPanel({ ws }: { ws: Workspace }) {
       {ws.provision ? (
         <div className="offer" role="region" aria-label="The relay needs this workspace">
           <p>
-            The relay at <code>{ws.relay}</code> does not know this workspace yet. Ask its operator to run this once;
-            Weald continues as soon as it is done:
+            The relay at <code>{ws.relay}</code> does not know this workspace yet. Ask its operator to run this once; Weald continues as soon as it is
+            done:
           </p>
           <pre data-testid="provision-command">{ws.provision.command}</pre>
           <button type="button" onClick={async () => setCopied(await api.copy(ws.provision!.command))}>

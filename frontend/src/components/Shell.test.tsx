@@ -45,7 +45,9 @@ describe('Shell', () => {
     await userEvent.type(screen.getByLabelText('Your name'), 'Ada')
     await userEvent.type(screen.getByLabelText('Relay address'), 'ws://127.0.0.1:1')
     await userEvent.click(screen.getByRole('button', { name: 'Create workspace' }))
-    expect((await screen.findByRole('alert')).textContent).toMatch(/cannot reach the relay. Check your internet connection, then try again\..*relay\/unreachable/)
+    expect((await screen.findByRole('alert')).textContent).toMatch(
+      /cannot reach the relay. Check your internet connection, then try again\..*relay\/unreachable/,
+    )
   })
 
   it('keeps the recovery phrase on screen when the new workspace appears in the list', async () => {
@@ -81,7 +83,11 @@ describe('Shell', () => {
     await userEvent.type(screen.getByLabelText('Relay address'), 'ws://127.0.0.1:1{Enter}')
     expect(a.workspaces.create).toHaveBeenCalledWith('Acme', 'Ada', 'ws://127.0.0.1:1')
     const phrase = await screen.findByRole('list', { name: 'Recovery phrase' })
-    expect(within(phrase).getAllByRole('listitem').map((li) => li.textContent)).toEqual(words)
+    expect(
+      within(phrase)
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual(words)
     await userEvent.click(screen.getByRole('button', { name: 'I have written them down' }))
     // The phrase is no longer on screen while confirming.
     expect(screen.queryByRole('list', { name: 'Recovery phrase' })).toBeNull()
@@ -113,7 +119,11 @@ describe('Shell', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Join' }))
     expect(a.workspaces.join).toHaveBeenCalledWith('weald://join/abc')
     const phrase = await screen.findByRole('list', { name: 'Recovery phrase' })
-    expect(within(phrase).getAllByRole('listitem').map((li) => li.textContent)).toEqual(words)
+    expect(
+      within(phrase)
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual(words)
     await userEvent.click(screen.getByRole('button', { name: 'I have written them down' }))
     for (const input of screen.getAllByLabelText(/^Word \d+$/)) {
       await userEvent.type(input, words[Number(/\d+/.exec(input.id)![0])])
@@ -135,11 +145,19 @@ describe('Shell', () => {
   })
 
   it('lists default channels first with #activity muted, unread counts, and the lock state of the open one', async () => {
-    inWorkspace([...defaults(), chan({ name: 'design', unread: 2 }), chan({ name: 'hr', policy: policy({ admission: 'explicit', history: 'closed', hash: hex(0x77) }) })])
+    inWorkspace([
+      ...defaults(),
+      chan({ name: 'design', unread: 2 }),
+      chan({ name: 'hr', policy: policy({ admission: 'explicit', history: 'closed', hash: hex(0x77) }) }),
+    ])
     render(<Shell />)
     await screen.findByRole('button', { name: '#general' })
     const defaultsList = screen.getByRole('list', { name: 'Default channels' })
-    expect(within(defaultsList).getAllByRole('button', { name: /^#/ }).map((b) => b.getAttribute('aria-label'))).toEqual(['#general', '#activity, muted'])
+    expect(
+      within(defaultsList)
+        .getAllByRole('button', { name: /^#/ })
+        .map((b) => b.getAttribute('aria-label')),
+    ).toEqual(['#general', '#activity, muted'])
     const others = screen.getByRole('list', { name: 'Other channels' })
     expect(within(others).getByRole('button', { name: '#design, 2 unread' })).toBeTruthy()
     const lock = screen.getByTestId('lock-state')
@@ -159,7 +177,11 @@ describe('Shell', () => {
     render(<Shell />)
     await userEvent.click(await screen.findByRole('button', { name: 'Options for #general' }))
     let menu = screen.getByRole('menu')
-    expect(within(menu).getAllByRole('menuitem').map((m) => m.textContent)).toEqual(['Rename', 'Mute', 'Move down'])
+    expect(
+      within(menu)
+        .getAllByRole('menuitem')
+        .map((m) => m.textContent),
+    ).toEqual(['Rename', 'Mute', 'Move down'])
     await userEvent.click(within(menu).getByRole('menuitem', { name: 'Rename' }))
     const input = screen.getByLabelText('New name for #general')
     await userEvent.clear(input)
@@ -169,11 +191,19 @@ describe('Shell', () => {
 
     await userEvent.click(screen.getByRole('button', { name: 'Options for #activity' }))
     menu = screen.getByRole('menu')
-    expect(within(menu).getAllByRole('menuitem').map((m) => m.textContent)).toEqual(['Rename', 'Unmute', 'Move up'])
+    expect(
+      within(menu)
+        .getAllByRole('menuitem')
+        .map((m) => m.textContent),
+    ).toEqual(['Rename', 'Unmute', 'Move up'])
     await userEvent.click(screen.getByRole('button', { name: 'Options for #activity' }))
 
     await userEvent.click(screen.getByRole('button', { name: 'Options for #design' }))
-    expect(within(screen.getByRole('menu')).getAllByRole('menuitem').map((m) => m.textContent)).toEqual(['Rename', 'Mute'])
+    expect(
+      within(screen.getByRole('menu'))
+        .getAllByRole('menuitem')
+        .map((m) => m.textContent),
+    ).toEqual(['Rename', 'Mute'])
   })
 
   it('moves a default channel down within the defaults', async () => {
@@ -185,7 +215,11 @@ describe('Shell', () => {
     await userEvent.click(screen.getByRole('menuitem', { name: 'Move down' }))
     expect(a.channels.move).toHaveBeenCalledWith(hex(1), hex(0x10), 1)
     const list = screen.getByRole('list', { name: 'Default channels' })
-    expect(within(list).getAllByRole('button', { name: /^#/ }).map((b) => b.getAttribute('aria-label'))).toEqual(['#activity, muted', '#general'])
+    expect(
+      within(list)
+        .getAllByRole('button', { name: /^#/ })
+        .map((b) => b.getAttribute('aria-label')),
+    ).toEqual(['#activity, muted', '#general'])
   })
 
   it('shows a channel created elsewhere without any action (channels:changed)', async () => {

@@ -35,10 +35,7 @@ export function Shell() {
   const [progress, setProgress] = useState<Progress[]>([])
   const [alerts, setAlerts] = useState<{ key: number; workspace: string; code: string; message: string }[]>([])
 
-  useEffect(
-    () => api.onProgress((p) => setProgress((list) => [...list.filter((x) => x.id !== p.id), p].filter((x) => !x.finished))),
-    [],
-  )
+  useEffect(() => api.onProgress((p) => setProgress((list) => [...list.filter((x) => x.id !== p.id), p].filter((x) => !x.finished))), [])
   useEffect(() => {
     let n = 0
     return api.onAlert((a) => setAlerts((list) => [...list.slice(-4), { ...a, key: ++n }]))
@@ -49,11 +46,12 @@ export function Shell() {
   const channelId = (wss.current && selected[wss.current]) || defaults[0]?.id || null
   const channel = channels.channels.find((c) => c.id === channelId)
   const messages = useMessages(wss.current, channel?.id ?? null)
+  const { workspaces, current: currentId } = wss
   const unread = useMemo(() => {
     const u: Record<string, number> = {}
-    for (const w of wss.workspaces) u[w.id] = w.id === wss.current ? unreadTotal(channels.channels) : w.unread
+    for (const w of workspaces) u[w.id] = w.id === currentId ? unreadTotal(channels.channels) : w.unread
     return u
-  }, [wss.workspaces, wss.current, channels.channels])
+  }, [workspaces, currentId, channels.channels])
 
   useEffect(() => {
     if (channel && channel.unread > 0 && channel.joined) channels.markRead(channel.id)
@@ -183,8 +181,7 @@ export function Shell() {
         {alerts.map((a) => (
           <div key={a.key} className="banner alert-banner" role="alert">
             <p className="error-note">
-              Security alert in {wss.workspaces.find((w) => w.id === a.workspace)?.name ?? 'a workspace'}: {a.message}{' '}
-              <code>{a.code}</code>{' '}
+              Security alert in {wss.workspaces.find((w) => w.id === a.workspace)?.name ?? 'a workspace'}: {a.message} <code>{a.code}</code>{' '}
               <button type="button" onClick={() => setAlerts((list) => list.filter((x) => x.key !== a.key))}>
                 Dismiss
               </button>

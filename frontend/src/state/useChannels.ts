@@ -23,7 +23,7 @@ export function useChannels(ws: string | null) {
   }, [ws])
 
   const replace = (c: Channel) => setChannels((list) => list.map((x) => (x.id === c.id ? c : x)))
-  const act = useCallback(async <T,>(f: () => Promise<T>): Promise<T> => {
+  const act = useCallback(async <T>(f: () => Promise<T>): Promise<T> => {
     setError(null)
     try {
       return await f()

@@ -27,7 +27,14 @@ export function useMessages(ws: string | null, channel: string | null) {
     const merge = (list: Message[]) =>
       setMessages((prev) => [...list, ...prev.filter((p) => !list.some((m) => m.id === p.id))].sort((a, b) => a.sentAt - b.sentAt))
     const off = api.messages.onChanged(
-      (e) => live && e.workspace === ws && e.channel === channel && api.messages.list(ws, channel).then((l) => live && merge(l), () => {}),
+      (e) =>
+        live &&
+        e.workspace === ws &&
+        e.channel === channel &&
+        api.messages.list(ws, channel).then(
+          (l) => live && merge(l),
+          () => {},
+        ),
     )
     api.messages.list(ws, channel).then(
       (list) => {
@@ -71,10 +78,13 @@ export function useMessages(ws: string | null, channel: string | null) {
     },
     [sendOne],
   )
-  const retry = useCallback((key: string) => {
-    const o = outgoing.find((x) => x.key === key)
-    if (o) return sendOne(key, o.text)
-  }, [outgoing, sendOne])
+  const retry = useCallback(
+    (key: string) => {
+      const o = outgoing.find((x) => x.key === key)
+      if (o) return sendOne(key, o.text)
+    },
+    [outgoing, sendOne],
+  )
   const discard = useCallback((key: string) => setOutgoing((o) => o.filter((x) => x.key !== key)), [])
 
   return { messages, outgoing, error, loading, send, retry, discard }

@@ -1,10 +1,7 @@
 import { useCallback, useEffect, useState } from 'react'
 import { api, ApiError, toApiError, type Status } from '../lib/api'
 
-export type StatusState =
-  | { kind: 'loading' }
-  | { kind: 'ready'; status: Status }
-  | { kind: 'failed'; error: ApiError }
+export type StatusState = { kind: 'loading' } | { kind: 'ready'; status: Status } | { kind: 'failed'; error: ApiError }
 
 /** useStatus loads App.Status once and on reload(). */
 export function useStatus(): [StatusState, () => void] {

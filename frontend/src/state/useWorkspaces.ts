@@ -39,8 +39,7 @@ export function useWorkspaces() {
   const select = useCallback((id: string) => set((p) => ({ ...p, current: id })), [])
   /** added puts a workspace just created or joined in the list and shows it. */
   const added = useCallback(
-    (ws: Workspace) =>
-      set((p) => ({ ...p, workspaces: [...p.workspaces.filter((w) => w.id !== ws.id), ws], current: ws.id })),
+    (ws: Workspace) => set((p) => ({ ...p, workspaces: [...p.workspaces.filter((w) => w.id !== ws.id), ws], current: ws.id })),
     [],
   )
   return { ...s, select, added }

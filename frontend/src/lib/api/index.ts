@@ -101,8 +101,7 @@ export const api = {
   },
   messages: {
     list: (ws: string, channel: string): Promise<Message[]> => wrap(() => Workspaces.Messages(ws, channel) as Promise<Message[]>),
-    send: (ws: string, channel: string, text: string): Promise<Message> =>
-      wrap(() => Workspaces.Send(ws, channel, text) as Promise<Message>),
+    send: (ws: string, channel: string, text: string): Promise<Message> => wrap(() => Workspaces.Send(ws, channel, text) as Promise<Message>),
     markRead: (ws: string, channel: string): Promise<void> => wrap(() => Workspaces.MarkRead(ws, channel)),
     onChanged: (cb: (e: { workspace: string; channel: string }) => void) => on(events.messagesChanged, cb),
   },
