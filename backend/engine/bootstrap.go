@@ -10,7 +10,6 @@ import (
 
 	"weald/backend/groups"
 	"weald/backend/identity"
-	"weald/backend/mls"
 	"weald/backend/relayclient"
 	"weald/backend/roster"
 	"weald/backend/wire"
@@ -260,7 +259,7 @@ func (e *Engine) ensureOwnGroup(ctx context.Context, gi roster.GroupInfo) error 
 	id := gi.Policy.Group
 	g := e.groupState(id)
 	if g.mls == nil {
-		m, err := mls.NewGroup(e.mlsCfg, suiteID, id[:], e.credential())
+		m, err := e.newGroup(id)
 		if err != nil {
 			return err
 		}

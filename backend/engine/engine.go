@@ -140,7 +140,7 @@ func newEngine(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e := &Engine{opts: opts, rand: opts.Rand, now: opts.Clock, db: d, groups: map[identity.GroupID]*group{},
 		shards: map[shardKey]*shard{}}
-	e.mlsCfg = &mls.Config{Rand: e.rand, Now: e.now}
+	e.mlsCfg = &mls.Config{Rand: e.rand, Now: e.now, Credential: e.authLeaf}
 	return e, nil
 }
 

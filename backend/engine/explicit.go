@@ -1,10 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 
+	"weald/backend/groups"
 	"weald/backend/identity"
 	"weald/backend/mls"
 	"weald/backend/roster"
@@ -28,7 +31,7 @@ func (e *Engine) ensureKeyPackages(ctx context.Context) error {
 	var items []wire.KeyPackageItem
 	var bundles []*mls.KeyPackageBundle
 	for i := len(have); i < keyPackageStock; i++ {
-		kp, err := mls.GenerateKeyPackage(e.mlsCfg, suiteID, e.credential())
+		kp, err := e.newKeyPackage()
 		if err != nil {
 			return err
 		}
@@ -85,12 +88,37 @@ func (e *Engine) AddMembers(ctx context.Context, channel string, devices []ident
 		if err != nil {
 			return err
 		}
+		if err := e.checkClaimed(ctx, g, d, c.KeyPackage); err != nil {
+			return err
+		}
 		kps = append(kps, c.KeyPackage)
 	}
 	if err := e.catchUp(ctx, g); err != nil {
 		return err
 	}
 	return e.commit(ctx, g, mls.CommitOptions{Add: kps, RatchetTreeInWelcome: true})
+}
+
+// ErrKeyPackageRefused is a claimed key package that is not the named
+// device's: the relay served another one (issue 11 finding 1).
+var ErrKeyPackageRefused = errors.New("keypackage/refused: the key package the relay returned is not bound to that device by the roster; nobody was added")
+
+// checkClaimed validates a key package claimed for device d before it is
+// committed into g: a valid KeyPackage for g (the authentication hook
+// included: a leaf bound to a live device) whose credential names d. A
+// refusal raises an alert and is returned; nothing is sent.
+func (e *Engine) checkClaimed(ctx context.Context, g *group, d identity.DeviceID, kp []byte) error {
+	k, err := g.mls.ValidateKeyPackage(kp)
+	if err == nil && !bytes.Equal(k.LeafNode.Credential.Identity, d[:]) {
+		err = fmt.Errorf("it names another principal than %s", d.ShortString())
+	}
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("%w (device %s: %v)", ErrKeyPackageRefused, d.ShortString(), err)
+	// The actor is the relay (or whoever stored that key package), not d.
+	e.raise(ctx, Alert{Code: "keypackage/refused", Group: hexID(g.rec.ID).hex(), Message: err.Error()})
+	return err
 }
 
 // acceptWelcomes looks for Welcomes to this device in the logs of explicit
@@ -130,6 +158,15 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 				continue
 			}
 			m, used, err := mls.JoinWelcome(e.mlsCfg, env.CT, bundles, nil)
+			if errors.Is(err, groups.ErrUnboundLeaf) {
+				// The roster may lag a leaf of the tree: fetch it once.
+				if _, serr := e.syncRoster(ctx); serr == nil {
+					m, used, err = mls.JoinWelcome(e.mlsCfg, env.CT, bundles, nil)
+				}
+				if errors.Is(err, groups.ErrUnboundLeaf) {
+					e.alertUnbound(ctx, gi.Policy.Group, env.Author, "the Welcome", err)
+				}
+			}
 			if err != nil {
 				continue
 			}

@@ -14,9 +14,10 @@ import (
 )
 
 // forgeJoin makes an external commit into channel from e's client with a
-// chosen credential identity and join data (tamper may change both and
-// re-sign with the given device key), bypassing e's own entitlement check.
-func forgeJoin(t *testing.T, e *Engine, channel string, tamper func(epoch uint64, leafKey []byte) (ident []byte, jd *groups.JoinData)) uint64 {
+// chosen credential identity, join data and leaf extensions (tamper may
+// change all three and re-sign with the given device key), bypassing e's
+// own entitlement check.
+func forgeJoin(t *testing.T, e *Engine, channel string, tamper func(epoch uint64, leafKey []byte) (ident []byte, jd *groups.JoinData, exts tree.Extensions)) uint64 {
 	t.Helper()
 	ctx := testCtx(t)
 	e.mu.Lock()
@@ -48,9 +49,9 @@ func forgeJoin(t *testing.T, e *Engine, channel string, tamper func(epoch uint64
 		t.Fatal(err)
 	}
 	epoch := info.GroupContext.Epoch + 1
-	ident, jd := tamper(epoch, pub)
+	ident, jd, exts := tamper(epoch, pub)
 	_, msg, err := mls.ExternalJoin(cfg, gip.GroupInfo, nil, tree.BasicCredential(ident),
-		mls.ExternalJoinOptions{AuthenticatedData: jd.Encode(), SignatureKey: priv})
+		mls.ExternalJoinOptions{AuthenticatedData: jd.Encode(), SignatureKey: priv, LeafExtensions: exts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,12 +80,24 @@ func TestForgedJoinsAreEvicted(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// bind binds leafKey to sam's device, as sam's own client does.
+	bind := func(leafKey []byte) tree.Extensions {
+		exts, err := groups.LeafExtensions(sam.dev, sam.wsID(), identity.DevicePrincipal(sam.devID), leafKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return exts
+	}
+	// A leaf the roster does not bind is refused outright (leaf/unbound:
+	// never merged); a bound leaf whose join breaks the group's policy is
+	// merged and evicted within one epoch (join/forged).
 	cases := []struct {
 		name   string
+		code   string
 		before func()
-		tamper func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData)
+		tamper func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData, tree.Extensions)
 	}{
-		{"key not in roster", nil, func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData) {
+		{"key not in roster", "leaf/unbound", nil, func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData, tree.Extensions) {
 			stranger, _ := identity.GenerateKey[identity.Device](seededRand(77))
 			id := identity.DeviceIDOf(stranger.Public())
 			gi, _ := sam.roster.Group(roster.GeneralGroupID(sam.wsID()))
@@ -92,9 +105,22 @@ func TestForgedJoinsAreEvicted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return id[:], jd
+			exts, err := groups.LeafExtensions(stranger, sam.wsID(), identity.DevicePrincipal(id), leafKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return id[:], jd, exts
 		}},
-		{"wrong policy hash", nil, func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData) {
+		{"no leaf binding", "leaf/unbound", nil, func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData, tree.Extensions) {
+			gi, _ := sam.roster.Group(roster.GeneralGroupID(sam.wsID()))
+			dev, _ := sam.roster.Device(sam.devID)
+			jd, err := groups.NewJoinData(sam.dev, dev.Admitted, groups.PathSelfJoin, &gi.Policy, [32]byte(gi.Policy.Group), epoch, leafKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sam.devID[:], jd, nil
+		}},
+		{"wrong policy hash", "join/forged", nil, func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData, tree.Extensions) {
 			gi, _ := sam.roster.Group(roster.GeneralGroupID(sam.wsID()))
 			other := gi.Policy
 			other.History = roster.HistoryClosed
@@ -103,9 +129,9 @@ func TestForgedJoinsAreEvicted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return sam.devID[:], jd
+			return sam.devID[:], jd, bind(leafKey)
 		}},
-		{"agent external commit", func() {
+		{"agent external commit", "join/forged", func() {
 			agent, _ := identity.GenerateKey[identity.Agent](seededRand(78))
 			sam.mu.Lock()
 			defer sam.mu.Unlock()
@@ -125,14 +151,20 @@ func TestForgedJoinsAreEvicted(t *testing.T) {
 				t.Fatal(err)
 			}
 			agentKeys = agent
-		}, func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData) {
+		}, func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData, tree.Extensions) {
 			id := identity.AgentIDOf(agentKeys.Public())
 			gi, _ := sam.roster.Group(roster.GeneralGroupID(sam.wsID()))
 			jd := &groups.JoinData{Path: groups.PathSelfJoin, Device: identity.DeviceID(id), PolicyHash: gi.Policy.Hash(),
 				LeafSigKey: leafKey, Signature: make([]byte, 64)}
-			return id[:], jd
+			// The agent's leaf is bound (its certificate names #general):
+			// the external commit itself is what is refused.
+			exts, err := groups.LeafExtensions(agentKeys, sam.wsID(), identity.AgentPrincipal(id), leafKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return id[:], jd, exts
 		}},
-		{"revoked device", func() {
+		{"revoked device", "leaf/unbound", func() {
 			dana.mu.Lock()
 			defer dana.mu.Unlock()
 			err := dana.appendRoster(ctx, func() (roster.Body, error) {
@@ -146,14 +178,14 @@ func TestForgedJoinsAreEvicted(t *testing.T) {
 			if _, err := sam.syncRoster(ctx); err != nil {
 				t.Fatal(err)
 			}
-		}, func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData) {
+		}, func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData, tree.Extensions) {
 			gi, _ := sam.roster.Group(roster.GeneralGroupID(sam.wsID()))
 			dev, _ := sam.roster.Device(sam.devID)
 			jd, err := groups.NewJoinData(sam.dev, dev.Admitted, groups.PathSelfJoin, &gi.Policy, [32]byte(gi.Policy.Group), epoch, leafKey)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return sam.devID[:], jd
+			return sam.devID[:], jd, bind(leafKey)
 		}},
 	}
 	general := roster.GeneralGroupID(dana.wsID())
@@ -168,12 +200,17 @@ func TestForgedJoinsAreEvicted(t *testing.T) {
 				t.Fatalf("%s: sync: %v", c.name, err)
 			}
 			st := who.Status()
-			if len(st.Alerts) != alerts+1 || st.Alerts[len(st.Alerts)-1].Code != "join/forged" {
+			if len(st.Alerts) != alerts+1 || st.Alerts[len(st.Alerts)-1].Code != c.code {
 				t.Fatalf("%s: alerts %+v", c.name, st.Alerts)
 			}
 			t.Logf("%s: %s", c.name, st.Alerts[len(st.Alerts)-1].Message)
 		}
-		// Within one epoch: the commit right after the forged one removes it.
+		// Within one epoch: the commit right after the forged one removes
+		// it; a refused one never moved the epoch.
+		want := epoch + 1
+		if c.code == "leaf/unbound" {
+			want = epoch - 1
+		}
 		for _, who := range []*Engine{dana, lee} {
 			if _, err := who.Sync(ctx); err != nil {
 				t.Fatal(err)
@@ -183,8 +220,8 @@ func TestForgedJoinsAreEvicted(t *testing.T) {
 			ep := g.mls.Epoch()
 			n := len(g.mls.Members())
 			who.mu.Unlock()
-			if ep != epoch+1 {
-				t.Fatalf("%s: epoch %d after forged epoch %d: not evicted in one epoch", c.name, ep, epoch)
+			if ep != want {
+				t.Fatalf("%s: epoch %d after forged epoch %d, want %d", c.name, ep, epoch, want)
 			}
 			if n != 3 {
 				t.Fatalf("%s: %d members after eviction, want 3", c.name, n)

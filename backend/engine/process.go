@@ -59,7 +59,10 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 		switch env.Kind {
 		case wire.KindMLSCommit:
 			leaf, err := e.applyCommit(ctx, g, &gi.Policy, env)
-			if err != nil {
+			switch {
+			case errors.Is(err, groups.ErrUnboundLeaf):
+				e.alertUnbound(ctx, id, env.Author, "the commit", err) // refused, never merged
+			case err != nil:
 				e.alertForged(ctx, id, env.Author, err)
 				evict = append(evict, leaf)
 			}
@@ -160,9 +163,24 @@ func (e *Engine) alertForged(ctx context.Context, group identity.GroupID, author
 		Actor: identity.DeviceID(author).String()})
 }
 
+// alertUnbound raises a leaf/unbound alert: what (a commit, a Welcome, a
+// group info) sent by author into group was refused because a leaf in it is
+// not bound to a live principal of the roster (groups.AuthenticateLeaf).
+func (e *Engine) alertUnbound(ctx context.Context, group identity.GroupID, author wire.ID, what string, err error) {
+	a := Alert{Code: "leaf/unbound", Group: hexID(group).hex(),
+		Message: fmt.Sprintf("%s was refused: %v", what, err)}
+	if author != (wire.ID{}) {
+		a.Actor = identity.DeviceID(author).String()
+		a.Message = fmt.Sprintf("%s by %s was refused: %v", what, identity.DeviceID(author).ShortString(), err)
+	}
+	e.raise(ctx, a)
+}
+
 // applyCommit processes one commit envelope of g in log order. It returns a
 // non-nil error (wrapping groups.ErrForgedJoin) with the leaf to evict when
-// an external commit fails validation.
+// an external commit fails validation, and an error wrapping
+// groups.ErrUnboundLeaf, without merging, when the commit brings a leaf the
+// roster does not bind (an Add, a path leaf, an external joiner).
 func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPolicy, env *wire.Envelope) (evictee, error) {
 	if g.mls == nil || !g.mls.Active() {
 		return evictee{}, nil
@@ -180,6 +198,15 @@ func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPol
 		return evictee{}, nil
 	}
 	rcv, err := g.mls.Process(env.CT)
+	if errors.Is(err, groups.ErrUnboundLeaf) {
+		// The roster may lag the leaf: fetch it once and judge again.
+		if _, serr := e.syncRoster(ctx); serr == nil {
+			rcv, err = g.mls.Process(env.CT)
+		}
+		if errors.Is(err, groups.ErrUnboundLeaf) {
+			return evictee{}, err // a leaf the roster does not bind: refused, with an alert
+		}
+	}
 	if err != nil || rcv.Type != mls.ContentCommit {
 		return evictee{}, nil // a stale or invalid commit: every member ignores it
 	}

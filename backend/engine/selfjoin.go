@@ -29,7 +29,7 @@ func (e *Engine) externalJoin(id identity.GroupID, groupInfo []byte, path uint8,
 	if err != nil {
 		return nil, nil, err
 	}
-	priv, pub, err := mls.GenerateSignatureKey(e.mlsCfg, gi.GroupContext.CipherSuite)
+	priv, pub, exts, err := e.boundLeafKey(gi.GroupContext.CipherSuite)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -39,7 +39,7 @@ func (e *Engine) externalJoin(id identity.GroupID, groupInfo []byte, path uint8,
 		return nil, nil, err
 	}
 	m, msg, err := mls.ExternalJoin(e.mlsCfg, groupInfo, nil, e.credential(),
-		mls.ExternalJoinOptions{AuthenticatedData: jd.Encode(), SignatureKey: priv})
+		mls.ExternalJoinOptions{AuthenticatedData: jd.Encode(), SignatureKey: priv, LeafExtensions: exts})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -191,6 +191,10 @@ func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 		}
 		won, err := e.joinLanded(ctx, g)
 		if err != nil {
+			if errors.Is(err, groups.ErrUnboundLeaf) {
+				// A member sealed a tree with a leaf the roster does not bind.
+				e.alertUnbound(ctx, id, wire.ID{}, "the channel's group info", err)
+			}
 			return err
 		}
 		if !won {

@@ -17,6 +17,7 @@ var (
 	ErrNotEntitled   = errors.New("join/not_entitled: this device is not entitled to join that group")
 	ErrRootSelfJoin  = errors.New("join/root: the workspace root cannot be self-joined; it is entered with an invite")
 	ErrMissingParent = errors.New("join/no_parent: this device is not in the workspace root yet")
+	ErrUnboundLeaf   = errors.New("leaf/unbound: an MLS leaf is not bound to a live principal of the roster by its roster key")
 )
 
 // Limits of spec/channels.md "Limits".

@@ -29,6 +29,12 @@ type CommitOptions struct {
 	// ForcePath includes a path even when the proposals do not require
 	// one (a self-update commit: fresh leaf and path keys).
 	ForcePath bool
+	// SignatureKey, if set, replaces this member's leaf signature key in
+	// the commit's path leaf (a path is then included), with
+	// LeafExtensions, if non-nil, replacing the leaf's extensions (the
+	// binding of the new key). The commit itself is signed with the old key.
+	SignatureKey   []byte
+	LeafExtensions tree.Extensions
 	// Private sends the commit as a PrivateMessage instead of a
 	// PublicMessage.
 	Private bool
@@ -47,6 +53,25 @@ func decodeKeyPackage(b []byte) (*tree.KeyPackage, error) {
 	kp, err := tree.DecodeKeyPackage(b)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrDecode, err)
+	}
+	return kp, nil
+}
+
+// ValidateKeyPackage decodes a KeyPackage (an MLSMessage or bare) and
+// validates it for an Add to this group as a commit would (RFC 9420 §10.1:
+// version, suite, signatures, lifetime, capabilities and the
+// authentication hook), so an adder can refuse it before committing.
+func (g *Group) ValidateKeyPackage(b []byte) (*tree.KeyPackage, error) {
+	kp, err := decodeKeyPackage(b)
+	if err != nil {
+		return nil, err
+	}
+	lc, err := g.leafContext(&g.ctx, g.cfg.now())
+	if err != nil {
+		return nil, err
+	}
+	if err := kp.Validate(lc); err != nil {
+		return nil, fmt.Errorf("%w: add: %w", ErrInvalidProposal, err)
 	}
 	return kp, nil
 }
@@ -97,8 +122,19 @@ func (g *Group) Commit(opts CommitOptions) (*StagedCommit, error) {
 	in := &epochInput{committer: me, tree: t, priv: priv, res: res}
 	commit := &proposal.Commit{Proposals: list}
 	var ps *tree.PathSecrets
-	if res.pathRequired || opts.ForcePath {
+	if res.pathRequired || opts.ForcePath || opts.SignatureKey != nil {
 		own := *t.Leaf(me.leaf)
+		if opts.SignatureKey != nil {
+			sk, err := parseOwnSigningKey(g.cs, opts.SignatureKey)
+			if err != nil {
+				return nil, err
+			}
+			own.SignatureKey = sk.Public()
+			priv.SignatureKey = append([]byte(nil), opts.SignatureKey...)
+			if opts.LeafExtensions != nil {
+				own.Extensions = append(tree.Extensions{}, opts.LeafExtensions...)
+			}
+		}
 		excluded := make([]tm.LeafIndex, 0, len(res.adds))
 		for _, a := range res.adds {
 			excluded = append(excluded, a.leaf)

@@ -18,8 +18,10 @@ type Config struct {
 	// Now is the clock checked against KeyPackage and leaf lifetimes. Nil
 	// skips lifetime checks of incoming key packages.
 	Now func() time.Time
-	// Credential judges every credential that enters the group or signs a
-	// message (RFC 9420 §5.3.1); the roster plugs in here. Nil accepts all.
+	// Credential authenticates every leaf that enters a group or is in a
+	// tree received on joining (RFC 9420 §5.3.1): key packages of Adds,
+	// Updates, commit path leaves, external joiners, Welcome and GroupInfo
+	// trees. The engine plugs the roster in here. Nil accepts all.
 	Credential tree.CredentialFunc
 	// PSKs resolves external pre-shared keys by id; nil knows none.
 	PSKs func(id []byte) ([]byte, bool)

@@ -32,6 +32,7 @@ var (
 	ErrPSK             = errors.New("mls/psk: a pre-shared key is unknown")
 	ErrStaleCommit     = errors.New("mls/stale_commit: the staged commit no longer applies to this group")
 	ErrSignatureKey    = errors.New("mls/bad_signature_key: the signature key is not a valid private key of the group's cipher suite")
+	ErrGroupNeeds      = errors.New("mls/group_needs: this client does not meet the group's required capabilities or extensions, so it does not join")
 	ErrReInit          = errors.New("mls/reinit_pending: the group was reinitialised and takes no more messages; continue in the new group")
 )
 

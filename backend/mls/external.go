@@ -29,6 +29,9 @@ type ExternalJoinOptions struct {
 	// from the Config's Rand. A key invalid for the suite is
 	// [ErrSignatureKey].
 	SignatureKey []byte
+	// LeafExtensions are carried in the joiner's leaf (see
+	// [KeyPackageOptions.LeafExtensions]).
+	LeafExtensions tree.Extensions
 }
 
 // GenerateSignatureKey draws a signature key pair of cipher suite suiteID
@@ -142,13 +145,17 @@ func externalJoin(cfg *Config, groupInfo, ratchetTree []byte, cred tree.Credenti
 	}
 
 	// Fresh keys for the joiner's leaf.
-	kp, err := generateKeyPackage(cfg, gi.GroupContext.CipherSuite, cred, opts.SignatureKey)
+	kp, err := GenerateKeyPackageWith(cfg, gi.GroupContext.CipherSuite, cred,
+		KeyPackageOptions{SignatureKey: opts.SignatureKey, LeafExtensions: opts.LeafExtensions})
 	if err != nil {
 		return nil, nil, err
 	}
 	leaf := kp.KeyPackage.LeafNode
 	leaf.Source = tree.SourceCommit
 	leaf.Lifetime = tree.Lifetime{}
+	if err := old.meetsNeeds(&leaf); err != nil {
+		return nil, nil, err
+	}
 	me := sender{kind: senderNewMemberCommit}
 	props, err := old.resolveProposals(list, me)
 	if err != nil {
@@ -211,4 +218,19 @@ func externalJoin(cfg *Config, groupInfo, ratchetTree []byte, cred tree.Credenti
 	}
 	msg := (&framing.MLSMessage{WireFormat: framing.WireFormatPublicMessage, Public: pm}).Bytes()
 	return next, msg, nil
+}
+
+// meetsNeeds refuses to join a group whose required_capabilities or
+// GroupContext extensions the joiner's leaf does not support (RFC 9420
+// §7.3, §11.1): every member would reject the commit.
+func (g *Group) meetsNeeds(leaf *tree.LeafNode) error {
+	lc, err := g.leafContext(&g.ctx, 0)
+	if err != nil {
+		return fmt.Errorf("%w: required_capabilities: %w", ErrGroupInfo, err)
+	}
+	lc.Credential, lc.SkipSignature = nil, true
+	if err := leaf.Validate(lc); err != nil {
+		return fmt.Errorf("%w: %w", ErrGroupNeeds, err)
+	}
+	return nil
 }

@@ -53,20 +53,31 @@ func (c *Config) lifetime() tree.Lifetime {
 // GenerateKeyPackage makes a fresh KeyPackage for cred in cipher suite
 // suiteID with new init, encryption and signature keys from cfg.Rand.
 func GenerateKeyPackage(cfg *Config, suiteID uint16, cred tree.Credential) (*KeyPackageBundle, error) {
-	return generateKeyPackage(cfg, suiteID, cred, nil)
+	return GenerateKeyPackageWith(cfg, suiteID, cred, KeyPackageOptions{})
 }
 
-// generateKeyPackage is GenerateKeyPackage; a non-nil sigPriv is used as
-// the signature private key instead of drawing one (the other keys are
-// drawn from cfg.Rand in the same order either way).
-func generateKeyPackage(cfg *Config, suiteID uint16, cred tree.Credential, sigPriv []byte) (*KeyPackageBundle, error) {
+// KeyPackageOptions are the optional inputs of [GenerateKeyPackageWith].
+type KeyPackageOptions struct {
+	// SignatureKey, if set, is the leaf's private signature key (from
+	// [GenerateSignatureKey]) instead of a fresh one, so the application
+	// can bind its public half to an identity first; else [ErrSignatureKey].
+	SignatureKey []byte
+	// LeafExtensions are carried in the leaf node and listed in its
+	// capabilities (RFC 9420 §7.2), e.g. the application's binding of the
+	// signature key to its identity.
+	LeafExtensions tree.Extensions
+}
+
+// GenerateKeyPackageWith is [GenerateKeyPackage] with options; the other
+// keys are drawn from cfg.Rand in the same order either way.
+func GenerateKeyPackageWith(cfg *Config, suiteID uint16, cred tree.Credential, opts KeyPackageOptions) (*KeyPackageBundle, error) {
 	cs, err := newCipher(suiteID, cfg.rand())
 	if err != nil {
 		return nil, err
 	}
 	var sig *suite.SigningKey
-	if sigPriv != nil {
-		sig, err = parseOwnSigningKey(cs, sigPriv)
+	if opts.SignatureKey != nil {
+		sig, err = parseOwnSigningKey(cs, opts.SignatureKey)
 	} else {
 		sig, err = cs.s.GenerateSigningKey(cs.rand)
 	}
@@ -81,6 +92,14 @@ func generateKeyPackage(cfg *Config, suiteID uint16, cred tree.Credential, sigPr
 	if err != nil {
 		return nil, err
 	}
+	caps := defaultCapabilities(suiteID)
+	exts := tree.Extensions{}
+	for _, x := range opts.LeafExtensions {
+		exts = append(exts, tree.Extension{Type: x.Type, Data: append([]byte(nil), x.Data...)})
+		if !caps.SupportsExtension(x.Type) {
+			caps.Extensions = append(caps.Extensions, x.Type)
+		}
+	}
 	kp := &tree.KeyPackage{
 		Version:     tree.ProtocolVersionMLS10,
 		CipherSuite: suiteID,
@@ -89,10 +108,10 @@ func generateKeyPackage(cfg *Config, suiteID uint16, cred tree.Credential, sigPr
 			EncryptionKey: enc.Public,
 			SignatureKey:  sig.Public(),
 			Credential:    cred,
-			Capabilities:  defaultCapabilities(suiteID),
+			Capabilities:  caps,
 			Source:        tree.SourceKeyPackage,
 			Lifetime:      cfg.lifetime(),
-			Extensions:    tree.Extensions{},
+			Extensions:    exts,
 		},
 		Extensions: tree.Extensions{},
 	}

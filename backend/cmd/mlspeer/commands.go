@@ -99,8 +99,8 @@ type peer struct {
 func isUnsupported(err error) bool { return errors.Is(err, mls.ErrUnsupported) }
 
 // acceptBasic is the credential policy of the test peer: any basic credential.
-func acceptBasic(c *tree.Credential, _ []byte) error {
-	if c.Type != tree.CredentialBasic {
+func acceptBasic(_ []byte, l *tree.LeafNode, _ bool) error {
+	if c := &l.Credential; c.Type != tree.CredentialBasic {
 		return fmt.Errorf("only basic credentials are accepted, not type %d", c.Type)
 	}
 	return nil

@@ -128,10 +128,14 @@ func (l *LeafNode) VerifySignature(s Suite, groupID []byte, leaf treemath.LeafIn
 	return nil
 }
 
-// CredentialFunc judges a member's credential (RFC 9420 §5.3.1): it returns
-// nil if the credential is acceptable for signature key sigKey. The roster
-// plugs in here.
-type CredentialFunc func(c *Credential, sigKey []byte) error
+// CredentialFunc authenticates a leaf (RFC 9420 §5.3.1): it returns nil if
+// the leaf's credential, signature key and extensions are acceptable for a
+// member of group groupID. existing is true for a leaf of a ratchet tree
+// received on joining (Welcome, GroupInfo), which entered the group earlier,
+// and false for a leaf entering it now (the key package of an Add, an
+// Update, a commit's path leaf, an external joiner). The application's
+// authentication service (the roster) plugs in here.
+type CredentialFunc func(groupID []byte, l *LeafNode, existing bool) error
 
 // LeafContext is what validating a leaf node (RFC 9420 §7.3) needs to know
 // about the group and the moment.
@@ -151,8 +155,11 @@ type LeafContext struct {
 	Required *RequiredCapabilities
 	// GroupExtensions are the GroupContext extensions the leaf must support.
 	GroupExtensions Extensions
-	// Credential judges the credential; nil accepts every credential.
+	// Credential authenticates the leaf; nil accepts every leaf.
 	Credential CredentialFunc
+	// Existing marks a leaf of a tree received on joining (see
+	// [CredentialFunc]).
+	Existing bool
 	// SkipSignature is set by callers that verified signatures already
 	// (in parallel, see [Import]).
 	SkipSignature bool
@@ -166,7 +173,7 @@ type LeafContext struct {
 // [Tree.ValidateLeaf].
 func (l *LeafNode) Validate(c *LeafContext) error {
 	if c.Credential != nil {
-		if err := c.Credential(&l.Credential, l.SignatureKey); err != nil {
+		if err := c.Credential(c.GroupID, l, c.Existing); err != nil {
 			return fmt.Errorf("%w: %w", ErrCredential, err)
 		}
 	}

@@ -140,7 +140,8 @@ type ImportOptions struct {
 	// Required and GroupExtensions come from the GroupContext extensions.
 	Required        *RequiredCapabilities
 	GroupExtensions Extensions
-	// Credential judges each member's credential; nil accepts all.
+	// Credential authenticates each member's leaf (existing: true); nil
+	// accepts all.
 	Credential CredentialFunc
 	// Parallelism bounds concurrent signature checks; 0 means GOMAXPROCS.
 	Parallelism int
@@ -184,7 +185,7 @@ func (t *Tree) Validate(o *ImportOptions) error {
 		c := &LeafContext{
 			Suite: t.suite, GroupID: o.GroupID, Leaf: tm.LeafIndex(i),
 			Required: o.Required, GroupExtensions: o.GroupExtensions,
-			Credential: o.Credential, SkipSignature: true,
+			Credential: o.Credential, Existing: true, SkipSignature: true,
 		}
 		if err := l.Validate(c); err != nil {
 			return fmt.Errorf("leaf %d: %w", i, err)

@@ -96,8 +96,11 @@ func TestImportRejects(t *testing.T) {
 	}
 	reject := errors.New("not on the roster")
 	o := opts()
-	o.Credential = func(c *Credential, _ []byte) error {
-		if string(c.Identity) == "v3" {
+	o.Credential = func(_ []byte, l *LeafNode, existing bool) error {
+		if !existing {
+			t.Error("a leaf of an imported tree is judged as entering")
+		}
+		if string(l.Credential.Identity) == "v3" {
 			return reject
 		}
 		return nil

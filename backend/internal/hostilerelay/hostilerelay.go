@@ -1,0 +1,173 @@
+// Package hostilerelay is a relay that lies, for regression tests written
+// from the attacker's side (issue 11, docs/security.md): a real relay
+// (relay.Service over SQLite and the WebSocket server, on 127.0.0.1) whose
+// backend is wrapped so a test can substitute key packages on claim, inject,
+// drop or reorder roster operations on fetch, and withhold envelopes from
+// fetches. Everything the wrapper does not intercept is the honest relay.
+//
+// The relay operator is untrusted for content and membership (README, the
+// threat model of docs/security.md section 0): whatever this wrapper makes
+// a client believe must never let the relay read a group or change who is
+// in it.
+package hostilerelay
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"weald/backend/relay"
+	"weald/backend/relay/server"
+	"weald/backend/relay/store"
+	"weald/backend/wire"
+)
+
+// Relay is a running hostile relay. The zero behaviour is honest; each
+// method turns on one lie.
+type Relay struct {
+	// URL is the WebSocket endpoint (ws://127.0.0.1:port/v1/ws).
+	URL string
+	// Service is the honest relay underneath.
+	Service *relay.Service
+
+	mu       sync.Mutex
+	subst    map[wire.ID][][]byte // owner → key packages served on claim, first first
+	claims   map[wire.ID]int      // owner → substituted key packages served
+	roster   func(ops *wire.RosterOps) *wire.RosterOps
+	withhold func(group wire.ID, env *wire.SeqEnvelope) bool
+}
+
+// Start runs a hostile relay until the test ends.
+func Start(t testing.TB) *Relay {
+	t.Helper()
+	st, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "relay.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := relay.New(relay.Config{Store: st})
+	r := &Relay{Service: svc, subst: map[wire.ID][][]byte{}, claims: map[wire.ID]int{}}
+	srv := server.New(server.Config{Backend: &backend{Backend: svc, r: r}})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: srv}
+	go hs.Serve(ln)
+	t.Cleanup(func() {
+		hs.Close()
+		srv.Close()
+		st.Close()
+	})
+	r.URL = "ws://" + ln.Addr().String() + "/v1/ws"
+	return r
+}
+
+// Provision registers a workspace with its genesis key, as an operator
+// does (the signature of engine.Options.Provision).
+func (r *Relay) Provision(ctx context.Context, _ string, ws wire.ID, genesisKey []byte) error {
+	return r.Service.ProvisionWorkspace(ctx, ws, genesisKey)
+}
+
+// SubstituteKeyPackage makes the next claim of owner's key packages return
+// kp (an MLSMessage(KeyPackage) of the relay's choosing) instead of one the
+// owner published; several calls queue several.
+func (r *Relay) SubstituteKeyPackage(owner wire.ID, kp []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.subst[owner] = append(r.subst[owner], append([]byte(nil), kp...))
+}
+
+// Substituted reports how many substituted key packages of owner were
+// handed out by claims.
+func (r *Relay) Substituted(owner wire.ID) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.claims[owner]
+}
+
+// RewriteRoster makes every roster fetch return f(ops) instead of ops: f
+// may inject, drop or reorder operations (nil: honest again).
+func (r *Relay) RewriteRoster(f func(ops *wire.RosterOps) *wire.RosterOps) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.roster = f
+}
+
+// Withhold makes fetches leave out every envelope for which f reports true
+// (nil: honest again). The envelopes stay stored; a later fetch after
+// Withhold(nil) returns them.
+func (r *Relay) Withhold(f func(group wire.ID, env *wire.SeqEnvelope) bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.withhold = f
+}
+
+// backend is the relay's server.Backend with the lies applied.
+type backend struct {
+	server.Backend
+	r *Relay
+}
+
+func (b *backend) KeyPackageClaim(ctx context.Context, ws wire.ID, p server.Principal, owner wire.ID) (*wire.KeyPackageClaimed, error) {
+	b.r.mu.Lock()
+	if q := b.r.subst[owner]; len(q) > 0 {
+		kp := q[0]
+		b.r.subst[owner] = q[1:]
+		b.r.claims[owner]++
+		b.r.mu.Unlock()
+		return &wire.KeyPackageClaimed{Owner: owner, KeyPackage: kp}, nil
+	}
+	b.r.mu.Unlock()
+	return b.Backend.KeyPackageClaim(ctx, ws, p, owner)
+}
+
+func (b *backend) RosterFetch(ctx context.Context, ws wire.ID, afterIndex uint64, limit uint32) (*wire.RosterOps, error) {
+	ops, err := b.Backend.RosterFetch(ctx, ws, afterIndex, limit)
+	if err != nil {
+		return nil, err
+	}
+	b.r.mu.Lock()
+	f := b.r.roster
+	b.r.mu.Unlock()
+	if f != nil {
+		ops = f(ops)
+	}
+	return ops, nil
+}
+
+func (b *backend) Fetch(ctx context.Context, ws, group wire.ID, afterSeq uint64, limit uint32) (*wire.Envelopes, error) {
+	envs, err := b.Backend.Fetch(ctx, ws, group, afterSeq, limit)
+	if err != nil || envs == nil {
+		return envs, err
+	}
+	envs.Envelopes = b.r.filter(group, envs.Envelopes)
+	return envs, nil
+}
+
+func (b *backend) FetchLatest(ctx context.Context, ws, group wire.ID, kinds []wire.Kind) (*wire.Latest, error) {
+	l, err := b.Backend.FetchLatest(ctx, ws, group, kinds)
+	if err != nil || l == nil {
+		return l, err
+	}
+	l.Envelopes = b.r.filter(group, l.Envelopes)
+	return l, nil
+}
+
+func (r *Relay) filter(group wire.ID, envs []wire.SeqEnvelope) []wire.SeqEnvelope {
+	r.mu.Lock()
+	f := r.withhold
+	r.mu.Unlock()
+	if f == nil {
+		return envs
+	}
+	kept := envs[:0:0]
+	for i := range envs {
+		if !f(group, &envs[i]) {
+			kept = append(kept, envs[i])
+		}
+	}
+	return kept
+}
