@@ -12,14 +12,17 @@ require (
 	github.com/prometheus/client_model v0.6.3
 	github.com/rogpeppe/go-internal v1.14.1
 	github.com/wailsapp/wails/v2 v2.9.2
+	github.com/zalando/go-keyring v0.2.6
 	golang.org/x/crypto v0.58.0
 	modernc.org/sqlite v1.62.0
 )
 
 require (
+	al.essio.dev/pkg/shellescape v1.5.1 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/bep/debounce v1.2.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/danieljoos/wincred v1.2.2 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/go-ole/go-ole v1.2.6 // indirect
 	github.com/godbus/dbus/v5 v5.1.0 // indirect

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"weald/backend/store"
 )
 
 // Alert is a security alert: something a member, agent or the relay did
@@ -29,7 +31,7 @@ type AlertOp struct {
 // maxAlerts bounds the alerts kept (the oldest are dropped first).
 const maxAlerts = 256
 
-const alertsKey = "alerts"
+var alertsKey = store.RecordAlerts
 
 func (a Alert) same(b Alert) bool {
 	sameOp := (a.Op == nil) == (b.Op == nil) && (a.Op == nil || *a.Op == *b.Op)
@@ -55,14 +57,14 @@ func (e *Engine) raise(ctx context.Context, a Alert) {
 		e.alerts = append([]Alert(nil), e.alerts[n:]...)
 	}
 	if b, err := json.Marshal(e.alerts); err == nil {
-		_ = e.db.update(ctx, func(t *txn) error { return t.put(alertsKey, b) })
+		_ = e.db.update(ctx, func(t *txn) error { return t.putRecord(alertsKey, b) })
 	}
 	e.emit(Event{Kind: EventAlert, Code: a.Code, Message: a.Message, Channel: a.Group})
 }
 
 // loadAlerts reads the kept alerts.
 func (e *Engine) loadAlerts(ctx context.Context) error {
-	b, ok, err := e.db.get(ctx, alertsKey)
+	b, ok, err := e.db.record(ctx, alertsKey)
 	if err != nil || !ok {
 		return err
 	}

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"weald/backend/docs"
 	"weald/backend/groups"
 	"weald/backend/identity"
 	"weald/backend/roster"
+	"weald/backend/store"
 	"weald/backend/wire"
 )
 
@@ -38,10 +38,8 @@ type shard struct {
 
 const maxShardLog = 64
 
-func (k shardKey) logPrefix() string { return "shardlog/" + k.dbKey()[len("shard/"):] + "/" }
-
-func (k shardKey) dbKey() string {
-	return "shard/" + hexID(k.group).hex() + "/" + strconv.FormatUint(uint64(k.day), 10) + "/" + strconv.FormatUint(k.epoch, 10)
+func (k shardKey) id() store.ShardID {
+	return store.ShardID{Group: k.group, Day: uint32(k.day), Epoch: k.epoch}
 }
 
 func (e *Engine) docOptions() docs.Options {
@@ -53,11 +51,17 @@ func (e *Engine) shardFor(ctx context.Context, k shardKey) (*shard, error) {
 	if s := e.shards[k]; s != nil {
 		return s, nil
 	}
-	b, ok, err := e.db.get(ctx, k.dbKey())
-	if err != nil {
+	var b []byte
+	var logs [][]byte
+	var ok bool
+	if err := e.db.view(ctx, func(tx *store.Tx) (err error) {
+		b, logs, ok, err = tx.Shard(k.id())
+		return err
+	}); err != nil {
 		return nil, err
 	}
 	var s *docs.Shard
+	var err error
 	if ok {
 		s, err = docs.LoadShard(wire.ID(k.group), k.day, b, nil, e.docOptions())
 	} else {
@@ -66,25 +70,15 @@ func (e *Engine) shardFor(ctx context.Context, k shardKey) (*shard, error) {
 	if err != nil {
 		return nil, err
 	}
-	logs, err := e.db.prefix(ctx, k.logPrefix())
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(logs))
-	for n := range logs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		v := logs[n]
+	for n, v := range logs {
 		if len(v) < 32 {
-			return nil, fmt.Errorf("engine: stored change %s is truncated", n)
+			return nil, fmt.Errorf("engine: stored change %d of a shard is truncated", n)
 		}
 		if _, err := s.Apply(wire.ID(v[:32]), v[32:]); err != nil {
-			return nil, fmt.Errorf("engine: stored change %s: %w", n, err)
+			return nil, fmt.Errorf("engine: stored change %d of a shard: %w", n, err)
 		}
 	}
-	sh := &shard{s: s, hasBase: ok, logN: len(names)}
+	sh := &shard{s: s, hasBase: ok, logN: len(logs)}
 	e.shards[k] = sh
 	return sh, nil
 }
@@ -103,17 +97,13 @@ func (e *Engine) saveShards(t *txn) error {
 			if err != nil {
 				return err
 			}
-			if err := t.put(k.dbKey(), b); err != nil {
-				return err
-			}
-			p := k.logPrefix()
-			if err := t.delPrefix(p); err != nil {
+			if err := t.tx.PutShard(k.id(), b); err != nil { // drops the stored changes
 				return err
 			}
 			s.hasBase, s.logN = true, 0
 		} else {
 			for _, c := range s.pending {
-				if err := t.put(fmt.Sprintf("%s%08d", k.logPrefix(), s.logN), c); err != nil {
+				if err := t.tx.AddShardChange(k.id(), s.logN, c); err != nil {
 					return err
 				}
 				s.logN++
@@ -311,21 +301,16 @@ func (e *Engine) Messages(ctx context.Context, channel string, limit int) ([]Mes
 	if err != nil {
 		return nil, err
 	}
-	all, err := e.db.prefix(ctx, "shard/"+hexID(gi.Policy.Group).hex()+"/")
-	if err != nil {
+	var stored []store.ShardID
+	if err := e.db.view(ctx, func(tx *store.Tx) (err error) {
+		stored, err = tx.Shards(gi.Policy.Group)
+		return err
+	}); err != nil {
 		return nil, err
 	}
 	keys := map[shardKey]bool{}
-	for k := range all {
-		parts := strings.Split(k[len("shard/")+65:], "/")
-		if len(parts) != 2 {
-			continue
-		}
-		d, err1 := strconv.ParseUint(parts[0], 10, 32)
-		ep, err2 := strconv.ParseUint(parts[1], 10, 64)
-		if err1 == nil && err2 == nil {
-			keys[shardKey{gi.Policy.Group, docs.Day(d), ep}] = true
-		}
+	for _, id := range stored {
+		keys[shardKey{identity.GroupID(id.Group), docs.Day(id.Day), id.Epoch}] = true
 	}
 	for k := range e.shards {
 		if k.group == gi.Policy.Group {

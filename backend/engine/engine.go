@@ -18,6 +18,7 @@ import (
 	"weald/backend/mls"
 	"weald/backend/relayclient"
 	"weald/backend/roster"
+	"weald/backend/store"
 	"weald/backend/wire"
 )
 
@@ -60,7 +61,8 @@ type Options struct {
 	Crash func(step string) error
 }
 
-// meta is the workspace record persisted under key "meta".
+// meta is the workspace record, persisted as the store record
+// store.RecordWorkspace (sealed, docs/protocol/store.md).
 type meta struct {
 	Workspace   hexID                  `json:"workspace"`
 	Name        string                 `json:"name"`
@@ -168,7 +170,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 }
 
 func (e *Engine) load(ctx context.Context) error {
-	b, ok, err := e.db.get(ctx, "meta")
+	b, ok, err := e.db.record(ctx, store.RecordWorkspace)
 	if err != nil {
 		return err
 	}
@@ -219,7 +221,7 @@ func (e *Engine) saveMeta(t *txn) error {
 	if err != nil {
 		return err
 	}
-	return t.put("meta", b)
+	return t.putRecord(store.RecordWorkspace, b)
 }
 
 func (e *Engine) persistMeta(ctx context.Context) error {

@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -11,6 +10,7 @@ import (
 	"weald/backend/identity"
 	"weald/backend/mls"
 	"weald/backend/roster"
+	"weald/backend/store"
 	"weald/backend/wire"
 )
 
@@ -19,9 +19,10 @@ import (
 const keyPackageStock = 4
 
 // ensureKeyPackages tops up this device's key packages on the relay; the
-// private halves are kept under "kp/<ref hex>" until a Welcome uses them.
+// private halves are kept in the store (Tx.PutKeyPackage) until a Welcome
+// uses them.
 func (e *Engine) ensureKeyPackages(ctx context.Context) error {
-	have, err := e.db.prefix(ctx, "kp/")
+	have, err := e.keyPackages(ctx)
 	if err != nil {
 		return err
 	}
@@ -45,7 +46,7 @@ func (e *Engine) ensureKeyPackages(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if err := t.put("kp/"+hex.EncodeToString(kp.Ref()), b); err != nil {
+			if err := t.tx.PutKeyPackage(kp.Ref(), b); err != nil {
 				return err
 			}
 		}
@@ -126,18 +127,18 @@ func (e *Engine) checkClaimed(ctx context.Context, g *group, d identity.DeviceID
 // The joiner holds only the keys of the epochs from its join on, so a
 // closed group's earlier content stays unreadable to it.
 func (e *Engine) acceptWelcomes(ctx context.Context) error {
-	kps, err := e.db.prefix(ctx, "kp/")
+	kps, err := e.keyPackages(ctx)
 	if err != nil || len(kps) == 0 {
 		return err
 	}
 	var bundles []*mls.KeyPackageBundle
-	refs := map[int]string{}
-	for k, v := range kps {
-		b, err := mls.UnmarshalKeyPackageBundle(v)
+	refs := map[int][]byte{}
+	for _, kp := range kps {
+		b, err := mls.UnmarshalKeyPackageBundle(kp.Private)
 		if err != nil {
 			continue
 		}
-		refs[len(bundles)] = k
+		refs[len(bundles)] = kp.Ref
 		bundles = append(bundles, b)
 	}
 	for _, gi := range e.roster.Groups() {
@@ -177,7 +178,7 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 				return err
 			}
 			if err := e.db.update(ctx, func(t *txn) error {
-				if err := t.del(refs[used]); err != nil {
+				if err := t.tx.DeleteKeyPackage(refs[used]); err != nil {
 					return err
 				}
 				return e.saveGroup(t, g)
@@ -193,4 +194,14 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// keyPackages returns the private halves of this device's unused key
+// packages.
+func (e *Engine) keyPackages(ctx context.Context) (kps []store.KeyPackage, err error) {
+	err = e.db.view(ctx, func(tx *store.Tx) error {
+		kps, err = tx.KeyPackages()
+		return err
+	})
+	return kps, err
 }

@@ -12,6 +12,7 @@ import (
 	"weald/backend/identity"
 	"weald/backend/mls"
 	"weald/backend/mls/tree"
+	"weald/backend/store"
 )
 
 type cryptoRand struct{}
@@ -21,7 +22,7 @@ func (cryptoRand) Read(p []byte) (int, error) { return rand.Read(p) }
 // suiteID is MLS cipher suite 1 (docs/protocol/groups.md "MLS profile").
 const suiteID = 1
 
-// groupRec is a group's persisted local state (key "group/<hex id>").
+// groupRec is a group's persisted local state (store: Tx.PutGroup, as JSON).
 type groupRec struct {
 	ID        hexID             `json:"id"`
 	MLS       []byte            `json:"mls,omitempty"`        // mls.Group state; nil when not a member
@@ -61,20 +62,26 @@ type pendingCommit struct {
 
 func (e *Engine) credential() tree.Credential { return tree.BasicCredential(e.devID[:]) }
 
-func groupKey(id identity.GroupID) string { return "group/" + hexID(id).hex() }
-
 func (e *Engine) loadGroups(ctx context.Context) error {
-	all, err := e.db.prefix(ctx, "group/")
-	if err != nil {
+	var all map[[32]byte][]byte
+	if err := e.db.view(ctx, func(tx *store.Tx) (err error) {
+		all, err = tx.Groups()
+		return err
+	}); err != nil {
 		return err
 	}
-	for k, v := range all {
+	for id, v := range all {
+		k := hexID(id).hex()
 		var rec groupRec
 		if err := json.Unmarshal(v, &rec); err != nil {
-			return fmt.Errorf("engine: stored %s: %w", k, err)
+			return fmt.Errorf("engine: stored state of group %s: %w", k, err)
+		}
+		if rec.ID != hexID(id) {
+			return fmt.Errorf("engine: stored state of group %s names group %s", k, rec.ID.hex())
 		}
 		g := &group{rec: rec}
 		if len(rec.MLS) > 0 {
+			var err error
 			if g.mls, err = mls.LoadGroup(e.mlsCfg, rec.MLS); err != nil {
 				return fmt.Errorf("engine: stored MLS state of %s: %w", k, err)
 			}
@@ -106,7 +113,7 @@ func (e *Engine) saveGroup(t *txn, g *group) error {
 	if err != nil {
 		return err
 	}
-	return t.put(groupKey(identity.GroupID(g.rec.ID)), b)
+	return t.tx.PutGroup(g.rec.ID, b)
 }
 
 func (e *Engine) persistGroup(ctx context.Context, g *group) error {

@@ -7,8 +7,10 @@ import (
 )
 
 // db is the client's local state for one workspace, kept by backend/store
-// (docs/protocol/store.md). Every multi-key change is one transaction, so a
-// crash leaves either the old or the new state.
+// (docs/protocol/store.md): the workspace record and alerts, one state per
+// group, key packages, chat shards and the roster, each through its typed
+// accessor. Every multi-row change is one transaction, so a crash leaves
+// either the old or the new state.
 type db struct{ s *store.Store }
 
 func openDB(ctx context.Context, path string) (*db, error) {
@@ -28,29 +30,22 @@ func (d *db) update(ctx context.Context, fn func(t *txn) error) error {
 	return d.s.Update(ctx, func(tx *store.Tx) error { return fn(&txn{tx: tx}) })
 }
 
-func (t *txn) put(k string, v []byte) error         { return t.tx.Put(k, v) }
-func (t *txn) del(k string) error                   { return t.tx.Delete(k) }
-func (t *txn) delPrefix(p string) error             { return t.tx.DeletePrefix(p) }
-func (t *txn) addRosterOp(idx int, op []byte) error { return t.tx.AddRosterOp(idx, op) }
+// view runs fn in a read transaction.
+func (d *db) view(ctx context.Context, fn func(tx *store.Tx) error) error { return d.s.View(ctx, fn) }
 
-func (d *db) get(ctx context.Context, k string) (v []byte, ok bool, err error) {
-	err = d.s.View(ctx, func(tx *store.Tx) error {
-		v, ok, err = tx.Get(k)
+func (t *txn) putRecord(r store.Record, v []byte) error { return t.tx.PutRecord(r, v) }
+func (t *txn) addRosterOp(idx int, op []byte) error     { return t.tx.AddRosterOp(idx, op) }
+
+func (d *db) record(ctx context.Context, r store.Record) (v []byte, ok bool, err error) {
+	err = d.view(ctx, func(tx *store.Tx) error {
+		v, ok, err = tx.Record(r)
 		return err
 	})
 	return v, ok, err
 }
 
-func (d *db) prefix(ctx context.Context, p string) (m map[string][]byte, err error) {
-	err = d.s.View(ctx, func(tx *store.Tx) error {
-		m, err = tx.Prefix(p)
-		return err
-	})
-	return m, err
-}
-
 func (d *db) rosterOps(ctx context.Context) (ops [][]byte, err error) {
-	err = d.s.View(ctx, func(tx *store.Tx) error {
+	err = d.view(ctx, func(tx *store.Tx) error {
 		ops, err = tx.RosterOps()
 		return err
 	})

@@ -23,9 +23,9 @@ func TestFileModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	update(t, s, func(tx *Tx) error { return tx.Put("k", []byte("v")) })
+	update(t, s, func(tx *Tx) error { return tx.PutRecord(RecordWorkspace, []byte("v")) })
 	checkMode(t, dir, 0o700)
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + ".key"} {
 		checkMode(t, p, 0o600)
 	}
 }

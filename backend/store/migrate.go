@@ -26,6 +26,14 @@ type migration struct {
 	name    string
 	sql     string
 	sum     [32]byte
+	step    func(*Tx) error // Go part, run after sql in the same transaction
+}
+
+// steps are the Go parts of migrations, by file name without ".sql": what
+// SQL cannot do (sealing needs the key). A step is part of its migration
+// and, like the file, never changes once released.
+var steps = map[string]func(*Tx) error{
+	"0002_typed": moveKV,
 }
 
 // Errors of the migration runner.
@@ -55,7 +63,8 @@ func loadMigrations(fsys fs.FS, dir string) ([]migration, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, migration{version: v, name: name, sql: string(b), sum: sha256.Sum256(b)})
+		out = append(out, migration{version: v, name: name, sql: string(b), sum: sha256.Sum256(b),
+			step: steps[strings.TrimSuffix(e.Name(), ".sql")]})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
 	for i, m := range out {
@@ -78,13 +87,13 @@ var testOnlyBeforeCommit func(version int)
 // one. Running it again on an up-to-date database changes nothing. A
 // database recording a version this build does not know is refused with
 // [ErrTooNew] and left untouched.
-func migrate(ctx context.Context, db *sql.DB, ms []migration) error {
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+func migrate(ctx context.Context, s *Store, ms []migration) error {
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, sha256 BLOB NOT NULL) STRICT`); err != nil {
 		return fmt.Errorf("store: migrations table: %w", err)
 	}
 	for {
-		done, err := migrateOne(ctx, db, ms)
+		done, err := migrateOne(ctx, s, ms)
 		if err != nil || done {
 			return err
 		}
@@ -92,8 +101,8 @@ func migrate(ctx context.Context, db *sql.DB, ms []migration) error {
 }
 
 // migrateOne applies the next migration, or reports done when there is none.
-func migrateOne(ctx context.Context, db *sql.DB, ms []migration) (done bool, err error) {
-	tx, err := db.BeginTx(ctx, nil)
+func migrateOne(ctx context.Context, s *Store, ms []migration) (done bool, err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, fmt.Errorf("store: migrate: %w", err)
 	}
@@ -120,6 +129,11 @@ func migrateOne(ctx context.Context, db *sql.DB, ms []migration) (done bool, err
 	m := ms[len(applied)]
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return false, fmt.Errorf("store: migration %04d_%s: %w", m.version, m.name, err)
+	}
+	if m.step != nil {
+		if err := m.step(&Tx{ctx: ctx, tx: tx, s: s}); err != nil {
+			return false, fmt.Errorf("store: migration %04d_%s: %w", m.version, m.name, err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, sha256) VALUES (?, ?, ?)`,
 		m.version, m.name, m.sum[:]); err != nil {

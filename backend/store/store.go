@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 )
@@ -12,6 +13,10 @@ import (
 type Store struct {
 	db   *sql.DB
 	path string
+
+	keyMu sync.Mutex
+	seal  *sealer // nil until the key is first needed
+	moved bool    // migration 0002 moved plaintext values: rewrite the file
 }
 
 // Open opens the database file at path, creating it if needed, in WAL mode
@@ -31,7 +36,7 @@ func open(ctx context.Context, path string, ms []migration) (*Store, error) {
 	}
 	dsn := "file:" + path +
 		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
-		"&_pragma=synchronous(FULL)&_txlock=immediate" + testOnlyDSN
+		"&_pragma=synchronous(FULL)&_pragma=secure_delete(1)&_txlock=immediate" + testOnlyDSN
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -48,15 +53,26 @@ func open(ctx context.Context, path string, ms []migration) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: journal mode is %q, not wal", path, mode)
 	}
-	if err := migrate(ctx, db, ms); err != nil {
+	s := &Store{db: db, path: path}
+	if err := migrate(ctx, s, ms); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if s.moved {
+		// The moved values' plaintext pages are free pages now; VACUUM
+		// rewrites the file without them and the checkpoint empties the WAL.
+		for _, q := range []string{"VACUUM", "PRAGMA wal_checkpoint(TRUNCATE)"} {
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				db.Close()
+				return nil, fmt.Errorf("store: open %s: %s: %w", path, q, err)
+			}
+		}
 	}
 	if err := privateSidecars(path); err != nil {
 		db.Close()
 		return nil, err
 	}
-	return &Store{db: db, path: path}, nil
+	return s, nil
 }
 
 // testOnlyDSN is appended to the DSN (the crash test shrinks the page cache
@@ -75,6 +91,7 @@ func (s *Store) Path() string { return s.path }
 type Tx struct {
 	ctx context.Context
 	tx  *sql.Tx
+	s   *Store
 }
 
 // Update runs fn in a write transaction, committing if fn returns nil and
@@ -94,7 +111,7 @@ func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) (err error) {
 			_ = stx.Rollback()
 		}
 	}()
-	if err = fn(&Tx{ctx: ctx, tx: stx}); err != nil {
+	if err = fn(&Tx{ctx: ctx, tx: stx, s: s}); err != nil {
 		return err
 	}
 	if err = stx.Commit(); err != nil {
@@ -111,7 +128,7 @@ func (s *Store) View(ctx context.Context, fn func(tx *Tx) error) error {
 		return fmt.Errorf("store: begin: %w", err)
 	}
 	defer stx.Rollback() //nolint:errcheck // read-only
-	return fn(&Tx{ctx: ctx, tx: stx})
+	return fn(&Tx{ctx: ctx, tx: stx, s: s})
 }
 
 func (t *Tx) exec(q string, args ...any) (sql.Result, error) {
