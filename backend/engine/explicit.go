@@ -111,7 +111,7 @@ var ErrKeyPackageRefused = errors.New("keypackage/refused: the key package the r
 func (e *Engine) checkClaimed(ctx context.Context, g *group, d identity.DeviceID, kp []byte) error {
 	k, err := g.mls.ValidateKeyPackage(kp)
 	if err == nil && !bytes.Equal(k.LeafNode.Credential.Identity, d[:]) {
-		err = fmt.Errorf("it names another principal than %s", d.ShortString())
+		err = fmt.Errorf("its credential names %x…, not %s", k.LeafNode.Credential.Identity[:min(4, len(k.LeafNode.Credential.Identity))], d.ShortString())
 	}
 	if err == nil {
 		return nil

@@ -191,10 +191,6 @@ func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 		}
 		won, err := e.joinLanded(ctx, g)
 		if err != nil {
-			if errors.Is(err, groups.ErrUnboundLeaf) {
-				// A member sealed a tree with a leaf the roster does not bind.
-				e.alertUnbound(ctx, id, wire.ID{}, "the channel's group info", err)
-			}
 			return err
 		}
 		if !won {
@@ -244,6 +240,10 @@ func (e *Engine) startJoin(ctx context.Context, g *group, gi *roster.GroupInfo) 
 	}
 	m, msg, err := e.externalJoin(id, gip.GroupInfo, groups.PathSelfJoin, &gi.Policy)
 	if err != nil {
+		if errors.Is(err, groups.ErrUnboundLeaf) {
+			// A member sealed a tree with a leaf the roster does not bind.
+			e.alertUnbound(ctx, id, wire.ID{}, "the channel's group info", err)
+		}
 		return err
 	}
 	g.joining = &joining{m: m, msg: msg, keys: keys, b: b}
