@@ -341,8 +341,8 @@ func (e *Engine) accessSetFromRoster(version uint64, cur *wire.AccessSet) wire.A
 			set.Devices = append(set.Devices, wire.DeviceKey{Pub: di.Public.Bytes(), User: wire.ID(u.ID), Admin: u.Role == roster.RoleAdmin})
 		}
 	}
-	// Every invite's grant is in the roster (identity.InviteSecret.Grant is
-	// wire.GrantHash), so any admin lists the usable ones (roster.md "Access
+	// Every invite's grant is in the roster (identity.InviteSecret.Grant, the
+	// grant key the relay checks), so any admin lists the usable ones (roster.md "Access
 	// set inputs": unrevoked, unexpired, not used up, creator live) and
 	// voids the rest.
 	for _, g := range e.roster.AccessKeys(e.now()).Grants {

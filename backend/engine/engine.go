@@ -267,7 +267,9 @@ func (e *Engine) connect(ctx context.Context) error {
 			return err
 		}
 		if set {
-			cred = relayclient.GrantCredential(e.edKey, e.meta.Invite.Secret)
+			if cred, err = grantCredential(e.edKey, e.meta.Invite.Secret); err != nil {
+				return err
+			}
 		}
 	}
 	c, err := relayclient.Dial(ctx, relayclient.Config{URL: e.meta.Relay, Workspace: wire.ID(e.meta.Workspace),
@@ -299,6 +301,21 @@ func (e *Engine) drainEvents(c *relayclient.Client) {
 			e.missed.Store(true)
 		}
 	}
+}
+
+// grantCredential answers the relay's challenge for the joining device
+// with the grant key derived from the link's invite secret; the secret
+// itself never leaves this process (docs/protocol/invites.md).
+func grantCredential(device ed25519.PrivateKey, secret []byte) (relayclient.Credential, error) {
+	sec, err := identity.InviteSecretFromBytes(secret)
+	if err != nil {
+		return nil, err
+	}
+	gk, err := sec.GrantKey()
+	if err != nil {
+		return nil, err
+	}
+	return relayclient.GrantCredential(device, ed25519.NewKeyFromSeed(gk.Seed())), nil
 }
 
 // grantNeeded reports whether the device must still connect with its grant

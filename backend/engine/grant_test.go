@@ -45,7 +45,7 @@ func TestAnotherAdminVoidsAnInvitesGrant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	grant := wire.GrantHash(l.Secret.Bytes())
+	grant := wire.ID(l.Secret.Grant())
 	if _, err := ann.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}

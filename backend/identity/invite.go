@@ -9,12 +9,18 @@ import (
 )
 
 // InviteSecret is the secret carried in an invite link (gaps.md "Invites
-// and bootstrap"). Its domain-separated SHA-256 is the grant hash the relay
-// (wire.GrantHash) and the roster's invite record hold; an Ed25519 key
-// derived from it proves possession at redemption without revealing it:
+// and bootstrap"). Two independent Ed25519 keys are derived from it, each
+// with its own HKDF label, and the secret itself never leaves the link:
 //
-//	grant     = SHA-256("weald 1 grant" || secret)
+//	grant key = Ed25519 seed HKDF-SHA256(ikm = secret, salt = "weald 1 invite", info = "weald 1 invite grant", 32)
 //	proof key = Ed25519 seed HKDF-SHA256(ikm = secret, salt = "weald 1 invite", info = "weald 1 invite proof", 32)
+//
+// The grant key's public key is the grant: the roster's invite record and
+// the relay's access set hold it, and the grant connection's AUTH proves
+// possession of the grant key by a signature over the relay's challenge
+// (docs/protocol/wire.md "Authentication"). The proof key signs the roster
+// redemption. Nothing the relay sees (the grant, the AUTH signatures, the
+// proof key's public half) lets it compute the proof key's seed.
 //
 // Not comparable with ==, never printed by fmt.
 type InviteSecret struct {
@@ -60,33 +66,38 @@ func (s InviteSecret) Equal(o InviteSecret) bool {
 	return subtle.ConstantTimeCompare(s.s[:], o.s[:]) == 1
 }
 
-// Grant returns the grant hash SHA-256("weald 1 grant" || secret): the
-// roster's invite record stores it, and it is the same value as
-// wire.GrantHash(secret), which the relay checks in access sets and at grant
+// Grant returns the grant: the public grant key. The roster's invite
+// record stores it and the relay checks it in access sets and at grant
 // authentication, so any admin can put an invite's grant in the access set
 // (or leave it out) from the roster alone (docs/protocol/identity.md).
 func (s InviteSecret) Grant() [32]byte {
-	if s.s == nil {
+	k, err := s.GrantKey()
+	if err != nil {
 		return [32]byte{}
 	}
-	h := sha256.New()
-	h.Write([]byte(LabelPrefix + "grant"))
-	h.Write(s.s[:])
-	var out [32]byte
-	h.Sum(out[:0])
-	return out
+	return [32]byte(k.Public().Bytes())
 }
 
-// ProofKey derives the invite's proof key.
+// GrantKey derives the invite's grant key, which answers the relay's
+// challenge on a grant connection.
+func (s InviteSecret) GrantKey() (InviteGrantPrivate, error) {
+	return deriveInviteKey[InviteGrant](s, "weald 1 invite grant")
+}
+
+// ProofKey derives the invite's proof key, which signs the redemption.
 func (s InviteSecret) ProofKey() (InviteProofPrivate, error) {
+	return deriveInviteKey[InviteProof](s, "weald 1 invite proof")
+}
+
+func deriveInviteKey[K KeyKind](s InviteSecret, info string) (PrivateKey[K], error) {
 	if s.s == nil {
-		return InviteProofPrivate{}, ErrZeroKey
+		return PrivateKey[K]{}, ErrZeroKey
 	}
-	seed, err := hkdf.Key(sha256.New, s.s[:], []byte("weald 1 invite"), "weald 1 invite proof", 32)
+	seed, err := hkdf.Key(sha256.New, s.s[:], []byte("weald 1 invite"), info, 32)
 	if err != nil {
-		return InviteProofPrivate{}, err
+		return PrivateKey[K]{}, err
 	}
-	return PrivateFromSeed[InviteProof](seed)
+	return PrivateFromSeed[K](seed)
 }
 
 // String never prints the secret.

@@ -13,8 +13,10 @@ func TestInviteSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Grant() != sha256.Sum256(append([]byte("weald 1 grant"), s.Bytes()...)) {
-		t.Fatal(`grant is not SHA-256("weald 1 grant" || secret)`)
+	gk, _ := s.GrantKey()
+	gseed, _ := hkdf.Key(sha256.New, s.Bytes(), []byte("weald 1 invite"), "weald 1 invite grant", 32)
+	if string(gk.Seed()) != string(gseed) || s.Grant() != [32]byte(gk.Public().Bytes()) {
+		t.Fatal("the grant is not the public key of the documented HKDF derivation")
 	}
 	back, err := InviteSecretFromBytes(s.Bytes())
 	if err != nil || !back.Equal(s) {
@@ -39,6 +41,9 @@ func TestInviteSecret(t *testing.T) {
 	}
 	if _, err := zero.ProofKey(); !errors.Is(err, ErrZeroKey) {
 		t.Fatal("zero secret derived a key")
+	}
+	if _, err := zero.GrantKey(); !errors.Is(err, ErrZeroKey) {
+		t.Fatal("zero secret derived a grant key")
 	}
 }
 

@@ -29,6 +29,9 @@ type (
 	Genesis struct{}
 	// InviteProof keys are derived from an invite secret and prove it at redemption.
 	InviteProof struct{}
+	// InviteGrant keys are derived from an invite secret and authenticate a
+	// grant connection to the relay; the public key is the grant.
+	InviteGrant struct{}
 )
 
 func (Device) prefix() string      { return "dev" }
@@ -36,6 +39,7 @@ func (Agent) prefix() string       { return "agent" }
 func (Recovery) prefix() string    { return "rec" }
 func (Genesis) prefix() string     { return "gen" }
 func (InviteProof) prefix() string { return "invproof" }
+func (InviteGrant) prefix() string { return "invgrant" }
 
 // Concrete key types.
 type (
@@ -49,6 +53,8 @@ type (
 	GenesisPublic      = PublicKey[Genesis]
 	InviteProofPrivate = PrivateKey[InviteProof]
 	InviteProofPublic  = PublicKey[InviteProof]
+	InviteGrantPrivate = PrivateKey[InviteGrant]
+	InviteGrantPublic  = PublicKey[InviteGrant]
 )
 
 // Errors about keys.

@@ -219,6 +219,11 @@ func validateSetShape(set *wire.AccessSet) error {
 	if !admin {
 		return wire.Errorf(wire.CodeBadObject, "The access set has no admin device, so nobody could ever publish the next one.")
 	}
+	for _, g := range set.Grants {
+		if !wire.PrimeOrderKey(g[:]) {
+			return wire.Errorf(wire.CodeBadObject, "The access set lists a grant that is not a valid Ed25519 key of prime order.")
+		}
+	}
 	return nil
 }
 
@@ -236,6 +241,9 @@ func sortIDs(ids []wire.ID) {
 func (s *Service) Authenticate(ctx context.Context, ws, nonce wire.ID, a *wire.Auth) (wire.AuthOK, error) {
 	if a == nil {
 		return wire.AuthOK{}, wire.Errorf(wire.CodeMalformed, "Missing authentication.")
+	}
+	if a.Method == wire.PrincipalGrant && !(wire.PrimeOrderKey(a.Grant) && wire.PrimeOrderKey(a.Key)) {
+		return wire.AuthOK{}, wire.Errorf(wire.CodeAuthBadSignature, "The grant or device key is not a valid Ed25519 key of prime order.")
 	}
 	if err := a.VerifyChallenge(ws, nonce); err != nil {
 		return wire.AuthOK{}, wire.Errorf(wire.CodeAuthBadSignature, "The challenge signature does not verify.")
@@ -266,7 +274,7 @@ func (s *Service) Authenticate(ctx context.Context, ws, nonce wire.ID, a *wire.A
 			}
 			return refuseKey(ctx, tx, ws, id)
 		}
-		g := wire.GrantHash(a.GrantSecret)
+		g := wire.ID(a.Grant)
 		void, err := tx.GrantVoid(ctx, ws, g)
 		if err != nil {
 			return err
@@ -286,14 +294,18 @@ func (s *Service) Authenticate(ctx context.Context, ws, nonce wire.ID, a *wire.A
 				return wire.Errorf(wire.CodeAuthRevoked, "This key was removed from the workspace.")
 			}
 		}
+		// A grant carries one key: the first that authenticated with it.
 		if err := tx.BindGrantKey(ctx, ws, g, a.Key); err != nil {
 			return err
 		}
-		if _, bound, err := tx.GrantKey(ctx, ws, id); err != nil || bound != g {
-			if err == nil {
-				err = wire.Errorf(wire.CodeAuthUnknownKey, "This key is already bound to another invite grant.")
-			}
+		_, bound, err := tx.GrantKey(ctx, ws, id)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return wire.Errorf(wire.CodeAuthGrantUsed, "This invite grant already carries another device's key.")
+		case err != nil:
 			return err
+		case bound != g:
+			return wire.Errorf(wire.CodeAuthUnknownKey, "This key is already bound to another invite grant.")
 		}
 		ok = wire.AuthOK{Kind: wire.PrincipalGrant, Principal: id, AccessVersion: c.version}
 		return nil

@@ -146,10 +146,14 @@ func (f *fixture) newSet(version uint64, devs []dev, agent, recovery string, gra
 		s.Recovery = [][]byte{pub(key(recovery))}
 	}
 	for _, g := range grants {
-		s.Grants = append(s.Grants, wire.GrantHash([]byte(g)))
+		s.Grants = append(s.Grants, grantOf(g))
 	}
 	return s
 }
+
+// grantKey is the grant key of the invite named g; grantOf its grant.
+func grantKey(g string) ed25519.PrivateKey { return key("grant " + g) }
+func grantOf(g string) wire.ID          { return wire.ID(pub(grantKey(g))) }
 
 func principal(name string) wire.AuthOK {
 	return wire.AuthOK{Kind: wire.PrincipalDevice, Principal: wire.KeyID(pub(key(name)))}

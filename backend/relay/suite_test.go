@@ -90,11 +90,11 @@ func TestRemovalRevokesKeysAndVoidsGrants(t *testing.T) {
 		f := newFixture(t, st)
 		nonce := id("nonce")
 		auth := func(name string, kind wire.PrincipalKind, grant string) (wire.AuthOK, error) {
-			var secret []byte
+			a := wire.SignChallenge(key(name), kind, f.ws, nonce)
 			if grant != "" {
-				secret = []byte(grant)
+				a = wire.SignGrantChallenge(key(name), grantKey(grant), f.ws, nonce)
 			}
-			return f.svc.Authenticate(f.ctx, f.ws, nonce, wire.SignChallenge(key(name), kind, f.ws, nonce, secret))
+			return f.svc.Authenticate(f.ctx, f.ws, nonce, a)
 		}
 		for _, c := range []struct {
 			name string
@@ -107,7 +107,7 @@ func TestRemovalRevokesKeysAndVoidsGrants(t *testing.T) {
 		}
 		wantCode(t, errOf(auth("mallory", wire.PrincipalDevice, "")), wire.CodeAuthUnknownKey)
 		wantCode(t, errOf(auth("agent", wire.PrincipalDevice, "")), wire.CodeAuthUnknownKey) // wrong list
-		a := wire.SignChallenge(key("alice"), wire.PrincipalDevice, f.ws, nonce, nil)
+		a := wire.SignChallenge(key("alice"), wire.PrincipalDevice, f.ws, nonce)
 		wantCode(t, errOf(f.svc.Authenticate(f.ctx, f.ws, id("other nonce"), a)), wire.CodeAuthBadSignature)
 
 		// v2 adds an invite grant; a joining device connects with it.
@@ -139,7 +139,7 @@ func TestRemovalRevokesKeysAndVoidsGrants(t *testing.T) {
 		if len(ch.RemovedKeys) != 2 || ch.RemovedKeys[0] != wantRemoved[0] || ch.RemovedKeys[1] != wantRemoved[1] {
 			t.Errorf("removed keys = %v", ch.RemovedKeys)
 		}
-		if len(ch.VoidedGrants) != 1 || ch.VoidedGrants[0] != wire.GrantHash([]byte("invite-1")) {
+		if len(ch.VoidedGrants) != 1 || ch.VoidedGrants[0] != grantOf("invite-1") {
 			t.Errorf("voided grants = %v", ch.VoidedGrants)
 		}
 		wantCode(t, errOf(auth("bob", wire.PrincipalDevice, "")), wire.CodeAuthRevoked)

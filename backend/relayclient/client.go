@@ -40,7 +40,7 @@ type keyCred struct {
 }
 
 func (k keyCred) Answer(ws, nonce wire.ID) *wire.Auth {
-	return wire.SignChallenge(k.priv, k.kind, ws, nonce, nil)
+	return wire.SignChallenge(k.priv, k.kind, ws, nonce)
 }
 
 // KeyCredential authenticates with a device, agent or recovery key.
@@ -49,19 +49,20 @@ func KeyCredential(priv ed25519.PrivateKey, kind wire.PrincipalKind) Credential 
 }
 
 type grantCred struct {
-	priv   ed25519.PrivateKey
-	secret []byte
+	priv, grant ed25519.PrivateKey
 }
 
 func (g grantCred) Answer(ws, nonce wire.ID) *wire.Auth {
-	return wire.SignChallenge(g.priv, wire.PrincipalGrant, ws, nonce, g.secret)
+	return wire.SignGrantChallenge(g.priv, g.grant, ws, nonce)
 }
 
 // GrantCredential authenticates a joining device (priv, not yet in the access
-// set) with an invite secret; its hash is the grant that carries the device
-// until an admin republishes the set with it.
-func GrantCredential(priv ed25519.PrivateKey, secret []byte) Credential {
-	return grantCred{priv: priv, secret: secret}
+// set) carried by an invite's grant key (identity.InviteSecret.GrantKey),
+// whose public key is the grant; the grant carries the device until an
+// admin republishes the set with it. Neither the invite secret nor anything
+// it derives but the grant key's signature reaches the relay.
+func GrantCredential(priv, grant ed25519.PrivateKey) Credential {
+	return grantCred{priv: priv, grant: grant}
 }
 
 // Config configures a Client.

@@ -57,6 +57,12 @@ func TestAccessKeys(t *testing.T) {
 	live := w.invite(w.owner, RoleMember)
 	dead := w.invite(w.owner, RoleMember)
 	w.must(w.owner.signer(), &RevokeInvite{Invite: dead.id})
+	// An invite whose grant is no prime-order key (a hash, as invites held
+	// before grants were keys; here the identity point) stays in the roster
+	// but never reaches the access set, which the relay would refuse.
+	old, _ := w.inviteBody([]identity.GroupID{RootGroupID(w.ws)}, RoleMember, 24*time.Hour, 1)
+	old.Grant = [32]byte{1}
+	w.must(w.owner.signer(), old)
 	w.must(w.owner.signer(), &Revoke{RevokedAt: w.now, Targets: w.st.RemovalTargets(gone.user)})
 
 	k := w.st.AccessKeys(w.now)

@@ -191,7 +191,7 @@ type Invite struct {
 	Role      Role
 	ExpiresAt time.Time
 	UpdatePub []byte   // 32-byte HPKE public key the bundle is sealed to
-	Grant     [32]byte // identity.InviteSecret.Grant(): SHA-256("weald 1 grant" ‖ secret), as the relay checks it
+	Grant     [32]byte // identity.InviteSecret.Grant(): the invite's grant key, as the relay checks it
 	ProofKey  identity.InviteProofPublic
 	MaxUses   uint16
 }

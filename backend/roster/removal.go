@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"weald/backend/identity"
+	"weald/backend/wire"
 )
 
 // RemovalTargets enumerates what removing user u revokes, for the one
@@ -121,8 +122,8 @@ func (s *State) Invites() []InviteInfo {
 }
 
 // AccessKeys is what the relay's access set is built from (gaps.md "Relay
-// protocol"): the live device, agent and recovery keys and the grant
-// hashes of usable invites, at time t.
+// protocol"): the live device, agent and recovery keys and the grants of
+// usable invites, at time t.
 type AccessKeys struct {
 	Devices    []identity.DevicePublic
 	Agents     []identity.AgentPublic
@@ -160,7 +161,11 @@ func (s *State) AccessKeys(t time.Time) AccessKeys {
 		out.Recoveries = append(out.Recoveries, r.Public)
 	}
 	for _, inv := range s.Invites() {
-		if !inv.Revoked && s.DeviceLive(inv.CreatedBy) && t.Before(inv.Invite.ExpiresAt) && inv.Uses < int(inv.Invite.MaxUses) {
+		// A grant that is not an Ed25519 key of prime order (an invite
+		// made before grants were keys held a hash) can never
+		// authenticate, and the relay refuses a set that lists it.
+		if !inv.Revoked && s.DeviceLive(inv.CreatedBy) && t.Before(inv.Invite.ExpiresAt) && inv.Uses < int(inv.Invite.MaxUses) &&
+			wire.PrimeOrderKey(inv.Invite.Grant[:]) {
 			out.Grants = append(out.Grants, inv.Invite.Grant)
 		}
 	}

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"crypto/ed25519"
-	"crypto/sha256"
 	"fmt"
 )
 
@@ -26,7 +25,7 @@ type DeviceKey struct {
 //	    DeviceKey devices<V>;
 //	    opaque agents<V>;         // 32-byte Ed25519 public keys, concatenated
 //	    opaque recovery<V>;       // 32-byte Ed25519 public keys, concatenated
-//	    opaque grants<V>;         // 32-byte invite grant hashes ([GrantHash]), concatenated
+//	    opaque grants<V>;         // 32-byte invite grant keys (Ed25519 public), concatenated
 //	    opaque signer<V>;         // Ed25519 public key: the genesis key (version 1) or an admin device
 //	    opaque signature<V>;      // Sign(signer, "access-set", encoding without signature)
 //	} AccessSet;
@@ -119,7 +118,7 @@ func decodeAccessSet(r *reader) AccessSet {
 	a.Recovery = decodeKeys(r, "recovery")
 	g := r.opaque()
 	if len(g)%32 != 0 || len(g)/32 > maxListItems {
-		r.fail("grants: %d bytes is not a list of 32-byte hashes", len(g))
+		r.fail("grants: %d bytes is not a list of 32-byte keys", len(g))
 	} else {
 		for i := 0; i < len(g); i += 32 {
 			var id ID
@@ -246,15 +245,4 @@ func (a *AccessSet) AdminUsers() map[ID]bool {
 		}
 	}
 	return out
-}
-
-// GrantHash is the grant an invite secret gives:
-// SHA-256("weald 1 grant" || secret). Only the hash is ever in an access set.
-func GrantHash(secret []byte) ID {
-	h := sha256.New()
-	h.Write([]byte(labelPrefix + "grant"))
-	h.Write(secret)
-	var id ID
-	h.Sum(id[:0])
-	return id
 }

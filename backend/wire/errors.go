@@ -19,7 +19,8 @@ const (
 	CodeAuthBadSignature Code = "auth/bad_signature" // a signature does not verify
 	CodeAuthNotAdmin     Code = "auth/not_admin"     // the signer may not publish an access set
 	CodeAuthGenesisUsed  Code = "auth/genesis_consumed"
-	CodeAuthRequired     Code = "auth/required" // request before authentication
+	CodeAuthRequired     Code = "auth/required"   // request before authentication
+	CodeAuthGrantUsed    Code = "auth/grant_used" // the invite grant already carries another key
 
 	CodeLimitFrameSize   Code = "limit/frame_size"   // {limit_bytes}
 	CodeLimitBatchSize   Code = "limit/batch_size"   // {limit}

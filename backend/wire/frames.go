@@ -166,26 +166,27 @@ type Challenge struct{ Nonce ID }
 // Auth proves a principal:
 //
 //	struct {
-//	    uint8 method;            // PrincipalDevice, PrincipalAgent, PrincipalRecovery or PrincipalGrant
-//	    opaque key<V>;           // the Ed25519 public key that answers the challenge
-//	    opaque signature<V>;     // Sign(key, "auth-challenge", AuthChallengeContent(workspace, nonce, key))
-//	    opaque grant_secret<V>;  // method = PrincipalGrant: the invite secret; otherwise empty
+//	    uint8 method;               // PrincipalDevice, PrincipalAgent, PrincipalRecovery or PrincipalGrant
+//	    opaque key<V>;              // the Ed25519 public key that answers the challenge
+//	    opaque signature<V>;        // Sign(key, "auth-challenge", AuthChallengeContent(workspace, nonce, key))
+//	    opaque grant<V>;            // method = PrincipalGrant: the invite's grant key (32 bytes); otherwise empty
+//	    opaque grant_signature<V>;  // method = PrincipalGrant: Sign(grant, "grant-auth", AuthChallengeContent(workspace, nonce, key)); otherwise empty
 //	} Auth;
 //
 // With a key method the key must be in the access set's list of that kind.
-// With a grant, GrantHash(grant_secret) must be a live grant of the current
-// set; key is the joining device's own key, not yet in the set, and the grant
-// carries it until an admin republishes the set with it (design/gaps.md
-// "Invites and bootstrap").
+// With a grant, grant must be a live grant of the current set and
+// grant_signature proves its private key over this connection's challenge
+// and the joining device's key; key is that device's own key, not yet in the
+// set, and the grant carries it (and no other key) until an admin
+// republishes the set with it (design/gaps.md "Invites and bootstrap"). The
+// invite secret itself never reaches the relay.
 type Auth struct {
-	Method      PrincipalKind
-	Key         []byte
-	Signature   []byte
-	GrantSecret []byte
+	Method         PrincipalKind
+	Key            []byte
+	Signature      []byte
+	Grant          []byte
+	GrantSignature []byte
 }
-
-// MaxGrantSecret bounds the invite secret of a grant Auth.
-const MaxGrantSecret = 256
 
 func decodeAuth(r *reader) Body {
 	a := &Auth{Method: PrincipalKind(r.u8())}
@@ -197,13 +198,13 @@ func decodeAuth(r *reader) Body {
 	}
 	a.Key = r.fixed(ed25519.PublicKeySize, "auth key")
 	a.Signature = r.fixed(ed25519.SignatureSize, "auth signature")
-	a.GrantSecret = r.opaqueMax(MaxGrantSecret, "grant secret")
-	if a.Method == PrincipalGrant && len(a.GrantSecret) == 0 {
-		r.fail("grant auth without a secret")
+	if a.Method == PrincipalGrant {
+		a.Grant = r.fixed(ed25519.PublicKeySize, "grant key")
+		a.GrantSignature = r.fixed(ed25519.SignatureSize, "grant signature")
+		return a
 	}
-	if a.Method != PrincipalGrant && len(a.GrantSecret) != 0 {
-		r.fail("key auth carries a grant secret")
-	}
+	r.opaqueMax(0, "grant key of a key auth")
+	r.opaqueMax(0, "grant signature of a key auth")
 	return a
 }
 
@@ -217,18 +218,35 @@ func AuthChallengeContent(workspace, nonce ID, key []byte) []byte {
 	return w.b
 }
 
-// SignChallenge returns an Auth frame body for priv answering nonce. For
-// kind PrincipalGrant pass the invite secret; otherwise nil.
-func SignChallenge(priv ed25519.PrivateKey, kind PrincipalKind, workspace, nonce ID, grantSecret []byte) *Auth {
+// SignChallenge returns an Auth frame body for priv answering nonce with a
+// device, agent or recovery key.
+func SignChallenge(priv ed25519.PrivateKey, kind PrincipalKind, workspace, nonce ID) *Auth {
 	pub := priv.Public().(ed25519.PublicKey)
 	return &Auth{Method: kind, Key: append([]byte(nil), pub...),
-		Signature:   Sign(priv, LabelAuthChallenge, AuthChallengeContent(workspace, nonce, pub)),
-		GrantSecret: append([]byte(nil), grantSecret...)}
+		Signature: Sign(priv, LabelAuthChallenge, AuthChallengeContent(workspace, nonce, pub))}
 }
 
-// VerifyChallenge checks a's signature over the challenge content.
+// SignGrantChallenge returns the Auth frame body of a joining device priv
+// carried by the invite grant key grant: both sign the same challenge
+// content, which names the device's key.
+func SignGrantChallenge(priv, grant ed25519.PrivateKey, workspace, nonce ID) *Auth {
+	a := SignChallenge(priv, PrincipalGrant, workspace, nonce)
+	a.Grant = append([]byte(nil), grant.Public().(ed25519.PublicKey)...)
+	a.GrantSignature = Sign(grant, LabelGrantAuth, AuthChallengeContent(workspace, nonce, a.Key))
+	return a
+}
+
+// VerifyChallenge checks a's signature over the challenge content and, for
+// a grant, the grant key's signature over the same content.
 func (a *Auth) VerifyChallenge(workspace, nonce ID) error {
-	return Verify(a.Key, LabelAuthChallenge, AuthChallengeContent(workspace, nonce, a.Key), a.Signature)
+	content := AuthChallengeContent(workspace, nonce, a.Key)
+	if err := Verify(a.Key, LabelAuthChallenge, content, a.Signature); err != nil {
+		return err
+	}
+	if a.Method != PrincipalGrant {
+		return nil
+	}
+	return Verify(a.Grant, LabelGrantAuth, content, a.GrantSignature)
 }
 
 // AuthOK confirms authentication:

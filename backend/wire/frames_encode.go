@@ -6,7 +6,8 @@ func (a *Auth) encode(w *writer) {
 	w.u8(uint8(a.Method))
 	w.opaque(a.Key)
 	w.opaque(a.Signature)
-	w.opaque(a.GrantSecret)
+	w.opaque(a.Grant)
+	w.opaque(a.GrantSignature)
 }
 func (a *AuthOK) encode(w *writer) { w.u8(uint8(a.Kind)); w.id(a.Principal); w.u64(a.AccessVersion) }
 

@@ -11,6 +11,7 @@ const (
 	LabelEnvelope             = "envelope"
 	LabelAccessSet            = "access-set"
 	LabelAuthChallenge        = "auth-challenge"
+	LabelGrantAuth            = "grant-auth"
 	LabelCheckpoint           = "checkpoint"
 	LabelDropBefore           = "drop-before"
 	LabelRetentionTransition  = "retention-transition"

@@ -31,7 +31,7 @@ func sampleAccessSet() AccessSet {
 		Devices:  []DeviceKey{{Pub: pubOf(testKey("alice")), User: testID("u1"), Admin: true}, {Pub: pubOf(testKey("bob")), User: testID("u2")}},
 		Agents:   [][]byte{pubOf(testKey("agent"))},
 		Recovery: [][]byte{pubOf(testKey("rec1")), pubOf(testKey("rec2"))},
-		Grants:   []ID{GrantHash([]byte("secret"))},
+		Grants:   []ID{ID(pubOf(testKey("grant")))},
 	}
 	SignAccessSet(&a, testKey("alice"))
 	return a
@@ -57,8 +57,8 @@ func sampleFrames() []Frame {
 	return []Frame{
 		{ID: 1, Body: &Hello{Version: ProtocolVersion, Workspace: testID("ws")}},
 		{ID: 1, Body: &Challenge{Nonce: testID("nonce")}},
-		{ID: 2, Body: SignChallenge(testKey("alice"), PrincipalDevice, testID("ws"), testID("nonce"), nil)},
-		{ID: 2, Body: SignChallenge(testKey("joiner"), PrincipalGrant, testID("ws"), testID("nonce"), []byte("invite secret"))},
+		{ID: 2, Body: SignChallenge(testKey("alice"), PrincipalDevice, testID("ws"), testID("nonce"))},
+		{ID: 2, Body: SignGrantChallenge(testKey("joiner"), testKey("grant"), testID("ws"), testID("nonce"))},
 		{ID: 2, Body: &AuthOK{Kind: PrincipalDevice, Principal: KeyID(pubOf(testKey("alice"))), AccessVersion: 4}},
 		{ID: 3, Body: &Send{Envelopes: []Envelope{e, e}}},
 		{ID: 3, Body: &Ack{Items: []AckItem{{Group: e.Group, Seq: 10, Hash: e.Hash()}}}},
@@ -201,7 +201,7 @@ func TestSignatureDomainSeparation(t *testing.T) {
 }
 
 func TestAuthChallenge(t *testing.T) {
-	a := SignChallenge(testKey("alice"), PrincipalDevice, testID("ws"), testID("n1"), nil)
+	a := SignChallenge(testKey("alice"), PrincipalDevice, testID("ws"), testID("n1"))
 	if err := a.VerifyChallenge(testID("ws"), testID("n1")); err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,32 @@ func TestAuthChallenge(t *testing.T) {
 	}
 	b, _ := EncodeFrame(Frame{ID: 1, Body: &Auth{Method: PrincipalGrant, Key: a.Key, Signature: a.Signature}})
 	if _, err := DecodeFrame(b); !errors.Is(err, ErrMalformed) {
-		t.Errorf("grant auth without a secret: %v", err)
+		t.Errorf("grant auth without a grant key: %v", err)
+	}
+	b, _ = EncodeFrame(Frame{ID: 1, Body: &Auth{Method: PrincipalDevice, Key: a.Key, Signature: a.Signature,
+		Grant: pubOf(testKey("grant")), GrantSignature: a.Signature}})
+	if _, err := DecodeFrame(b); !errors.Is(err, ErrMalformed) {
+		t.Errorf("key auth carrying a grant: %v", err)
+	}
+	// A grant AUTH proves the grant key over this nonce and this device
+	// key; a captured one answers no other challenge, and its grant
+	// signature carries no other device.
+	g := SignGrantChallenge(testKey("joiner"), testKey("grant"), testID("ws"), testID("n1"))
+	if err := g.VerifyChallenge(testID("ws"), testID("n1")); err != nil {
+		t.Fatal(err)
+	}
+	if g.VerifyChallenge(testID("ws"), testID("n2")) == nil {
+		t.Error("a grant auth verifies for another nonce")
+	}
+	other := SignChallenge(testKey("thief"), PrincipalGrant, testID("ws"), testID("n1"))
+	other.Grant, other.GrantSignature = g.Grant, g.GrantSignature
+	if other.VerifyChallenge(testID("ws"), testID("n1")) == nil {
+		t.Error("a grant signature made for one device verifies for another")
+	}
+	forged := *g
+	forged.GrantSignature = Sign(testKey("thief"), LabelGrantAuth, AuthChallengeContent(testID("ws"), testID("n1"), g.Key))
+	if forged.VerifyChallenge(testID("ws"), testID("n1")) == nil {
+		t.Error("a grant signature by another key verifies")
 	}
 }
 
@@ -237,7 +262,7 @@ func TestAccessSet(t *testing.T) {
 	if _, k := a.Lookup(testID("nobody")); k != PrincipalNone {
 		t.Errorf("lookup nobody = %v", k)
 	}
-	if !a.HasGrant(GrantHash([]byte("secret"))) || a.HasGrant(GrantHash([]byte("other"))) {
+	if !a.HasGrant(ID(pubOf(testKey("grant")))) || a.HasGrant(ID(pubOf(testKey("other")))) {
 		t.Error("HasGrant")
 	}
 	if n := len(a.AdminUsers()); n != 1 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"io"
 	"net/http"
@@ -56,10 +57,10 @@ func TestRevocationClosesWithinTwoSeconds(t *testing.T) {
 			defer cancel()
 			ca, cb := mustDial(t, p.url, w.id, alice), mustDial(t, p.url, w.id, bob)
 
-			secret := []byte("invite " + t.Name())
+			secret := seededKey("invite " + t.Name()).priv // the invite grant key
 			v2 := w.set
 			v2.Version = 2
-			v2.Grants = []wire.ID{wire.GrantHash(secret)}
+			v2.Grants = []wire.ID{wire.ID(secret.Public().(ed25519.PublicKey))}
 			wire.SignAccessSet(&v2, alice.priv)
 			if _, err := ca.PublishAccessSet(ctx, v2); err != nil {
 				t.Fatal(err)

@@ -47,7 +47,7 @@ func (f *fakeBackend) Authenticate(_ context.Context, ws, nonce wire.ID, a *wire
 		return Principal{}, wire.Errorf(wire.CodeAuthBadSignature, "bad signature")
 	}
 	if a.Method == wire.PrincipalGrant {
-		h := wire.GrantHash(a.GrantSecret)
+		h := wire.ID(a.Grant)
 		if f.voided[h] {
 			return Principal{}, wire.Errorf(wire.CodeAuthRevoked, "voided grant")
 		}

@@ -193,10 +193,10 @@ func TestRealServiceRevocationAndVoidedGrant(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
 		ca, cb := dialAs(t, r.url, w.id, alice), dialAs(t, r.url, w.id, bob)
-		secret := []byte("invite secret " + t.Name())
+		secret := seededKey("invite secret " + t.Name()).priv // the invite grant key
 		v2 := w.set
 		v2.Version = 2
-		v2.Grants = []wire.ID{wire.GrantHash(secret)}
+		v2.Grants = []wire.ID{wire.ID(secret.Public().(ed25519.PublicKey))}
 		wire.SignAccessSet(&v2, alice.priv)
 		if _, err := ca.PublishAccessSet(ctx, v2); err != nil {
 			t.Fatal(err)

@@ -108,7 +108,7 @@ func (f *fixture) raw(k keyPair) *raw {
 	if !ok {
 		f.t.Fatal("no challenge")
 	}
-	r.send(2, wire.SignChallenge(k.priv, wire.PrincipalDevice, f.ws, ch.Nonce, nil))
+	r.send(2, wire.SignChallenge(k.priv, wire.PrincipalDevice, f.ws, ch.Nonce))
 	if _, ok := r.read().Body.(*wire.AuthOK); !ok {
 		f.t.Fatal("no AuthOK")
 	}
@@ -280,10 +280,10 @@ func TestRevokedKeyIsClosedAndRefused(t *testing.T) {
 func TestPublishThroughRelayClosesAtOnceAndVoidsGrant(t *testing.T) {
 	a, b, joiner := newKey(t, 1), newKey(t, 2), newKey(t, 3)
 	f := newFixture(t, Limits{RecheckInterval: time.Hour}, a, b)
-	secret := []byte("invite secret")
+	secret := newKey(t, 19).priv // the invite grant key
 	set, _ := f.back.AccessSet(context.Background(), f.ws)
 	set.Version++
-	set.Grants = []wire.ID{wire.GrantHash(secret)}
+	set.Grants = []wire.ID{wire.ID(secret.Public().(ed25519.PublicKey))}
 	f.back.replaceSet(set)
 
 	ca, cb := f.client(a), f.client(b)
@@ -423,7 +423,7 @@ func TestHandshakeRefusals(t *testing.T) {
 	r = dial()
 	r.send(1, &wire.Hello{Version: wire.ProtocolVersion, Workspace: f.ws})
 	r.read()
-	r.send(2, wire.SignChallenge(a.priv, wire.PrincipalDevice, f.ws, wire.ID{0xAA}, nil))
+	r.send(2, wire.SignChallenge(a.priv, wire.PrincipalDevice, f.ws, wire.ID{0xAA}))
 	r.expectCode(2, wire.CodeAuthBadSignature)
 	// A key not in the set.
 	_, err := relayclient.Dial(ctx, relayclient.Config{URL: f.url, Workspace: f.ws,

@@ -224,7 +224,7 @@ func (t *sqlTx) GrantVoid(ctx context.Context, ws wire.ID, hash wire.ID) (bool, 
 func (t *sqlTx) BindGrantKey(ctx context.Context, ws, grant wire.ID, key []byte) error {
 	id := wire.KeyID(key)
 	_, err := t.exec(ctx, `INSERT INTO grant_keys (workspace_id, key_id, key, grant_hash) VALUES (?, ?, ?, ?)
-		ON CONFLICT (workspace_id, key_id) DO NOTHING`, b(ws), b(id), key, b(grant))
+		ON CONFLICT DO NOTHING`, b(ws), b(id), key, b(grant))
 	return err
 }
 

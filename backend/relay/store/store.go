@@ -153,11 +153,13 @@ type Tx interface {
 	PutAccessSet(ctx context.Context, ws wire.ID, version uint64, body []byte, now int64) error
 	AddDepartedKeys(ctx context.Context, ws wire.ID, keys []wire.ID, version uint64) error
 	KeyDeparted(ctx context.Context, ws wire.ID, key wire.ID) (bool, error)
-	// AddGrants records grant hashes as live unless they are already known.
+	// AddGrants records grants (invite grant keys) as live unless they are already known.
 	AddGrants(ctx context.Context, ws wire.ID, hashes []wire.ID, version uint64) error
 	VoidGrants(ctx context.Context, ws wire.ID, hashes []wire.ID, version uint64) error
 	GrantVoid(ctx context.Context, ws wire.ID, hash wire.ID) (bool, error)
-	// BindGrantKey records that key authenticated with grant (first binding wins).
+	// BindGrantKey records that key authenticated with grant, unless key is
+	// bound already or grant already carries a key: a grant carries one key,
+	// a key one grant, and the first binding wins.
 	BindGrantKey(ctx context.Context, ws, grant wire.ID, key []byte) error
 	// GrantKey returns the key with id keyID bound to a grant and that grant.
 	GrantKey(ctx context.Context, ws, keyID wire.ID) (key []byte, grant wire.ID, err error)

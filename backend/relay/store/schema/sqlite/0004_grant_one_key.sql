@@ -1,0 +1,6 @@
+-- A grant carries at most one key: the first that authenticated with it
+-- (grant_hash now holds the invite's grant key, docs/protocol/invites.md).
+-- Bindings past the first, which earlier relays made, are dropped; those
+-- devices connect with their own key once an access set lists them.
+DELETE FROM grant_keys WHERE rowid NOT IN (SELECT min(rowid) FROM grant_keys GROUP BY workspace_id, grant_hash);
+CREATE UNIQUE INDEX grant_keys_one_key ON grant_keys (workspace_id, grant_hash);
