@@ -362,3 +362,131 @@ func mustHex(t *testing.T, s string) [32]byte {
 	}
 	return [32]byte(h)
 }
+
+// admitAgent has issuer admit a fresh agent whose certificate names scope,
+// and returns its key.
+func admitAgent(t *testing.T, issuer *Engine, seed byte, scope ...identity.GroupID) identity.AgentPrivate {
+	t.Helper()
+	ctx := testCtx(t)
+	agent, err := identity.GenerateKey[identity.Agent](seededRand(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	issuer.mu.Lock()
+	defer issuer.mu.Unlock()
+	err = issuer.appendRoster(ctx, func() (roster.Body, error) {
+		cert, err := identity.IssueDelegation(issuer.dev, agent.Public(), scope, issuer.now().Add(-time.Minute), issuer.now().Add(time.Hour))
+		if err != nil {
+			return nil, err
+		}
+		proof, err := agent.Sign(identity.LabelPossession, roster.PossessionContent(issuer.wsID(), issuer.devID, identity.KindAgent, agent.Public().Bytes()))
+		if err != nil {
+			return nil, err
+		}
+		return &roster.AdmitAgent{Cert: cert, Possession: proof}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return agent
+}
+
+// agentKeyPackage is a key package of agent, bound by the agent's key.
+func agentKeyPackage(t *testing.T, ws identity.WorkspaceID, agent identity.AgentPrivate, seed byte) []byte {
+	t.Helper()
+	cfg := &mls.Config{Rand: seededRand(seed)}
+	priv, pub, err := mls.GenerateSignatureKey(cfg, suiteID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := identity.AgentIDOf(agent.Public())
+	exts, err := groups.LeafExtensions(agent, ws, identity.AgentPrincipal(id), pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kp, err := mls.GenerateKeyPackageWith(cfg, suiteID, tree.BasicCredential(id[:]),
+		mls.KeyPackageOptions{SignatureKey: priv, LeafExtensions: exts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kp.Message()
+}
+
+// TestAgentLeafNeedsCertificateAndIssuer: an agent leaf enters a group only
+// when its live certificate names that group and the adder is the device
+// that issued it (spec/channels.md "The join", the agent path). Sam's
+// agent scoped to #general is accepted; Sam adding his agent scoped to
+// #activity into #general, and Dana adding Sam's agent, are refused by the
+// receivers (leaf/unbound). On the main this started from, both were
+// merged.
+func TestAgentLeafNeedsCertificateAndIssuer(t *testing.T) {
+	_, dana, sam, lee := hostileWorkspace(t, 110)
+	ctx := testCtx(t)
+	ws := dana.wsID()
+	general := roster.GeneralGroupID(ws)
+	activity := roster.ActivityGroupID(ws)
+	good := admitAgent(t, sam, 111, general)
+	narrow := admitAgent(t, sam, 112, activity)
+	other := admitAgent(t, sam, 113, general)
+	for _, e := range []*Engine{dana, lee} {
+		if _, err := e.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The issuer adds its agent, scoped to the group: accepted by all.
+	epoch, leaves, _ := groupView(dana, general)
+	sam.mu.Lock()
+	err := sam.commitOnce(ctx, sam.groups[general], mls.CommitOptions{Add: [][]byte{agentKeyPackage(t, ws, good, 114)}})
+	sam.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []*Engine{dana, lee} {
+		alerts := len(who.Status().Alerts)
+		if _, err := who.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if e2, l2, _ := groupView(who, general); e2 != epoch+1 || l2 != leaves+1 || len(who.Status().Alerts) != alerts {
+			t.Fatalf("the issuer's scoped agent: epoch %d→%d, leaves %d→%d, alerts %+v", epoch, e2, leaves, l2, who.Status().Alerts[alerts:])
+		}
+	}
+	// The issuer adds an agent whose certificate does not name #general.
+	epoch, leaves, _ = groupView(dana, general)
+	unchecked(sam, func() {
+		if err := sam.commitOnce(ctx, sam.groups[general], mls.CommitOptions{Add: [][]byte{agentKeyPackage(t, ws, narrow, 115)}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for _, who := range []*Engine{dana, lee} {
+		alerts := len(who.Status().Alerts)
+		if _, err := who.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		a := lastAlert(t, who, alerts, "leaf/unbound")
+		if e2, l2, _ := groupView(who, general); e2 != epoch || l2 != leaves {
+			t.Fatalf("an agent outside its scope was merged: epoch %d→%d", epoch, e2)
+		}
+		t.Log(a.Message)
+	}
+	// Dana adds Sam's agent: its certificate names #general, but Dana did
+	// not issue it. (Sam's own client forked on its refused commit above,
+	// so Lee is the receiver that judges.)
+	dana.mu.Lock()
+	err = dana.commitOnce(ctx, dana.groups[general], mls.CommitOptions{Add: [][]byte{agentKeyPackage(t, ws, other, 116)}})
+	dana.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	alerts := len(lee.Status().Alerts)
+	if _, err := lee.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a := lastAlert(t, lee, alerts, "leaf/unbound")
+	if !strings.Contains(a.Message, "agent_adder") {
+		t.Fatalf("alert %+v", a)
+	}
+	if e2, l2, _ := groupView(lee, general); e2 != epoch || l2 != leaves {
+		t.Fatalf("an agent added by a device that did not issue it was merged: epoch %d→%d", epoch, e2)
+	}
+	t.Log(a.Message)
+}

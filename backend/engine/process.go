@@ -210,6 +210,22 @@ func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPol
 	if err != nil || rcv.Type != mls.ContentCommit {
 		return evictee{}, nil // a stale or invalid commit: every member ignores it
 	}
+	// An agent leaf is added only by the device that issued its certificate.
+	if added := rcv.Commit.AddedMembers(); len(added) > 0 && rcv.SenderType == framing.SenderMember {
+		var adder []byte
+		for _, m := range g.mls.Members() {
+			if m.Index == rcv.Sender {
+				adder = m.Credential.Identity
+			}
+		}
+		ids := make([][]byte, len(added))
+		for i, m := range added {
+			ids[i] = m.Credential.Identity
+		}
+		if err := groups.CheckAgentAdds(e.roster, identity.GroupID(g.rec.ID), adder, ids, e.now()); err != nil {
+			return evictee{}, err // refused, with an alert
+		}
+	}
 	// The joiner's leaf (index in the new epoch, credential, signature key),
 	// named by the staged commit itself.
 	joiner, isJoin := rcv.Commit.Joiner()

@@ -25,6 +25,31 @@ func LeafExtensions[K identity.KeyKind](priv identity.PrivateKey[K], ws identity
 	return tree.Extensions{{Type: ExtLeafBinding, Data: b.Encode()}}, nil
 }
 
+// CheckAgentAdds checks the adder of agent leaves (spec/channels.md "The
+// join", the agent path): each added leaf whose credential names an agent
+// must be added by the device that issued the agent's certificate chain,
+// live, with the certificate naming group at now (roster.CheckAgentAdd).
+// added are the credential identities of the leaves a commit adds, adder
+// the committer's. The error wraps ErrUnboundLeaf.
+func CheckAgentAdds(st *roster.State, group identity.GroupID, adder []byte, added [][]byte, now time.Time) error {
+	for _, id := range added {
+		if len(id) != 32 {
+			continue // AuthenticateLeaf refuses it
+		}
+		a := identity.AgentID(id)
+		if _, ok := st.Agent(a); !ok {
+			continue
+		}
+		if len(adder) != 32 {
+			return fmt.Errorf("%w: agent %s added by a leaf that is not a device", ErrUnboundLeaf, a.ShortString())
+		}
+		if err := st.CheckAgentAdd(identity.DeviceID(adder), a, group, now); err != nil {
+			return fmt.Errorf("%w: agent %s added by %s: %v", ErrUnboundLeaf, a.ShortString(), identity.DeviceID(adder).ShortString(), err)
+		}
+	}
+	return nil
+}
+
 // AuthenticateLeaf is the one authentication hook of every Weald MLS group
 // (RFC 9420 §5.3.1; mls.Config.Credential): a leaf's basic credential names
 // a device or agent of the roster, and its ExtLeafBinding extension is that

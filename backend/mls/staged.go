@@ -54,6 +54,19 @@ func (sc *StagedCommit) Joiner() (m Member, ok bool) {
 	return Member{Index: j.Index, Credential: cloneCredential(j.Credential), SignatureKey: append([]byte(nil), j.SignatureKey...)}, true
 }
 
+// AddedMembers returns the members the commit adds (by Add proposals):
+// their leaf index in the new epoch, credential and signature key, known
+// before Merge.
+func (sc *StagedCommit) AddedMembers() []Member {
+	var out []Member
+	for _, i := range sc.Added {
+		if l := sc.next.tree.Leaf(tm.LeafIndex(i)); l != nil {
+			out = append(out, Member{Index: i, Credential: cloneCredential(l.Credential), SignatureKey: append([]byte(nil), l.SignatureKey...)})
+		}
+	}
+	return out
+}
+
 // Epoch returns the epoch the commit leads to.
 func (sc *StagedCommit) Epoch() uint64 { return sc.next.ctx.Epoch }
 
