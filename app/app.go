@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+
+	"weald/backend/store"
 )
 
 // Version is the application version; release builds set it with
@@ -23,6 +25,9 @@ type App struct {
 
 	projects   *Projects
 	workspaces *Workspaces
+
+	dbMu  sync.Mutex
+	appDB *store.App // nil until first used (appdb.go)
 
 	firstCall sync.Once
 	readyMu   sync.Mutex
@@ -54,6 +59,7 @@ func (a *App) Startup(ctx context.Context) {
 func (a *App) Shutdown(ctx context.Context) {
 	a.projects.stop()
 	a.workspaces.stop()
+	a.closeDB()
 }
 
 func (a *App) emit(ctx context.Context, name string, data ...any) {

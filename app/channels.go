@@ -317,7 +317,7 @@ func (w *Workspaces) updatePrefs(r *wsRun, f func(*prefs)) *Error {
 	}
 	next.Order = append([]string(nil), r.prefs.Order...)
 	f(&next)
-	if err := savePrefs(w.app.dataDir, r.id, next); err != nil {
+	if err := w.app.savePrefs(r.id, next); err != nil {
 		return err
 	}
 	r.prefs = next

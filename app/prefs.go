@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,7 +11,7 @@ import (
 // prefs is what this device keeps about a workspace for the UI only, never
 // sent anywhere: your display name, local channel names (defaults may be
 // renamed), the sidebar order, and the last message read per channel.
-// Stored in <data>/ui/<workspace>.json, replaced atomically.
+// Stored as JSON in the app database (store.App.PutPrefs).
 type prefs struct {
 	You      string            `json:"you"`
 	Names    map[string]string `json:"names"`     // group id → local name
@@ -18,17 +19,20 @@ type prefs struct {
 	LastRead map[string]int64  `json:"last_read"` // group id → unix ms of the newest message read
 }
 
-func prefsPath(dataDir, ws string) string { return filepath.Join(dataDir, "ui", ws+".json") }
+// legacyPrefsPath is where versions before the app database kept a
+// workspace's preferences.
+func legacyPrefsPath(dataDir, ws string) string { return filepath.Join(dataDir, "ui", ws+".json") }
 
-func loadPrefs(dataDir, ws string) prefs {
+// parsePrefs reads stored preferences; unreadable ones fall back to the
+// defaults (they hold nothing that matters).
+func parsePrefs(b []byte) prefs {
 	p := prefs{Names: map[string]string{}, LastRead: map[string]int64{}}
-	b, err := os.ReadFile(prefsPath(dataDir, ws))
-	if err != nil || len(b) > 1<<20 {
+	if len(b) > 1<<20 {
 		return p
 	}
 	var q prefs
 	if json.Unmarshal(b, &q) != nil {
-		return p // unreadable preferences fall back to defaults; they hold nothing that matters
+		return p
 	}
 	if q.Names == nil {
 		q.Names = map[string]string{}
@@ -39,22 +43,40 @@ func loadPrefs(dataDir, ws string) prefs {
 	return q
 }
 
-func savePrefs(dataDir, ws string, p prefs) *Error {
-	path := prefsPath(dataDir, ws)
-	fail := func(err error) *Error {
-		return &Error{Code: "storage/write_failed", Message: fmt.Sprintf("Weald could not save your settings for this workspace (%v); check that the data directory is writable.", err)}
+// loadPrefs returns the preferences of workspace ws. The first time after
+// an upgrade they come from the JSON file an earlier version kept, which is
+// then moved into the app database and removed.
+func (a *App) loadPrefs(ws string) prefs {
+	db, err := a.db()
+	if err != nil {
+		a.logger.Printf("preferences of %s: %s", ws, err.Message)
+		return parsePrefs(nil)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fail(err)
+	ctx := context.Background()
+	legacy := legacyPrefsPath(a.dataDir, ws)
+	if b, rerr := os.ReadFile(legacy); rerr == nil {
+		p := parsePrefs(b)
+		if a.savePrefs(ws, p) == nil {
+			os.Remove(legacy)
+			os.Remove(filepath.Dir(legacy)) // only once empty
+		}
+		return p
 	}
-	b, _ := json.MarshalIndent(p, "", "  ")
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return fail(err)
+	b, ok, serr := db.Prefs(ctx, ws)
+	if serr != nil || !ok {
+		return parsePrefs(nil)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fail(err)
+	return parsePrefs(b)
+}
+
+func (a *App) savePrefs(ws string, p prefs) *Error {
+	db, err := a.db()
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(p)
+	if serr := db.PutPrefs(context.Background(), ws, b); serr != nil {
+		return &Error{Code: "storage/write_failed", Message: fmt.Sprintf("Weald could not save your settings for this workspace (%v); check that the data directory is writable.", serr)}
 	}
 	return nil
 }

@@ -74,11 +74,11 @@ func (p *Projects) start(ctx context.Context) {
 	}
 	p.loaded = true
 	p.ctx = ctx
-	known, err := loadKnownFolders(p.app.dataDir)
+	known, err := p.app.loadKnownFolders()
 	if err != nil {
 		p.loadErr = err
 		p.app.logger.Printf("projects: %s", err.Message)
-		known = &knownFolders{path: knownFoldersPath(p.app.dataDir)}
+		known = &knownFolders{app: p.app}
 	}
 	p.known = known
 	w, werr := project.NewWatcher(watchSettle)

@@ -123,7 +123,7 @@ func (w *Workspaces) openLocked(id string) *Error {
 	if _, ok := w.runs[id]; ok {
 		return nil
 	}
-	r := &wsRun{id: id, events: make(chan engine.Event, wsEventBuffer), prefs: loadPrefs(w.app.dataDir, id)}
+	r := &wsRun{id: id, events: make(chan engine.Event, wsEventBuffer), prefs: w.app.loadPrefs(id)}
 	eng, err := engine.Open(w.ctx, engine.Options{Dir: w.dir(id), OnEvent: func(ev engine.Event) {
 		select {
 		case r.events <- ev:
@@ -423,9 +423,9 @@ func (w *Workspaces) make(create func(ctx context.Context, dir string) (*engine.
 		return Created{}, &Error{Code: "storage/write_failed", Message: fmt.Sprintf("The new workspace could not be stored (%v); check that the data directory is writable.", err)}
 	}
 	if you != "" {
-		p := loadPrefs(w.app.dataDir, id)
+		p := w.app.loadPrefs(id)
 		p.You = you
-		if err := savePrefs(w.app.dataDir, id, p); err != nil {
+		if err := w.app.savePrefs(id, p); err != nil {
 			return Created{}, err
 		}
 	}

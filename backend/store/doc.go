@@ -1,6 +1,6 @@
 // Package store owns every byte the client persists (architecture.md
 // "Layers": store/): one SQLite database per workspace, state.db in the
-// workspace's directory.
+// workspace's directory, and the desktop app's own app.db ([OpenApp]).
 //
 // The schema is the numbered files in schema/, embedded in the binary and
 // applied in order by a small migration runner: each migration runs in one
@@ -13,7 +13,9 @@
 // All access goes through [Store.Update] and [Store.View] and the methods of
 // [Tx]; there is no SQL outside this package. The database runs in WAL mode
 // with synchronous=FULL, so a committed transaction survives a power cut.
-// Files are 0600 in a 0700 directory whatever the umask.
+// Files are 0600 in a 0700 directory whatever the umask. Every value of a
+// workspace database but the roster operations is sealed with a key kept in
+// the OS keyring, or in a 0600 key file where there is none (keys.go).
 //
 // What the tables hold and why is in docs/protocol/store.md.
 package store
