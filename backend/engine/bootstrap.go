@@ -338,7 +338,10 @@ func (e *Engine) accessSetFromRoster(version uint64, cur *wire.AccessSet) wire.A
 				continue
 			}
 			di, _ := e.roster.Device(d)
-			set.Devices = append(set.Devices, wire.DeviceKey{Pub: di.Public.Bytes(), User: wire.ID(u.ID), Admin: u.Role == roster.RoleAdmin})
+			// Admin authority, not the user's role: a recovered device on
+			// probation is no admin (spec/lifecycle.md), so the relay
+			// refuses an access set it signs.
+			set.Devices = append(set.Devices, wire.DeviceKey{Pub: di.Public.Bytes(), User: wire.ID(u.ID), Admin: e.roster.IsAdmin(d)})
 		}
 	}
 	// Every invite's grant is in the roster (identity.InviteSecret.Grant, the

@@ -104,10 +104,13 @@ type Engine struct {
 	shards map[shardKey]*shard
 	client *relayclient.Client
 	mlsCfg *mls.Config
-	alerts []Alert                // kept in the store (alerts.go)
-	live   chan relayclient.Event // set while Run is running
-	liveMu sync.Mutex
-	missed atomic.Bool // an event was dropped: Run must sync
+	alerts []Alert // kept in the store (alerts.go)
+	// rosterStuck names the operation the relay serves after the valid
+	// roster prefix that this client refused at the last roster sync.
+	rosterStuck *AlertOp
+	live        chan relayclient.Event // set while Run is running
+	liveMu      sync.Mutex
+	missed      atomic.Bool // an event was dropped: Run must sync
 	// rootFresh: the root was caught up at the start of this join loop.
 	rootFresh bool
 }

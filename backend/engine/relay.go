@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -95,9 +96,13 @@ func (e *Engine) fetchAll(ctx context.Context, group wire.ID, afterSeq uint64) (
 }
 
 // syncRoster fetches and validates roster operations after the local head.
-// It reports whether anything was applied.
+// It reports whether anything was applied. An operation the roster's rules
+// refuse is not an error of the sync: the valid prefix before it is kept
+// (and stored), an alert names the operation, and nothing after it is
+// applied (docs/protocol/roster.md "A client meeting an invalid operation").
 func (e *Engine) syncRoster(ctx context.Context) (bool, error) {
 	changed := false
+	e.rosterStuck = nil
 	for page := 0; page < maxPages; page++ {
 		r, err := e.client.RosterFetch(ctx, uint64(e.roster.Len()), 0)
 		if err != nil {
@@ -106,11 +111,16 @@ func (e *Engine) syncRoster(ctx context.Context) (bool, error) {
 		if len(r.Ops) == 0 {
 			break
 		}
+		var bad []byte
+		var badErr error
+		applied := 0
 		err = e.db.update(ctx, func(t *txn) error {
-			for i, op := range r.Ops {
+			for _, op := range r.Ops {
 				if err := e.roster.ApplyBytes(op); err != nil {
-					return fmt.Errorf("engine: roster operation %d is invalid, the roster is not trusted past it: %w", int(r.FirstIndex)+i, err)
+					bad, badErr = op, err
+					return nil // keep the valid prefix
 				}
+				applied++
 				if err := t.addRosterOp(e.roster.Len(), op); err != nil {
 					return err
 				}
@@ -123,7 +133,11 @@ func (e *Engine) syncRoster(ctx context.Context) (bool, error) {
 			e.reloadRoster(ctx)
 			return changed, err
 		}
-		changed = true
+		changed = changed || applied > 0
+		if bad != nil {
+			e.invalidRosterOp(ctx, bad, badErr)
+			break
+		}
 		if !r.More {
 			break
 		}
@@ -132,6 +146,25 @@ func (e *Engine) syncRoster(ctx context.Context) (bool, error) {
 		e.emit(Event{Kind: EventRoster})
 	}
 	return changed, nil
+}
+
+// ErrRosterUntrusted refuses a roster write while the relay serves an
+// operation this client refuses at the head of its valid prefix.
+var ErrRosterUntrusted = errors.New("roster/untrusted: the relay serves a roster operation this client refuses (see the alerts), so nothing can be added to the roster until that is resolved")
+
+// invalidRosterOp raises the roster/invalid_op alert for op, refused at the
+// position after the valid prefix, and marks the roster stuck there.
+func (e *Engine) invalidRosterOp(ctx context.Context, op []byte, err error) {
+	h := roster.HeadOf(op)
+	ref := &AlertOp{Index: e.roster.Len(), Head: hex.EncodeToString(h[:])}
+	e.rosterStuck = ref
+	a := Alert{Code: "roster/invalid_op", Op: ref,
+		Message: fmt.Sprintf("The relay serves roster operation %d (%s), which this client refuses: %v. The roster before it is kept; nothing after it is trusted.",
+			ref.Index, ref.Head[:16], err)}
+	if d, derr := roster.Decode(op); derr == nil {
+		a.Actor = d.Actor.String()
+	}
+	e.raise(ctx, a)
 }
 
 func (e *Engine) reloadRoster(ctx context.Context) {
@@ -186,6 +219,9 @@ func (e *Engine) appendRoster(ctx context.Context, build func() (roster.Body, er
 			if errors.As(err, &we) && we.Code == wire.CodeCASConflict {
 				if _, err := e.syncRoster(ctx); err != nil {
 					return err
+				}
+				if e.rosterStuck != nil {
+					return ErrRosterUntrusted
 				}
 				continue
 			}

@@ -30,7 +30,9 @@ func (s *Service) PublishAccessSet(ctx context.Context, ws wire.ID, _ wire.AuthO
 // version; design/gaps.md "Relay protocol", spec/lifecycle.md "Removing a
 // person" step 5). Version 1 must be signed by the workspace's genesis key,
 // which is then consumed; later versions by an admin device of the current
-// set. Keys that left are recorded as departed (auth/revoked from now on);
+// set that, once the workspace has a roster, holds admin authority in it (a
+// recovered device on probation does not: spec/lifecycle.md calls its
+// publishing a takeover). Keys that left are recorded as departed (auth/revoked from now on);
 // grants the previous set carried and this one does not are void for good.
 func (s *Service) Publish(ctx context.Context, ws wire.ID, set wire.AccessSet) (AccessChange, error) {
 	if set.Workspace != ws {
@@ -84,6 +86,9 @@ func (s *Service) Publish(ctx context.Context, ws wire.ID, set wire.AccessSet) (
 			}
 			if d, ok := prev.set.Device(set.Signer); !ok || !d.Admin {
 				return wire.Errorf(wire.CodeAuthNotAdmin, "Only an admin device of the current access set may publish the next one.")
+			}
+			if err := s.rosterAdmin(ctx, tx, ws, w, set.Signer); err != nil {
+				return err
 			}
 		}
 		change = AccessChange{Workspace: ws, Version: set.Version}

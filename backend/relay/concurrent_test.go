@@ -94,7 +94,7 @@ func TestConcurrentRelays(t *testing.T) {
 			go func(svc *Service, r int) {
 				defer rg.Done()
 				_, perr := svc.Publish(f.ctx, f.ws, set)
-				_, rerr := svc.RosterAppend(f.ctx, f.ws, principal("alice"), wire.ZeroID, []byte(fmt.Sprintf("op %d", r)))
+				_, rerr := svc.RosterAppend(f.ctx, f.ws, principal("alice"), wire.ZeroID, f.genesisFor("alice", id(fmt.Sprintf("user %d", r))).Bytes())
 				rmu.Lock()
 				defer rmu.Unlock()
 				for _, c := range []struct {

@@ -11,8 +11,11 @@
 // refused request changes nothing: each request runs in one store
 // transaction that rolls back on any refusal. The relay never imports the MLS
 // or document packages: it reads only the relay-visible kinds (checkpoint,
-// retention.transition, retention.policy) and treats every other ct, and
-// every roster operation, as opaque bytes.
+// retention.transition, retention.policy) and treats every other ct as
+// opaque bytes. Roster operations are signed plaintext: the relay folds each
+// workspace's roster with package roster and appends only operations signed
+// by the connection's principal that every client accepts (rosterguard.go;
+// docs/protocol/roster.md "Relay append").
 //
 // A send that continues chains the Service accepted itself takes the fast
 // path: its seqs are planned in memory and store.Store.Send checks a gate

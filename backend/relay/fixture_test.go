@@ -79,7 +79,7 @@ type chain struct {
 // fixture is one provisioned workspace whose first access set has alice
 // (admin, user u1), bob (user u2), an agent and a recovery key.
 type fixture struct {
-	t      *testing.T
+	t      testing.TB
 	ctx    context.Context
 	st     store.Store
 	svc    *Service
@@ -96,7 +96,7 @@ type fixtureOpt func(*Config)
 func withBudget(n uint64) fixtureOpt        { return func(c *Config) { c.MaxLogBytes = n } }
 func withRetentionDays(n uint32) fixtureOpt { return func(c *Config) { c.RetentionDays = n } }
 
-func newFixture(t *testing.T, st store.Store, opts ...fixtureOpt) *fixture {
+func newFixture(t testing.TB, st store.Store, opts ...fixtureOpt) *fixture {
 	t.Helper()
 	clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	cfg := Config{Store: st, Clock: clock.now}
@@ -153,7 +153,7 @@ func (f *fixture) newSet(version uint64, devs []dev, agent, recovery string, gra
 
 // grantKey is the grant key of the invite named g; grantOf its grant.
 func grantKey(g string) ed25519.PrivateKey { return key("grant " + g) }
-func grantOf(g string) wire.ID          { return wire.ID(pub(grantKey(g))) }
+func grantOf(g string) wire.ID             { return wire.ID(pub(grantKey(g))) }
 
 func principal(name string) wire.AuthOK {
 	return wire.AuthOK{Kind: wire.PrincipalDevice, Principal: wire.KeyID(pub(key(name)))}
@@ -278,7 +278,7 @@ func sortStrings(s []string) {
 }
 
 // wantCode checks that err is a *wire.Error with code.
-func wantCode(t *testing.T, err error, code wire.Code) *wire.Error {
+func wantCode(t testing.TB, err error, code wire.Code) *wire.Error {
 	t.Helper()
 	var we *wire.Error
 	if !errors.As(err, &we) {

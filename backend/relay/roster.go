@@ -2,39 +2,58 @@ package relay
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 
 	"weald/backend/relay/store"
 	"weald/backend/wire"
 )
 
-// RosterAppend appends an opaque roster operation if the roster head is
-// expected (conventions "Roster append"): head = SHA-256(op) of the last
-// accepted operation, 32 zero bytes for an empty roster. A mismatch is
-// cas/conflict {head}. The relay never parses op.
-func (s *Service) RosterAppend(ctx context.Context, ws wire.ID, _ wire.AuthOK, expected wire.ID, op []byte) (*wire.RosterAppended, error) {
-	if len(op) == 0 || len(op) > MaxRosterOp {
-		return nil, wire.Errorf(wire.CodeMalformed, "A roster operation is between 1 byte and 1 MiB.")
+// RosterAppend appends a roster operation if the roster head is expected
+// (conventions "Roster append"): head = SHA-256(op) of the last accepted
+// operation, 32 zero bytes for an empty roster. A mismatch, of expected or
+// of the operation's own prev_head, is cas/conflict {head}. The operation
+// must be signed by the connection's principal (auth/not_actor), be a
+// redemption of its own invite on a grant connection (auth/roster_kind),
+// fit the workspace's roster bound (quota/roster_budget_exhausted) and pass
+// the roster's rules against the stored roster
+// (bad_request/roster_invalid): the relay appends only what every client
+// accepts (docs/protocol/roster.md "Relay append").
+func (s *Service) RosterAppend(ctx context.Context, ws wire.ID, p wire.AuthOK, expected wire.ID, b []byte) (*wire.RosterAppended, error) {
+	op, err := guardRosterOp(p, b)
+	if err != nil {
+		return nil, err
 	}
 	var out *wire.RosterAppended
-	err := s.st.Update(ctx, func(tx store.Tx) error {
+	applied := false
+	err = s.st.Update(ctx, func(tx store.Tx) error {
 		w, err := lockWorkspace(ctx, tx, ws)
 		if err != nil {
 			return err
 		}
-		if w.RosterHead != expected {
+		if w.RosterHead != expected || wire.ID(op.PrevHead) != w.RosterHead {
 			return wire.Errorf(wire.CodeCASConflict, "The roster has moved on; fetch the new operations and retry.",
 				wire.B("head", w.RosterHead[:]), wire.U("index", w.RosterIndex))
 		}
-		head := wire.ID(sha256.Sum256(op))
+		f, err := s.foldRoster(ctx, tx, ws, w)
+		if err != nil {
+			return err
+		}
+		defer f.mu.Unlock()
+		if err := s.checkRosterOp(ctx, tx, ws, p, f, op); err != nil {
+			return err
+		}
+		applied = true
+		head := wire.ID(op.Head())
 		idx := w.RosterIndex + 1
-		if err := tx.RosterAppend(ctx, ws, idx, head, op); err != nil {
+		if err := tx.RosterAppend(ctx, ws, idx, head, b); err != nil {
 			return err
 		}
 		out = &wire.RosterAppended{Index: idx, Head: head}
 		return tx.Emit(ctx, store.Change{Kind: store.ChangeRoster, Workspace: ws, Version: idx, Head: head})
 	})
+	if err != nil && applied {
+		s.dropFold(ws)
+	}
 	return out, err
 }
 

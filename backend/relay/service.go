@@ -19,7 +19,6 @@ const (
 	DefaultMaxBatch   = 256
 	DefaultFetchLimit = 256
 	MaxFetchLimit     = 4096
-	MaxRosterOp       = 1 << 20
 	// MaxFetchBytes bounds the ct bytes of one FETCH answer (beyond its
 	// first envelope).
 	MaxFetchBytes = 4 << 20
@@ -47,6 +46,9 @@ type Config struct {
 	// burst, then one per interval; 0 means the defaults.
 	ClaimBurst    int
 	ClaimInterval time.Duration
+	// MaxRosterBytes bounds the encoded roster operations of one workspace
+	// (quota/roster_budget_exhausted); 0 means DefaultMaxRosterBytes.
+	MaxRosterBytes uint64
 }
 
 // Service is the accept path. It is safe for concurrent use; several
@@ -60,10 +62,13 @@ type Service struct {
 	maxKPBytes    uint64
 	claimBurst    int
 	claimInterval time.Duration
+	// maxRosterBytes bounds one workspace's stored roster operations.
+	maxRosterBytes uint64
 
 	mu      sync.Mutex
-	cache   map[wire.ID]*cachedSet // parsed current access set per workspace
-	groupWS map[wire.ID]wire.ID    // group → its workspace (immutable)
+	cache   map[wire.ID]*cachedSet  // parsed current access set per workspace
+	groupWS map[wire.ID]wire.ID     // group → its workspace (immutable)
+	rosters map[wire.ID]*rosterFold // folded roster per workspace (rosterguard.go)
 	// Heads this Service's own commits reached (fastPlan; the store's gate
 	// checks them, since other relay processes may have moved them on).
 	known map[wire.ID]*knownGroup
@@ -100,6 +105,7 @@ func New(cfg Config) *Service {
 	s := &Service{st: cfg.Store, now: cfg.Clock, maxLogBytes: cfg.MaxLogBytes,
 		retentionDays: cfg.RetentionDays, maxBatch: cfg.MaxBatch, maxKPBytes: cfg.MaxKeyPackageBytes,
 		claimBurst: cfg.ClaimBurst, claimInterval: cfg.ClaimInterval, claims: map[[2]wire.ID]*claimBucket{}, cache: map[wire.ID]*cachedSet{}, groupWS: map[wire.ID]wire.ID{},
+		rosters: map[wire.ID]*rosterFold{}, maxRosterBytes: cfg.MaxRosterBytes,
 		known: map[wire.ID]*knownGroup{}, prepared: map[wire.ID]*ed25519batch.PreparedKey{},
 		checking: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))}
 	if s.now == nil {
@@ -116,6 +122,9 @@ func New(cfg Config) *Service {
 	}
 	if s.claimInterval <= 0 {
 		s.claimInterval = DefaultClaimInterval
+	}
+	if s.maxRosterBytes == 0 {
+		s.maxRosterBytes = DefaultMaxRosterBytes
 	}
 	return s
 }

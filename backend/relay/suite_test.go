@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"weald/backend/relay/store"
+	"weald/backend/roster"
 	"weald/backend/wire"
 )
 
@@ -375,20 +376,30 @@ func TestRosterCAS(t *testing.T) {
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		p := principal("alice")
-		r1, err := f.svc.RosterAppend(f.ctx, f.ws, p, wire.ZeroID, []byte("genesis op"))
-		if err != nil || r1.Index != 1 || r1.Head != sha256.Sum256([]byte("genesis op")) {
+		g := f.genesisOp("alice")
+		r1, err := f.svc.RosterAppend(f.ctx, f.ws, p, wire.ZeroID, g.Bytes())
+		if err != nil || r1.Index != 1 || r1.Head != sha256.Sum256(g.Bytes()) {
 			t.Fatalf("append 1: %+v %v", r1, err)
 		}
-		we := f.refused(wire.CodeCASConflict, func() error { return errOf(f.svc.RosterAppend(f.ctx, f.ws, p, wire.ZeroID, []byte("loser"))) })
+		loser := f.genesisFor("alice", id("another user"))
+		we := f.refused(wire.CodeCASConflict, func() error { return errOf(f.svc.RosterAppend(f.ctx, f.ws, p, wire.ZeroID, loser.Bytes())) })
 		if f, ok := we.Field("head"); !ok || !bytes.Equal(f.Bytes, r1.Head[:]) {
 			t.Errorf("conflict head = %x", f.Bytes)
 		}
-		r2, err := f.svc.RosterAppend(f.ctx, f.ws, p, r1.Head, []byte("admit"))
+		s := roster.New(roster.Options{})
+		if err := s.Apply(g); err != nil {
+			t.Fatal(err)
+		}
+		root, err := roster.Sign(roster.DeviceSigner(devKey(t, "alice")), s.Head(), f.clock.now(), roster.BootstrapGroups(s, "Acme")[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		r2, err := f.svc.RosterAppend(f.ctx, f.ws, p, r1.Head, root.Bytes())
 		if err != nil || r2.Index != 2 {
 			t.Fatalf("append 2: %+v %v", r2, err)
 		}
 		ops, err := f.svc.RosterFetch(f.ctx, f.ws, 0, 0)
-		if err != nil || len(ops.Ops) != 2 || string(ops.Ops[1]) != "admit" || ops.Head != r2.Head || ops.HeadIndex != 2 || ops.More {
+		if err != nil || len(ops.Ops) != 2 || !bytes.Equal(ops.Ops[1], root.Bytes()) || ops.Head != r2.Head || ops.HeadIndex != 2 || ops.More {
 			t.Fatalf("fetch: %+v %v", ops, err)
 		}
 		page, _ := f.svc.RosterFetch(f.ctx, f.ws, 0, 1)

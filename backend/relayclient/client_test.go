@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"net"
@@ -18,10 +19,12 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"weald/backend/identity"
 	"weald/backend/relay"
 	"weald/backend/relay/server"
 	"weald/backend/relay/store"
 	"weald/backend/relayclient"
+	"weald/backend/roster"
 	"weald/backend/wire"
 )
 
@@ -314,8 +317,8 @@ func TestUnreadEventsDoNotBlockRequests(t *testing.T) {
 	}
 	defer cb.Close()
 	var head wire.ID
-	for i := 0; i < 40; i++ {
-		res, err := ca.RosterAppend(ctx, head, []byte{byte(i), 'o', 'p'})
+	for i, op := range e.rosterOps(t, 40) {
+		res, err := ca.RosterAppend(ctx, head, op)
 		if err != nil {
 			t.Fatalf("append %d: %v", i, err)
 		}
@@ -329,7 +332,7 @@ func TestUnreadEventsDoNotBlockRequests(t *testing.T) {
 		t.Fatalf("roster: %d ops, head match %v", len(ops.Ops), ops.Head == head)
 	}
 	// And a compare-and-swap on a stale head is refused with the head.
-	_, err = ca.RosterAppend(ctx, wire.ID{}, []byte("stale"))
+	_, err = ca.RosterAppend(ctx, wire.ID{}, e.rosterOps(t, 1)[0])
 	var we *wire.Error
 	if !errors.As(err, &we) || we.Code != wire.CodeCASConflict {
 		t.Fatalf("stale append: %v, want cas/conflict", err)
@@ -459,4 +462,40 @@ func TestKeyPackagesAccessSetDropAndStats(t *testing.T) {
 	if err != nil || s.Workspace != e.ws || s.RetentionDays != 7 || s.LogBytes != 0 {
 		t.Fatalf("stats %+v %v", s, err)
 	}
+}
+
+// rosterOps returns n roster operations alice may append from the empty
+// roster: her genesis, the root group, then renames of it.
+func (e *env) rosterOps(t *testing.T, n int) [][]byte {
+	t.Helper()
+	dev, err := identity.PrivateFromSeed[identity.Device](e.alice.priv.Seed())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := identity.PrivateFromSeed[identity.Genesis](seededKey("genesis").priv.Seed())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := roster.New(roster.Options{})
+	var out [][]byte
+	add := func(b roster.Body) {
+		op, err := roster.Sign(roster.DeviceSigner(dev), s.Head(), time.Now(), b)
+		if err == nil {
+			err = s.Apply(op)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, op.Bytes())
+	}
+	g, err := roster.NewGenesis(identity.WorkspaceID(e.ws), identity.UserID(wire.KeyID(e.alice.pub)), dev.Public(), gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	add(g)
+	add(roster.BootstrapGroups(s, "Acme")[0])
+	for len(out) < n {
+		add(&roster.RenameGroup{Group: s.RootGroup(), Name: fmt.Sprintf("Acme %d", len(out))})
+	}
+	return out[:n]
 }

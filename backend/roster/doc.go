@@ -9,7 +9,9 @@
 //
 // Each operation names the head it extends; head = SHA-256(operation bytes)
 // and the head of the empty roster is 32 zero bytes (conventions.md). The
-// relay appends by compare-and-swap on that head without parsing.
+// relay appends by compare-and-swap on that head, and only operations this
+// package's rules accept against the stored roster (docs/protocol/roster.md
+// "Relay append").
 //
 // # Validation
 //

@@ -11,6 +11,9 @@ type Code string
 // The error codes of the relay protocol. Values never change meaning.
 const (
 	CodeLogBudgetExhausted Code = "quota/log_budget_exhausted" // {limit_bytes}; no retry interval
+	// CodeRosterBudgetExhausted refuses a roster append that would take the
+	// workspace's roster over its byte bound {limit_bytes}; no retry interval.
+	CodeRosterBudgetExhausted Code = "quota/roster_budget_exhausted"
 
 	CodeCASConflict Code = "cas/conflict" // roster: {head}; access set: {version}
 
@@ -21,6 +24,13 @@ const (
 	CodeAuthGenesisUsed  Code = "auth/genesis_consumed"
 	CodeAuthRequired     Code = "auth/required"   // request before authentication
 	CodeAuthGrantUsed    Code = "auth/grant_used" // the invite grant already carries another key
+	// CodeAuthNotActor refuses a roster operation whose actor is not the
+	// connection's principal.
+	CodeAuthNotActor Code = "auth/not_actor"
+	// CodeAuthRosterKind refuses a roster operation of a kind the connection
+	// may not write {type}: a grant connection writes only the redemption of
+	// its own invite.
+	CodeAuthRosterKind Code = "auth/roster_kind"
 
 	CodeLimitFrameSize   Code = "limit/frame_size"   // {limit_bytes}
 	CodeLimitBatchSize   Code = "limit/batch_size"   // {limit}
@@ -47,6 +57,10 @@ const (
 	CodeUnknownGroup   Code = "bad_request/unknown_group"
 	CodeBadVersion     Code = "bad_request/protocol_version" // {version}
 	CodeBadObject      Code = "bad_request/invalid_object"   // a relay-visible ct that does not verify {index}
+	// CodeRosterInvalid refuses a roster operation the roster's rules refuse
+	// {index, reason, detail}: reason is the roster/... code every client
+	// would reject it with.
+	CodeRosterInvalid Code = "bad_request/roster_invalid"
 
 	CodeChainGap    Code = "chain/gap"    // {index, expected_ctr}
 	CodeChainFork   Code = "chain/fork"   // {index, ctr}

@@ -27,6 +27,7 @@ type config struct {
 	DB            string // a SQLite path or a postgres:// URL
 	MaxLogBytes   int64  // per-workspace ct byte budget; 0 = no budget
 	MaxStorage    int64  // blob bytes; 0 = no limit
+	MaxRoster     int64  // per-workspace roster bytes; 0 = relay.DefaultMaxRosterBytes
 	RetentionDays int    // warning threshold; 0 = no warning
 	Limits        limitsConfig
 	ShutdownGrace time.Duration
@@ -116,6 +117,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		dataDir   = fs.String("data-dir", "", "data directory for the default SQLite database (env WEALD_RELAY_DATA_DIR; default $XDG_DATA_HOME/weald-relay or ~/.local/share/weald-relay)")
 		db        = fs.String("db", "", "SQLite file path or postgres:// URL (env WEALD_RELAY_DB; default <data-dir>/relay.db)")
 		maxLog    = fs.String("max-log-gb", "", "per-workspace ceiling on envelope ct bytes, decimal GB, 0 = none (env WEALD_RELAY_MAX_LOG_GB)")
+		maxRoster = fs.String("max-roster-mb", "", "per-workspace ceiling on roster operation bytes, whole MB (10^6 bytes), 0 = the default 64 MiB (env WEALD_RELAY_MAX_ROSTER_MB)")
 		maxStore  = fs.String("max-storage-gb", "", "ceiling on finalized blob bytes, decimal GB, 0 = none (env WEALD_RELAY_MAX_STORAGE_GB)")
 		retention = fs.String("retention-days", "", "warn (stats, metrics) about envelopes older than this many days; never deletes (env WEALD_RELAY_RETENTION_DAYS)")
 		frame     = fs.Int("max-frame-bytes", 17<<20, "largest request frame accepted (limit/frame_size)")
@@ -156,6 +158,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		if c.MaxLogBytes, err = parseGB(n, v); err != nil {
 			return config{}, err
 		}
+	}
+	if v, n := pick(*maxRoster, "WEALD_RELAY_MAX_ROSTER_MB"); v != "" {
+		mb, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32)
+		if err != nil {
+			return config{}, usagef("%s: %q is not a whole number of megabytes", n, v)
+		}
+		c.MaxRoster = int64(mb) * 1_000_000
 	}
 	if v, n := pick(*maxStore, "WEALD_RELAY_MAX_STORAGE_GB"); v != "" {
 		if c.MaxStorage, err = parseGB(n, v); err != nil {

@@ -43,13 +43,14 @@ func TestConfigEnvAndFlagsOverride(t *testing.T) {
 		"WEALD_RELAY_MAX_LOG_GB":     "0.5",
 		"WEALD_RELAY_MAX_STORAGE_GB": "2",
 		"WEALD_RELAY_RETENTION_DAYS": "30",
+		"WEALD_RELAY_MAX_ROSTER_MB":  "8",
 	})
 	c, err := parseConfig(nil, env, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Listen != "127.0.0.1:0" || !isPostgres(c.DB) || c.MaxLogBytes != 500_000_000 ||
-		c.MaxStorage != 2_000_000_000 || c.RetentionDays != 30 {
+		c.MaxStorage != 2_000_000_000 || c.RetentionDays != 30 || c.MaxRoster != 8_000_000 {
 		t.Fatalf("env not applied: %+v", c)
 	}
 	c, err = parseConfig([]string{"-listen", "127.0.0.1:9999", "-db", "/tmp/x.db", "-max-log-gb", "1.25",
@@ -70,6 +71,7 @@ func TestConfigBadValues(t *testing.T) {
 		want string
 	}{
 		{env: map[string]string{"WEALD_RELAY_MAX_LOG_GB": "lots"}, want: "WEALD_RELAY_MAX_LOG_GB"},
+		{env: map[string]string{"WEALD_RELAY_MAX_ROSTER_MB": "-1"}, want: "whole number of megabytes"},
 		{env: map[string]string{"WEALD_RELAY_MAX_LOG_GB": "-1"}, want: "negative"},
 		{env: map[string]string{"WEALD_RELAY_MAX_LOG_GB": "NaN"}, want: "not a number"},
 		{env: map[string]string{"WEALD_RELAY_MAX_STORAGE_GB": "1e300"}, want: "too large"},

@@ -105,7 +105,7 @@ func serve(ctx context.Context, c config, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	svc := relay.New(relay.Config{Store: st, MaxLogBytes: uint64(c.MaxLogBytes),
+	svc := relay.New(relay.Config{Store: st, MaxLogBytes: uint64(c.MaxLogBytes), MaxRosterBytes: uint64(c.MaxRoster),
 		RetentionDays: uint32(c.RetentionDays), MaxBatch: c.Limits.MaxEnvelopes})
 	srv := server.New(server.Config{Backend: svc, Logger: log, Limits: server.Limits{
 		MaxFrameBytes:          c.Limits.MaxFrameBytes,
