@@ -3,6 +3,7 @@ package relay
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"errors"
 	"testing"
@@ -108,7 +109,11 @@ func (f *rosterFixture) append(name string, op *roster.Operation) {
 // a link holder does.
 func (f *rosterFixture) grantConn(name string) wire.AuthOK {
 	nonce := id("nonce " + name)
-	p, err := f.svc.Authenticate(f.ctx, f.ws, nonce, wire.SignChallenge(key(name), wire.PrincipalGrant, f.ws, nonce, f.secret.Bytes()))
+	gk, err := f.secret.GrantKey()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	p, err := f.svc.Authenticate(f.ctx, f.ws, nonce, wire.SignGrantChallenge(key(name), ed25519.NewKeyFromSeed(gk.Seed()), f.ws, nonce))
 	if err != nil {
 		f.t.Fatalf("grant auth: %v", err)
 	}
