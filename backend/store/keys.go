@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -115,7 +116,7 @@ func warnFileKey(why, path string) {
 		return
 	}
 	warnOnce.Do(func() {
-		log.Printf("weald: warning: no OS keyring (%s); the key that encrypts local secrets is kept in %s (0600), readable by anyone who can read that file", why, path)
+		log.Printf("weald: warning: no OS keyring (%s); the key that encrypts local secrets is kept in a 0600 file beside the database (%s), readable by anyone who can read that directory", why, filepath.Base(path))
 	})
 }
 
