@@ -15,6 +15,7 @@ import (
 	"weald/backend/engine"
 	"weald/backend/groups"
 	"weald/backend/roster"
+	"weald/backend/store"
 )
 
 // parsed is a command line split into flags and positional arguments; flags
@@ -93,8 +94,12 @@ func (c *cli) cmdInit(args []string) error {
 	if name == "" || len(p.pos) > 0 {
 		return usagef("init --name NAME")
 	}
-	if err := os.MkdirAll(filepath.Join(c.home, "workspaces"), 0o700); err != nil {
-		return err
+	// Every file Weald writes is 0600 in a 0700 directory (store.md "Files"),
+	// also when the home directory was there before with a looser mode.
+	for _, d := range []string{c.home, filepath.Join(c.home, "workspaces")} {
+		if err := store.PrivateDir(d); err != nil {
+			return err
+		}
 	}
 	b, _ := json.Marshal(profile{Name: name})
 	if err := writeFileAtomic(filepath.Join(c.home, "profile.json"), b); err != nil {

@@ -62,6 +62,9 @@ func TestScripts(t *testing.T) {
 			addr := freePort(t)
 			env.Setenv("RELAYADDR", addr)
 			env.Setenv("RELAY", "ws://"+addr+"/v1/ws")
+			// The CLI runs as its own binary here: never a developer's
+			// keyring (store.md "Encryption at rest").
+			env.Setenv("WEALD_KEYRING", "file")
 			env.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+env.Getenv("PATH"))
 			return nil
 		},
