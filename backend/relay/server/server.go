@@ -270,10 +270,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	c := &conn{s: s, ws: ws, ctx: ctx, cancel: cancel, out: make(chan []byte, s.lim.OutboundQueue),
 		subs: map[wire.ID]*subState{}, addr: addr}
 	defer c.closeWith(websocket.StatusNormalClosure, "")
-	if !s.handshake(c) {
+	if !s.handshake(c, releasePre) {
 		return
 	}
-	releasePre()
 	// The transport's hard limit is twice the frame limit: a frame between
 	// the two is drained and refused with limit/frame_size, one beyond it
 	// closes the connection with status 1009.
@@ -289,7 +288,10 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 const Subprotocol = "weald.relay.v1"
 
 // handshake runs Hello → Challenge → Auth → AuthOK (or Error and close).
-func (s *Server) handshake(c *conn) bool {
+// authenticated frees the connection's pre-authentication place; it runs
+// before AuthOK goes out, so a client that has read AuthOK finds its place
+// already free.
+func (s *Server) handshake(c *conn, authenticated func()) bool {
 	ctx, cancel := context.WithTimeout(c.ctx, s.lim.HandshakeTimeout)
 	defer cancel()
 	writeNow := func(f wire.Frame) error {
@@ -368,6 +370,7 @@ func (s *Server) handshake(c *conn) bool {
 	if e := s.hub.add(c); e != nil {
 		return refuse(f.ID, e)
 	}
+	authenticated()
 	// The access set may have changed between Authenticate and add; the
 	// recheck loop closes such a connection within RecheckInterval.
 	s.metrics.ConnsTotal.WithLabelValues(p.Kind.String()).Inc()
