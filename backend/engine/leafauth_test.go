@@ -490,3 +490,50 @@ func TestAgentLeafNeedsCertificateAndIssuer(t *testing.T) {
 	}
 	t.Log(a.Message)
 }
+
+// TestAuthLeafRefusesMalformed: the hook's refusals of leaves that are not
+// even shaped like a Weald leaf, entering or existing, each with
+// leaf/unbound; a bound leaf of a live device passes.
+func TestAuthLeafRefusesMalformed(t *testing.T) {
+	r := startRelay(t)
+	dana := createWorkspace(t, r, 120)
+	general := roster.GeneralGroupID(dana.wsID())
+	key := bytes32(7)
+	exts, err := groups.LeafExtensions(dana.dev, dana.wsID(), identity.DevicePrincipal(dana.devID), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := tree.LeafNode{Credential: tree.BasicCredential(dana.devID[:]), SignatureKey: key, Extensions: exts}
+	dana.mu.Lock()
+	defer dana.mu.Unlock()
+	if err := dana.authLeaf(general[:], &good, false); err != nil {
+		t.Fatalf("a bound leaf of a live device: %v", err)
+	}
+	agentExts := tree.Extensions{{Type: groups.ExtLeafBinding,
+		Data: identity.LeafBinding{Kind: identity.KindAgent, Signature: make([]byte, 64)}.Encode()}}
+	for name, l := range map[string]tree.LeafNode{
+		"x509 credential":       {Credential: tree.Credential{Type: tree.CredentialX509, Certificates: [][]byte{{1}}}, SignatureKey: key, Extensions: exts},
+		"short identity":        {Credential: tree.BasicCredential(dana.devID[:31]), SignatureKey: key, Extensions: exts},
+		"malformed binding":     {Credential: tree.BasicCredential(dana.devID[:]), SignatureKey: key, Extensions: tree.Extensions{{Type: groups.ExtLeafBinding, Data: []byte{1, 2}}}},
+		"binding of a recovery": {Credential: tree.BasicCredential(dana.devID[:]), SignatureKey: key, Extensions: tree.Extensions{{Type: groups.ExtLeafBinding, Data: []byte{1, 4, 0}}}},
+		"another key":           {Credential: tree.BasicCredential(dana.devID[:]), SignatureKey: bytes32(8), Extensions: exts},
+		"device as an agent":    {Credential: tree.BasicCredential(dana.devID[:]), SignatureKey: key, Extensions: agentExts},
+	} {
+		for _, existing := range []bool{false, true} {
+			if err := dana.authLeaf(general[:], &l, existing); !errors.Is(err, groups.ErrUnboundLeaf) {
+				t.Errorf("%s (existing %v): %v", name, existing, err)
+			}
+		}
+	}
+	if err := dana.authLeaf(general[:16], &good, false); !errors.Is(err, groups.ErrUnboundLeaf) {
+		t.Errorf("a 16-byte group id: %v", err)
+	}
+}
+
+func bytes32(b byte) []byte {
+	out := make([]byte, 32)
+	for i := range out {
+		out[i] = b
+	}
+	return out
+}
