@@ -278,22 +278,8 @@ func (e *Engine) ensureOwnGroup(ctx context.Context, gi roster.GroupInfo) error 
 			return err
 		}
 	}
-	if !e.meta.Steps["wrap/"+hexID(id).hex()] {
-		// Recovery coverage is never behind membership.
-		wrap, err := e.recoveryWrap(id, g.mls, g.history)
-		if err != nil {
-			return err
-		}
-		if _, err := e.sendCT(ctx, g, wire.KindRecoveryWrap, wrap); err != nil {
-			return err
-		}
-		if err := e.persistGroup(ctx, g); err != nil {
-			return err
-		}
-		e.meta.Steps["wrap/"+hexID(id).hex()] = true
-		if err := e.persistMeta(ctx); err != nil {
-			return err
-		}
+	if err := e.ensureRecoveryWrap(ctx, g); err != nil {
+		return err
 	}
 	if gi.Policy.Admission == roster.AdmissionParent && !e.meta.Steps["bundles/"+hexID(id).hex()] {
 		if err := e.publishBundles(ctx, g, &gi.Policy); err != nil {

@@ -142,7 +142,14 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 		bundles = append(bundles, b)
 	}
 	for _, gi := range e.roster.Groups() {
-		if gi.Deleted || gi.Policy.Admission != roster.AdmissionExplicit || e.member(gi.Policy.Group) {
+		if gi.Deleted || gi.Policy.Admission != roster.AdmissionExplicit {
+			continue
+		}
+		if e.member(gi.Policy.Group) {
+			// A wrap a crash left unsent after the Welcome.
+			if err := e.welcomeWrap(ctx, e.groups[gi.Policy.Group]); err != nil {
+				return err
+			}
 			continue
 		}
 		envs, err := e.fetchAll(ctx, wire.ID(gi.Policy.Group), 0)
@@ -189,11 +196,24 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 			if err := e.processEnvelopes(ctx, g, envs[i+1:]); err != nil {
 				return err
 			}
+			if err := e.welcomeWrap(ctx, g); err != nil {
+				return err
+			}
 			e.emit(Event{Kind: EventChannels})
 			break
 		}
 	}
 	return nil
+}
+
+// welcomeWrap sends the recovery.wrap of a group this device entered by
+// Welcome, once it is a member, if its user has a recovery principal
+// (devices added by Welcome are covered like self-joiners).
+func (e *Engine) welcomeWrap(ctx context.Context, g *group) error {
+	if _, ok := e.recoveryKeys(); !ok || !e.member(identity.GroupID(g.rec.ID)) {
+		return nil
+	}
+	return e.ensureRecoveryWrap(ctx, g)
 }
 
 // keyPackages returns the private halves of this device's unused key

@@ -116,6 +116,31 @@ func (e *Engine) recoveryWrap(id identity.GroupID, m *mls.Group, history []group
 	return w.Encode(), nil
 }
 
+// ensureRecoveryWrap sends this user's recovery.wrap of g at its current
+// epoch once (step "wrap/<group>"), for a group this device created or
+// entered by Welcome: recovery coverage is never behind membership
+// (spec/channels.md "The join" step 4; a self-joiner sends its wrap with its
+// commit, sendJoin).
+func (e *Engine) ensureRecoveryWrap(ctx context.Context, g *group) error {
+	id := identity.GroupID(g.rec.ID)
+	step := "wrap/" + hexID(id).hex()
+	if e.meta.Steps[step] {
+		return nil
+	}
+	wrap, err := e.recoveryWrap(id, g.mls, g.history)
+	if err != nil {
+		return err
+	}
+	if _, err := e.sendCT(ctx, g, wire.KindRecoveryWrap, wrap); err != nil {
+		return err
+	}
+	if err := e.persistGroup(ctx, g); err != nil {
+		return err
+	}
+	e.meta.Steps[step] = true
+	return e.persistMeta(ctx)
+}
+
 // sendJoin sends an external commit and this user's recovery wrap for the
 // epoch it creates in one all-or-nothing batch; it returns the commit's seq.
 func (e *Engine) sendJoin(ctx context.Context, g *group, commit []byte, m *mls.Group, history []groups.HistoryKey) (uint64, error) {

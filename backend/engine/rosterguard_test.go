@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"weald/backend/groups"
 	"weald/backend/identity"
 	"weald/backend/relay/store"
 	"weald/backend/roster"
@@ -210,5 +211,75 @@ func TestProbationaryDeviceIsNoAdmin(t *testing.T) {
 	var we *wire.Error
 	if !errors.As(err, &we) || we.Code != wire.CodeAuthNotAdmin {
 		t.Fatalf("a probationary device published an access set: %v", err)
+	}
+}
+
+// TestWelcomeJoinerSendsRecoveryWrap (issue 11 finding 7): a device added
+// to a closed channel by Welcome sends its user's recovery.wrap for the
+// epoch it joined, openable with the phrase, as a self-joiner does (on the
+// main before this change it sent none).
+func TestWelcomeJoinerSendsRecoveryWrap(t *testing.T) {
+	r := startRelay(t)
+	ctx := testCtx(t)
+	dana := createWorkspace(t, r, 90)
+	if _, err := dana.CreateChannel(ctx, "secret", roster.AdmissionExplicit); err != nil {
+		t.Fatal(err)
+	}
+	link, err := dana.CreateInvite(ctx, nil, roster.RoleMember, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sam := joinWith(t, r, link, "sam", 91)
+	words, err := sam.TakeRecoveryPhrase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sam.Sync(ctx); err != nil { // uploads key packages
+		t.Fatal(err)
+	}
+	if err := dana.AddMembers(ctx, "secret", []identity.DeviceID{sam.DeviceID()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sam.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sam.Sync(ctx); err != nil { // nothing more to send
+		t.Fatal(err)
+	}
+	ph, err := identity.ParseRecoveryPhrase(words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := identity.DeriveRecoveryKeys(ph)
+	priv, _ := keys.HPKE.Key().Bytes()
+	gi, err := sam.resolveChannel("secret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := gi.Policy.Group
+	sam.mu.Lock()
+	envs, err := sam.fetchAll(ctx, wire.ID(id), 0)
+	epoch := sam.groups[id].mls.Epoch()
+	sam.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opened []uint64
+	for _, se := range envs {
+		if se.Envelope.Kind != wire.KindRecoveryWrap || se.Envelope.Author != wire.ID(sam.DeviceID()) {
+			continue
+		}
+		w, err := groups.DecodeRecoveryWrap(se.Envelope.CT)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := groups.OpenRecoveryWrap(priv, [32]byte(id), &w)
+		if err != nil || len(p.GroupInfo) == 0 {
+			t.Fatalf("wrap: %v", err)
+		}
+		opened = append(opened, p.Epoch)
+	}
+	if len(opened) != 1 || opened[0] != epoch {
+		t.Fatalf("sam's recovery wraps in the closed channel at epochs %v, want one at %d", opened, epoch)
 	}
 }
