@@ -59,34 +59,59 @@ func moveKV(t *Tx) error {
 	return nil
 }
 
-func moveOne(t *Tx, k string, v []byte) error {
-	unknown := fmt.Errorf("%w (key %q)", ErrUnknownKey, k)
+// legacyKey is a parsed kv key of schema 0001.
+type legacyKey struct {
+	record *Record // meta, alerts
+	group  *[32]byte
+	ref    []byte   // kp/
+	shard  *ShardID // shard/ and shardlog/
+	n      int      // shardlog/: the change's number
+	change bool     // shardlog/
+}
+
+// parseLegacyKey parses a kv key of schema 0001 (the list at moveKV).
+func parseLegacyKey(k string) (legacyKey, bool) {
 	switch k {
 	case "meta":
-		return t.PutRecord(RecordWorkspace, v)
+		return legacyKey{record: &RecordWorkspace}, true
 	case "alerts":
-		return t.PutRecord(RecordAlerts, v)
+		return legacyKey{record: &RecordAlerts}, true
 	}
 	kind, rest, _ := strings.Cut(k, "/")
 	parts := strings.Split(rest, "/")
 	switch {
 	case kind == "group" && len(parts) == 1:
 		id, ok := id32(parts[0])
-		if !ok {
-			return unknown
-		}
-		return t.PutGroup(id, v)
+		return legacyKey{group: &id}, ok
 	case kind == "kp" && len(parts) == 1:
 		ref, err := hex.DecodeString(parts[0])
-		if err != nil || len(ref) == 0 {
-			return unknown
-		}
-		return t.PutKeyPackage(ref, v)
+		return legacyKey{ref: ref}, err == nil && len(ref) > 0
 	case kind == "shard" && len(parts) == 3:
 		id, ok := shardID(parts)
-		if !ok {
-			return unknown
-		}
+		return legacyKey{shard: &id}, ok
+	case kind == "shardlog" && len(parts) == 4:
+		id, ok := shardID(parts[:3])
+		n, err := strconv.Atoi(parts[3])
+		return legacyKey{shard: &id, n: n, change: true}, ok && err == nil && n >= 0
+	}
+	return legacyKey{}, false
+}
+
+func moveOne(t *Tx, k string, v []byte) error {
+	lk, ok := parseLegacyKey(k)
+	switch {
+	case !ok:
+		return fmt.Errorf("%w (key %q)", ErrUnknownKey, k)
+	case lk.record != nil:
+		return t.PutRecord(*lk.record, v)
+	case lk.group != nil:
+		return t.PutGroup(*lk.group, v)
+	case lk.ref != nil:
+		return t.PutKeyPackage(lk.ref, v)
+	case lk.change:
+		return t.AddShardChange(*lk.shard, lk.n, v)
+	default: // a shard's base, without dropping the changes moved beside it
+		id := *lk.shard
 		sealed, err := t.seal("shards", id.name(), v)
 		if err != nil {
 			return err
@@ -94,15 +119,7 @@ func moveOne(t *Tx, k string, v []byte) error {
 		_, err = t.exec(`INSERT INTO shards (group_id, day, epoch, sealed) VALUES (?, ?, ?, ?)`,
 			id.Group[:], id.Day, int64(id.Epoch), sealed)
 		return err
-	case kind == "shardlog" && len(parts) == 4:
-		id, ok := shardID(parts[:3])
-		n, err := strconv.Atoi(parts[3])
-		if !ok || err != nil || n < 0 {
-			return unknown
-		}
-		return t.AddShardChange(id, n, v)
 	}
-	return unknown
 }
 
 func id32(s string) ([32]byte, bool) {
