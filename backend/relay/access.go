@@ -200,9 +200,19 @@ func errNotNext(current uint64) error {
 // validateSetShape refuses sets no admin could use: no admin device,
 // duplicate keys.
 func validateSetShape(set *wire.AccessSet) error {
-	admin := false
+	admin, bad := false, false
 	seen := map[wire.ID]bool{}
+	refuse := func() error {
+		if bad {
+			return wire.Errorf(wire.CodeBadObject, "The access set lists a key that is not a canonical Ed25519 key of the prime-order subgroup.")
+		}
+		return wire.Errorf(wire.CodeBadObject, "The access set lists a key twice.")
+	}
 	add := func(k []byte) bool {
+		if len(k) == 32 && !wire.PrimeOrderKey(k) { // a wrong length is malformed, below
+			bad = true
+			return false
+		}
 		id := wire.KeyID(k)
 		if seen[id] {
 			return false
@@ -213,12 +223,12 @@ func validateSetShape(set *wire.AccessSet) error {
 	for _, d := range set.Devices {
 		admin = admin || d.Admin
 		if !add(d.Pub) {
-			return wire.Errorf(wire.CodeBadObject, "The access set lists a key twice.")
+			return refuse()
 		}
 	}
 	for _, k := range append(append([][]byte(nil), set.Agents...), set.Recovery...) {
 		if !add(k) {
-			return wire.Errorf(wire.CodeBadObject, "The access set lists a key twice.")
+			return refuse()
 		}
 	}
 	if !admin {

@@ -160,8 +160,8 @@ func lockWorkspace(ctx context.Context, tx store.Tx, ws wire.ID) (store.Workspac
 // (design/gaps.md "Invites and bootstrap"). The genesis key may sign the
 // first access set, once.
 func (s *Service) ProvisionWorkspace(ctx context.Context, ws wire.ID, genesisKey []byte) error {
-	if len(genesisKey) != 32 {
-		return wire.Errorf(wire.CodeMalformed, "A genesis key is a 32-byte Ed25519 public key.")
+	if !wire.PrimeOrderKey(genesisKey) {
+		return wire.Errorf(wire.CodeMalformed, "A genesis key is a 32-byte canonical Ed25519 public key of the prime-order subgroup.")
 	}
 	return s.st.Update(ctx, func(tx store.Tx) error {
 		err := tx.CreateWorkspace(ctx, ws, genesisKey, s.unix())
