@@ -36,6 +36,7 @@ type conn struct {
 	mu      sync.Mutex
 	subs    map[wire.ID]*subState
 	kicked  bool
+	kickEnd chan struct{} // closed once a kick's reason and close went out
 	closeMu sync.Once
 }
 
@@ -52,6 +53,9 @@ func (c *conn) principal() (wire.ID, wire.ID, wire.PrincipalKind) { return c.wor
 // enqueue queues an encoded frame for the writer, waiting while the queue is
 // full (responses are never dropped).
 func (c *conn) enqueue(b []byte) error {
+	if c.isKicked() {
+		return errKicked
+	}
 	select {
 	case c.out <- b:
 		return nil
@@ -184,7 +188,10 @@ func (c *conn) catchUp(group wire.ID) {
 	}
 }
 
-// kick tells the client why and closes the connection promptly.
+// kick tells the client why and closes the connection promptly. From the
+// moment it is called nothing more is served: no request read afterwards is
+// executed, no answer or push is queued, and frames already queued are not
+// written (only the reason, then the close).
 func (c *conn) kick(e *wire.Error) {
 	c.mu.Lock()
 	if c.kicked {
@@ -192,17 +199,40 @@ func (c *conn) kick(e *wire.Error) {
 		return
 	}
 	c.kicked = true
+	done := make(chan struct{})
+	c.kickEnd = done
 	c.mu.Unlock()
 	c.s.metrics.Refused.WithLabelValues(string(e.Code)).Inc()
 	b, _ := wire.EncodeFrame(wire.Frame{Body: &wire.ErrorBody{Err: e}})
 	// Write the reason directly (the queue may be full), bounded in time,
 	// then close with the code as the close reason.
 	go func() {
+		defer close(done)
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer cancel()
 		_ = c.ws.Write(ctx, websocket.MessageBinary, b)
 		c.closeWith(websocket.StatusPolicyViolation, string(e.Code))
 	}()
+}
+
+// errKicked is what queueing returns on a kicked connection.
+var errKicked = errors.New("connection kicked")
+
+func (c *conn) isKicked() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.kicked
+}
+
+// waitKicked waits, if the connection was kicked, until the reason and the
+// close went out, so that no other close overtakes them.
+func (c *conn) waitKicked() {
+	c.mu.Lock()
+	done := c.kickEnd
+	c.mu.Unlock()
+	if done != nil {
+		<-done
+	}
 }
 
 // closeWith closes the WebSocket with a status and reason and cancels the
@@ -230,6 +260,9 @@ func (c *conn) writeLoop() {
 		case <-c.ctx.Done():
 			return
 		case b := <-c.out:
+			if c.isKicked() {
+				return
+			}
 			ctx, cancel := context.WithTimeout(c.ctx, c.s.lim.WriteTimeout)
 			err := c.ws.Write(ctx, websocket.MessageBinary, b)
 			cancel()

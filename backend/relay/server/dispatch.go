@@ -12,6 +12,11 @@ import (
 func (s *Server) readLoop(c *conn) {
 	for {
 		b, err := c.readFrame(c.ctx)
+		if c.isKicked() {
+			// Revoked (or too slow) while this frame arrived: it is not
+			// executed, and the close already on its way is the answer.
+			return
+		}
 		var over *errOversize
 		var id uint32
 		switch {

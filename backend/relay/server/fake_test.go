@@ -23,6 +23,8 @@ type fakeBackend struct {
 	logs    map[wire.ID][]wire.SeqEnvelope
 	changes chan store.Change
 	fetches atomic.Int64 // Fetch calls
+	readErr error        // AccessSet and Allowed fail with it when set
+	pingErr error
 }
 
 func newFake(ws wire.ID, keys ...ed25519.PublicKey) *fakeBackend {
@@ -35,7 +37,11 @@ func newFake(ws wire.ID, keys ...ed25519.PublicKey) *fakeBackend {
 	return f
 }
 
-func (f *fakeBackend) Ping(context.Context) error { return nil }
+func (f *fakeBackend) Ping(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.pingErr
+}
 
 func (f *fakeBackend) Authenticate(_ context.Context, ws, nonce wire.ID, a *wire.Auth) (Principal, error) {
 	f.mu.Lock()
@@ -141,12 +147,18 @@ func (f *fakeBackend) replaceSet(set wire.AccessSet) {
 func (f *fakeBackend) AccessSet(context.Context, wire.ID) (wire.AccessSet, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.readErr != nil {
+		return wire.AccessSet{}, f.readErr
+	}
 	return f.set, nil
 }
 
 func (f *fakeBackend) Allowed(_ context.Context, _ wire.ID, kind wire.PrincipalKind, id wire.ID) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.readErr != nil {
+		return false, f.readErr
+	}
 	_, k := f.set.Lookup(id)
 	if kind == wire.PrincipalGrant && k == wire.PrincipalNone {
 		g, ok := f.bound[id]

@@ -154,32 +154,51 @@ func (s *Server) broadcast(ws wire.ID, body wire.Body) {
 }
 
 // enforce closes every connection of ws whose principal the current access
-// set no longer admits.
+// set no longer admits. When the set cannot be read, key connections stay
+// (the next recheck decides) but grant connections, which rest on a
+// provisional grant, are closed with internal/error (the client reconnects
+// and is checked again); so is a grant connection whose grant cannot be
+// read.
 func (s *Server) enforce(ws wire.ID) {
 	ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 	defer cancel()
+	unconfirmed := wire.Errorf(wire.CodeInternal, "The relay could not confirm this connection's invite grant; reconnect.")
 	set, err := s.backend.AccessSet(ctx, ws)
 	if err != nil {
 		s.log.Warn("access set read failed during recheck", "workspace", ws.Short(), "err", err)
+		s.hub.revoke(ws, func(_ wire.ID, kind wire.PrincipalKind) *wire.Error {
+			if kind == wire.PrincipalGrant {
+				return unconfirmed
+			}
+			return nil
+		})
 		return
 	}
 	kinds := set.KeyIDs()
-	n := s.hub.revoke(ws, func(key wire.ID, kind wire.PrincipalKind) bool {
-		if k, in := kinds[key]; in {
-			return kind == wire.PrincipalGrant || k == kind
+	n := s.hub.revoke(ws, func(key wire.ID, kind wire.PrincipalKind) *wire.Error {
+		if k, in := kinds[key]; in && (kind == wire.PrincipalGrant || k == kind) {
+			return nil
 		}
 		if kind != wire.PrincipalGrant {
-			return false
+			return errRevoked
 		}
 		// A grant connection whose key is not (yet) in the set stays while
 		// its grant is live; the backend knows which grant it used.
 		ok, err := s.backend.Allowed(ctx, ws, kind, key)
-		return err != nil || ok // on a read error keep it; the next recheck decides
+		switch {
+		case err != nil:
+			return unconfirmed
+		case !ok:
+			return errRevoked
+		}
+		return nil
 	})
 	if n > 0 {
 		s.log.Info("closed connections that left the access set", "workspace", ws.Short(), "closed", n, "version", set.Version)
 	}
 }
+
+var errRevoked = wire.Errorf(wire.CodeAuthRevoked, "This key is no longer in the workspace's access set; the connection is closed.")
 
 // watchChanges follows the backend's cross-process notifications.
 func (s *Server) watchChanges() {

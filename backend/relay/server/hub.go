@@ -186,15 +186,14 @@ func (h *hub) count(ws, key wire.ID) int {
 	return len(h.byKey[keyKey{ws, key}])
 }
 
-// revoke kicks every connection of ws whose principal stillAllowed rejects.
-// It returns how many were kicked.
-func (h *hub) revoke(ws wire.ID, stillAllowed func(key wire.ID, kind wire.PrincipalKind) bool) int {
+// revoke kicks every connection of ws for which refuse returns an error,
+// with that error. It returns how many were kicked.
+func (h *hub) revoke(ws wire.ID, refuse func(key wire.ID, kind wire.PrincipalKind) *wire.Error) int {
 	n := 0
 	for _, m := range h.connections(ws) {
 		_, key, kind := m.principal()
-		if !stillAllowed(key, kind) {
-			m.kick(wire.Errorf(wire.CodeAuthRevoked,
-				"This key is no longer in the workspace's access set; the connection is closed."))
+		if e := refuse(key, kind); e != nil {
+			m.kick(e)
 			h.remove(m)
 			n++
 		}

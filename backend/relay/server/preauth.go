@@ -30,9 +30,8 @@ func newPreAuth(max, perAddr int, publishRate float64, publishBurst int) *preAut
 		rate: publishRate, burst: publishBurst, maxAddrs: 4096}
 }
 
-// clientAddr is the address a connection counts against: the peer's IP
-// (the socket's, never a forwarded header), an IPv6 one cut to its /64.
-func clientAddr(remote string) netip.Addr {
+// peerIP is the socket's peer address (never a forwarded header).
+func peerIP(remote string) netip.Addr {
 	host, _, err := net.SplitHostPort(remote)
 	if err != nil {
 		host = remote
@@ -41,7 +40,13 @@ func clientAddr(remote string) netip.Addr {
 	if err != nil {
 		return netip.Addr{}
 	}
-	a = a.Unmap()
+	return a.Unmap()
+}
+
+// clientAddr is the address a connection counts against: the peer's IP, an
+// IPv6 one cut to its /64.
+func clientAddr(remote string) netip.Addr {
+	a := peerIP(remote)
 	if a.Is6() {
 		p, _ := a.Prefix(64)
 		return p.Addr()

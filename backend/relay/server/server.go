@@ -179,7 +179,7 @@ func New(cfg Config) *Server {
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("/v1/ws", s.serveWS)
 	s.mux.HandleFunc("/healthz", s.serveHealth)
-	s.mux.Handle("/metrics", s.metrics.Handler())
+	s.mux.Handle("/metrics", loopbackOnly(s.metrics.Handler()))
 	s.wg.Add(2)
 	go s.watchChanges()
 	go s.recheckLoop()
@@ -214,7 +214,10 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.backend.Ping(ctx); err != nil {
-		http.Error(w, "unhealthy: database: "+err.Error(), http.StatusServiceUnavailable)
+		// The error's text stays in the log: it can name hosts, users and
+		// paths, and /healthz answers anyone who can reach the listener.
+		s.log.Warn("health check: database does not answer", "err", err)
+		http.Error(w, "unhealthy: the database does not answer", http.StatusServiceUnavailable)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -282,6 +285,21 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	go c.keepalive()
 	c.rate = newBucket(s.lim.RequestsPerSecond, s.lim.RequestBurst, s.now())
 	s.readLoop(c)
+	c.waitKicked()
+}
+
+// loopbackOnly serves h only to peers on a loopback address. /metrics names
+// workspaces (their ids label the byte and retention series), and the
+// listener is public; a scraper on another host goes through a local agent
+// or proxy. The peer is the socket's, never a forwarded header.
+func loopbackOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !peerIP(r.RemoteAddr).IsLoopback() {
+			http.Error(w, "metrics are served to loopback addresses only", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Subprotocol is the WebSocket subprotocol name of this protocol version.
