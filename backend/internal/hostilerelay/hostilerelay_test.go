@@ -2,6 +2,7 @@ package hostilerelay
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"context"
 	"testing"
 
@@ -15,7 +16,8 @@ func TestLies(t *testing.T) {
 	r := Start(t)
 	ctx := context.Background()
 	ws := wire.ID{1}
-	if err := r.Provision(ctx, "", ws, bytes.Repeat([]byte{2}, 32)); err != nil {
+	genesis := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{2}, 32)).Public().(ed25519.PublicKey) // the relay refuses keys outside the prime-order subgroup
+	if err := r.Provision(ctx, "", ws, genesis); err != nil {
 		t.Fatal(err)
 	}
 	b := &backend{Backend: r.Service, r: r}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"io"
 	"net/http"
@@ -74,10 +75,10 @@ func TestHealthzDoesNotLeakTheDatabaseError(t *testing.T) {
 func TestGrantConnectionsCloseWhenTheAccessSetCannotBeRead(t *testing.T) {
 	a, joiner := newKey(t, 1), newKey(t, 3)
 	f := newFixture(t, Limits{RecheckInterval: time.Hour}, a)
-	secret := []byte("invite secret")
+	secret := newKey(t, 19).priv // the invite grant key
 	set, _ := f.back.AccessSet(context.Background(), f.ws)
 	set.Version++
-	set.Grants = []wire.ID{wire.GrantHash(secret)}
+	set.Grants = []wire.ID{wire.ID(secret.Public().(ed25519.PublicKey))}
 	f.back.replaceSet(set)
 	ca := f.client(a)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
