@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -38,7 +39,10 @@ type Message struct {
 	Mine    bool   `json:"mine"`
 	Text    string `json:"text"`
 	SentAt  int64  `json:"sentAt"`
-	State   string `json:"state"`
+	// State is "sent", "pending" (waiting in the outbox for the
+	// connection) or "failed" (refused; Error says why).
+	State string `json:"state"`
+	Error *Error `json:"error"`
 }
 
 // InviteScope is a group an invite may name.
@@ -329,6 +333,14 @@ func (w *Workspaces) toMessage(r *wsRun, user, channel string, m engine.Message)
 	you := r.prefs.You
 	r.mu.Unlock()
 	out := Message{ID: m.ID, Channel: channel, Text: m.Text, SentAt: m.Time.UnixMilli(), State: "sent", Mine: m.Author == user}
+	if m.State != "" {
+		// In this device's outbox: "pending" (goes out by itself once
+		// connected) or "failed" (refused; Error says why).
+		out.State = m.State
+		if m.Error != "" {
+			out.Error = toError(errors.New(m.Error))
+		}
+	}
 	switch {
 	case out.Mine && you != "":
 		out.Author = you
@@ -353,15 +365,21 @@ func (w *Workspaces) Messages(ws, channel string) ([]Message, error) {
 	if merr != nil {
 		return nil, toError(merr)
 	}
+	queued, qerr := r.eng.Outbox(channel)
+	if qerr != nil {
+		return nil, toError(qerr)
+	}
 	user := r.eng.Status().User
-	out := make([]Message, 0, len(msgs))
-	for _, m := range msgs {
+	out := make([]Message, 0, len(msgs)+len(queued))
+	for _, m := range append(msgs, queued...) {
 		out = append(out, w.toMessage(r, user, strings.ToLower(channel), m))
 	}
 	return out, nil
 }
 
-// Send posts text to a channel.
+// Send puts text in the channel's outbox and returns it as "pending" at
+// once; the engine sends it while connected, or as soon as it is again
+// (messages:changed tells when it went out or was refused).
 func (w *Workspaces) Send(ws, channel, text string) (Message, error) {
 	r, err := w.run(ws)
 	if err != nil {
@@ -376,11 +394,34 @@ func (w *Workspaces) Send(ws, channel, text string) (Message, error) {
 	}
 	ctx, cancel := w.callCtx()
 	defer cancel()
-	m, serr := r.eng.Send(ctx, channel, text)
+	m, serr := r.eng.Queue(ctx, channel, text)
 	if serr != nil {
 		return Message{}, toError(serr)
 	}
 	return w.toMessage(r, r.eng.Status().User, strings.ToLower(channel), m), nil
+}
+
+// RetrySend makes a failed message of the outbox pending again.
+func (w *Workspaces) RetrySend(ws, id string) error {
+	return w.outboxCall(ws, func(ctx context.Context, eng *engine.Engine) error { return eng.RetryOutbox(ctx, id) })
+}
+
+// DiscardSend drops a message from the outbox.
+func (w *Workspaces) DiscardSend(ws, id string) error {
+	return w.outboxCall(ws, func(ctx context.Context, eng *engine.Engine) error { return eng.DiscardOutbox(ctx, id) })
+}
+
+func (w *Workspaces) outboxCall(ws string, f func(context.Context, *engine.Engine) error) error {
+	r, err := w.run(ws)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := w.callCtx()
+	defer cancel()
+	if err := f(ctx, r.eng); err != nil {
+		return toError(err)
+	}
+	return nil
 }
 
 // MarkRead records that every message of a channel so far has been read.

@@ -210,6 +210,14 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 				}
 				r.mu.Unlock()
 				w.emitWorkspaces()
+			case engine.EventProblem:
+				r.mu.Lock()
+				r.problem = nil
+				if ev.Code != "" {
+					r.problem = &Error{Code: ev.Code, Message: sentenceOf(ev.Message)}
+				}
+				r.mu.Unlock()
+				w.emitWorkspaces()
 			case engine.EventProgress:
 				w.app.emit(w.ctx, EventProgress, Progress{ID: r.id + "/" + ev.Task, Label: progressLabel(ev.Task),
 					Done: ev.Done, Total: ev.Total, Finished: ev.Done >= ev.Total})
@@ -271,9 +279,6 @@ func (w *Workspaces) describe(r *wsRun) Workspace {
 		Pending: st.Pending, Problem: problem}
 	if ws.You == "" {
 		ws.You = "You"
-	}
-	if st.Ready {
-		ws.Problem = nil
 	}
 	if st.GenesisKey != "" && !st.Ready {
 		for _, p := range st.Pending {

@@ -216,6 +216,10 @@ type Message struct {
 	Time   time.Time `json:"time"`
 	Text   string    `json:"text"`
 	Edited bool      `json:"edited,omitempty"`
+	// State is "" for a message in the log, OutboxPending or OutboxFailed
+	// for one in this device's outbox (Error then says why).
+	State string `json:"state,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // Send posts text to a channel: an Automerge change to today's shard,
@@ -230,6 +234,13 @@ func (e *Engine) Send(ctx context.Context, channel, text string) (Message, error
 	if err != nil {
 		return Message{}, err
 	}
+	return e.sendText(ctx, gi, text, nil)
+}
+
+// sendText is Send with e.mu held and connected; also, when set, runs in
+// the transaction that stores the sent change (the outbox drops the item
+// there, so a crash never sends it twice nor loses it).
+func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, text string, also func(t *txn) error) (Message, error) {
 	g := e.groups[gi.Policy.Group]
 	if g == nil || g.mls == nil {
 		return Message{}, ErrNotMember
@@ -279,6 +290,11 @@ func (e *Engine) Send(ctx context.Context, channel, text string) (Message, error
 	if err := e.db.update(ctx, func(t *txn) error {
 		if err := e.saveShards(t); err != nil {
 			return err
+		}
+		if also != nil {
+			if err := also(t); err != nil {
+				return err
+			}
 		}
 		return e.saveGroup(t, g)
 	}); err != nil {

@@ -111,6 +111,14 @@ type Engine struct {
 	live        chan relayclient.Event // set while Run is running
 	liveMu      sync.Mutex
 	missed      atomic.Bool // an event was dropped: Run must sync
+	// offline: the relay connection dropped and is not back (false
+	// before the first dial); workCancel (under liveMu) cancels Run's
+	// work in progress when it drops.
+	offline    atomic.Bool
+	workCancel context.CancelFunc
+	// outbox: messages waiting to be sent, oldest first; kick wakes Run.
+	outbox []outboxItem
+	kick   chan struct{}
 	// rootFresh: the root was caught up at the start of this join loop.
 	rootFresh bool
 }
@@ -144,7 +152,7 @@ func newEngine(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{opts: opts, rand: opts.Rand, now: opts.Clock, db: d, groups: map[identity.GroupID]*group{},
-		shards: map[shardKey]*shard{}}
+		shards: map[shardKey]*shard{}, kick: make(chan struct{}, 1)}
 	e.mlsCfg = &mls.Config{Rand: e.rand, Now: e.now, Credential: e.authLeaf}
 	return e, nil
 }
@@ -198,6 +206,9 @@ func (e *Engine) load(ctx context.Context) error {
 		if err := e.roster.ApplyBytes(op); err != nil {
 			return fmt.Errorf("engine: stored roster operation %d: %w", i, err)
 		}
+	}
+	if err := e.loadOutbox(ctx); err != nil {
+		return err
 	}
 	return e.loadGroups(ctx)
 }
@@ -263,11 +274,56 @@ func (e *Engine) connect(ctx context.Context) error {
 	if e.client != nil {
 		return nil
 	}
+	cfg, err := e.dialConfig(ctx)
+	if err != nil {
+		return err
+	}
+	c, err := relayclient.Dial(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	e.install(c)
+	return nil
+}
+
+// dialLive is connect for Run: it dials without holding e.mu, so the
+// engine's reads answer while the relay is unreachable.
+func (e *Engine) dialLive(ctx context.Context) error {
+	e.mu.Lock()
+	if e.client != nil {
+		_, up := e.client.Principal()
+		e.offline.Store(!up)
+		e.mu.Unlock()
+		e.emit(Event{Kind: EventConnection, Connected: up})
+		return nil
+	}
+	gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	cfg, err := e.dialConfig(gctx)
+	cancel()
+	e.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	c, err := relayclient.Dial(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.client != nil {
+		c.Close()
+		return nil
+	}
+	e.install(c)
+	return nil
+}
+
+func (e *Engine) dialConfig(ctx context.Context) (relayclient.Config, error) {
 	cred := relayclient.KeyCredential(e.edKey, wire.PrincipalDevice)
 	if e.meta.Invite != nil {
 		set, err := e.grantNeeded(ctx)
 		if err != nil {
-			return err
+			return relayclient.Config{}, err
 		}
 		if set {
 			if cred, err = grantCredential(e.edKey, e.meta.Invite.Secret); err != nil {
@@ -275,21 +331,31 @@ func (e *Engine) connect(ctx context.Context) error {
 			}
 		}
 	}
-	c, err := relayclient.Dial(ctx, relayclient.Config{URL: e.meta.Relay, Workspace: wire.ID(e.meta.Workspace),
-		Credential: cred, Rand: e.rand})
-	if err != nil {
-		return err
-	}
+	return relayclient.Config{URL: e.meta.Relay, Workspace: wire.ID(e.meta.Workspace), Credential: cred, Rand: e.rand}, nil
+}
+
+func (e *Engine) install(c *relayclient.Client) {
 	e.client = c
+	e.offline.Store(false)
 	go e.drainEvents(c)
 	e.emit(Event{Kind: EventConnection, Connected: true})
-	return nil
 }
 
 // drainEvents forwards the client's events to Run while it runs and drops
 // them otherwise (Sync catches up by fetching).
 func (e *Engine) drainEvents(c *relayclient.Client) {
 	for ev := range c.Events() {
+		switch ev.Kind {
+		case relayclient.EventDisconnected:
+			e.offline.Store(true)
+			e.liveMu.Lock()
+			if e.workCancel != nil {
+				e.workCancel()
+			}
+			e.liveMu.Unlock()
+		case relayclient.EventConnected:
+			e.offline.Store(false)
+		}
 		e.liveMu.Lock()
 		ch := e.live
 		e.liveMu.Unlock()

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/hex"
+	"strings"
 	"time"
 
 	"weald/backend/identity"
@@ -13,7 +14,14 @@ import (
 // Run syncs, then stays connected and acts on events until ctx ends, as an
 // agent process or the desktop app does: new envelopes are processed as
 // they arrive (EventMessages, alerts, evictions), a roster change runs the
-// join loop and the admin's access-set duty, a reconnect syncs again.
+// join loop and the admin's access-set duty, a reconnect syncs again and
+// sends the outbox.
+//
+// Offline, Run holds no lock: it dials outside the engine's lock, and work
+// in progress when the connection drops is cancelled (beginWork), so the
+// UI's reads answer at once and show the offline state (EventConnection).
+// A sync that fails is reported as EventProblem and retried; the next one
+// that succeeds clears it.
 func (e *Engine) Run(ctx context.Context) error {
 	ch := make(chan relayclient.Event, 256)
 	e.liveMu.Lock()
@@ -31,105 +39,148 @@ func (e *Engine) Run(ctx context.Context) error {
 			}
 		}
 	}()
-	if _, err := e.Sync(ctx); err != nil {
-		return err
+	e.mu.Lock()
+	setup := (e.meta.Creator && !e.meta.Steps[StepReady]) || (e.meta.Invite != nil && !e.meta.Invite.Done)
+	e.mu.Unlock()
+	if !setup {
+		// Setup (bootstrap, redemption) dials by itself, in its order.
+		if err := e.dialLive(ctx); err != nil {
+			return err
+		}
 	}
 	subscribed := map[identity.GroupID]bool{}
-	subscribe := func() error {
+	subscribe := func(ctx context.Context) error {
 		var items []wire.SubscribeItem
 		for id, g := range e.groups {
 			if g.mls != nil && g.mls.Active() && !subscribed[id] {
 				items = append(items, wire.SubscribeItem{Group: wire.ID(id), AfterSeq: g.rec.LastSeq})
-				subscribed[id] = true
 			}
 		}
 		if len(items) == 0 {
 			return nil
 		}
-		return e.client.Subscribe(ctx, items...)
-	}
-	e.mu.Lock()
-	err := subscribe()
-	e.mu.Unlock()
-	if err != nil {
-		return err
+		if err := e.client.Subscribe(ctx, items...); err != nil {
+			return err
+		}
+		for _, it := range items {
+			subscribed[identity.GroupID(it.Group)] = true
+		}
+		return nil
 	}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	// What a sync could not finish (a join that met groups/no_bundle, a
-	// dropped connection, a relay restart) is retried with backoff, reset
-	// whenever a channel was joined, so no transient failure leaves a
-	// channel visible and unread until some unrelated event.
+	// dropped connection, a relay restart, a message in the outbox) is
+	// retried with backoff, reset whenever a channel was joined, so no
+	// transient failure leaves a channel visible and unread, or a message
+	// unsent, until some unrelated event.
 	var bo retryBackoff
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
 	armed := false
-	settle := func(err error, joinedBefore int) {
-		if e.joinedCount() > joinedBefore {
+	problem := ""
+	// work runs f with e.mu held, then the outbox, then decides whether to
+	// retry, and reports a failure or its end (EventProblem).
+	work := func(f func(ctx context.Context) error) error {
+		wctx, done := e.beginWork(ctx)
+		e.mu.Lock()
+		before := e.joinedCount()
+		err := f(wctx)
+		if err == nil {
+			err = subscribe(wctx)
+		}
+		if err == nil {
+			err = e.drainOutbox(wctx)
+		}
+		if e.joinedCount() > before {
 			bo.reset()
 		}
-		if err == nil && !e.joinLeft() {
+		left := err != nil || e.joinLeft() || e.outboxWaiting()
+		e.mu.Unlock()
+		done()
+		if ctx.Err() != nil {
+			return err
+		}
+		switch {
+		case !left:
 			bo.reset()
 			if armed {
 				retry.Stop()
 				armed = false
 			}
-			return
-		}
-		if !armed {
+		case !armed && !e.offline.Load():
+			// Offline, the reconnect (EventConnected) syncs.
 			retry.Reset(bo.next())
 			armed = true
 		}
+		msg := ""
+		if err != nil && !transient(err) {
+			msg = err.Error()
+		}
+		if msg != problem {
+			problem = msg
+			code, sentence := splitCode(msg)
+			e.emit(Event{Kind: EventProblem, Code: code, Message: sentence})
+		}
+		return err
 	}
-	e.mu.Lock()
-	settle(nil, 0)
-	e.mu.Unlock()
+	syncAll := func(ctx context.Context) error { _, err := e.sync(ctx); return err }
+	if err := work(syncAll); err != nil && !transient(err) {
+		// A first sync that fails for a reason the connection does not
+		// explain (the workspace not provisioned, a refused redemption)
+		// is the caller's to report and retry.
+		return err
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-retry.C:
 			armed = false
-			e.mu.Lock()
-			before := e.joinedCount()
-			_, err := e.sync(ctx)
-			if err == nil {
-				err = subscribe()
-			}
-			settle(err, before)
-			e.mu.Unlock()
-			if err != nil && ctx.Err() == nil {
-				e.emit(Event{Kind: EventAlert, Code: "sync/error", Message: err.Error()})
-			}
+			work(syncAll)
+		case <-e.kick:
+			work(func(context.Context) error { return nil })
 		case <-tick.C:
 			if e.missed.Swap(false) {
-				e.mu.Lock()
-				before := e.joinedCount()
-				_, err := e.sync(ctx)
-				if err == nil {
-					err = subscribe()
-				}
-				settle(err, before)
-				e.mu.Unlock()
-				if err != nil && ctx.Err() == nil {
-					e.emit(Event{Kind: EventAlert, Code: "sync/error", Message: err.Error()})
-				}
+				work(syncAll)
 			}
 		case ev := <-ch:
-			e.mu.Lock()
-			before := e.joinedCount()
-			err := e.handle(ctx, ev)
-			if err == nil {
-				err = subscribe()
+			if ev.Kind == relayclient.EventDisconnected {
+				e.emit(Event{Kind: EventConnection, Connected: false})
+				continue
 			}
-			if ev.Kind != relayclient.EventDisconnected {
-				settle(err, before)
-			}
-			e.mu.Unlock()
-			if err != nil && ctx.Err() == nil {
-				e.emit(Event{Kind: EventAlert, Code: "sync/error", Message: err.Error()})
-			}
+			work(func(ctx context.Context) error { return e.handle(ctx, ev) })
 		}
+	}
+}
+
+// splitCode splits "area/name: sentence" into its code and sentence.
+func splitCode(s string) (string, string) {
+	if s == "" {
+		return "", ""
+	}
+	if i := strings.Index(s, ": "); i > 0 && strings.Contains(s[:i], "/") && !strings.ContainsAny(s[:i], " \t") {
+		return s[:i], s[i+2:]
+	}
+	return "sync/error", s
+}
+
+// beginWork returns a context for work done while connected: it is
+// cancelled when the connection drops (drainEvents), so no request waits
+// for a reconnect with the engine's lock held.
+func (e *Engine) beginWork(ctx context.Context) (context.Context, func()) {
+	wctx, cancel := context.WithCancel(ctx)
+	e.liveMu.Lock()
+	e.workCancel = cancel
+	e.liveMu.Unlock()
+	if e.offline.Load() {
+		cancel()
+	}
+	return wctx, func() {
+		e.liveMu.Lock()
+		e.workCancel = nil
+		e.liveMu.Unlock()
+		cancel()
 	}
 }
 
@@ -188,8 +239,6 @@ func (e *Engine) handle(ctx context.Context, ev relayclient.Event) error {
 		e.emit(Event{Kind: EventConnection, Connected: true})
 		_, err := e.sync(ctx)
 		return err
-	case relayclient.EventDisconnected:
-		e.emit(Event{Kind: EventConnection, Connected: false})
 	}
 	return nil
 }

@@ -6,6 +6,33 @@ import { ErrorNote } from './Dialog'
 
 const time = (ms: number) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
 
+/** SendError: why a message was not sent, and what to do with it. */
+function SendError({
+  error,
+  onRetry,
+  onDiscard,
+}: {
+  error?: { code: string; message: string } | null
+  onRetry: () => void
+  onDiscard: () => void
+}) {
+  return (
+    <div className="send-error">
+      {error ? (
+        <p role="alert">
+          {plainMessage(error)} <code>{error.code}</code>
+        </p>
+      ) : null}
+      <button type="button" onClick={onRetry}>
+        Send again
+      </button>
+      <button type="button" onClick={onDiscard}>
+        Discard
+      </button>
+    </div>
+  )
+}
+
 /** MessagePane: the channel's history, the sends in flight and the composer below. */
 export function MessagePane({
   channel,
@@ -39,11 +66,22 @@ export function MessagePane({
         ) : null}
         <ol className="message-list">
           {messages.map((m) => (
-            <li key={m.id} className="message" data-mine={m.mine || undefined}>
+            <li key={m.id} className="message" data-mine={m.mine || undefined} data-state={m.state}>
               <div className="message-meta">
                 <span className="author">{m.author}</span> <time dateTime={new Date(m.sentAt).toISOString()}>{time(m.sentAt)}</time>
+                {m.state !== 'sent' ? (
+                  <>
+                    {' '}
+                    <span className="send-state" role="status">
+                      {m.state === 'pending' ? 'Sending…' : 'Not sent'}
+                    </span>
+                  </>
+                ) : null}
               </div>
               <div className="message-text">{m.text}</div>
+              {m.state === 'failed' ? (
+                <SendError error={m.error} onRetry={() => onRetry(m.id)} onDiscard={() => onDiscard(m.id)} />
+              ) : null}
             </li>
           ))}
           {outgoing.map((o) => (
@@ -56,17 +94,7 @@ export function MessagePane({
               </div>
               <div className="message-text">{o.text}</div>
               {o.state === 'failed' && o.error ? (
-                <div className="send-error">
-                  <p role="alert">
-                    {plainMessage(o.error)} <code>{o.error.code}</code>
-                  </p>
-                  <button type="button" onClick={() => onRetry(o.key)}>
-                    Send again
-                  </button>
-                  <button type="button" onClick={() => onDiscard(o.key)}>
-                    Discard
-                  </button>
-                </div>
+                <SendError error={o.error} onRetry={() => onRetry(o.key)} onDiscard={() => onDiscard(o.key)} />
               ) : null}
             </li>
           ))}

@@ -257,6 +257,70 @@ describe('Shell', () => {
     expect(screen.queryByRole('alert')).toBeNull()
   })
 
+  it('shows the offline state and clears it by itself once connected again', async () => {
+    inWorkspace()
+    holder.current.api.workspaces.list.mockResolvedValue([ws({ connected: false })])
+    render(<Shell />)
+    await screen.findByText('hello')
+    expect((await screen.findByText(/Not connected to the relay; reconnecting/)).textContent).toMatch(/go out by themselves once connected/)
+    act(() => holder.current.emit('workspaces', [ws({ connected: true, problem: { code: 'roster/invalid', message: 'the roster is not trusted' } })]))
+    expect(screen.queryByText(/Not connected to the relay/)).toBeNull()
+    expect(screen.getByText(/Not in sync/).textContent).toMatch(/roster\/invalid.*Weald keeps trying/)
+    act(() => holder.current.emit('workspaces', [ws({ connected: true, problem: null })]))
+    expect(screen.queryByText(/Not in sync/)).toBeNull()
+  })
+
+  it('keeps a message waiting in the outbox on screen across a channel switch, and it goes out by itself', async () => {
+    const chans = [...defaults(), chan({ id: hex(0x12), name: 'design' })]
+    inWorkspace(chans)
+    const a = holder.current.api
+    const pending = msg({ id: 'out-1', text: 'typed offline', mine: true, state: 'pending' })
+    a.messages.send.mockResolvedValueOnce(pending)
+    render(<Shell />)
+    await screen.findByText('hello')
+    await userEvent.type(screen.getByLabelText('Message'), 'typed offline{Enter}')
+    expect(await screen.findByText('typed offline')).toBeTruthy()
+    expect(screen.getByText('Sending…')).toBeTruthy()
+    // Away and back: the list from Go holds the outbox.
+    a.messages.list.mockImplementation(async (_ws: string, c: string) => (c === hex(0x10) ? [msg({ text: 'hello' }), pending] : []))
+    await userEvent.click(screen.getByRole('button', { name: '#design' }))
+    await screen.findByText(/No messages in #design yet/)
+    await userEvent.click(screen.getByRole('button', { name: '#general' }))
+    expect(await screen.findByText('typed offline')).toBeTruthy()
+    expect(screen.getByText('Sending…')).toBeTruthy()
+    // Reconnected: it is in the log now, not in the outbox.
+    a.messages.list.mockResolvedValue([msg({ text: 'hello' }), msg({ id: 'm9', text: 'typed offline', mine: true })])
+    act(() => holder.current.emit('messages', { workspace: hex(1), channel: hex(0x10) }))
+    await screen.findByText('typed offline')
+    await vi.waitFor(() => expect(screen.queryByText('Sending…')).toBeNull())
+    expect(screen.getAllByText('typed offline')).toHaveLength(1)
+  })
+
+  it('offers to send a refused outbox message again or discard it', async () => {
+    const failed = msg({ id: 'out-2', text: 'to nowhere', mine: true, state: 'failed', error: { code: 'channel/unknown', message: 'there is no channel with that name or id' } })
+    inWorkspace(defaults(), [msg({ text: 'hello' }), failed])
+    const a = holder.current.api
+    a.messages.retry.mockResolvedValue(undefined)
+    a.messages.discard.mockResolvedValue(undefined)
+    render(<Shell />)
+    expect(await screen.findByText('Not sent')).toBeTruthy()
+    expect(screen.getByRole('alert').textContent).toContain('channel/unknown')
+    await userEvent.click(screen.getByRole('button', { name: 'Send again' }))
+    expect(a.messages.retry).toHaveBeenCalledWith(hex(1), 'out-2')
+    await userEvent.click(screen.getByRole('button', { name: 'Discard' }))
+    expect(a.messages.discard).toHaveBeenCalledWith(hex(1), 'out-2')
+    expect(screen.queryByText('to nowhere')).toBeNull()
+  })
+
+  it('clears a channel-list error once the list arrives', async () => {
+    inWorkspace()
+    holder.current.api.channels.list.mockRejectedValueOnce(new ApiError('relay/unreachable', 'x'))
+    render(<Shell />)
+    expect(await screen.findByText(/relay\/unreachable/)).toBeTruthy()
+    act(() => holder.current.emit('channels', { workspace: hex(1), channels: defaults() }))
+    expect(screen.queryByText(/relay\/unreachable/)).toBeNull()
+  })
+
   it('shows a message from another member live', async () => {
     inWorkspace()
     render(<Shell />)

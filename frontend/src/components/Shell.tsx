@@ -9,6 +9,7 @@ import { useWorkspaces } from '../state/useWorkspaces'
 import { plainMessage } from '../state/errors'
 import { ChannelHeader } from './ChannelHeader'
 import { ChannelList } from './ChannelList'
+import { ConnectionStatus } from './ConnectionStatus'
 import { ErrorNote } from './Dialog'
 import { FirstRun } from './FirstRun'
 import { InviteDialog } from './InviteDialog'
@@ -178,6 +179,7 @@ export function Shell() {
           onInvite={showChannel && current ? () => setModal('invite') : undefined}
         />
         <ProgressList items={progress} />
+        {current?.ready && showChannel ? <ConnectionStatus ws={current} /> : null}
         {alerts.map((a) => (
           <div key={a.key} className="banner alert-banner" role="alert">
             <p className="error-note">

@@ -5,16 +5,29 @@ import { api, toApiError, type ApiError, type Channel } from '../lib/api'
 export function useChannels(ws: string | null) {
   const [channels, setChannels] = useState<Channel[]>([])
   const [error, setError] = useState<ApiError | null>(null)
+  // A listing error is stale once a list arrives; an action's stays until the next action.
+  const [listFailed, setListFailed] = useState(false)
 
   useEffect(() => {
     setChannels([])
     setError(null)
     if (!ws) return
     let live = true
-    const off = api.channels.onChanged((e) => live && e.workspace === ws && setChannels(e.channels))
+    const got = (list: Channel[]) => {
+      setChannels(list)
+      setListFailed((failed) => {
+        if (failed) setError(null)
+        return false
+      })
+    }
+    const off = api.channels.onChanged((e) => live && e.workspace === ws && got(e.channels))
     api.channels.list(ws).then(
-      (list) => live && setChannels(list),
-      (e) => live && setError(toApiError(e)),
+      (list) => live && got(list),
+      (e) => {
+        if (!live) return
+        setError(toApiError(e))
+        setListFailed(true)
+      },
     )
     return () => {
       live = false
@@ -25,6 +38,7 @@ export function useChannels(ws: string | null) {
   const replace = (c: Channel) => setChannels((list) => list.map((x) => (x.id === c.id ? c : x)))
   const act = useCallback(async <T>(f: () => Promise<T>): Promise<T> => {
     setError(null)
+    setListFailed(false)
     try {
       return await f()
     } catch (e) {

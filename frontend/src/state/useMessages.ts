@@ -24,8 +24,12 @@ export function useMessages(ws: string | null, channel: string | null) {
     if (!ws || !channel) return
     let live = true
     setLoading(true)
+    // The list holds the log and this device's outbox: an outbox message
+    // missing from it went out (it is in the log now) or was discarded.
     const merge = (list: Message[]) =>
-      setMessages((prev) => [...list, ...prev.filter((p) => !list.some((m) => m.id === p.id))].sort((a, b) => a.sentAt - b.sentAt))
+      setMessages((prev) =>
+        [...list, ...prev.filter((p) => p.state === 'sent' && !list.some((m) => m.id === p.id))].sort((a, b) => a.sentAt - b.sentAt),
+      )
     const off = api.messages.onChanged(
       (e) =>
         live &&
@@ -59,6 +63,8 @@ export function useMessages(ws: string | null, channel: string | null) {
       if (!ws || !channel) return
       setOutgoing((o) => o.map((x) => (x.key === key ? { ...x, state: 'sending', error: undefined } : x)))
       try {
+        // Back at once: the message waits in the outbox (pending) and goes
+        // out by itself, now or once the connection is back.
         const m = await api.messages.send(ws, channel, text)
         setOutgoing((o) => o.filter((x) => x.key !== key))
         setMessages((list) => (list.some((x) => x.id === m.id) ? list : [...list, m]))
@@ -78,14 +84,24 @@ export function useMessages(ws: string | null, channel: string | null) {
     },
     [sendOne],
   )
+  // key is a send that never reached the outbox, or a failed outbox message's id.
   const retry = useCallback(
     (key: string) => {
       const o = outgoing.find((x) => x.key === key)
       if (o) return sendOne(key, o.text)
+      if (ws) return api.messages.retry(ws, key).catch((e) => setError(toApiError(e)))
     },
-    [outgoing, sendOne],
+    [outgoing, sendOne, ws],
   )
-  const discard = useCallback((key: string) => setOutgoing((o) => o.filter((x) => x.key !== key)), [])
+  const discard = useCallback(
+    (key: string) => {
+      if (outgoing.some((x) => x.key === key)) return setOutgoing((o) => o.filter((x) => x.key !== key))
+      if (!ws) return
+      setMessages((list) => list.filter((m) => m.id !== key))
+      api.messages.discard(ws, key).catch((e) => setError(toApiError(e)))
+    },
+    [outgoing, ws],
+  )
 
   return { messages, outgoing, error, loading, send, retry, discard }
 }

@@ -27,7 +27,7 @@ export function makeApi() {
       move: vi.fn(),
       onChanged: on('channels'),
     },
-    messages: { list: vi.fn(), send: vi.fn(), markRead: vi.fn(), onChanged: on('messages') },
+    messages: { list: vi.fn(), send: vi.fn(), retry: vi.fn(), discard: vi.fn(), markRead: vi.fn(), onChanged: on('messages') },
     invites: { scopes: vi.fn(), create: vi.fn() },
     onProgress: on('progress'),
     onAlert: on('alert'),

@@ -209,6 +209,7 @@ export namespace app {
 	    text: string;
 	    sentAt: number;
 	    state: string;
+	    error?: Error;
 	
 	    static createFrom(source: any = {}) {
 	        return new Message(source);
@@ -223,7 +224,26 @@ export namespace app {
 	        this.text = source["text"];
 	        this.sentAt = source["sentAt"];
 	        this.state = source["state"];
+	        this.error = this.convertValues(source["error"], Error);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	
 	export class Project {

@@ -49,7 +49,11 @@ export interface Workspace {
   problem: { code: string; message: string } | null
 }
 
-export type MessageState = 'sent' | 'sending' | 'failed'
+/**
+ * sent: in the channel's log. pending: in this device's outbox, sent by itself
+ * once connected. failed: refused (error says why); send it again or discard it.
+ */
+export type MessageState = 'sent' | 'pending' | 'failed'
 
 export interface Message {
   id: string
@@ -61,6 +65,8 @@ export interface Message {
   /** Unix milliseconds. */
   sentAt: number
   state: MessageState
+  /** Why a failed message was refused. */
+  error?: { code: string; message: string } | null
 }
 
 export interface CreatedWorkspace {

@@ -10,6 +10,8 @@ export function CreateChannel(arg1:string,arg2:string,arg3:string):Promise<app.C
 
 export function CreateInvite(arg1:string,arg2:Array<string>,arg3:number):Promise<app.Invite>;
 
+export function DiscardSend(arg1:string,arg2:string):Promise<void>;
+
 export function InviteScopes(arg1:string):Promise<Array<app.InviteScope>>;
 
 export function Join(arg1:string):Promise<app.Created>;
@@ -23,6 +25,8 @@ export function Messages(arg1:string,arg2:string):Promise<Array<app.Message>>;
 export function MoveChannel(arg1:string,arg2:string,arg3:number):Promise<Array<app.Channel>>;
 
 export function RenameChannel(arg1:string,arg2:string,arg3:string):Promise<app.Channel>;
+
+export function RetrySend(arg1:string,arg2:string):Promise<void>;
 
 export function Send(arg1:string,arg2:string,arg3:string):Promise<app.Message>;
 

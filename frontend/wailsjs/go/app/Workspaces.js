@@ -18,6 +18,10 @@ export function CreateInvite(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['CreateInvite'](arg1, arg2, arg3);
 }
 
+export function DiscardSend(arg1, arg2) {
+  return window['go']['app']['Workspaces']['DiscardSend'](arg1, arg2);
+}
+
 export function InviteScopes(arg1) {
   return window['go']['app']['Workspaces']['InviteScopes'](arg1);
 }
@@ -44,6 +48,10 @@ export function MoveChannel(arg1, arg2, arg3) {
 
 export function RenameChannel(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['RenameChannel'](arg1, arg2, arg3);
+}
+
+export function RetrySend(arg1, arg2) {
+  return window['go']['app']['Workspaces']['RetrySend'](arg1, arg2);
 }
 
 export function Send(arg1, arg2, arg3) {

@@ -1,0 +1,236 @@
+package engine
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sort"
+	"time"
+
+	"weald/backend/identity"
+	"weald/backend/relayclient"
+)
+
+// The outbox holds messages typed while they could not be sent: offline, or
+// while the relay restarts. Each waits, in order, in the local store (key
+// "outbox/<queued time><id>") and goes out by itself once the client is
+// connected (Run drains it on connect, on Queue and on its retry timer).
+// A message the relay or the channel refuses for good is kept as failed,
+// with the reason, until it is sent again (RetryOutbox) or discarded.
+
+// Outbox states (Message.State).
+const (
+	OutboxPending = "pending"
+	OutboxFailed  = "failed"
+)
+
+// MaxOutbox bounds the messages waiting on one device.
+const MaxOutbox = 1000
+
+// ErrOutboxFull and ErrNoOutboxItem are the outbox's refusals.
+var (
+	ErrOutboxFull   = fmt.Errorf("outbox/full: %d messages are already waiting to be sent; wait for the connection to come back", MaxOutbox)
+	ErrNoOutboxItem = errors.New("outbox/unknown: that message is not waiting to be sent")
+)
+
+// outboxItem is one waiting message.
+type outboxItem struct {
+	ID     string    `json:"id"`
+	Group  hexID     `json:"group"`
+	Text   string    `json:"text"`
+	Queued time.Time `json:"queued"`
+	Failed string    `json:"failed,omitempty"` // "code: sentence" when not retried by itself
+}
+
+func (it *outboxItem) key() string {
+	return fmt.Sprintf("outbox/%020d-%s", it.Queued.UnixNano(), it.ID)
+}
+
+func (e *Engine) loadOutbox(ctx context.Context) error {
+	all, err := e.db.prefix(ctx, "outbox/")
+	if err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(all))
+	for k := range all {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	e.outbox = e.outbox[:0]
+	for _, k := range keys {
+		var it outboxItem
+		if err := json.Unmarshal(all[k], &it); err != nil {
+			return fmt.Errorf("engine: stored %s: %w", k, err)
+		}
+		e.outbox = append(e.outbox, it)
+	}
+	return nil
+}
+
+func (e *Engine) putOutbox(ctx context.Context, it outboxItem) error {
+	b, err := json.Marshal(&it)
+	if err != nil {
+		return err
+	}
+	return e.db.update(ctx, func(t *txn) error { return t.put(it.key(), b) })
+}
+
+// Queue puts text in the outbox of a channel this device is a member of
+// and returns it as a pending message at once; Run sends it when it can.
+func (e *Engine) Queue(ctx context.Context, channel, text string) (Message, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	gi, err := e.resolveChannel(channel)
+	if err != nil {
+		return Message{}, err
+	}
+	if !e.member(gi.Policy.Group) {
+		return Message{}, ErrNotMember
+	}
+	if len(e.outbox) >= MaxOutbox {
+		return Message{}, ErrOutboxFull
+	}
+	var id [8]byte
+	if _, err := io.ReadFull(e.rand, id[:]); err != nil {
+		return Message{}, err
+	}
+	it := outboxItem{ID: "out-" + hex.EncodeToString(id[:]), Group: hexID(gi.Policy.Group), Text: text, Queued: e.now().UTC()}
+	if err := e.putOutbox(ctx, it); err != nil {
+		return Message{}, err
+	}
+	e.outbox = append(e.outbox, it)
+	e.emit(Event{Kind: EventMessages, Channel: it.Group.hex()})
+	e.kickOutbox()
+	return e.outboxMessage(&it), nil
+}
+
+func (e *Engine) kickOutbox() {
+	select {
+	case e.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (e *Engine) outboxMessage(it *outboxItem) Message {
+	m := Message{ID: it.ID, Author: e.meta.User.hex(), Device: hexID(e.devID).hex(), Time: it.Queued, Text: it.Text, State: OutboxPending}
+	if it.Failed != "" {
+		m.State, m.Error = OutboxFailed, it.Failed
+	}
+	return m
+}
+
+// Outbox returns the messages of a channel waiting in this device's outbox,
+// oldest first.
+func (e *Engine) Outbox(channel string) ([]Message, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	gi, err := e.resolveChannel(channel)
+	if err != nil {
+		return nil, err
+	}
+	out := []Message{}
+	for i := range e.outbox {
+		if e.outbox[i].Group == hexID(gi.Policy.Group) {
+			out = append(out, e.outboxMessage(&e.outbox[i]))
+		}
+	}
+	return out, nil
+}
+
+// RetryOutbox makes a failed message pending again; DiscardOutbox drops a
+// waiting message.
+func (e *Engine) RetryOutbox(ctx context.Context, id string) error {
+	return e.editOutbox(ctx, id, func(it *outboxItem) bool { it.Failed = ""; return true })
+}
+
+func (e *Engine) DiscardOutbox(ctx context.Context, id string) error {
+	return e.editOutbox(ctx, id, func(*outboxItem) bool { return false })
+}
+
+func (e *Engine) editOutbox(ctx context.Context, id string, edit func(*outboxItem) bool) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := range e.outbox {
+		it := e.outbox[i]
+		if it.ID != id {
+			continue
+		}
+		if edit(&it) {
+			if err := e.putOutbox(ctx, it); err != nil {
+				return err
+			}
+			e.outbox[i] = it
+			e.kickOutbox()
+		} else {
+			if err := e.db.update(ctx, func(t *txn) error { return t.del(it.key()) }); err != nil {
+				return err
+			}
+			e.outbox = append(e.outbox[:i], e.outbox[i+1:]...)
+		}
+		e.emit(Event{Kind: EventMessages, Channel: it.Group.hex()})
+		return nil
+	}
+	return ErrNoOutboxItem
+}
+
+// outboxWaiting reports whether messages wait to be sent by themselves.
+func (e *Engine) outboxWaiting() bool {
+	for i := range e.outbox {
+		if e.outbox[i].Failed == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// drainOutbox sends the waiting messages in order while connected (e.mu
+// held). It stops at the first one the connection failed for (it is tried
+// again on reconnect) and keeps one refused for good as failed.
+func (e *Engine) drainOutbox(ctx context.Context) error {
+	for i := 0; i < len(e.outbox); {
+		if e.client == nil || e.offline.Load() || ctx.Err() != nil {
+			return nil
+		}
+		it := e.outbox[i]
+		if it.Failed != "" {
+			i++
+			continue
+		}
+		gi, ok := e.roster.Group(identity.GroupID(it.Group))
+		var err error
+		if !ok || gi.Deleted {
+			err = ErrNoChannel
+		} else {
+			sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+			_, err = e.sendText(sctx, gi, it.Text, func(t *txn) error { return t.del(it.key()) })
+			cancel()
+		}
+		if err == nil {
+			e.outbox = append(e.outbox[:i], e.outbox[i+1:]...)
+			continue
+		}
+		if transient(err) {
+			return err
+		}
+		it.Failed = err.Error()
+		if perr := e.putOutbox(ctx, it); perr != nil {
+			return perr
+		}
+		e.outbox[i] = it
+		e.emit(Event{Kind: EventMessages, Channel: it.Group.hex()})
+		i++
+	}
+	return nil
+}
+
+// transient reports whether err is the connection's (retried on reconnect)
+// rather than a refusal of the message.
+func transient(err error) bool {
+	var ne net.Error
+	return errors.Is(err, relayclient.ErrDisconnected) || errors.Is(err, relayclient.ErrClosed) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.As(err, &ne)
+}
