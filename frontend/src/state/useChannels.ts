@@ -6,7 +6,7 @@ export function useChannels(ws: string | null) {
   const [channels, setChannels] = useState<Channel[]>([])
   const [error, setError] = useState<ApiError | null>(null)
   // A listing error is stale once a list arrives; an action's stays until the next action.
-  const [listFailed, setListFailed] = useState(false)
+  const [, setListFailed] = useState(false)
 
   useEffect(() => {
     setChannels([])
