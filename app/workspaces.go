@@ -66,6 +66,9 @@ type wsRun struct {
 	id     string
 	eng    *engine.Engine
 	events chan engine.Event
+	ctx    context.Context // ends when the workspace is removed or the app stops
+	cancel context.CancelFunc
+	loops  sync.WaitGroup
 
 	mu        sync.Mutex
 	prefs     prefs
@@ -135,8 +138,10 @@ func (w *Workspaces) openLocked(id string) *Error {
 		return toError(err)
 	}
 	r.eng = eng
+	r.ctx, r.cancel = context.WithCancel(w.ctx)
 	w.runs[id] = r
 	w.wg.Add(2)
+	r.loops.Add(2)
 	go w.runLoop(r)
 	go w.eventLoop(r)
 	return nil
@@ -147,11 +152,12 @@ func (w *Workspaces) openLocked(id string) *Error {
 // incomplete setup finishes by itself (spec "A partial bootstrap is resumed").
 func (w *Workspaces) runLoop(r *wsRun) {
 	defer w.wg.Done()
+	defer r.loops.Done()
 	delay := time.Second
 	for {
 		began := time.Now()
-		err := r.eng.Run(w.ctx)
-		if w.ctx.Err() != nil {
+		err := r.eng.Run(r.ctx)
+		if r.ctx.Err() != nil {
 			return
 		}
 		r.mu.Lock()
@@ -166,7 +172,7 @@ func (w *Workspaces) runLoop(r *wsRun) {
 		}
 		t := time.NewTimer(delay)
 		select {
-		case <-w.ctx.Done():
+		case <-r.ctx.Done():
 			t.Stop()
 			return
 		case <-t.C:
@@ -181,9 +187,10 @@ func (w *Workspaces) runLoop(r *wsRun) {
 // engine's lock, as engine.Options.OnEvent requires).
 func (w *Workspaces) eventLoop(r *wsRun) {
 	defer w.wg.Done()
+	defer r.loops.Done()
 	for {
 		select {
-		case <-w.ctx.Done():
+		case <-r.ctx.Done():
 			return
 		case ev := <-r.events:
 			switch ev.Kind {
@@ -214,7 +221,7 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 				r.mu.Lock()
 				r.problem = nil
 				if ev.Code != "" {
-					r.problem = &Error{Code: ev.Code, Message: sentenceOf(ev.Message)}
+					r.problem = toError(errors.New(ev.Message))
 				}
 				r.mu.Unlock()
 				w.emitWorkspaces()
@@ -280,7 +287,10 @@ func (w *Workspaces) describe(r *wsRun) Workspace {
 	if ws.You == "" {
 		ws.You = "You"
 	}
-	if st.GenesisKey != "" && !st.Ready {
+	// The operator step is named only while the relay answered that it
+	// does not hold the workspace: an unreachable relay is not that.
+	unprovisioned := problem == nil || problem.Code == "workspace/not_provisioned"
+	if st.GenesisKey != "" && !st.Ready && unprovisioned {
 		for _, p := range st.Pending {
 			if p == "bootstrap:"+engine.StepGenesisSet {
 				ws.Provision = &Provision{Workspace: st.Workspace, GenesisKey: st.GenesisKey,
@@ -449,4 +459,30 @@ func (w *Workspaces) make(create func(ctx context.Context, dir string) (*engine.
 	ws := w.describe(r)
 	w.emitWorkspaces()
 	return Created{Workspace: ws, RecoveryPhrase: []string{}}, nil
+}
+
+// Remove abandons a workspace whose setup has not finished: its engine
+// stops and its folder and settings leave this device. Nothing is sent to
+// the relay (an invite already redeemed stays spent). A ready workspace is
+// refused: it holds history and keys that exist nowhere else.
+func (w *Workspaces) Remove(id string) error {
+	r, err := w.run(id)
+	if err != nil {
+		return err
+	}
+	if r.eng.Status().Ready {
+		return &Error{Code: "workspace/ready", Message: "This workspace has finished setting up; Weald does not remove a ready workspace from a device."}
+	}
+	r.cancel()
+	r.loops.Wait()
+	w.mu.Lock()
+	delete(w.runs, r.id)
+	w.mu.Unlock()
+	r.eng.Close()
+	if err := os.RemoveAll(w.dir(r.id)); err != nil {
+		return &Error{Code: "storage/write_failed", Message: fmt.Sprintf("The workspace's folder could not be removed (%v); check that the data directory is writable.", err)}
+	}
+	os.Remove(prefsPath(w.app.dataDir, r.id))
+	w.emitWorkspaces()
+	return nil
 }

@@ -13,7 +13,7 @@ const (
 	EventProgress   EventKind = "progress"   // long work: Task, Done of Total
 	EventAlert      EventKind = "alert"      // a security alert: Code and Message (e.g. join/forged)
 	EventConnection EventKind = "connection" // Connected changed
-	EventProblem    EventKind = "problem"    // the background sync failed (Code, Message) or, with no Code, works again
+	EventProblem    EventKind = "problem"    // the background sync failed (Code; Message is the whole error) or, with no Code, works again
 )
 
 // Event is one notification to the UI. Fields not used by a kind are zero.

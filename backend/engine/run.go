@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"strings"
 	"time"
 
@@ -113,14 +114,17 @@ func (e *Engine) Run(ctx context.Context) error {
 			retry.Reset(bo.next())
 			armed = true
 		}
+		// A dropped connection is the offline state (EventConnection),
+		// not a problem; anything else, an unreachable relay during
+		// setup included, is.
 		msg := ""
-		if err != nil && !transient(err) {
+		if err != nil && !errors.Is(err, context.Canceled) && !e.offline.Load() {
 			msg = err.Error()
 		}
 		if msg != problem {
 			problem = msg
-			code, sentence := splitCode(msg)
-			e.emit(Event{Kind: EventProblem, Code: code, Message: sentence})
+			code, _ := splitCode(msg)
+			e.emit(Event{Kind: EventProblem, Code: code, Message: msg})
 		}
 		return err
 	}

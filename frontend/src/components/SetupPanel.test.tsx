@@ -33,4 +33,16 @@ describe('SetupPanel', () => {
     render(<SetupPanel ws={ws({ ready: false, pending: ['redeem'], problem: { code: 'relay/unreachable', message: 'x' } })} />)
     expect(screen.getByRole('alert').textContent).toMatch(/cannot reach the relay.*relay\/unreachable Weald keeps trying/)
   })
+
+  it('abandons a stuck setup after asking once: the workspace leaves this device', async () => {
+    holder.current.api.workspaces.remove.mockResolvedValue(undefined)
+    render(<SetupPanel ws={ws({ ready: false, pending: ['bootstrap:genesis_set'], problem: { code: 'relay/unreachable', message: 'x' } })} />)
+    await userEvent.click(screen.getByRole('button', { name: 'Remove from this device' }))
+    expect(screen.getByRole('region', { name: 'Remove this workspace' }).textContent).toMatch(/Nothing changes on the relay/)
+    await userEvent.click(screen.getByRole('button', { name: 'Keep it' }))
+    expect(holder.current.api.workspaces.remove).not.toHaveBeenCalled()
+    await userEvent.click(screen.getByRole('button', { name: 'Remove from this device' }))
+    await userEvent.click(screen.getByRole('button', { name: 'Remove' }))
+    expect(holder.current.api.workspaces.remove).toHaveBeenCalledWith(ws().id)
+  })
 })

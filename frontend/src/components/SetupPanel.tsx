@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { api, type Workspace } from '../lib/api'
+import { api, toApiError, type ApiError, type Workspace } from '../lib/api'
 import { plainMessage } from '../state/errors'
 
 const stepNames: Record<string, string> = {
@@ -49,6 +49,51 @@ export function SetupPanel({ ws }: { ws: Workspace }) {
           {plainMessage(ws.problem)} <code>{ws.problem.code}</code> Weald keeps trying.
         </p>
       ) : null}
+      <Abandon ws={ws} />
     </section>
+  )
+}
+
+/** Abandon removes a workspace that is stuck in setup from this device, after asking once. */
+function Abandon({ ws }: { ws: Workspace }) {
+  const [asking, setAsking] = useState(false)
+  const [error, setError] = useState<ApiError | null>(null)
+  if (!asking) {
+    return (
+      <p>
+        <button type="button" onClick={() => setAsking(true)}>
+          Remove from this device
+        </button>
+      </p>
+    )
+  }
+  return (
+    <div className="offer" role="region" aria-label="Remove this workspace">
+      <p>
+        Remove {ws.name || 'this workspace'} from this device? Its setup stops and what this device stored for it is
+        deleted. Nothing changes on the relay; an invite link already used stays used.
+      </p>
+      <button
+        type="button"
+        className="primary"
+        onClick={async () => {
+          try {
+            await api.workspaces.remove(ws.id)
+          } catch (e) {
+            setError(toApiError(e))
+          }
+        }}
+      >
+        Remove
+      </button>{' '}
+      <button type="button" onClick={() => setAsking(false)}>
+        Keep it
+      </button>
+      {error ? (
+        <p className="error-note" role="alert">
+          {plainMessage(error)} <code>{error.code}</code>
+        </p>
+      ) : null}
+    </div>
   )
 }

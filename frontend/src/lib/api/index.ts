@@ -85,6 +85,8 @@ export const api = {
     create: (name: string, you: string, relay: string): Promise<CreatedWorkspace> =>
       wrap(() => Workspaces.Create(name, you, relay) as Promise<CreatedWorkspace>),
     join: (link: string): Promise<CreatedWorkspace> => wrap(() => Workspaces.Join(link) as Promise<CreatedWorkspace>),
+    /** remove abandons a workspace whose setup has not finished (it leaves this device). */
+    remove: (id: string): Promise<void> => wrap(() => Workspaces.Remove(id)),
     onChanged: (cb: (ws: Workspace[]) => void) => on<Workspace[]>(events.workspacesChanged, cb),
   },
   channels: {

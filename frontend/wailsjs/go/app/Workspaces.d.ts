@@ -24,6 +24,8 @@ export function Messages(arg1:string,arg2:string):Promise<Array<app.Message>>;
 
 export function MoveChannel(arg1:string,arg2:string,arg3:number):Promise<Array<app.Channel>>;
 
+export function Remove(arg1:string):Promise<void>;
+
 export function RenameChannel(arg1:string,arg2:string,arg3:string):Promise<app.Channel>;
 
 export function RetrySend(arg1:string,arg2:string):Promise<void>;

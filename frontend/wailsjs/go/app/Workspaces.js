@@ -46,6 +46,10 @@ export function MoveChannel(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['MoveChannel'](arg1, arg2, arg3);
 }
 
+export function Remove(arg1) {
+  return window['go']['app']['Workspaces']['Remove'](arg1);
+}
+
 export function RenameChannel(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['RenameChannel'](arg1, arg2, arg3);
 }

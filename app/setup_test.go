@@ -1,0 +1,79 @@
+package app_test
+
+import (
+	"context"
+	"encoding/hex"
+	"net"
+	"testing"
+
+	"weald/backend/wire"
+)
+
+// deadRelay is a loopback address nothing listens on.
+func deadRelay(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "ws://" + addr + "/v1/ws"
+}
+
+// An unreachable relay is reported as unreachable, never as a workspace the
+// operator must provision; the stuck setup can be abandoned, which removes
+// the workspace from this device (issue 17 item 6).
+func TestUnreachableRelayIsSaidAndTheSetupCanBeAbandoned(t *testing.T) {
+	w := workspaces(t)
+	c, err := w.Create("Acme", "Dana", deadRelay(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := c.Workspace
+	eventually(t, "the problem is named", func() bool {
+		got := only(t, w)
+		return got.Problem != nil
+	})
+	got := only(t, w)
+	if got.Problem.Code != "relay/unreachable" {
+		t.Fatalf("problem %+v, want relay/unreachable", got.Problem)
+	}
+	if got.Provision != nil {
+		t.Fatalf("an unreachable relay is shown as an operator step: %+v", got.Provision)
+	}
+	if err := w.Remove(ws.ID); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := w.List(); err != nil || len(list) != 0 {
+		t.Fatalf("after removal: %+v, %v", list, err)
+	}
+	if err := w.Remove(ws.ID); code(err) != "workspace/unknown" {
+		t.Fatalf("removing twice: %v", err)
+	}
+}
+
+// A ready workspace is not removed.
+func TestRemoveRefusesAReadyWorkspace(t *testing.T) {
+	url, svc := realRelay(t)
+	w := workspaces(t)
+	c, err := w.Create("Acme", "Dana", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Workspace.Provision == nil {
+		t.Fatalf("a relay that answers without the workspace names the operator step: %+v", c.Workspace)
+	}
+	wsID, _ := hex.DecodeString(c.Workspace.Provision.Workspace)
+	gen, _ := hex.DecodeString(c.Workspace.Provision.GenesisKey)
+	if err := svc.ProvisionWorkspace(context.Background(), wire.ID(wsID), gen); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "ready", func() bool { return only(t, w).Ready })
+	if err := w.Remove(c.Workspace.ID); code(err) != "workspace/ready" {
+		t.Fatalf("removing a ready workspace: %v", err)
+	}
+	if !only(t, w).Ready {
+		t.Fatal("the refused removal changed the workspace")
+	}
+}
