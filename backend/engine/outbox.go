@@ -8,16 +8,16 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"sort"
 	"time"
 
 	"weald/backend/identity"
 	"weald/backend/relayclient"
+	"weald/backend/store"
 )
 
 // The outbox holds messages typed while they could not be sent: offline, or
-// while the relay restarts. Each waits, in order, in the local store (key
-// "outbox/<queued time><id>") and goes out by itself once the client is
+// while the relay restarts. They wait, in order, in the local store (record
+// store.RecordOutbox) and go out by themselves once the client is
 // connected (Run drains it on connect, on Queue and on its retry timer).
 // A message the relay or the channel refuses for good is kept as failed,
 // with the reason, until it is sent again (RetryOutbox) or discarded.
@@ -46,37 +46,45 @@ type outboxItem struct {
 	Failed string    `json:"failed,omitempty"` // "code: sentence" when not retried by itself
 }
 
-func (it *outboxItem) key() string {
-	return fmt.Sprintf("outbox/%020d-%s", it.Queued.UnixNano(), it.ID)
-}
-
 func (e *Engine) loadOutbox(ctx context.Context) error {
-	all, err := e.db.prefix(ctx, "outbox/")
-	if err != nil {
+	b, ok, err := e.db.record(ctx, store.RecordOutbox)
+	if err != nil || !ok {
 		return err
 	}
-	keys := make([]string, 0, len(all))
-	for k := range all {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	e.outbox = e.outbox[:0]
-	for _, k := range keys {
-		var it outboxItem
-		if err := json.Unmarshal(all[k], &it); err != nil {
-			return fmt.Errorf("engine: stored %s: %w", k, err)
-		}
-		e.outbox = append(e.outbox, it)
+	if err := json.Unmarshal(b, &e.outbox); err != nil {
+		return fmt.Errorf("engine: stored outbox: %w", err)
 	}
 	return nil
 }
 
-func (e *Engine) putOutbox(ctx context.Context, it outboxItem) error {
-	b, err := json.Marshal(&it)
+// saveOutbox stores items as the outbox in t.
+func saveOutbox(t *txn, items []outboxItem) error {
+	b, err := json.Marshal(items)
 	if err != nil {
 		return err
 	}
-	return e.db.update(ctx, func(t *txn) error { return t.put(it.key(), b) })
+	return t.putRecord(store.RecordOutbox, b)
+}
+
+// setOutbox stores items and makes them the outbox.
+func (e *Engine) setOutbox(ctx context.Context, items []outboxItem) error {
+	if err := e.db.update(ctx, func(t *txn) error { return saveOutbox(t, items) }); err != nil {
+		return err
+	}
+	e.outbox = items
+	return nil
+}
+
+// without returns the outbox without its item i (a new slice).
+func (e *Engine) without(i int) []outboxItem {
+	return append(append([]outboxItem{}, e.outbox[:i]...), e.outbox[i+1:]...)
+}
+
+// with returns the outbox with its item i replaced by it (a new slice).
+func (e *Engine) with(i int, it outboxItem) []outboxItem {
+	out := append([]outboxItem{}, e.outbox...)
+	out[i] = it
+	return out
 }
 
 // Queue puts text in the outbox of a channel this device is a member of
@@ -99,10 +107,9 @@ func (e *Engine) Queue(ctx context.Context, channel, text string) (Message, erro
 		return Message{}, err
 	}
 	it := outboxItem{ID: "out-" + hex.EncodeToString(id[:]), Group: hexID(gi.Policy.Group), Text: text, Queued: e.now().UTC()}
-	if err := e.putOutbox(ctx, it); err != nil {
+	if err := e.setOutbox(ctx, append(append([]outboxItem{}, e.outbox...), it)); err != nil {
 		return Message{}, err
 	}
-	e.outbox = append(e.outbox, it)
 	e.emit(Event{Kind: EventMessages, Channel: it.Group.hex()})
 	e.kickOutbox()
 	return e.outboxMessage(&it), nil
@@ -160,16 +167,12 @@ func (e *Engine) editOutbox(ctx context.Context, id string, edit func(*outboxIte
 			continue
 		}
 		if edit(&it) {
-			if err := e.putOutbox(ctx, it); err != nil {
+			if err := e.setOutbox(ctx, e.with(i, it)); err != nil {
 				return err
 			}
-			e.outbox[i] = it
 			e.kickOutbox()
-		} else {
-			if err := e.db.update(ctx, func(t *txn) error { return t.del(it.key()) }); err != nil {
-				return err
-			}
-			e.outbox = append(e.outbox[:i], e.outbox[i+1:]...)
+		} else if err := e.setOutbox(ctx, e.without(i)); err != nil {
+			return err
 		}
 		e.emit(Event{Kind: EventMessages, Channel: it.Group.hex()})
 		return nil
@@ -206,21 +209,21 @@ func (e *Engine) drainOutbox(ctx context.Context) error {
 			err = ErrNoChannel
 		} else {
 			sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-			_, err = e.sendText(sctx, gi, it.Text, func(t *txn) error { return t.del(it.key()) })
+			rest := e.without(i)
+			_, err = e.sendText(sctx, gi, it.Text, func(t *txn) error { return saveOutbox(t, rest) })
 			cancel()
-		}
-		if err == nil {
-			e.outbox = append(e.outbox[:i], e.outbox[i+1:]...)
-			continue
+			if err == nil {
+				e.outbox = rest
+				continue
+			}
 		}
 		if transient(err) {
 			return err
 		}
 		it.Failed = err.Error()
-		if perr := e.putOutbox(ctx, it); perr != nil {
+		if perr := e.setOutbox(ctx, e.with(i, it)); perr != nil {
 			return perr
 		}
-		e.outbox[i] = it
 		e.emit(Event{Kind: EventMessages, Channel: it.Group.hex()})
 		i++
 	}

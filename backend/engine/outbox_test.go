@@ -141,10 +141,9 @@ func TestOutboxKeepsRefusedAsFailed(t *testing.T) {
 	defer dana.Close()
 	dana.mu.Lock()
 	it := outboxItem{ID: "out-gone", Group: hexID{1}, Text: "to nowhere", Queued: dana.now().UTC()}
-	if err := dana.putOutbox(ctx, it); err != nil {
+	if err := dana.setOutbox(ctx, []outboxItem{it}); err != nil {
 		t.Fatal(err)
 	}
-	dana.outbox = append(dana.outbox, it)
 	dana.mu.Unlock()
 	stop := runEngine(t, dana)
 	defer stop()

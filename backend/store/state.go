@@ -22,6 +22,8 @@ var (
 	RecordWorkspace = Record{"workspace"}
 	// RecordAlerts: the security alerts kept for status.
 	RecordAlerts = Record{"alerts"}
+	// RecordOutbox: the messages waiting to be sent, in order.
+	RecordOutbox = Record{"outbox"}
 )
 
 // Record returns the record r and whether there is one.
