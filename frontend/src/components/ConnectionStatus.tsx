@@ -10,16 +10,15 @@ export function ConnectionStatus({ ws }: { ws: Workspace }) {
   if (!ws.connected) {
     return (
       <p className="connection-status" role="status" data-state="offline">
-        <span className="dot" aria-hidden="true" /> Not connected to the relay; reconnecting… Messages you send wait on
-        this device and go out by themselves once connected.
+        <span className="dot" aria-hidden="true" /> Not connected to the relay; reconnecting… Messages you send wait on this device and go out by
+        themselves once connected.
       </p>
     )
   }
   if (ws.problem) {
     return (
       <p className="connection-status" role="status" data-state="problem">
-        <span className="dot" aria-hidden="true" /> Not in sync: {plainMessage(ws.problem)} <code>{ws.problem.code}</code>{' '}
-        Weald keeps trying.
+        <span className="dot" aria-hidden="true" /> Not in sync: {plainMessage(ws.problem)} <code>{ws.problem.code}</code> Weald keeps trying.
       </p>
     )
   }

@@ -7,15 +7,7 @@ import { ErrorNote } from './Dialog'
 const time = (ms: number) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
 
 /** SendError: why a message was not sent, and what to do with it. */
-function SendError({
-  error,
-  onRetry,
-  onDiscard,
-}: {
-  error?: { code: string; message: string } | null
-  onRetry: () => void
-  onDiscard: () => void
-}) {
+function SendError({ error, onRetry, onDiscard }: { error?: { code: string; message: string } | null; onRetry: () => void; onDiscard: () => void }) {
   return (
     <div className="send-error">
       {error ? (
@@ -79,9 +71,7 @@ export function MessagePane({
                 ) : null}
               </div>
               <div className="message-text">{m.text}</div>
-              {m.state === 'failed' ? (
-                <SendError error={m.error} onRetry={() => onRetry(m.id)} onDiscard={() => onDiscard(m.id)} />
-              ) : null}
+              {m.state === 'failed' ? <SendError error={m.error} onRetry={() => onRetry(m.id)} onDiscard={() => onDiscard(m.id)} /> : null}
             </li>
           ))}
           {outgoing.map((o) => (

@@ -70,8 +70,8 @@ function Abandon({ ws }: { ws: Workspace }) {
   return (
     <div className="offer" role="region" aria-label="Remove this workspace">
       <p>
-        Remove {ws.name || 'this workspace'} from this device? Its setup stops and what this device stored for it is
-        deleted. Nothing changes on the relay; an invite link already used stays used.
+        Remove {ws.name || 'this workspace'} from this device? Its setup stops and what this device stored for it is deleted. Nothing changes on the
+        relay; an invite link already used stays used.
       </p>
       <button
         type="button"

@@ -297,7 +297,13 @@ describe('Shell', () => {
   })
 
   it('offers to send a refused outbox message again or discard it', async () => {
-    const failed = msg({ id: 'out-2', text: 'to nowhere', mine: true, state: 'failed', error: { code: 'channel/unknown', message: 'there is no channel with that name or id' } })
+    const failed = msg({
+      id: 'out-2',
+      text: 'to nowhere',
+      mine: true,
+      state: 'failed',
+      error: { code: 'channel/unknown', message: 'there is no channel with that name or id' },
+    })
     inWorkspace(defaults(), [msg({ text: 'hello' }), failed])
     const a = holder.current.api
     a.messages.retry.mockResolvedValue(undefined)

@@ -103,8 +103,7 @@ export const api = {
   },
   messages: {
     list: (ws: string, channel: string): Promise<Message[]> => wrap(() => Workspaces.Messages(ws, channel) as Promise<Message[]>),
-    send: (ws: string, channel: string, text: string): Promise<Message> =>
-      wrap(() => Workspaces.Send(ws, channel, text) as Promise<Message>),
+    send: (ws: string, channel: string, text: string): Promise<Message> => wrap(() => Workspaces.Send(ws, channel, text) as Promise<Message>),
     /** retry makes a failed message of the outbox pending again; discard drops it. */
     retry: (ws: string, id: string): Promise<void> => wrap(() => Workspaces.RetrySend(ws, id)),
     discard: (ws: string, id: string): Promise<void> => wrap(() => Workspaces.DiscardSend(ws, id)),
