@@ -482,7 +482,7 @@ func (w *Workspaces) Remove(id string) error {
 	if err := os.RemoveAll(w.dir(r.id)); err != nil {
 		return &Error{Code: "storage/write_failed", Message: fmt.Sprintf("The workspace's folder could not be removed (%v); check that the data directory is writable.", err)}
 	}
-	os.Remove(prefsPath(w.app.dataDir, r.id))
+	w.app.savePrefs(r.id, parsePrefs(nil)) // the app database keeps no row removal: emptied
 	w.emitWorkspaces()
 	return nil
 }

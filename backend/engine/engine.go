@@ -327,7 +327,7 @@ func (e *Engine) dialConfig(ctx context.Context) (relayclient.Config, error) {
 		}
 		if set {
 			if cred, err = grantCredential(e.edKey, e.meta.Invite.Secret); err != nil {
-				return err
+				return relayclient.Config{}, err
 			}
 		}
 	}
