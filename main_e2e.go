@@ -52,6 +52,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "weald-e2e:", err)
 		os.Exit(1)
 	}
+	if err := srv.ServeOn(ln.Addr().String()); err != nil {
+		fmt.Fprintln(os.Stderr, "weald-e2e:", err)
+		os.Exit(1)
+	}
 	events.srv = srv
 	fmt.Printf("weald-e2e listening on http://%s\n", ln.Addr())
 	a.Startup(context.Background())

@@ -11,7 +11,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"reflect"
 	"sort"
 	"strings"
@@ -23,8 +26,9 @@ type Server struct {
 	assets  fs.FS
 	methods map[string]reflect.Value // "app.App.Status" → bound method value
 
-	mu   sync.Mutex
-	subs map[chan []byte]struct{}
+	mu    sync.Mutex
+	subs  map[chan []byte]struct{}
+	hosts map[string]bool // Host values (and Origins' host:port) it answers; see ServeOn
 }
 
 // New binds the exported methods of each service (pointers to structs), except
@@ -80,7 +84,48 @@ func (s *Server) Emit(name string, data ...any) {
 	}
 }
 
+// ServeOn names the loopback address (host:port) the server is reachable
+// at. Only requests whose Host is that address (or localhost with the same
+// port) and whose Origin, when sent, is http:// on it are answered; every
+// other request is 403. This is the defence against DNS rebinding (a page
+// on another name that resolves to 127.0.0.1) and against cross-origin
+// calls from any other page. Until ServeOn is called nothing is answered.
+func (s *Server) ServeOn(hostport string) error {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return fmt.Errorf("shim: %w", err)
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil || !ip.IsLoopback() {
+		return fmt.Errorf("shim: %s is not a loopback address", hostport)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hosts = map[string]bool{net.JoinHostPort(host, port): true, net.JoinHostPort("localhost", port): true}
+	return nil
+}
+
+// allowed reports whether r names this server as its Host and, if it sends
+// an Origin, comes from a page this server served.
+func (s *Server) allowed(r *http.Request) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.hosts[strings.ToLower(r.Host)] {
+		return false
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	return err == nil && u.Scheme == "http" && u.Path == "" && s.hosts[strings.ToLower(u.Host)]
+}
+
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.allowed(r) {
+		http.Error(w, "forbidden: this server answers only its own loopback origin", http.StatusForbidden)
+		return
+	}
 	switch r.URL.Path {
 	case "/__weald/call":
 		s.serveCall(w, r)
