@@ -84,8 +84,8 @@ func (s *State) checkCreateGroup(op *Operation, a actor, b *CreateGroup) (func()
 		if peer.ID == a.user() {
 			return nil, reject(ErrBadOperation, "a DM needs two different users")
 		}
-		if p.Group != DMGroupID(a.user(), peer.ID) {
-			return nil, reject(ErrBadGroupID, "a DM's id is H(\"weald/dm\" ‖ min(u1,u2) ‖ max(u1,u2))")
+		if p.Group != DMGroupID(s.workspace, a.user(), peer.ID) {
+			return nil, reject(ErrBadGroupID, "a DM's id is H(\"weald/dm\" ‖ workspace_id ‖ min(u1,u2) ‖ max(u1,u2))")
 		}
 		dmUsers = sortedUsers(a.user(), peer.ID)
 	}

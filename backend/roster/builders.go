@@ -62,8 +62,8 @@ func NewChannel(rand io.Reader, s *State, name string, admission Admission) (*Cr
 }
 
 // NewDM builds the DM between the creator's user and peer.
-func NewDM(me, peer identity.UserID, name string) *CreateGroup {
-	return &CreateGroup{Name: name, DMPeer: &peer, Policy: GroupPolicy{Group: DMGroupID(me, peer), Kind: KindDM,
+func NewDM(ws identity.WorkspaceID, me, peer identity.UserID, name string) *CreateGroup {
+	return &CreateGroup{Name: name, DMPeer: &peer, Policy: GroupPolicy{Group: DMGroupID(ws, me, peer), Kind: KindDM,
 		Admission: AdmissionExplicit, History: HistoryClosed}}
 }
 

@@ -68,7 +68,7 @@ func TestBuildersProduceValidOperations(t *testing.T) {
 	w.must(j.signer(), ch)
 	pc, _ := NewChannel(w.rnd, w.st, "private", AdmissionExplicit)
 	w.must(j.signer(), pc)
-	w.must(j.signer(), NewDM(j.user, w.owner.user, "dm"))
+	w.must(j.signer(), NewDM(w.ws, j.user, w.owner.user, "dm"))
 	if g, _ := w.st.Group(pc.Policy.Group); g.Policy.History != HistoryClosed {
 		t.Fatal("explicit channel not closed")
 	}

@@ -37,13 +37,15 @@ func ActivityGroupID(ws identity.WorkspaceID) identity.GroupID {
 	return DefaultChannelID(ws, ActivityName)
 }
 
-// DMGroupID is H("weald/dm" ‖ min(u1,u2) ‖ max(u1,u2)), so both sides derive
-// the same id.
-func DMGroupID(u1, u2 identity.UserID) identity.GroupID {
+// DMGroupID is H("weald/dm" ‖ workspace_id ‖ min(u1,u2) ‖ max(u1,u2)), so
+// both sides derive the same id, and it differs between workspaces (the
+// relay keys groups by workspace and group, but an id of one workspace must
+// not be predictable from another's users alone).
+func DMGroupID(ws identity.WorkspaceID, u1, u2 identity.UserID) identity.GroupID {
 	if bytes.Compare(u1[:], u2[:]) > 0 {
 		u1, u2 = u2, u1
 	}
-	return hashID("weald/dm", u1[:], u2[:])
+	return hashID("weald/dm", ws[:], u1[:], u2[:])
 }
 
 func hashID(prefix string, parts ...[]byte) identity.GroupID {

@@ -42,7 +42,7 @@ func TestCreateGroupCombinations(t *testing.T) {
 					peer := w.join(w.owner, RoleMember)
 					id := w.randomGroup()
 					if k == KindDM {
-						id = DMGroupID(w.owner.user, peer.user)
+						id = DMGroupID(w.ws, peer.user, w.owner.user)
 					}
 					b := w.groupBody(w.owner, k, a, h, id, false, "x")
 					if k == KindDM {
@@ -171,8 +171,12 @@ func TestDeterministicIDs(t *testing.T) {
 	}
 	var a, b identity.UserID
 	a[0], b[0] = 1, 2
-	if DMGroupID(a, b) != DMGroupID(b, a) || DMGroupID(a, b) != h([]byte("weald/dm"), a[:], b[:]) {
+	if DMGroupID(ws, a, b) != DMGroupID(ws, b, a) || DMGroupID(ws, a, b) != h([]byte("weald/dm"), ws[:], a[:], b[:]) {
 		t.Fatal("dm")
+	}
+	// The same two users in another workspace have another DM id.
+	if DMGroupID(identity.WorkspaceID{9}, a, b) == DMGroupID(ws, a, b) {
+		t.Fatal("a DM id does not depend on the workspace")
 	}
 }
 
@@ -180,7 +184,7 @@ func TestDM(t *testing.T) {
 	w := bootstrapped(t)
 	m := w.join(w.owner, RoleMember)
 	other := w.join(w.owner, RoleMember)
-	id := DMGroupID(w.owner.user, m.user)
+	id := DMGroupID(w.ws, w.owner.user, m.user)
 	b := w.groupBody(w.owner, KindDM, AdmissionExplicit, HistoryClosed, id, false, "dm")
 	b.DMPeer = &m.user
 	wrong := w.groupBody(w.owner, KindDM, AdmissionExplicit, HistoryClosed, w.randomGroup(), false, "dm")
