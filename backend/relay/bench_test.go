@@ -71,7 +71,7 @@ func benchAcceptVsRaw(b *testing.B, open func(testing.TB) store.Store, batch int
 		}
 		mid := time.Now()
 		err := st.Update(ctx, func(tx store.Tx) error {
-			return tx.InsertEnvelopes(ctx, rawRows(envs[i*batch:(i+1)*batch], hashes[i*batch:(i+1)*batch], uint64(i*batch+1), twin))
+			return tx.InsertEnvelopes(ctx, ws, rawRows(envs[i*batch:(i+1)*batch], hashes[i*batch:(i+1)*batch], uint64(i*batch+1), twin))
 		})
 		if err != nil {
 			b.Fatal(err)
@@ -111,7 +111,7 @@ func benchStore(b *testing.B, open func(testing.TB) store.Store, set wire.Access
 		for _, g := range groups {
 			for _, side := range []wire.ID{g, rawGroup(g)} {
 				if side != g {
-					if err := tx.CreateGroup(ctx, side, set.Workspace, 0); err != nil {
+					if err := tx.CreateGroup(ctx, set.Workspace, side, 0); err != nil {
 						return err
 					}
 				}
@@ -121,12 +121,12 @@ func benchStore(b *testing.B, open func(testing.TB) store.Store, set wire.Access
 						break
 					}
 				}
-				if err := tx.CreateGroup(ctx, sentinel, set.Workspace, 0); err != nil {
+				if err := tx.CreateGroup(ctx, set.Workspace, sentinel, 0); err != nil {
 					return err
 				}
 				e := wire.Envelope{Group: sentinel, Kind: wire.KindContent, Ctr: 1, CT: []byte("sentinel")}
 				wire.SignEnvelope(&e, gen)
-				if err := tx.InsertEnvelopes(ctx, []store.EnvelopeRow{{Seq: 1, Envelope: e, Hash: e.Hash(), AcceptedAt: 1}}); err != nil {
+				if err := tx.InsertEnvelopes(ctx, set.Workspace, []store.EnvelopeRow{{Seq: 1, Envelope: e, Hash: e.Hash(), AcceptedAt: 1}}); err != nil {
 					return err
 				}
 			}

@@ -86,7 +86,7 @@ func benchConcurrent(b *testing.B, open func(testing.TB) store.Store, batch, sen
 		})
 		raw += run(func(x *sender, i int) error {
 			return st.Update(ctx, func(tx store.Tx) error {
-				return tx.InsertEnvelopes(ctx, rawRows(x.envs[i*batch:(i+1)*batch], x.hashes[i*batch:(i+1)*batch], uint64(i*batch+1), x.twin))
+				return tx.InsertEnvelopes(ctx, ws, rawRows(x.envs[i*batch:(i+1)*batch], x.hashes[i*batch:(i+1)*batch], uint64(i*batch+1), x.twin))
 			})
 		})
 	}

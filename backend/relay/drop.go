@@ -36,8 +36,8 @@ func (s *Service) DropBefore(ctx context.Context, ws wire.ID, _ wire.AuthOK, d w
 		if err != nil {
 			return err
 		}
-		g, err := tx.Group(ctx, d.Group)
-		if errors.Is(err, store.ErrNotFound) || (err == nil && g.Workspace != ws) {
+		g, err := tx.Group(ctx, ws, d.Group)
+		if errors.Is(err, store.ErrNotFound) {
 			return wire.Errorf(wire.CodeUnknownGroup, "That group is not in this workspace.")
 		}
 		if err != nil {
@@ -46,7 +46,7 @@ func (s *Service) DropBefore(ctx context.Context, ws wire.ID, _ wire.AuthOK, d w
 		if g.RetentionFrozen {
 			return wire.Errorf(wire.CodeDropChainFrozen, "This group's retention chain has two successors for one key; nothing is dropped until a member resolves it.")
 		}
-		all, err := tx.RetentionKeys(ctx, d.Group)
+		all, err := tx.RetentionKeys(ctx, ws, d.Group)
 		if err != nil {
 			return err
 		}
@@ -57,7 +57,7 @@ func (s *Service) DropBefore(ctx context.Context, ws wire.ID, _ wire.AuthOK, d w
 		if !bytes.Equal(chainHead(keys), d.RetentionKey) {
 			return wire.Errorf(wire.CodeDropStaleKey, "The drop_before is not signed by the group's current retention key.")
 		}
-		cpRow, err := tx.EnvelopeByAuthor(ctx, d.Group, d.Checkpoint.Author, d.Checkpoint.Ctr)
+		cpRow, err := tx.EnvelopeByAuthor(ctx, ws, d.Group, d.Checkpoint.Author, d.Checkpoint.Ctr)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && cpRow.Hash != d.Checkpoint.Hash) {
 			return wire.Errorf(wire.CodeDropUnknownCheckpoint, "The relay holds no such checkpoint envelope in this group.")
 		}
@@ -79,7 +79,7 @@ func (s *Service) DropBefore(ctx context.Context, ws wire.ID, _ wire.AuthOK, d w
 		}
 		anchors := []uint64{cpRow.Seq}
 		for _, ref := range d.Snapshots {
-			row, err := tx.EnvelopeByAuthor(ctx, d.Group, ref.Author, ref.Ctr)
+			row, err := tx.EnvelopeByAuthor(ctx, ws, d.Group, ref.Author, ref.Ctr)
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
@@ -92,17 +92,17 @@ func (s *Service) DropBefore(ctx context.Context, ws wire.ID, _ wire.AuthOK, d w
 		if err != nil {
 			return err
 		}
-		if err := s.checkAuthorization(ctx, tx, &set.set, &d, cpRow); err != nil {
+		if err := s.checkAuthorization(ctx, tx, ws, &set.set, &d, cpRow); err != nil {
 			return err
 		}
-		if err := tx.AddAnchors(ctx, d.Group, anchors); err != nil {
+		if err := tx.AddAnchors(ctx, ws, d.Group, anchors); err != nil {
 			return err
 		}
-		n, nbytes, err := tx.DropEnvelopesBelow(ctx, d.Group, cpRow.Seq, keptKinds)
+		n, nbytes, err := tx.DropEnvelopesBelow(ctx, ws, d.Group, cpRow.Seq, keptKinds)
 		if err != nil {
 			return err
 		}
-		if err := tx.SetDroppedBelow(ctx, d.Group, cpRow.Seq); err != nil {
+		if err := tx.SetDroppedBelow(ctx, ws, d.Group, cpRow.Seq); err != nil {
 			return err
 		}
 		out = &wire.Dropped{Group: d.Group, BarrierSeq: cpRow.Seq, Envelopes: uint64(n), Bytes: uint64(nbytes)}
@@ -119,11 +119,11 @@ func (s *Service) DropBefore(ctx context.Context, ws wire.ID, _ wire.AuthOK, d w
 // current access set, with a finite text window that has passed since the
 // checkpoint was accepted), or a RetentionDestruction for this checkpoint
 // that is due, not expired and approved by the threshold.
-func (s *Service) checkAuthorization(ctx context.Context, tx store.Tx, set *wire.AccessSet, d *wire.DropBefore, cp store.EnvelopeRow) error {
+func (s *Service) checkAuthorization(ctx context.Context, tx store.Tx, ws wire.ID, set *wire.AccessSet, d *wire.DropBefore, cp store.EnvelopeRow) error {
 	now := s.unix()
 	switch d.Authorization {
 	case wire.AuthorizedByPolicy:
-		p, err := tx.LatestPolicy(ctx, d.Group)
+		p, err := tx.LatestPolicy(ctx, ws, d.Group)
 		if errors.Is(err, store.ErrNotFound) {
 			return wire.Errorf(wire.CodeDropNoPolicy, "This group has no retention policy.")
 		}

@@ -286,7 +286,7 @@ func TestFrozenChainDropsNothing(t *testing.T) {
 		f.mustSend("alice", f.transition("alice", g2, 1, nil, key("x1")))
 		f.mustSend("bob", f.transition("bob", g2, 1, nil, key("x2")))
 		var g store.Group
-		_ = st.View(f.ctx, func(tx store.Tx) error { var err error; g, err = tx.Group(f.ctx, g2); return err })
+		_ = st.View(f.ctx, func(tx store.Tx) error { var err error; g, err = tx.Group(f.ctx, f.ws, g2); return err })
 		if !g.RetentionFrozen {
 			t.Error("two roots did not freeze the chain")
 		}
@@ -400,7 +400,7 @@ func TestRelayVisibleKindsVerified(t *testing.T) {
 		// The same transition published again is accepted and changes nothing.
 		f.mustSend("alice", f.transition("alice", g, 5, r0, r1))
 		var keys []store.RetentionKey
-		_ = st.View(f.ctx, func(tx store.Tx) error { var err error; keys, err = tx.RetentionKeys(f.ctx, g); return err })
+		_ = st.View(f.ctx, func(tx store.Tx) error { var err error; keys, err = tx.RetentionKeys(f.ctx, f.ws, g); return err })
 		if len(keys) != 2 {
 			t.Errorf("retention keys = %d, want 2", len(keys))
 		}

@@ -240,13 +240,13 @@ func (f *fixture) state() string {
 		var row store.Group
 		err = f.st.View(f.ctx, func(tx store.Tx) error {
 			var err error
-			if keys, err = tx.RetentionKeys(f.ctx, g); err != nil {
+			if keys, err = tx.RetentionKeys(f.ctx, f.ws, g); err != nil {
 				return err
 			}
-			if pol, err = tx.LatestPolicy(f.ctx, g); err != nil && !errors.Is(err, store.ErrNotFound) {
+			if pol, err = tx.LatestPolicy(f.ctx, f.ws, g); err != nil && !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
-			row, err = tx.Group(f.ctx, g)
+			row, err = tx.Group(f.ctx, f.ws, g)
 			if errors.Is(err, store.ErrNotFound) {
 				err = nil
 			}

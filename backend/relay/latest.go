@@ -36,20 +36,17 @@ func (s *Service) FetchLatest(ctx context.Context, ws, group wire.ID, kinds []wi
 	}
 	out := &wire.Latest{Group: group}
 	err := s.st.View(ctx, func(tx store.Tx) error {
-		g, err := tx.Group(ctx, group)
+		g, err := tx.Group(ctx, ws, group)
 		if errors.Is(err, store.ErrNotFound) {
 			if _, err := tx.Workspace(ctx, ws); errors.Is(err, store.ErrNotFound) {
 				return errUnknownWorkspace(ws)
 			}
-			return nil // a group nobody has written to yet is empty
+			return nil // a group nobody of this workspace has written to yet is empty
 		}
 		if err != nil {
 			return err
 		}
-		if g.Workspace != ws {
-			return wire.Errorf(wire.CodeUnknownGroup, "That group is not in this workspace.")
-		}
-		rows, err := tx.LatestEnvelopes(ctx, group, kinds)
+		rows, err := tx.LatestEnvelopes(ctx, ws, group, kinds)
 		if err != nil {
 			return err
 		}

@@ -13,7 +13,7 @@ import (
 // key transition (design/gaps.md "Groups and keys"), a checkpoint
 // (spec/lifecycle.md "Checkpoints") and a retention policy (design/gaps.md
 // "Retention policy").
-func (s *Service) acceptVisible(ctx context.Context, tx store.Tx, c *cachedSet, e *wire.Envelope, authorKey []byte, seq uint64, hash wire.ID, i int) error {
+func (s *Service) acceptVisible(ctx context.Context, tx store.Tx, ws wire.ID, c *cachedSet, e *wire.Envelope, authorKey []byte, seq uint64, hash wire.ID, i int) error {
 	idx := wire.U("index", uint64(i))
 	switch e.Kind {
 	case wire.KindRetentionTransition:
@@ -24,7 +24,7 @@ func (s *Service) acceptVisible(ctx context.Context, tx store.Tx, c *cachedSet, 
 		if t.VerifySignature() != nil {
 			return wire.Errorf(wire.CodeRetentionBadTransition, "The retention key transition is not signed by the key it succeeds.", idx)
 		}
-		return acceptTransition(ctx, tx, &t, authorKey, seq, idx)
+		return acceptTransition(ctx, tx, ws, &t, authorKey, seq, idx)
 	case wire.KindCheckpoint:
 		cp, err := wire.DecodeCheckpoint(e.CT)
 		if err != nil || cp.Group != e.Group {
@@ -33,27 +33,27 @@ func (s *Service) acceptVisible(ctx context.Context, tx store.Tx, c *cachedSet, 
 		if cp.Verify() != nil {
 			return wire.Errorf(wire.CodeBadObject, "The checkpoint's manifest hash or signature does not verify.", idx)
 		}
-		keys, err := tx.RetentionKeys(ctx, e.Group)
+		keys, err := tx.RetentionKeys(ctx, ws, e.Group)
 		if err != nil {
 			return err
 		}
 		if !isTip(live(keys), cp.RetentionKey) {
 			return wire.Errorf(wire.CodeBadObject, "The checkpoint is not signed by the group's current retention key.", idx)
 		}
-		return tx.PutCheckpoint(ctx, e.Group, store.CheckpointRow{Seq: seq,
+		return tx.PutCheckpoint(ctx, ws, e.Group, store.CheckpointRow{Seq: seq,
 			Ref: wire.EnvelopeRef{Author: e.Author, Ctr: e.Ctr, Hash: hash}, ManifestHash: cp.ManifestHash, RetentionKey: cp.RetentionKey})
 	case wire.KindRetentionResolution:
 		r, err := wire.DecodeRetentionResolution(e.CT)
 		if err != nil || r.Group != e.Group {
 			return wire.Errorf(wire.CodeRetentionBadResolution, "The retention resolution is malformed or names another group.", idx)
 		}
-		return acceptResolution(ctx, tx, c, &r, idx)
+		return acceptResolution(ctx, tx, ws, c, &r, idx)
 	case wire.KindRetentionPolicy:
 		p, err := wire.DecodeRetentionPolicy(e.CT)
 		if err != nil || p.Group != e.Group {
 			return wire.Errorf(wire.CodeRetentionBadPolicy, "The retention policy is malformed or names another group.", idx)
 		}
-		latest, err := tx.LatestPolicy(ctx, e.Group)
+		latest, err := tx.LatestPolicy(ctx, ws, e.Group)
 		switch {
 		case err == nil:
 			if p.Version <= latest.Version {
@@ -67,7 +67,7 @@ func (s *Service) acceptVisible(ctx context.Context, tx store.Tx, c *cachedSet, 
 			err.Fields = append(err.Fields, idx)
 			return err
 		}
-		return tx.PutPolicy(ctx, e.Group, store.Policy{Version: p.Version, Seq: seq,
+		return tx.PutPolicy(ctx, ws, e.Group, store.Policy{Version: p.Version, Seq: seq,
 			Ref: wire.EnvelopeRef{Author: e.Author, Ctr: e.Ctr, Hash: hash}, TextWindowDays: p.TextWindowDays,
 			MediaWindowDays: p.MediaWindowDays, Body: e.CT})
 	}
@@ -79,8 +79,8 @@ func (s *Service) acceptVisible(ctx context.Context, tx store.Tx, c *cachedSet, 
 // higher epoch. A second root, or a second successor of one key, freezes the
 // group's chain: it is recorded (the fork is evidence) and no drop is
 // accepted for the group from then on.
-func acceptTransition(ctx context.Context, tx store.Tx, t *wire.RetentionTransition, authorKey []byte, seq uint64, idx wire.Field) error {
-	all, err := tx.RetentionKeys(ctx, t.Group)
+func acceptTransition(ctx context.Context, tx store.Tx, ws wire.ID, t *wire.RetentionTransition, authorKey []byte, seq uint64, idx wire.Field) error {
+	all, err := tx.RetentionKeys(ctx, ws, t.Group)
 	if err != nil {
 		return err
 	}
@@ -114,11 +114,11 @@ func acceptTransition(ctx context.Context, tx store.Tx, t *wire.RetentionTransit
 			fork = true
 		}
 	}
-	if err := tx.PutRetentionKey(ctx, t.Group, store.RetentionKey{Key: t.NewKey, PrevKey: t.PrevKey, Epoch: t.Epoch, Seq: seq}); err != nil {
+	if err := tx.PutRetentionKey(ctx, ws, t.Group, store.RetentionKey{Key: t.NewKey, PrevKey: t.PrevKey, Epoch: t.Epoch, Seq: seq}); err != nil {
 		return err
 	}
 	if fork {
-		return tx.SetRetentionFrozen(ctx, t.Group)
+		return tx.SetRetentionFrozen(ctx, ws, t.Group)
 	}
 	return nil
 }
@@ -126,15 +126,15 @@ func acceptTransition(ctx context.Context, tx store.Tx, t *wire.RetentionTransit
 // acceptResolution ends a frozen chain: the named key must be a contested tip,
 // approved by the admin threshold; every key off its line of ancestors is
 // discarded and the group may drop again.
-func acceptResolution(ctx context.Context, tx store.Tx, c *cachedSet, r *wire.RetentionResolution, idx wire.Field) error {
-	g, err := tx.Group(ctx, r.Group)
+func acceptResolution(ctx context.Context, tx store.Tx, ws wire.ID, c *cachedSet, r *wire.RetentionResolution, idx wire.Field) error {
+	g, err := tx.Group(ctx, ws, r.Group)
 	if err != nil {
 		return err
 	}
 	if !g.RetentionFrozen {
 		return wire.Errorf(wire.CodeRetentionBadResolution, "This group's retention chain is not frozen.", idx)
 	}
-	all, err := tx.RetentionKeys(ctx, r.Group)
+	all, err := tx.RetentionKeys(ctx, ws, r.Group)
 	if err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func acceptResolution(ctx context.Context, tx store.Tx, c *cachedSet, r *wire.Re
 			dead = append(dead, k.Key)
 		}
 	}
-	return tx.ResolveRetention(ctx, r.Group, dead)
+	return tx.ResolveRetention(ctx, ws, r.Group, dead)
 }
 
 // live returns the keys not discarded by a resolution.

@@ -182,7 +182,7 @@ func (s *Service) Send(ctx context.Context, ws wire.ID, p wire.AuthOK, envs []wi
 	})
 	if err == nil {
 		s.generalSends.Add(1)
-		s.learnHeads(acks, accepted)
+		s.learnHeads(ws, acks, accepted)
 	}
 	wg.Wait()
 	if err != nil {
@@ -248,17 +248,17 @@ func (s *Service) acceptBatch(ctx context.Context, tx store.Tx, ws wire.ID, p wi
 			groups[e.Group] = g
 			order = append(order, e.Group)
 		}
-		if err := checkChain(ctx, tx, g, e, hashes[i], i); err != nil {
+		if err := checkChain(ctx, tx, ws, g, e, hashes[i], i); err != nil {
 			return i, err
 		}
 		seq := g.head + 1
 		if e.Kind.RelayVisible() {
-			if err := s.acceptVisible(ctx, tx, c, e, key, seq, hashes[i], i); err != nil {
+			if err := s.acceptVisible(ctx, tx, ws, c, e, key, seq, hashes[i], i); err != nil {
 				return i, err
 			}
 		}
 		row := store.EnvelopeRow{Seq: seq, Envelope: *e, Hash: hashes[i], AcceptedAt: now}
-		if err := tx.InsertEnvelope(ctx, &row); err != nil {
+		if err := tx.InsertEnvelope(ctx, ws, &row); err != nil {
 			return i, err
 		}
 		g.head = seq
@@ -328,45 +328,40 @@ func (s *Service) authorKey(ctx context.Context, tx store.Tx, ws wire.ID, c *cac
 }
 
 // loadGroup reads a group's head, creating the group in ws on its first
-// envelope. A group of another workspace is refused. Which workspace a group
-// belongs to never changes (the schema refuses it), so it is cached.
+// envelope. Groups are keyed by (workspace, group id): a group of another
+// workspace with the same id is another group, and neither can take or
+// block the other. That a group exists is cached (groups are never
+// deleted).
 //
 // headHint, when not nil, is the group's head seq already read under the
 // workspace lock.
 func (s *Service) loadGroup(ctx context.Context, tx store.Tx, ws, id wire.ID, now int64, headHint *uint64) (*groupState, error) {
 	g := &groupState{authors: map[wire.ID]store.AuthorHead{}, absent: map[wire.ID]bool{}}
+	k := groupKey{ws, id}
 	s.mu.Lock()
-	owner, known := s.groupWS[id]
+	known := s.exists[k]
 	s.mu.Unlock()
 	if !known {
-		row, err := tx.Group(ctx, id)
+		_, err := tx.Group(ctx, ws, id)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			err := tx.CreateGroup(ctx, id, ws, now)
-			if errors.Is(err, store.ErrExists) {
-				// Created meanwhile by another workspace's transaction.
-				return nil, wire.Errorf(wire.CodeWrongWorkspace, "That group belongs to another workspace.", wire.B("group", id[:]))
-			}
-			if err != nil {
+			// The workspace lock is held, so nobody creates it meanwhile.
+			if err := tx.CreateGroup(ctx, ws, id, now); err != nil {
 				return nil, err
 			}
 			return g, nil // cached once the creating transaction commits
 		case err != nil:
 			return nil, err
 		}
-		owner = row.Workspace
 		s.mu.Lock()
-		s.groupWS[id] = owner
+		s.exists[k] = true
 		s.mu.Unlock()
-	}
-	if owner != ws {
-		return nil, wire.Errorf(wire.CodeWrongWorkspace, "That group belongs to another workspace.", wire.B("group", id[:]))
 	}
 	if headHint != nil {
 		g.head = *headHint
 		return g, nil
 	}
-	head, err := tx.GroupHead(ctx, id)
+	head, err := tx.GroupHead(ctx, ws, id)
 	if err != nil {
 		return nil, err
 	}
@@ -376,10 +371,10 @@ func (s *Service) loadGroup(ctx context.Context, tx store.Tx, ws, id wire.ID, no
 
 // checkChain enforces the author chain: ctr = previous + 1 and prev = hash of
 // the previous envelope (the first has ctr 1 and a zero prev).
-func checkChain(ctx context.Context, tx store.Tx, g *groupState, e *wire.Envelope, hash wire.ID, i int) error {
+func checkChain(ctx context.Context, tx store.Tx, ws wire.ID, g *groupState, e *wire.Envelope, hash wire.ID, i int) error {
 	head, ok := g.authors[e.Author]
 	if !ok && !g.absent[e.Author] {
-		h, err := tx.AuthorHead(ctx, e.Group, e.Author)
+		h, err := tx.AuthorHead(ctx, ws, e.Group, e.Author)
 		switch {
 		case err == nil:
 			head, ok = h, true
@@ -413,7 +408,7 @@ func checkChain(ctx context.Context, tx store.Tx, g *groupState, e *wire.Envelop
 	// in a taken place.
 	same := e.Ctr == head.Ctr && hash == head.Hash
 	if !same {
-		old, err := tx.EnvelopeByAuthor(ctx, e.Group, e.Author, e.Ctr)
+		old, err := tx.EnvelopeByAuthor(ctx, ws, e.Group, e.Author, e.Ctr)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
@@ -439,20 +434,17 @@ func (s *Service) Fetch(ctx context.Context, ws, group wire.ID, afterSeq uint64,
 	}
 	out := &wire.Envelopes{Group: group}
 	err := s.st.View(ctx, func(tx store.Tx) error {
-		g, err := tx.Group(ctx, group)
+		g, err := tx.Group(ctx, ws, group)
 		if errors.Is(err, store.ErrNotFound) {
 			if _, err := tx.Workspace(ctx, ws); errors.Is(err, store.ErrNotFound) {
 				return errUnknownWorkspace(ws)
 			}
-			return nil // a group nobody has written to yet is empty
+			return nil // a group nobody of this workspace has written to yet is empty
 		}
 		if err != nil {
 			return err
 		}
-		if g.Workspace != ws {
-			return wire.Errorf(wire.CodeUnknownGroup, "That group is not in this workspace.")
-		}
-		rows, err := tx.Envelopes(ctx, group, afterSeq, n, MaxFetchBytes)
+		rows, err := tx.Envelopes(ctx, ws, group, afterSeq, n, MaxFetchBytes)
 		if err != nil {
 			return err
 		}

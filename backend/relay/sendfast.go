@@ -9,6 +9,10 @@ import (
 // forgotten and relearned from the general path.
 const maxKnownHeads = 1 << 17
 
+// groupKey names a group: the relay keys groups by workspace and group id,
+// so the same id in two workspaces is two unrelated groups.
+type groupKey struct{ ws, group wire.ID }
+
 // chainRef names an author chain: an author in a group.
 type chainRef struct{ group, author wire.ID }
 
@@ -51,11 +55,8 @@ func (s *Service) fastPlan(ws wire.ID, pre *cachedSet, envs []wire.Envelope, has
 		}
 		head, ok := heads[e.Group]
 		if !ok {
-			if owner, known := s.groupWS[e.Group]; !known || owner != ws {
-				return nil
-			}
-			kg := s.known[e.Group]
-			if kg == nil {
+			kg := s.known[groupKey{ws, e.Group}]
+			if kg == nil || !s.exists[groupKey{ws, e.Group}] {
 				return nil
 			}
 			head = kg.head
@@ -64,7 +65,7 @@ func (s *Service) fastPlan(ws wire.ID, pre *cachedSet, envs []wire.Envelope, has
 		k := chainRef{e.Group, e.Author}
 		ch, ok := chains[k]
 		if !ok {
-			if ch, ok = s.known[e.Group].chains[e.Author]; !ok {
+			if ch, ok = s.known[groupKey{ws, e.Group}].chains[e.Author]; !ok {
 				return nil
 			}
 		}
@@ -76,10 +77,10 @@ func (s *Service) fastPlan(ws wire.ID, pre *cachedSet, envs []wire.Envelope, has
 		r.Seqs[i] = head
 	}
 	for g, head := range heads {
-		s.known[g].head = head
+		s.known[groupKey{ws, g}].head = head
 	}
 	for k, ch := range chains {
-		s.known[k.group].chains[k.author] = ch
+		s.known[groupKey{ws, k.group}].chains[k.author] = ch
 	}
 	return r
 }
@@ -90,7 +91,7 @@ func (s *Service) forgetPlan(r *store.SendRequest) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for g := range r.Heads {
-		delete(s.known, g)
+		delete(s.known, groupKey{r.Workspace, g})
 	}
 }
 
@@ -107,19 +108,19 @@ func fastAcks(r *store.SendRequest) ([]wire.AckItem, []wire.SeqEnvelope) {
 // learnHeads records the group and chain heads a committed send reached.
 // Heads only move forward: a send that committed earlier but reports later
 // does not move them back (and its chains are forgotten, as for a gap).
-func (s *Service) learnHeads(acks []wire.AckItem, accepted []wire.SeqEnvelope) {
+func (s *Service) learnHeads(ws wire.ID, acks []wire.AckItem, accepted []wire.SeqEnvelope) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.known)+len(acks) > maxKnownHeads {
-		s.known = map[wire.ID]*knownGroup{}
+		s.known = map[groupKey]*knownGroup{}
 	}
 	first := map[wire.ID]bool{}
 	for i := range acks {
 		e := &accepted[i].Envelope
-		kg := s.known[e.Group]
+		kg := s.known[groupKey{ws, e.Group}]
 		if kg == nil {
 			kg = &knownGroup{chains: map[wire.ID]store.AuthorHead{}}
-			s.known[e.Group] = kg
+			s.known[groupKey{ws, e.Group}] = kg
 		}
 		if !first[e.Group] {
 			first[e.Group] = true

@@ -311,7 +311,7 @@ func TestSendGate(t *testing.T) {
 		if _, isPG := st.(interface{ URL() string }); !isPG {
 			return
 		}
-		if err := st.Update(f.ctx, func(tx store.Tx) error { return tx.SetDroppedBelow(f.ctx, g, 5) }); err != nil {
+		if err := st.Update(f.ctx, func(tx store.Tx) error { return tx.SetDroppedBelow(f.ctx, f.ws, g, 5) }); err != nil {
 			t.Fatal(err)
 		}
 		if ok, err := st.Send(f.ctx, req(func(*store.SendRequest) {}), noAwait); ok || err != nil {

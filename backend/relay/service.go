@@ -67,11 +67,12 @@ type Service struct {
 
 	mu      sync.Mutex
 	cache   map[wire.ID]*cachedSet  // parsed current access set per workspace
-	groupWS map[wire.ID]wire.ID     // group → its workspace (immutable)
 	rosters map[wire.ID]*rosterFold // folded roster per workspace (rosterguard.go)
+	// Groups known to exist (a group is never deleted).
+	exists map[groupKey]bool
 	// Heads this Service's own commits reached (fastPlan; the store's gate
 	// checks them, since other relay processes may have moved them on).
-	known map[wire.ID]*knownGroup
+	known map[groupKey]*knownGroup
 	// Prepared public keys for single-envelope sends (verifyOne).
 	prepared map[wire.ID]*ed25519batch.PreparedKey
 	// Claim allowance per (workspace, owner key).
@@ -104,9 +105,9 @@ type cachedSet struct {
 func New(cfg Config) *Service {
 	s := &Service{st: cfg.Store, now: cfg.Clock, maxLogBytes: cfg.MaxLogBytes,
 		retentionDays: cfg.RetentionDays, maxBatch: cfg.MaxBatch, maxKPBytes: cfg.MaxKeyPackageBytes,
-		claimBurst: cfg.ClaimBurst, claimInterval: cfg.ClaimInterval, claims: map[[2]wire.ID]*claimBucket{}, cache: map[wire.ID]*cachedSet{}, groupWS: map[wire.ID]wire.ID{},
+		claimBurst: cfg.ClaimBurst, claimInterval: cfg.ClaimInterval, claims: map[[2]wire.ID]*claimBucket{}, cache: map[wire.ID]*cachedSet{}, exists: map[groupKey]bool{},
 		rosters: map[wire.ID]*rosterFold{}, maxRosterBytes: cfg.MaxRosterBytes,
-		known: map[wire.ID]*knownGroup{}, prepared: map[wire.ID]*ed25519batch.PreparedKey{},
+		known: map[groupKey]*knownGroup{}, prepared: map[wire.ID]*ed25519batch.PreparedKey{},
 		checking: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))}
 	if s.now == nil {
 		s.now = time.Now

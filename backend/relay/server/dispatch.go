@@ -154,8 +154,9 @@ func (s *Server) handle(c *conn, body wire.Body) (wire.Body, func(), error) {
 				wire.U("limit", uint64(s.lim.MaxSubscriptions)))
 		}
 		// All or nothing: every group must be readable by this workspace
-		// (bad_request/unknown_group for another workspace's group) before
-		// any subscription starts.
+		// (groups are keyed by workspace, so another workspace's group of
+		// the same id is simply another group) before any subscription
+		// starts.
 		for _, it := range req.Items {
 			if _, err := s.backend.Fetch(ctx, c.workspace, it.Group, it.AfterSeq, 1); err != nil {
 				return nil, nil, err

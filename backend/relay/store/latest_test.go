@@ -21,13 +21,13 @@ func TestLatestEnvelopes(t *testing.T) {
 				seq := uint64(3 + i)
 				r := EnvelopeRow{Seq: seq, Hash: tid(string(rune('A' + i))), AcceptedAt: 2,
 					Envelope: wire.Envelope{Group: g, Kind: k, Author: tid("author"), Ctr: seq, CT: []byte{byte(seq)}}}
-				if err := tx.InsertEnvelope(ctx, &r); err != nil {
+				if err := tx.InsertEnvelope(ctx, ws, &r); err != nil {
 					return err
 				}
 			}
 			r := EnvelopeRow{Seq: 2, Hash: tid("o"), AcceptedAt: 2,
 				Envelope: wire.Envelope{Group: other, Kind: wire.KindHistoryPublish, Author: tid("author"), Ctr: 2, CT: []byte("x")}}
-			return tx.InsertEnvelope(ctx, &r)
+			return tx.InsertEnvelope(ctx, ws, &r)
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -35,7 +35,7 @@ func TestLatestEnvelopes(t *testing.T) {
 		var rows []EnvelopeRow
 		err = st.View(ctx, func(tx Tx) error {
 			var err error
-			rows, err = tx.LatestEnvelopes(ctx, g, []wire.Kind{wire.KindHistoryPublish, wire.KindSnapshot, wire.KindGroupInfoPublish, wire.KindContent})
+			rows, err = tx.LatestEnvelopes(ctx, ws, g, []wire.Kind{wire.KindHistoryPublish, wire.KindSnapshot, wire.KindGroupInfoPublish, wire.KindContent})
 			return err
 		})
 		if err != nil {
@@ -60,7 +60,7 @@ func TestLatestEnvelopes(t *testing.T) {
 		// A group with nothing yet: no rows, no error.
 		err = st.View(ctx, func(tx Tx) error {
 			var err error
-			rows, err = tx.LatestEnvelopes(ctx, tid("empty"), []wire.Kind{wire.KindGroupInfoPublish})
+			rows, err = tx.LatestEnvelopes(ctx, ws, tid("empty"), []wire.Kind{wire.KindGroupInfoPublish})
 			return err
 		})
 		if err != nil || len(rows) != 0 {

@@ -125,7 +125,7 @@ func sendChanges(r SendRequest) []Change {
 // after a first statement had opened the transaction.)
 const sendGateSQLite = `SELECT count(*) FROM workspaces w
 	 WHERE w.id = ? AND w.access_version = ? AND (? = 0 OR w.log_bytes + ? <= ?)
-	   AND (SELECT coalesce(max(e.seq), 0) FROM envelopes e WHERE e.group_id = ?) = ?`
+	   AND (SELECT coalesce(max(e.seq), 0) FROM envelopes e WHERE e.workspace_id = w.id AND e.group_id = ?) = ?`
 
 func (t *sqlTx) sendFastSQLite(ctx context.Context, r SendRequest, rows []EnvelopeRow, total uint64) (bool, error) {
 	first := r.Envelopes[0].Group
@@ -133,7 +133,7 @@ func (t *sqlTx) sendFastSQLite(ctx context.Context, r SendRequest, rows []Envelo
 		if g == first {
 			continue
 		}
-		if head, err := t.GroupHead(ctx, g); err != nil || head != h {
+		if head, err := t.GroupHead(ctx, r.Workspace, g); err != nil || head != h {
 			return false, err
 		}
 	}
@@ -143,7 +143,7 @@ func (t *sqlTx) sendFastSQLite(ctx context.Context, r SendRequest, rows []Envelo
 	if err != nil || holds != 1 {
 		return false, err
 	}
-	if err := t.InsertEnvelopes(ctx, rows); err != nil {
+	if err := t.InsertEnvelopes(ctx, r.Workspace, rows); err != nil {
 		return false, conflict(err)
 	}
 	return true, nil
@@ -163,9 +163,9 @@ func conflict(err error) error {
 	return fmt.Errorf("send: %w", err)
 }
 
-// envelopeArrays is rows as the column arrays of insertEnvelopesPG, in its
-// column order.
-func envelopeArrays(rows []EnvelopeRow) []any {
+// envelopeArrays is rows of workspace ws as the column arrays of
+// insertEnvelopesPG, in its column order.
+func envelopeArrays(ws wire.ID, rows []EnvelopeRow) []any {
 	n := len(rows)
 	groups, authors, prevs, hashes := make([][]byte, n), make([][]byte, n), make([][]byte, n), make([][]byte, n)
 	cts, sigs := make([][]byte, n), make([][]byte, n)
@@ -177,26 +177,26 @@ func envelopeArrays(rows []EnvelopeRow) []any {
 		cts[i], sigs[i] = nonNil(e.CT), nonNil(e.Signature)
 		seqs[i], ctrs[i], at[i], kinds[i] = int64(rows[i].Seq), int64(e.Ctr), rows[i].AcceptedAt, int32(e.Kind)
 	}
-	return []any{groups, seqs, authors, ctrs, prevs, hashes, kinds, cts, sigs, at}
+	return []any{b(ws), groups, seqs, authors, ctrs, prevs, hashes, kinds, cts, sigs, at}
 }
 
 // insertEnvelopesPG is one statement for the whole batch.
-const insertEnvelopesPG = `INSERT INTO envelopes (group_id, seq, author, ctr, prev, hash, kind, ct, sig, accepted_at)
-	SELECT * FROM unnest(?::bytea[], ?::bigint[], ?::bytea[], ?::bigint[], ?::bytea[], ?::bytea[], ?::integer[], ?::bytea[], ?::bytea[], ?::bigint[])`
+const insertEnvelopesPG = `INSERT INTO envelopes (workspace_id, group_id, seq, author, ctr, prev, hash, kind, ct, sig, accepted_at)
+	SELECT ?::bytea, * FROM unnest(?::bytea[], ?::bigint[], ?::bytea[], ?::bigint[], ?::bytea[], ?::bytea[], ?::integer[], ?::bytea[], ?::bytea[], ?::bigint[])`
 
 // InsertEnvelopes implements [Tx.InsertEnvelopes]: PostgreSQL in one
 // statement, SQLite one prepared statement per row (in-process, where a
 // statement costs no round trip).
-func (t *sqlTx) InsertEnvelopes(ctx context.Context, rows []EnvelopeRow) error {
+func (t *sqlTx) InsertEnvelopes(ctx context.Context, ws wire.ID, rows []EnvelopeRow) error {
 	if t.s.d.name != "postgres" {
 		for i := range rows {
-			if err := t.InsertEnvelope(ctx, &rows[i]); err != nil {
+			if err := t.InsertEnvelope(ctx, ws, &rows[i]); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if _, err := t.exec(ctx, insertEnvelopesPG, envelopeArrays(rows)...); err != nil {
+	if _, err := t.exec(ctx, insertEnvelopesPG, envelopeArrays(ws, rows)...); err != nil {
 		return fmt.Errorf("insert envelopes: %w", err)
 	}
 	return nil

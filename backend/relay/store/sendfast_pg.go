@@ -68,7 +68,7 @@ func (s *pgStore) sendPipelined(ctx context.Context, r SendRequest, rows []Envel
 		batch.Queue("BEGIN")
 		batch.Queue(`SELECT weald_send_gate($1, $2, $3, $4, $5, $6, $7, $8)`, b(r.Workspace), int64(r.AccessVersion),
 			int64(r.MaxLogBytes), int64(total), groups, firsts, NotifyChannel, payloads)
-		batch.Queue(s.q(insertEnvelopesPG), envelopeArrays(rows)...)
+		batch.Queue(s.q(insertEnvelopesPG), envelopeArrays(r.Workspace, rows)...)
 		var awaitErr error
 		if !r.Overlap {
 			// Checked before anything is sent; then the commit rides in
@@ -141,12 +141,12 @@ func (s *pgStore) sendPipelined(ctx context.Context, r SendRequest, rows []Envel
 // than the statement).
 const sendOnePGQuery = `WITH w AS (SELECT 1 FROM workspaces
 	  WHERE id = ? AND access_version = ? AND (?::bigint = 0 OR log_bytes + ?::bigint <= ?::bigint) FOR UPDATE),
-	p AS (SELECT ?::bytea AS g, ?::bigint AS s),
-	g AS (SELECT 1 FROM groups gr, p WHERE gr.id = p.g AND gr.dropped_below < p.s
-	    AND (p.s = 1 OR EXISTS (SELECT 1 FROM envelopes e WHERE e.group_id = p.g AND e.seq = p.s - 1))
+	p AS (SELECT ?::bytea AS ws, ?::bytea AS g, ?::bigint AS s),
+	g AS (SELECT 1 FROM groups gr, p WHERE gr.workspace_id = p.ws AND gr.id = p.g AND gr.dropped_below < p.s
+	    AND (p.s = 1 OR EXISTS (SELECT 1 FROM envelopes e WHERE e.workspace_id = p.ws AND e.group_id = p.g AND e.seq = p.s - 1))
 	  FOR SHARE OF gr),
-	ins AS (INSERT INTO envelopes (group_id, seq, author, ctr, prev, hash, kind, ct, sig, accepted_at)
-	  SELECT p.g, p.s, ?::bytea, ?::bigint, ?::bytea, ?::bytea, ?::integer, ?::bytea, ?::bytea, ?::bigint FROM p
+	ins AS (INSERT INTO envelopes (workspace_id, group_id, seq, author, ctr, prev, hash, kind, ct, sig, accepted_at)
+	  SELECT p.ws, p.g, p.s, ?::bytea, ?::bigint, ?::bytea, ?::bytea, ?::integer, ?::bytea, ?::bytea, ?::bigint FROM p
 	  WHERE EXISTS (SELECT 1 FROM w) AND EXISTS (SELECT 1 FROM g)
 	  RETURNING 1)
 	SELECT (SELECT count(*) FROM ins),
@@ -158,7 +158,7 @@ func (s *pgStore) sendOne(ctx context.Context, r SendRequest, row EnvelopeRow, t
 	var inserted, notified int64
 	err := s.db.QueryRowContext(ctx, s.q(sendOnePGQuery),
 		b(r.Workspace), int64(r.AccessVersion), int64(r.MaxLogBytes), int64(total), int64(r.MaxLogBytes),
-		b(e.Group), int64(row.Seq),
+		b(r.Workspace), b(e.Group), int64(row.Seq),
 		b(e.Author), int64(e.Ctr), b(e.Prev), b(row.Hash), int32(e.Kind), nonNil(e.CT), nonNil(e.Signature), row.AcceptedAt,
 		NotifyChannel, change.Payload()).Scan(&inserted, &notified)
 	if err != nil {

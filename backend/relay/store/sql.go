@@ -6,6 +6,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"sort"
 	"strconv"
@@ -161,7 +162,10 @@ func (s *sqlStore) run(ctx context.Context, readOnly bool, fn func(Tx) error) er
 
 // migrate applies the engine's numbered schema files that are not yet
 // recorded in schema_migrations.
-func (s *sqlStore) migrate(ctx context.Context) error {
+func (s *sqlStore) migrate(ctx context.Context) error { return s.migrateTo(ctx, math.MaxInt) }
+
+// migrateTo is migrate up to version max (tests build older databases).
+func (s *sqlStore) migrateTo(ctx context.Context, max int) error {
 	dir := path.Join("schema", s.d.name)
 	entries, err := fs.ReadDir(schemaFS, dir)
 	if err != nil {
@@ -195,6 +199,9 @@ func (s *sqlStore) migrate(ctx context.Context) error {
 			return fmt.Errorf("create schema_migrations: %w", err)
 		}
 		for _, f := range files {
+			if f.version > max {
+				break
+			}
 			var n int
 			if err := tx.QueryRowContext(ctx, s.q(`SELECT count(*) FROM schema_migrations WHERE version = ?`), f.version).Scan(&n); err != nil {
 				return err

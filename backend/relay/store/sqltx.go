@@ -237,20 +237,20 @@ func (t *sqlTx) GrantKey(ctx context.Context, ws, keyID wire.ID) ([]byte, wire.I
 	return key, toID(grant), nil
 }
 
-func (t *sqlTx) Group(ctx context.Context, id wire.ID) (Group, error) {
-	var ws []byte
+func (t *sqlTx) Group(ctx context.Context, ws, id wire.ID) (Group, error) {
 	var head, dropped int64
 	var frozen int
-	err := t.row(ctx, `SELECT workspace_id, coalesce((SELECT max(seq) FROM envelopes WHERE group_id = ?), 0), dropped_below, retention_frozen
-		FROM groups WHERE id = ?`, b(id), b(id)).Scan(&ws, &head, &dropped, &frozen)
+	err := t.row(ctx, `SELECT coalesce((SELECT max(seq) FROM envelopes WHERE workspace_id = ? AND group_id = ?), 0), dropped_below, retention_frozen
+		FROM groups WHERE workspace_id = ? AND id = ?`, b(ws), b(id), b(ws), b(id)).Scan(&head, &dropped, &frozen)
 	if err != nil {
 		return Group{}, notFound(err, "group "+id.Short())
 	}
-	return Group{ID: id, Workspace: toID(ws), HeadSeq: uint64(head), DroppedBelow: uint64(dropped), RetentionFrozen: frozen != 0}, nil
+	return Group{ID: id, Workspace: ws, HeadSeq: uint64(head), DroppedBelow: uint64(dropped), RetentionFrozen: frozen != 0}, nil
 }
 
-func (t *sqlTx) CreateGroup(ctx context.Context, id, ws wire.ID, now int64) error {
-	res, err := t.exec(ctx, `INSERT INTO groups (id, workspace_id, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING`, b(id), b(ws), now)
+func (t *sqlTx) CreateGroup(ctx context.Context, ws, id wire.ID, now int64) error {
+	res, err := t.exec(ctx, `INSERT INTO groups (workspace_id, id, created_at) VALUES (?, ?, ?) ON CONFLICT (workspace_id, id) DO NOTHING`,
+		b(ws), b(id), now)
 	if err != nil {
 		return fmt.Errorf("create group: %w", err)
 	}
@@ -260,36 +260,36 @@ func (t *sqlTx) CreateGroup(ctx context.Context, id, ws wire.ID, now int64) erro
 	return nil
 }
 
-func (t *sqlTx) GroupHead(ctx context.Context, id wire.ID) (uint64, error) {
+func (t *sqlTx) GroupHead(ctx context.Context, ws, id wire.ID) (uint64, error) {
 	var head int64
-	err := t.row(ctx, `SELECT coalesce(max(seq), 0) FROM envelopes WHERE group_id = ?`, b(id)).Scan(&head)
+	err := t.row(ctx, `SELECT coalesce(max(seq), 0) FROM envelopes WHERE workspace_id = ? AND group_id = ?`, b(ws), b(id)).Scan(&head)
 	return uint64(head), err
 }
 
-func (t *sqlTx) SetRetentionFrozen(ctx context.Context, id wire.ID) error {
-	_, err := t.exec(ctx, `UPDATE groups SET retention_frozen = 1 WHERE id = ?`, b(id))
+func (t *sqlTx) SetRetentionFrozen(ctx context.Context, ws, id wire.ID) error {
+	_, err := t.exec(ctx, `UPDATE groups SET retention_frozen = 1 WHERE workspace_id = ? AND id = ?`, b(ws), b(id))
 	return err
 }
 
-func (t *sqlTx) AuthorHead(ctx context.Context, group, author wire.ID) (AuthorHead, error) {
+func (t *sqlTx) AuthorHead(ctx context.Context, ws, group, author wire.ID) (AuthorHead, error) {
 	var ctr int64
 	var h []byte
 	err := t.row(ctx, `SELECT ctr, hash FROM (
-			SELECT ctr, hash FROM (SELECT ctr, hash FROM envelopes WHERE group_id = ? AND author = ? ORDER BY ctr DESC LIMIT 1) AS newest
+			SELECT ctr, hash FROM (SELECT ctr, hash FROM envelopes WHERE workspace_id = ? AND group_id = ? AND author = ? ORDER BY ctr DESC LIMIT 1) AS newest
 			UNION ALL
-			SELECT ctr, hash FROM author_heads WHERE group_id = ? AND author = ?
-		) AS heads ORDER BY ctr DESC LIMIT 1`, b(group), b(author), b(group), b(author)).Scan(&ctr, &h)
+			SELECT ctr, hash FROM author_heads WHERE workspace_id = ? AND group_id = ? AND author = ?
+		) AS heads ORDER BY ctr DESC LIMIT 1`, b(ws), b(group), b(author), b(ws), b(group), b(author)).Scan(&ctr, &h)
 	if err != nil {
 		return AuthorHead{}, notFound(err, "author head")
 	}
 	return AuthorHead{Ctr: uint64(ctr), Hash: toID(h)}, nil
 }
 
-func (t *sqlTx) InsertEnvelope(ctx context.Context, r *EnvelopeRow) error {
+func (t *sqlTx) InsertEnvelope(ctx context.Context, ws wire.ID, r *EnvelopeRow) error {
 	e := &r.Envelope
-	_, err := t.exec(ctx, `INSERT INTO envelopes (group_id, seq, author, ctr, prev, hash, kind, ct, sig, accepted_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		b(e.Group), int64(r.Seq), b(e.Author), int64(e.Ctr), b(e.Prev), b(r.Hash), int(e.Kind), nonNil(e.CT), nonNil(e.Signature), r.AcceptedAt)
+	_, err := t.exec(ctx, `INSERT INTO envelopes (workspace_id, group_id, seq, author, ctr, prev, hash, kind, ct, sig, accepted_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		b(ws), b(e.Group), int64(r.Seq), b(e.Author), int64(e.Ctr), b(e.Prev), b(r.Hash), int(e.Kind), nonNil(e.CT), nonNil(e.Signature), r.AcceptedAt)
 	if err != nil {
 		return fmt.Errorf("insert envelope: %w", err)
 	}
@@ -315,12 +315,12 @@ func scanEnvelope(group wire.ID, scan func(...any) error) (EnvelopeRow, error) {
 	return r, nil
 }
 
-func (t *sqlTx) Envelopes(ctx context.Context, group wire.ID, afterSeq uint64, limit int, maxBytes int64) ([]EnvelopeRow, error) {
+func (t *sqlTx) Envelopes(ctx context.Context, ws, group wire.ID, afterSeq uint64, limit int, maxBytes int64) ([]EnvelopeRow, error) {
 	rows, err := t.rows(ctx, `SELECT `+envelopeCols+` FROM (
 			SELECT `+envelopeCols+`, sum(length(ct)) OVER (ORDER BY seq) - length(ct) AS before
-			  FROM envelopes WHERE group_id = ? AND seq > ? ORDER BY seq LIMIT ?
+			  FROM envelopes WHERE workspace_id = ? AND group_id = ? AND seq > ? ORDER BY seq LIMIT ?
 		) AS page WHERE before < ? ORDER BY seq`,
-		b(group), int64(afterSeq), limit, maxBytes)
+		b(ws), b(group), int64(afterSeq), limit, maxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("fetch envelopes: %w", err)
 	}
@@ -338,11 +338,11 @@ func (t *sqlTx) Envelopes(ctx context.Context, group wire.ID, afterSeq uint64, l
 
 // LatestEnvelopes runs one indexed lookup (envelopes_by_kind) per kind,
 // all in this transaction, so the answer is one consistent snapshot.
-func (t *sqlTx) LatestEnvelopes(ctx context.Context, group wire.ID, kinds []wire.Kind) ([]EnvelopeRow, error) {
+func (t *sqlTx) LatestEnvelopes(ctx context.Context, ws, group wire.ID, kinds []wire.Kind) ([]EnvelopeRow, error) {
 	var out []EnvelopeRow
 	for _, k := range kinds {
 		r, err := scanEnvelope(group, t.row(ctx, `SELECT `+envelopeCols+` FROM envelopes
-			WHERE group_id = ? AND kind = ? ORDER BY seq DESC LIMIT 1`, b(group), int(k)).Scan)
+			WHERE workspace_id = ? AND group_id = ? AND kind = ? ORDER BY seq DESC LIMIT 1`, b(ws), b(group), int(k)).Scan)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
@@ -354,9 +354,10 @@ func (t *sqlTx) LatestEnvelopes(ctx context.Context, group wire.ID, kinds []wire
 	return out, nil
 }
 
-func (t *sqlTx) EnvelopeByAuthor(ctx context.Context, group, author wire.ID, ctr uint64) (EnvelopeRow, error) {
-	r, err := scanEnvelope(group, t.row(ctx, `SELECT `+envelopeCols+` FROM envelopes WHERE group_id = ? AND author = ? AND ctr = ?`,
-		b(group), b(author), int64(ctr)).Scan)
+func (t *sqlTx) EnvelopeByAuthor(ctx context.Context, ws, group, author wire.ID, ctr uint64) (EnvelopeRow, error) {
+	r, err := scanEnvelope(group, t.row(ctx, `SELECT `+envelopeCols+` FROM envelopes
+		WHERE workspace_id = ? AND group_id = ? AND author = ? AND ctr = ?`,
+		b(ws), b(group), b(author), int64(ctr)).Scan)
 	if err != nil {
 		return EnvelopeRow{}, notFound(err, "envelope")
 	}
@@ -364,7 +365,7 @@ func (t *sqlTx) EnvelopeByAuthor(ctx context.Context, group, author wire.ID, ctr
 }
 
 // DropEnvelopesBelow holds the relay's only envelope DELETE statement.
-func (t *sqlTx) DropEnvelopesBelow(ctx context.Context, group wire.ID, barrier uint64, keepKinds []wire.Kind) (int64, int64, error) {
+func (t *sqlTx) DropEnvelopesBelow(ctx context.Context, ws, group wire.ID, barrier uint64, keepKinds []wire.Kind) (int64, int64, error) {
 	keep := make([]string, 0, len(keepKinds))
 	for _, k := range keepKinds {
 		keep = append(keep, fmt.Sprint(int(k)))
@@ -372,21 +373,22 @@ func (t *sqlTx) DropEnvelopesBelow(ctx context.Context, group wire.ID, barrier u
 	if len(keep) == 0 {
 		keep = append(keep, "-1")
 	}
-	cond := `group_id = ? AND seq < ? AND kind NOT IN (` + strings.Join(keep, ",") + `)
-		AND seq NOT IN (SELECT seq FROM anchors WHERE group_id = ?)`
-	if _, err := t.exec(ctx, `INSERT INTO author_heads (group_id, author, ctr, hash)
-		SELECT e.group_id, e.author, e.ctr, e.hash FROM envelopes e
-		 WHERE e.group_id = ? AND e.ctr = (SELECT max(m.ctr) FROM envelopes m WHERE m.group_id = e.group_id AND m.author = e.author)
-		ON CONFLICT (group_id, author) DO UPDATE SET ctr = excluded.ctr, hash = excluded.hash WHERE excluded.ctr > author_heads.ctr`,
-		b(group)); err != nil {
+	cond := `workspace_id = ? AND group_id = ? AND seq < ? AND kind NOT IN (` + strings.Join(keep, ",") + `)
+		AND seq NOT IN (SELECT seq FROM anchors WHERE workspace_id = ? AND group_id = ?)`
+	if _, err := t.exec(ctx, `INSERT INTO author_heads (workspace_id, group_id, author, ctr, hash)
+		SELECT e.workspace_id, e.group_id, e.author, e.ctr, e.hash FROM envelopes e
+		 WHERE e.workspace_id = ? AND e.group_id = ? AND e.ctr = (SELECT max(m.ctr) FROM envelopes m
+		   WHERE m.workspace_id = e.workspace_id AND m.group_id = e.group_id AND m.author = e.author)
+		ON CONFLICT (workspace_id, group_id, author) DO UPDATE SET ctr = excluded.ctr, hash = excluded.hash WHERE excluded.ctr > author_heads.ctr`,
+		b(ws), b(group)); err != nil {
 		return 0, 0, fmt.Errorf("record author heads: %w", err)
 	}
 	var n, bytes int64
 	if err := t.row(ctx, `SELECT count(*), coalesce(sum(length(ct)), 0) FROM envelopes WHERE `+cond,
-		b(group), int64(barrier), b(group)).Scan(&n, &bytes); err != nil {
+		b(ws), b(group), int64(barrier), b(ws), b(group)).Scan(&n, &bytes); err != nil {
 		return 0, 0, fmt.Errorf("measure drop: %w", err)
 	}
-	res, err := t.exec(ctx, `DELETE FROM envelopes WHERE `+cond, b(group), int64(barrier), b(group))
+	res, err := t.exec(ctx, `DELETE FROM envelopes WHERE `+cond, b(ws), b(group), int64(barrier), b(ws), b(group))
 	if err != nil {
 		return 0, 0, fmt.Errorf("drop envelopes: %w", err)
 	}
@@ -396,18 +398,19 @@ func (t *sqlTx) DropEnvelopesBelow(ctx context.Context, group wire.ID, barrier u
 	return n, bytes, nil
 }
 
-func (t *sqlTx) AddAnchors(ctx context.Context, group wire.ID, seqs []uint64) error {
+func (t *sqlTx) AddAnchors(ctx context.Context, ws, group wire.ID, seqs []uint64) error {
 	for _, s := range seqs {
-		if _, err := t.exec(ctx, `INSERT INTO anchors (group_id, seq) VALUES (?, ?) ON CONFLICT (group_id, seq) DO NOTHING`,
-			b(group), int64(s)); err != nil {
+		if _, err := t.exec(ctx, `INSERT INTO anchors (workspace_id, group_id, seq) VALUES (?, ?, ?)
+			ON CONFLICT (workspace_id, group_id, seq) DO NOTHING`, b(ws), b(group), int64(s)); err != nil {
 			return fmt.Errorf("add anchor: %w", err)
 		}
 	}
 	return nil
 }
 
-func (t *sqlTx) SetDroppedBelow(ctx context.Context, group wire.ID, seq uint64) error {
-	_, err := t.exec(ctx, `UPDATE groups SET dropped_below = ? WHERE id = ? AND dropped_below < ?`, int64(seq), b(group), int64(seq))
+func (t *sqlTx) SetDroppedBelow(ctx context.Context, ws, group wire.ID, seq uint64) error {
+	_, err := t.exec(ctx, `UPDATE groups SET dropped_below = ? WHERE workspace_id = ? AND id = ? AND dropped_below < ?`,
+		int64(seq), b(ws), b(group), int64(seq))
 	return err
 }
 
@@ -465,13 +468,18 @@ func (t *sqlTx) LogBytesAndNotify(ctx context.Context, ws wire.ID) (int64, error
 	return n, nil
 }
 
-const headsQuery = `SELECT coalesce((SELECT max(seq) FROM envelopes WHERE group_id = ?), 0), h.ctr, h.hash
+const headsQuery = `SELECT coalesce((SELECT max(seq) FROM envelopes WHERE workspace_id = ? AND group_id = ?), 0), h.ctr, h.hash
 	FROM (SELECT 1 AS one) AS one
 	LEFT JOIN (SELECT ctr, hash FROM (
-		SELECT ctr, hash FROM (SELECT ctr, hash FROM envelopes WHERE group_id = ? AND author = ? ORDER BY ctr DESC LIMIT 1) AS newest
+		SELECT ctr, hash FROM (SELECT ctr, hash FROM envelopes WHERE workspace_id = ? AND group_id = ? AND author = ? ORDER BY ctr DESC LIMIT 1) AS newest
 		UNION ALL
-		SELECT ctr, hash FROM author_heads WHERE group_id = ? AND author = ?
+		SELECT ctr, hash FROM author_heads WHERE workspace_id = ? AND group_id = ? AND author = ?
 	) AS heads ORDER BY ctr DESC LIMIT 1) AS h ON true`
+
+// headsArgs are headsQuery's arguments.
+func headsArgs(ws, group, author wire.ID) []any {
+	return []any{b(ws), b(group), b(ws), b(group), b(author), b(ws), b(group), b(author)}
+}
 
 func (t *sqlTx) LockForSend(ctx context.Context, ws, group, author wire.ID) (Workspace, uint64, AuthorHead, bool, error) {
 	var ghead int64
@@ -489,7 +497,7 @@ func (t *sqlTx) LockForSend(ctx context.Context, ws, group, author wire.ID) (Wor
 		var av, ri, locked, seen int64
 		err := t.row(ctx, `SELECT `+workspaceCols+`, w.log_changes, (SELECT s.log_changes FROM workspaces s WHERE s.id = ?), hs.*
 			FROM workspaces w CROSS JOIN (`+headsQuery+`) AS hs WHERE w.id = ? FOR UPDATE OF w`,
-			b(ws), b(group), b(group), b(author), b(group), b(author), b(ws)).
+			append(append([]any{b(ws)}, headsArgs(ws, group, author)...), b(ws))...).
 			Scan(&id, &w.GenesisKey, &consumed, &av, &ri, &head, &w.LogBytes, &w.CreatedAt, &locked, &seen, &ghead, &actr, &ahash)
 		if err != nil {
 			return Workspace{}, 0, AuthorHead{}, false, notFound(err, "lock workspace "+ws.Short())
@@ -506,7 +514,7 @@ func (t *sqlTx) LockForSend(ctx context.Context, ws, group, author wire.ID) (Wor
 			return Workspace{}, 0, AuthorHead{}, false, err
 		}
 	}
-	if err := t.row(ctx, headsQuery, b(group), b(group), b(author), b(group), b(author)).Scan(&ghead, &actr, &ahash); err != nil {
+	if err := t.row(ctx, headsQuery, headsArgs(ws, group, author)...).Scan(&ghead, &actr, &ahash); err != nil {
 		return Workspace{}, 0, AuthorHead{}, false, fmt.Errorf("send heads: %w", err)
 	}
 	return w, uint64(ghead), AuthorHead{Ctr: uint64(actr.Int64), Hash: toID(ahash)}, actr.Valid, nil

@@ -92,8 +92,9 @@ func (t *sqlTx) KeyPackageBytes(ctx context.Context, ws wire.ID) (uint64, error)
 	return uint64(n), err
 }
 
-func (t *sqlTx) RetentionKeys(ctx context.Context, group wire.ID) ([]RetentionKey, error) {
-	rows, err := t.rows(ctx, `SELECT key, prev_key, epoch, seq, dead FROM retention_keys WHERE group_id = ? ORDER BY seq`, b(group))
+func (t *sqlTx) RetentionKeys(ctx context.Context, ws, group wire.ID) ([]RetentionKey, error) {
+	rows, err := t.rows(ctx, `SELECT key, prev_key, epoch, seq, dead FROM retention_keys WHERE workspace_id = ? AND group_id = ? ORDER BY seq`,
+		b(ws), b(group))
 	if err != nil {
 		return nil, err
 	}
@@ -116,35 +117,35 @@ func (t *sqlTx) RetentionKeys(ctx context.Context, group wire.ID) ([]RetentionKe
 	return out, rows.Err()
 }
 
-func (t *sqlTx) PutRetentionKey(ctx context.Context, group wire.ID, k RetentionKey) error {
-	_, err := t.exec(ctx, `INSERT INTO retention_keys (group_id, key, prev_key, epoch, seq) VALUES (?, ?, ?, ?, ?)`,
-		b(group), k.Key, nonNil(k.PrevKey), int64(k.Epoch), int64(k.Seq))
+func (t *sqlTx) PutRetentionKey(ctx context.Context, ws, group wire.ID, k RetentionKey) error {
+	_, err := t.exec(ctx, `INSERT INTO retention_keys (workspace_id, group_id, key, prev_key, epoch, seq) VALUES (?, ?, ?, ?, ?, ?)`,
+		b(ws), b(group), k.Key, nonNil(k.PrevKey), int64(k.Epoch), int64(k.Seq))
 	return err
 }
 
-func (t *sqlTx) ResolveRetention(ctx context.Context, group wire.ID, dead [][]byte) error {
+func (t *sqlTx) ResolveRetention(ctx context.Context, ws, group wire.ID, dead [][]byte) error {
 	for _, k := range dead {
-		if _, err := t.exec(ctx, `UPDATE retention_keys SET dead = 1 WHERE group_id = ? AND key = ?`, b(group), k); err != nil {
+		if _, err := t.exec(ctx, `UPDATE retention_keys SET dead = 1 WHERE workspace_id = ? AND group_id = ? AND key = ?`, b(ws), b(group), k); err != nil {
 			return fmt.Errorf("resolve retention: %w", err)
 		}
 	}
-	_, err := t.exec(ctx, `UPDATE groups SET retention_frozen = 0 WHERE id = ?`, b(group))
+	_, err := t.exec(ctx, `UPDATE groups SET retention_frozen = 0 WHERE workspace_id = ? AND id = ?`, b(ws), b(group))
 	return err
 }
 
-func (t *sqlTx) PutPolicy(ctx context.Context, group wire.ID, p Policy) error {
-	_, err := t.exec(ctx, `INSERT INTO retention_policies (group_id, version, seq, author, ctr, hash, text_window_days, media_window_days, body)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, b(group), int64(p.Version), int64(p.Seq), b(p.Ref.Author), int64(p.Ref.Ctr), b(p.Ref.Hash),
+func (t *sqlTx) PutPolicy(ctx context.Context, ws, group wire.ID, p Policy) error {
+	_, err := t.exec(ctx, `INSERT INTO retention_policies (workspace_id, group_id, version, seq, author, ctr, hash, text_window_days, media_window_days, body)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, b(ws), b(group), int64(p.Version), int64(p.Seq), b(p.Ref.Author), int64(p.Ref.Ctr), b(p.Ref.Hash),
 		int64(p.TextWindowDays), int64(p.MediaWindowDays), p.Body)
 	return err
 }
 
-func (t *sqlTx) LatestPolicy(ctx context.Context, group wire.ID) (Policy, error) {
+func (t *sqlTx) LatestPolicy(ctx context.Context, ws, group wire.ID) (Policy, error) {
 	var p Policy
 	var version, seq, ctr, text, media int64
 	var author, hash []byte
 	err := t.row(ctx, `SELECT version, seq, author, ctr, hash, text_window_days, media_window_days, body FROM retention_policies
-		WHERE group_id = ? ORDER BY version DESC LIMIT 1`, b(group)).Scan(&version, &seq, &author, &ctr, &hash, &text, &media, &p.Body)
+		WHERE workspace_id = ? AND group_id = ? ORDER BY version DESC LIMIT 1`, b(ws), b(group)).Scan(&version, &seq, &author, &ctr, &hash, &text, &media, &p.Body)
 	if err != nil {
 		return Policy{}, notFound(err, "retention policy")
 	}
@@ -154,9 +155,10 @@ func (t *sqlTx) LatestPolicy(ctx context.Context, group wire.ID) (Policy, error)
 	return p, nil
 }
 
-func (t *sqlTx) PutCheckpoint(ctx context.Context, group wire.ID, c CheckpointRow) error {
-	_, err := t.exec(ctx, `INSERT INTO checkpoints (group_id, seq, author, ctr, hash, manifest_hash, retention_key) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		b(group), int64(c.Seq), b(c.Ref.Author), int64(c.Ref.Ctr), b(c.Ref.Hash), b(c.ManifestHash), c.RetentionKey)
+func (t *sqlTx) PutCheckpoint(ctx context.Context, ws, group wire.ID, c CheckpointRow) error {
+	_, err := t.exec(ctx, `INSERT INTO checkpoints (workspace_id, group_id, seq, author, ctr, hash, manifest_hash, retention_key)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		b(ws), b(group), int64(c.Seq), b(c.Ref.Author), int64(c.Ref.Ctr), b(c.Ref.Hash), b(c.ManifestHash), c.RetentionKey)
 	return err
 }
 
@@ -170,7 +172,7 @@ func (t *sqlTx) Stats(ctx context.Context, ws wire.ID, overRetentionBefore int64
 	}
 	err := t.row(ctx, `SELECT count(*), coalesce(min(e.accepted_at), 0),
 			coalesce(sum(CASE WHEN e.accepted_at < ? THEN 1 ELSE 0 END), 0), coalesce(sum(length(e.ct)), 0)
-		FROM envelopes e JOIN groups g ON e.group_id = g.id WHERE g.workspace_id = ?`, overRetentionBefore, b(ws)).
+		FROM envelopes e WHERE e.workspace_id = ?`, overRetentionBefore, b(ws)).
 		Scan(&s.Envelopes, &s.OldestAt, &s.OverRetention, &s.SumCT)
 	return s, err
 }

@@ -137,7 +137,9 @@ type WorkspaceStats struct {
 }
 
 // Tx is one transaction. Methods that write are only valid inside
-// [Store.Update]. Uint64 values are stored as signed 64-bit integers.
+// [Store.Update]. Uint64 values are stored as signed 64-bit integers. A
+// group is keyed by (workspace, group id): every group method takes the
+// workspace, and the same id in two workspaces is two unrelated groups.
 type Tx interface {
 	CreateWorkspace(ctx context.Context, id wire.ID, genesisKey []byte, now int64) error
 	Workspace(ctx context.Context, id wire.ID) (Workspace, error)
@@ -164,33 +166,33 @@ type Tx interface {
 	// GrantKey returns the key with id keyID bound to a grant and that grant.
 	GrantKey(ctx context.Context, ws, keyID wire.ID) (key []byte, grant wire.ID, err error)
 
-	Group(ctx context.Context, id wire.ID) (Group, error)
-	CreateGroup(ctx context.Context, id, ws wire.ID, now int64) error
+	Group(ctx context.Context, ws, id wire.ID) (Group, error)
+	CreateGroup(ctx context.Context, ws, id wire.ID, now int64) error
 	// GroupHead returns the highest seq of the group (0 if none). seq is never
 	// reused: a drop always keeps the checkpoint above what it deletes.
-	GroupHead(ctx context.Context, id wire.ID) (uint64, error)
-	SetRetentionFrozen(ctx context.Context, id wire.ID) error
+	GroupHead(ctx context.Context, ws, id wire.ID) (uint64, error)
+	SetRetentionFrozen(ctx context.Context, ws, id wire.ID) error
 	// AuthorHead returns the newest envelope of author in group, or the head
 	// a drop recorded; ErrNotFound if the author never wrote there.
-	AuthorHead(ctx context.Context, group, author wire.ID) (AuthorHead, error)
-	InsertEnvelope(ctx context.Context, row *EnvelopeRow) error
+	AuthorHead(ctx context.Context, ws, group, author wire.ID) (AuthorHead, error)
+	InsertEnvelope(ctx context.Context, ws wire.ID, row *EnvelopeRow) error
 	// Envelopes returns up to limit envelopes with seq > afterSeq, ascending,
 	// stopping before the first whose ct would bring the page past maxBytes
 	// (the first envelope is always included).
-	Envelopes(ctx context.Context, group wire.ID, afterSeq uint64, limit int, maxBytes int64) ([]EnvelopeRow, error)
+	Envelopes(ctx context.Context, ws, group wire.ID, afterSeq uint64, limit int, maxBytes int64) ([]EnvelopeRow, error)
 	// LatestEnvelopes returns the newest envelope (highest seq) of each kind
 	// in kinds that the group holds, in the order of kinds; kinds without
 	// one are left out.
-	LatestEnvelopes(ctx context.Context, group wire.ID, kinds []wire.Kind) ([]EnvelopeRow, error)
+	LatestEnvelopes(ctx context.Context, ws, group wire.ID, kinds []wire.Kind) ([]EnvelopeRow, error)
 	// EnvelopeByAuthor finds the envelope of author with ctr in group.
-	EnvelopeByAuthor(ctx context.Context, group, author wire.ID, ctr uint64) (EnvelopeRow, error)
+	EnvelopeByAuthor(ctx context.Context, ws, group, author wire.ID, ctr uint64) (EnvelopeRow, error)
 	// DropEnvelopesBelow records every author's chain head of the group, then
 	// deletes the group's envelopes with seq < barrier, except anchors and the
 	// kinds in keepKinds, and returns how many rows and ct bytes went. It is
 	// the only way envelopes are ever deleted.
-	DropEnvelopesBelow(ctx context.Context, group wire.ID, barrier uint64, keepKinds []wire.Kind) (n, bytes int64, err error)
-	AddAnchors(ctx context.Context, group wire.ID, seqs []uint64) error
-	SetDroppedBelow(ctx context.Context, group wire.ID, seq uint64) error
+	DropEnvelopesBelow(ctx context.Context, ws, group wire.ID, barrier uint64, keepKinds []wire.Kind) (n, bytes int64, err error)
+	AddAnchors(ctx context.Context, ws, group wire.ID, seqs []uint64) error
+	SetDroppedBelow(ctx context.Context, ws, group wire.ID, seq uint64) error
 
 	RosterAppend(ctx context.Context, ws wire.ID, index uint64, head wire.ID, op []byte) error
 	// RosterOps returns up to limit operations with index > afterIndex, at
@@ -205,13 +207,13 @@ type Tx interface {
 	// KeyPackageBytes is the size of every key package ws stores.
 	KeyPackageBytes(ctx context.Context, ws wire.ID) (uint64, error)
 
-	RetentionKeys(ctx context.Context, group wire.ID) ([]RetentionKey, error)
-	PutRetentionKey(ctx context.Context, group wire.ID, k RetentionKey) error
+	RetentionKeys(ctx context.Context, ws, group wire.ID) ([]RetentionKey, error)
+	PutRetentionKey(ctx context.Context, ws, group wire.ID, k RetentionKey) error
 	// ResolveRetention marks keys dead and clears the group's frozen flag.
-	ResolveRetention(ctx context.Context, group wire.ID, dead [][]byte) error
-	PutPolicy(ctx context.Context, group wire.ID, p Policy) error
-	LatestPolicy(ctx context.Context, group wire.ID) (Policy, error)
-	PutCheckpoint(ctx context.Context, group wire.ID, c CheckpointRow) error
+	ResolveRetention(ctx context.Context, ws, group wire.ID, dead [][]byte) error
+	PutPolicy(ctx context.Context, ws, group wire.ID, p Policy) error
+	LatestPolicy(ctx context.Context, ws, group wire.ID) (Policy, error)
+	PutCheckpoint(ctx context.Context, ws, group wire.ID, c CheckpointRow) error
 
 	Stats(ctx context.Context, ws wire.ID, overRetentionBefore int64) (WorkspaceStats, error)
 
@@ -225,7 +227,7 @@ type Tx interface {
 	LockForSend(ctx context.Context, ws, group, author wire.ID) (w Workspace, groupHead uint64, head AuthorHead, found bool, err error)
 	// InsertEnvelopes inserts rows as InsertEnvelope does, in as few
 	// statements as the engine allows.
-	InsertEnvelopes(ctx context.Context, rows []EnvelopeRow) error
+	InsertEnvelopes(ctx context.Context, ws wire.ID, rows []EnvelopeRow) error
 	// LogBytesAndNotify reads the workspace's trigger-maintained byte counter
 	// and, on PostgreSQL, sends the pending notifications in the same
 	// statement.

@@ -65,15 +65,15 @@ func insert(t *testing.T, st Store, ws, g wire.ID, from, n, size int) {
 				return err
 			}
 		}
-		if _, err := tx.Group(ctx, g); errors.Is(err, ErrNotFound) {
-			if err := tx.CreateGroup(ctx, g, ws, 1); err != nil {
+		if _, err := tx.Group(ctx, ws, g); errors.Is(err, ErrNotFound) {
+			if err := tx.CreateGroup(ctx, ws, g, 1); err != nil {
 				return err
 			}
 		}
 		for i := from; i < from+n; i++ {
 			r := EnvelopeRow{Seq: uint64(i), Hash: tid(string(rune('a' + i))), AcceptedAt: 1,
 				Envelope: wire.Envelope{Group: g, Kind: wire.KindContent, Author: tid("author"), Ctr: uint64(i), CT: make([]byte, size)}}
-			if err := tx.InsertEnvelope(ctx, &r); err != nil {
+			if err := tx.InsertEnvelope(ctx, ws, &r); err != nil {
 				return err
 			}
 		}
@@ -115,7 +115,7 @@ func TestByteCounterTrigger(t *testing.T) {
 		boom := errors.New("boom")
 		err := st.Update(ctx, func(tx Tx) error {
 			r := EnvelopeRow{Seq: 99, Envelope: wire.Envelope{Group: tid("g1"), Kind: 1, Author: tid("x"), Ctr: 99, CT: make([]byte, 1000)}}
-			if err := tx.InsertEnvelope(ctx, &r); err != nil {
+			if err := tx.InsertEnvelope(ctx, w1, &r); err != nil {
 				return err
 			}
 			return boom
@@ -125,10 +125,10 @@ func TestByteCounterTrigger(t *testing.T) {
 		}
 		var n, bytes int64
 		err = st.Update(ctx, func(tx Tx) error {
-			if err := tx.AddAnchors(ctx, tid("g1"), []uint64{2}); err != nil {
+			if err := tx.AddAnchors(ctx, w1, tid("g1"), []uint64{2}); err != nil {
 				return err
 			}
-			n, bytes, err = tx.DropEnvelopesBelow(ctx, tid("g1"), 4, nil)
+			n, bytes, err = tx.DropEnvelopesBelow(ctx, w1, tid("g1"), 4, nil)
 			return err
 		})
 		if err != nil || n != 2 || bytes != 20 {
