@@ -1,14 +1,21 @@
 # Weald: `make run` sets up and launches the desktop app; `make test` sets up
 # and runs every test. Both install what is missing on Debian/Ubuntu first.
+# `make help` lists the targets; CONTRIBUTING.md says how to run parts.
 
 GO       ?= go
 NPM      ?= npm
 BIN      := build/bin
+TOOLS    := build/tools
 JS_DIRS  := frontend $(wildcard backend/mls/interop/js)
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: run test build build-e2e frontend deps-run deps-test bindings relay cli clean
+.PHONY: help run test test-go test-ui lint lint-go lint-ui build build-e2e frontend deps-run deps-test bindings relay cli clean
 
-run: deps-run build
+help: ## List the targets.
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+run: deps-run build ## Build and launch the desktop app (under Xvfb without a display).
 	@if [ -n "$$DISPLAY" ] || [ -n "$$WAYLAND_DISPLAY" ]; then \
 		exec $(BIN)/weald; \
 	else \
@@ -17,8 +24,31 @@ run: deps-run build
 		exec xvfb-run -a -s "-screen 0 1280x820x24" dbus-run-session -- $(BIN)/weald; \
 	fi
 
-test: deps-test build build-e2e $(addsuffix /node_modules/.installed,$(wordlist 2,9,$(JS_DIRS)))
+test: deps-test build build-e2e $(addsuffix /node_modules/.installed,$(wordlist 2,9,$(JS_DIRS))) ## Lint, then every test (what CI runs).
 	@.ci/test.sh
+
+test-go: frontend ## The Go tests only (-short skips the slow ones: make test-go GOTEST=-short).
+	$(GO) test -count=1 $(GOTEST) ./...
+
+test-ui: frontend/node_modules/.installed ## The frontend unit tests (vitest) only.
+	$(NPM) --prefix frontend run test
+
+lint: lint-go lint-ui ## gofmt, go vet, staticcheck, go mod tidy; eslint and prettier.
+
+lint-go: frontend $(STATICCHECK)
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt: these files need gofmt -w:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) vet -tags e2e .
+	$(STATICCHECK) ./...
+	$(GO) mod tidy -diff
+
+lint-ui: frontend/node_modules/.installed
+	$(NPM) --prefix frontend run --silent lint
+
+# staticcheck at a pinned version, built from the Go module proxy once.
+$(STATICCHECK):
+	GOBIN=$(abspath $(TOOLS))/tmp $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv $(TOOLS)/tmp/staticcheck $@ && rmdir $(TOOLS)/tmp
 
 deps-run:
 	@.ci/deps.sh run
@@ -36,23 +66,23 @@ frontend/dist/index.html: frontend/node_modules/.installed $(shell find frontend
 
 frontend: frontend/dist/index.html
 
-build: frontend
+build: frontend ## Build the desktop app into build/bin/weald.
 	$(GO) build -tags "$$(.ci/deps.sh tags)" -o $(BIN)/weald .
 
 build-e2e: frontend
 	$(GO) build -tags e2e -o $(BIN)/weald-e2e .
 
 # Regenerates frontend/wailsjs from the bound Go services (no Wails CLI needed).
-bindings:
+bindings: ## Regenerate frontend/wailsjs from the bound Go services.
 	$(GO) build -tags bindings -o $(BIN)/weald-bindings .
 	$(BIN)/weald-bindings
 
 # The relay server and the headless CLI, for running by hand.
-relay:
+relay: ## Build the relay server into build/bin/weald-relay.
 	$(GO) build -o $(BIN)/weald-relay ./backend/cmd/weald-relay
 
-cli:
+cli: ## Build the headless CLI into build/bin/weald-cli.
 	$(GO) build -o $(BIN)/weald-cli ./backend/cmd/weald
 
-clean:
+clean: ## Remove built binaries and test artifacts.
 	rm -rf $(BIN) frontend/dist/assets frontend/dist/index.html test-artifacts

@@ -37,6 +37,7 @@ func main() {
 	}
 	a := app.New(dir, os.Stderr, windowEvents{})
 	err = wails.Run(&options.App{
+		ErrorFormatter:   app.FormatError,
 		Title:            "Weald",
 		Width:            1200,
 		Height:           780,

@@ -24,9 +24,14 @@ step() {
   fi
 }
 
-step go-vet       go vet ./...
-step go-vet-e2e   go vet -tags e2e .
-step go-test      go test -count=1 -timeout 20m ./...
+# The packages with the most goroutines run under the race detector instead
+# of plainly: one run each, not two.
+race=(./backend/engine/... ./backend/relay/... ./backend/relayclient/... ./app/...)
+plain=$(go list ./... | grep -v -e '^weald/backend/engine' -e '^weald/backend/relay' -e '^weald/app')
+
+step lint         make --no-print-directory lint
+step go-test      go test -count=1 -timeout 20m $plain
+step go-race      go test -count=1 -timeout 20m -race "${race[@]}"
 step vitest       npm --prefix frontend run --silent test
 step playwright   env WEALD_E2E_BIN="$PWD/build/bin/weald-e2e" npm --prefix frontend run --silent e2e
 step desktop      .ci/desktop-smoke.sh build/bin/weald

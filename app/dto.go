@@ -1,5 +1,7 @@
 package app
 
+import "weald/backend/errcode"
+
 // Status is what App.Status returns to the shell.
 type Status struct {
 	Version      string             `json:"version"`
@@ -16,8 +18,14 @@ type WorkspaceSummary struct {
 // Error is the error every bound method returns: a stable code and one plain
 // sentence saying what happened and what to do.
 type Error struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Code    errcode.Code `json:"code"`
+	Message string       `json:"message"`
 }
 
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// ErrorCode returns the code (errcode.Of).
+func (e *Error) ErrorCode() errcode.Code { return e.Code }
+
+// ErrorSentence returns the sentence (errcode.SentenceOf).
+func (e *Error) ErrorSentence() string { return e.Message }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,7 +18,6 @@ const wsB = "bb00000000000000000000000000000000000000000000000000000000000002"
 
 // recorder is an app.Emitter that keeps what it was given.
 type recorder struct {
-	mu     sync.Mutex
 	events chan app.Project
 }
 
@@ -51,7 +49,7 @@ func (r *recorder) next(t *testing.T, folder string) app.Project {
 func code(err error) string {
 	var e *app.Error
 	if errors.As(err, &e) {
-		return e.Code
+		return string(e.Code)
 	}
 	return ""
 }

@@ -19,6 +19,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"weald/backend/errcode"
 )
 
 // Server is the HTTP handler of the e2e build.
@@ -158,8 +160,23 @@ type callRequest struct {
 }
 
 type callResponse struct {
-	Result any    `json:"result,omitempty"`
-	Error  string `json:"error,omitempty"`
+	Result any        `json:"result,omitempty"`
+	Error  *callError `json:"error,omitempty"`
+}
+
+// callError is a refused call as Wails' ErrorFormatter gives it in main.go:
+// the code and the sentence as fields, not a string to parse.
+type callError struct {
+	Code    errcode.Code `json:"code"`
+	Message string       `json:"message"`
+}
+
+func errorOf(err error) *callError {
+	code, ok := errcode.Of(err)
+	if !ok {
+		code = "app/failed"
+	}
+	return &callError{Code: code, Message: errcode.SentenceOf(err)}
 }
 
 var errorType = reflect.TypeFor[error]()
@@ -171,22 +188,22 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(resp)
 	}
 	if r.Method != http.MethodPost {
-		reply(http.StatusMethodNotAllowed, callResponse{Error: "shim/method: calls are POST requests."})
+		reply(http.StatusMethodNotAllowed, callResponse{Error: &callError{"shim/method", "Calls are POST requests."}})
 		return
 	}
 	var req callRequest
 	if err := json.NewDecoder(io.LimitReader(r.Body, 16<<20)).Decode(&req); err != nil {
-		reply(http.StatusBadRequest, callResponse{Error: "shim/bad_request: the call is not valid JSON."})
+		reply(http.StatusBadRequest, callResponse{Error: &callError{"shim/bad_request", "The call is not valid JSON."}})
 		return
 	}
 	m, ok := s.methods[req.Method]
 	if !ok {
-		reply(http.StatusNotFound, callResponse{Error: fmt.Sprintf("shim/unknown_method: %s is not a bound method.", req.Method)})
+		reply(http.StatusNotFound, callResponse{Error: &callError{"shim/unknown_method", fmt.Sprintf("%s is not a bound method.", req.Method)}})
 		return
 	}
 	result, err := call(m, req.Args)
 	if err != nil {
-		reply(http.StatusOK, callResponse{Error: err.Error()})
+		reply(http.StatusOK, callResponse{Error: errorOf(err)})
 		return
 	}
 	reply(http.StatusOK, callResponse{Result: result})
@@ -197,13 +214,13 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 func call(m reflect.Value, args []json.RawMessage) (result any, err error) {
 	t := m.Type()
 	if len(args) != t.NumIn() {
-		return nil, fmt.Errorf("shim/bad_request: %d arguments given, %d expected.", len(args), t.NumIn())
+		return nil, errcode.Errorf("shim/bad_request", "%d arguments given, %d expected.", len(args), t.NumIn())
 	}
 	in := make([]reflect.Value, t.NumIn())
 	for i := range in {
 		p := reflect.New(t.In(i))
 		if err := json.Unmarshal(args[i], p.Interface()); err != nil {
-			return nil, fmt.Errorf("shim/bad_request: argument %d does not fit %s.", i+1, t.In(i))
+			return nil, errcode.Errorf("shim/bad_request", "argument %d does not fit %s.", i+1, t.In(i))
 		}
 		in[i] = p.Elem()
 	}

@@ -2,18 +2,19 @@ package shim
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"weald/backend/errcode"
 )
 
 type svc struct{ calls int }
 
 func (s *svc) Add(a, b int) (int, error) { s.calls++; return a + b, nil }
-func (s *svc) Fail() error               { return errors.New("demo/failed: It failed on purpose.") }
+func (s *svc) Fail() error               { return errcode.New("demo/failed", "It failed on purpose.") }
 func (s *svc) Hidden()                   {}
 
 func post(t *testing.T, h http.Handler, body string) (int, callResponse) {
@@ -44,12 +45,12 @@ func TestCallsRealMethodsAndReportsErrors(t *testing.T) {
 		t.Fatalf("Add: %d %+v calls=%d", code, resp, s.calls)
 	}
 	_, resp = post(t, srv, `{"method":"shim.svc.Fail","args":[]}`)
-	if resp.Error != "demo/failed: It failed on purpose." {
+	if resp.Error == nil || *resp.Error != (callError{"demo/failed", "It failed on purpose."}) {
 		t.Fatalf("Fail: %+v", resp)
 	}
 	for _, bad := range []string{`{"method":"shim.svc.Add","args":[1]}`, `{"method":"shim.svc.Add","args":["x",1]}`, `nope`, `{"method":"shim.svc.Hidden","args":[]}`} {
 		code, resp := post(t, srv, bad)
-		if resp.Error == "" || !strings.HasPrefix(resp.Error, "shim/") {
+		if resp.Error == nil || resp.Error.Code.Area() != "shim" {
 			t.Errorf("%s: got %d %+v, want a shim/ error", bad, code, resp)
 		}
 	}

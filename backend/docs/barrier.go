@@ -1,8 +1,9 @@
 package docs
 
 import (
-	"errors"
 	"fmt"
+
+	"weald/backend/errcode"
 )
 
 // Checkpoint writers capture each document exactly at the author barriers
@@ -14,7 +15,7 @@ import (
 
 // ErrNotClosed: a change set given as a barrier is missing an ancestor of
 // one of its changes, so no snapshot holds exactly that set.
-var ErrNotClosed = errors.New("docs/not_closed: the changes named by the barrier do not include all their ancestors")
+var ErrNotClosed = errcode.New("docs/not_closed", "the changes named by the barrier do not include all their ancestors")
 
 // ChangeHashes returns the hashes of the changes a content payload carries,
 // by document. It checks the payload's framing and the chunks' checksums

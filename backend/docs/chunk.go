@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"sort"
+
+	"weald/backend/errcode"
 )
 
 // The Automerge binary container (automerge-binary-format-spec, "Chunk
@@ -325,4 +326,4 @@ func sortHeads(h []Head) []Head {
 
 // ErrBadChanges: received change bytes are not a well-formed list of
 // Automerge changes, or Automerge refused them.
-var ErrBadChanges = errors.New("docs/bad_changes: the received document changes are malformed and were not applied")
+var ErrBadChanges = errcode.New("docs/bad_changes", "the received document changes are malformed and were not applied")

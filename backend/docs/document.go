@@ -9,6 +9,7 @@ import (
 
 	automerge "github.com/automerge/automerge-go"
 
+	"weald/backend/errcode"
 	"weald/backend/wire"
 )
 
@@ -24,13 +25,13 @@ const sessionSize = 8
 
 // Errors, checked with errors.Is. Each is a stable code and one sentence.
 var (
-	ErrWrongAuthor  = errors.New("docs/wrong_author: a received change was not written by the envelope's author")
-	ErrTooMany      = errors.New("docs/too_many_pending: too many received changes are waiting for changes that never arrived")
-	ErrReadOnly     = errors.New("docs/read_only: this document was opened without a local author and cannot be changed")
-	ErrBadSaved     = errors.New("docs/bad_saved: the saved document bytes cannot be loaded")
-	ErrUnknownHeads = errors.New("docs/unknown_heads: the document does not contain the named heads")
-	ErrForbidden    = errors.New("docs/forbidden: a received change removes, replaces or hides content the schema does not let it touch")
-	ErrBroken       = errors.New("docs/broken: the document could not be restored after refused changes; reload it")
+	ErrWrongAuthor  = errcode.New("docs/wrong_author", "a received change was not written by the envelope's author")
+	ErrTooMany      = errcode.New("docs/too_many_pending", "too many received changes are waiting for changes that never arrived")
+	ErrReadOnly     = errcode.New("docs/read_only", "this document was opened without a local author and cannot be changed")
+	ErrBadSaved     = errcode.New("docs/bad_saved", "the saved document bytes cannot be loaded")
+	ErrUnknownHeads = errcode.New("docs/unknown_heads", "the document does not contain the named heads")
+	ErrForbidden    = errcode.New("docs/forbidden", "a received change removes, replaces or hides content the schema does not let it touch")
+	ErrBroken       = errcode.New("docs/broken", "the document could not be restored after refused changes; reload it")
 )
 
 // zeroClock is the clock of documents opened only to be read.

@@ -4,9 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"time"
 
+	"weald/backend/errcode"
 	"weald/backend/wire"
 )
 
@@ -48,7 +48,7 @@ type Day uint32
 const MaxDay Day = 2932896
 
 // ErrBadDay: a time or day is outside 1970-01-01 … 9999-12-31.
-var ErrBadDay = errors.New("docs/bad_day: the day is before 1970 or after the year 9999")
+var ErrBadDay = errcode.New("docs/bad_day", "the day is before 1970 or after the year 9999")
 
 // DayOf returns the UTC day t falls on.
 func DayOf(t time.Time) (Day, error) {

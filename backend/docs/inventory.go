@@ -1,9 +1,9 @@
 package docs
 
 import (
-	"errors"
 	"fmt"
 
+	"weald/backend/errcode"
 	"weald/backend/wire"
 )
 
@@ -18,7 +18,7 @@ type InventoryEntry struct {
 
 // ErrBadInventory: a checkpoint's document list is not the inventory its
 // index snapshot discovers.
-var ErrBadInventory = errors.New("docs/bad_inventory: the checkpoint's document list does not match its channel index")
+var ErrBadInventory = errcode.New("docs/bad_inventory", "the checkpoint's document list does not match its channel index")
 
 // Entry returns the inventory entry of a snapshot.
 func (s Snapshot) Entry() InventoryEntry {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"weald/backend/errcode"
 	"weald/backend/identity/canon"
 )
 
@@ -43,7 +44,7 @@ const (
 )
 
 // ErrBadPayload: content payload bytes are not a valid encoding.
-var ErrBadPayload = errors.New("docs/bad_payload: the content payload is malformed")
+var ErrBadPayload = errcode.New("docs/bad_payload", "the content payload is malformed")
 
 // Encode returns the canonical encoding.
 func (p *Payload) Encode() ([]byte, error) {

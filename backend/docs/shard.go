@@ -3,7 +3,6 @@ package docs
 import (
 	"bytes"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -13,6 +12,7 @@ import (
 
 	automerge "github.com/automerge/automerge-go"
 
+	"weald/backend/errcode"
 	"weald/backend/wire"
 )
 
@@ -21,11 +21,11 @@ const MaxTextBytes = 32 << 10
 
 // Errors of the chat schema.
 var (
-	ErrNotFound  = errors.New("docs/not_found: there is no such message in this channel")
-	ErrNotAuthor = errors.New("docs/not_author: only the author of a message can edit or delete it")
-	ErrDeleted   = errors.New("docs/deleted: the message has been deleted")
-	ErrBadText   = errors.New("docs/bad_text: the message text is empty, too long or not UTF-8")
-	ErrWrongDay  = errors.New("docs/wrong_day: the message time is not on this shard's day")
+	ErrNotFound  = errcode.New("docs/not_found", "there is no such message in this channel")
+	ErrNotAuthor = errcode.New("docs/not_author", "only the author of a message can edit or delete it")
+	ErrDeleted   = errcode.New("docs/deleted", "the message has been deleted")
+	ErrBadText   = errcode.New("docs/bad_text", "the message text is empty, too long or not UTF-8")
+	ErrWrongDay  = errcode.New("docs/wrong_day", "the message time is not on this shard's day")
 )
 
 // MessageID is a message's random 16-byte id.

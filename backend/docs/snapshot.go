@@ -2,11 +2,11 @@ package docs
 
 import (
 	"crypto/sha256"
-	"errors"
 	"fmt"
 
 	automerge "github.com/automerge/automerge-go"
 
+	"weald/backend/errcode"
 	"weald/backend/identity/canon"
 )
 
@@ -21,7 +21,7 @@ type Snapshot struct {
 }
 
 // ErrBadSnapshot: snapshot bytes do not match their hash or heads.
-var ErrBadSnapshot = errors.New("docs/bad_snapshot: the snapshot does not match its hash or heads")
+var ErrBadSnapshot = errcode.New("docs/bad_snapshot", "the snapshot does not match its hash or heads")
 
 // SnapshotHash binds a snapshot to its document and heads:
 //

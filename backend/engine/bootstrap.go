@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"weald/backend/errcode"
 	"weald/backend/groups"
 	"weald/backend/identity"
 	"weald/backend/relayclient"
@@ -159,7 +160,7 @@ func (e *Engine) bootstrap(ctx context.Context) error {
 		}
 	}
 	if e.roster.Len() == 0 {
-		return errors.New("roster/missing_genesis: the roster has no genesis operation although bootstrap recorded one")
+		return errcode.New("roster/missing_genesis", "the roster has no genesis operation although bootstrap recorded one")
 	}
 	if err := e.ensureRecovery(ctx); err != nil {
 		return fmt.Errorf("recovery: %w", err)
@@ -234,7 +235,7 @@ func (e *Engine) publishGenesisSet(ctx context.Context) error {
 // that a channel's standing bundles are published.
 func (e *Engine) ensureDefaultGroup(ctx context.Context, id identity.GroupID) error {
 	if e.roster.Len() == 0 {
-		return errors.New("roster/missing_genesis: no genesis")
+		return errcode.New("roster/missing_genesis", "no genesis")
 	}
 	if err := e.appendRoster(ctx, func() (roster.Body, error) {
 		for _, cg := range roster.BootstrapGroups(e.roster, e.meta.Name) {
@@ -248,7 +249,7 @@ func (e *Engine) ensureDefaultGroup(ctx context.Context, id identity.GroupID) er
 	}
 	gi, ok := e.roster.Group(id)
 	if !ok {
-		return errors.New("roster/missing_group: the group policy did not land")
+		return errcode.New("roster/missing_group", "the group policy did not land")
 	}
 	return e.ensureOwnGroup(ctx, gi)
 }
@@ -310,7 +311,7 @@ func (e *Engine) publishAccessSet(ctx context.Context) error {
 		}
 		return err
 	}
-	return errors.New("access/busy: the access set kept changing")
+	return errcode.New("access/busy", "the access set kept changing")
 }
 
 func (e *Engine) accessSetFromRoster(version uint64, cur *wire.AccessSet) wire.AccessSet {

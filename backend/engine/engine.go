@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"weald/backend/errcode"
 	"weald/backend/identity"
 	"weald/backend/mls"
 	"weald/backend/relayclient"
@@ -125,12 +126,12 @@ type Engine struct {
 
 // Errors of the engine, each a stable code and one sentence.
 var (
-	ErrNotProvisioned = errors.New("workspace/not_provisioned: the relay does not hold this workspace yet; provision it (weald-relay provision) and run the command again")
-	ErrNotReady       = errors.New("workspace/not_ready: the workspace has not finished setting up; run sync")
-	ErrNoChannel      = errors.New("channel/unknown: there is no channel with that name or id")
-	ErrNotMember      = errors.New("channel/not_member: this device has not joined that channel yet; run sync")
-	ErrExists         = errors.New("workspace/exists: a workspace is already stored in this directory")
-	ErrNoWorkspace    = errors.New("workspace/none: no workspace is stored in this directory")
+	ErrNotProvisioned = errcode.New("workspace/not_provisioned", "the relay does not hold this workspace yet; provision it (weald-relay provision) and run the command again")
+	ErrNotReady       = errcode.New("workspace/not_ready", "the workspace has not finished setting up; run sync")
+	ErrNoChannel      = errcode.New("channel/unknown", "there is no channel with that name or id")
+	ErrNotMember      = errcode.New("channel/not_member", "this device has not joined that channel yet; run sync")
+	ErrExists         = errcode.New("workspace/exists", "a workspace is already stored in this directory")
+	ErrNoWorkspace    = errcode.New("workspace/none", "no workspace is stored in this directory")
 )
 
 func (o *Options) defaults() {

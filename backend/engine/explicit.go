@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"weald/backend/errcode"
 	"weald/backend/groups"
 	"weald/backend/identity"
 	"weald/backend/mls"
@@ -83,7 +84,7 @@ func (e *Engine) AddMembers(ctx context.Context, channel string, devices []ident
 	var kps [][]byte
 	for _, d := range devices {
 		if e.roster.Entitlement(gi.Policy.Group, identity.DevicePrincipal(d), e.now(), e.member) != roster.JoinMemberAdd {
-			return fmt.Errorf("join/not_entitled: device %s cannot be added to %s", d.ShortString(), gi.Name)
+			return errcode.Errorf("join/not_entitled", "device %s cannot be added to %s", d.ShortString(), gi.Name)
 		}
 		c, err := e.client.ClaimKeyPackage(ctx, wire.ID(d))
 		if err != nil {
@@ -102,7 +103,7 @@ func (e *Engine) AddMembers(ctx context.Context, channel string, devices []ident
 
 // ErrKeyPackageRefused is a claimed key package that is not the named
 // device's: the relay served another one (issue 11 finding 1).
-var ErrKeyPackageRefused = errors.New("keypackage/refused: the key package the relay returned is not bound to that device by the roster; nobody was added")
+var ErrKeyPackageRefused = errcode.New("keypackage/refused", "the key package the relay returned is not bound to that device by the roster; nobody was added")
 
 // checkClaimed validates a key package claimed for device d before it is
 // committed into g: a valid KeyPackage for g (the authentication hook

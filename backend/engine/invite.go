@@ -2,11 +2,11 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
 
+	"weald/backend/errcode"
 	"weald/backend/groups"
 	"weald/backend/identity"
 	"weald/backend/mls/framing"
@@ -24,10 +24,10 @@ type inviteUse struct {
 
 // Errors of invites.
 var (
-	ErrNoInvite    = errors.New("invite/unknown: the roster holds no such invite")
-	ErrNoBundle    = errors.New("invite/no_bundle: the relay holds no bundle for this invite yet; ask the inviter to open the app")
-	ErrNotAdmin    = errors.New("invite/not_admin: only an admin can create invites")
-	ErrStaleBundle = errors.New("invite/stale_bundle: the invite bundle is older than the workspace root; a member's app refreshes it when it next syncs, then run sync again")
+	ErrNoInvite    = errcode.New("invite/unknown", "the roster holds no such invite")
+	ErrNoBundle    = errcode.New("invite/no_bundle", "the relay holds no bundle for this invite yet; ask the inviter to open the app")
+	ErrNotAdmin    = errcode.New("invite/not_admin", "only an admin can create invites")
+	ErrStaleBundle = errcode.New("invite/stale_bundle", "the invite bundle is older than the workspace root; a member's app refreshes it when it next syncs, then run sync again")
 )
 
 // CreateInvite creates an invite (docs/protocol/invites.md): the roster
@@ -333,7 +333,7 @@ func (e *Engine) joinRoot(ctx context.Context, inv roster.InviteInfo) error {
 		}
 		return e.afterCommit(ctx, g)
 	}
-	return errors.New("mls/busy: the workspace root kept moving; try again")
+	return errcode.New("mls/busy", "the workspace root kept moving; try again")
 }
 
 // lostRace reports whether the external commit this client sent at seq own

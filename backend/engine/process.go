@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"weald/backend/errcode"
 	"weald/backend/groups"
 	"weald/backend/identity"
 	"weald/backend/mls"
@@ -283,7 +284,7 @@ func (e *Engine) evict(ctx context.Context, g *group, leaves []uint32) error {
 	return err
 }
 
-var errLostRace = errors.New("mls/lost_race: another commit was applied first")
+var errLostRace = errcode.New("mls/lost_race", "another commit was applied first")
 
 // commitOnce is commit without retry.
 func (e *Engine) commitOnce(ctx context.Context, g *group, opts mls.CommitOptions) error {
@@ -336,5 +337,5 @@ func (e *Engine) commit(ctx context.Context, g *group, opts mls.CommitOptions) e
 			return err
 		}
 	}
-	return fmt.Errorf("mls/busy: the group kept moving; the commit was not applied")
+	return errcode.Errorf("mls/busy", "the group kept moving; the commit was not applied")
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"weald/backend/errcode"
 	"weald/backend/groups"
 	"weald/backend/identity"
 	"weald/backend/mls"
@@ -99,7 +100,7 @@ func (e *Engine) TakeRecoveryPhrase(ctx context.Context) (string, error) {
 func (e *Engine) recoveryWrap(id identity.GroupID, m *mls.Group, history []groups.HistoryKey) ([]byte, error) {
 	rec, ok := e.recoveryKeys()
 	if !ok {
-		return nil, errors.New("recovery/none: this user has no recovery principal yet")
+		return nil, errcode.New("recovery/none", "this user has no recovery principal yet")
 	}
 	tag, err := groups.RecoveryTag(m, rec.Public.Bytes())
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"weald/backend/errcode"
 	"weald/backend/identity"
 	"weald/backend/relayclient"
 	"weald/backend/roster"
@@ -150,7 +151,7 @@ func (e *Engine) syncRoster(ctx context.Context) (bool, error) {
 
 // ErrRosterUntrusted refuses a roster write while the relay serves an
 // operation this client refuses at the head of its valid prefix.
-var ErrRosterUntrusted = errors.New("roster/untrusted: the relay serves a roster operation this client refuses (see the alerts), so nothing can be added to the roster until that is resolved")
+var ErrRosterUntrusted = errcode.New("roster/untrusted", "the relay serves a roster operation this client refuses (see the alerts), so nothing can be added to the roster until that is resolved")
 
 // invalidRosterOp raises the roster/invalid_op alert for op, refused at the
 // position after the valid prefix, and marks the roster stuck there.
@@ -234,7 +235,7 @@ func (e *Engine) appendRoster(ctx context.Context, build func() (roster.Body, er
 		_, err = e.syncRoster(ctx)
 		return err
 	}
-	return errors.New("roster/busy: the roster kept moving; try again")
+	return errcode.New("roster/busy", "the roster kept moving; try again")
 }
 
 // rosterLanded syncs the roster and reports whether op is the operation

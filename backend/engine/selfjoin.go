@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"weald/backend/errcode"
 	"weald/backend/groups"
 	"weald/backend/identity"
 	"weald/backend/mls"
@@ -199,7 +200,7 @@ func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 		}
 		return e.finishJoin(ctx, g, &gi)
 	}
-	return errors.New("mls/busy: the channel kept moving; the join will be retried")
+	return errcode.New("mls/busy", "the channel kept moving; the join will be retried")
 }
 
 // joining is a self-join whose commit was built and (perhaps) sent.
@@ -224,7 +225,7 @@ func (e *Engine) startJoin(ctx context.Context, g *group, gi *roster.GroupInfo) 
 		return err
 	}
 	if b.info == nil {
-		return fmt.Errorf("groups/no_bundle: channel %s has no standing group info this device can open", gi.Name)
+		return errcode.Errorf("groups/no_bundle", "channel %s has no standing group info this device can open", gi.Name)
 	}
 	gip, err := groups.DecodeGroupInfoPlain(b.info.plain)
 	if err != nil {

@@ -1,9 +1,9 @@
 package identity
 
 import (
-	"errors"
 	"time"
 
+	"weald/backend/errcode"
 	"weald/backend/identity/canon"
 )
 
@@ -51,4 +51,4 @@ func ReadTime(r *canon.Reader) time.Time {
 }
 
 // ErrBadTime: a timestamp is past the year 9999.
-var ErrBadTime = errors.New("identity/bad_time: a timestamp is after the year 9999")
+var ErrBadTime = errcode.New("identity/bad_time", "a timestamp is after the year 9999")

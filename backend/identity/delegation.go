@@ -2,11 +2,11 @@ package identity
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	"weald/backend/errcode"
 	"weald/backend/identity/canon"
 )
 
@@ -18,15 +18,15 @@ const (
 
 // Delegation certificate errors, checked with errors.Is.
 var (
-	ErrCertScope      = errors.New("identity/cert_scope: a sub-delegation names a group its parent certificate does not")
-	ErrCertWindow     = errors.New("identity/cert_window: a sub-delegation is valid outside its parent certificate's window")
-	ErrCertNotYet     = errors.New("identity/cert_not_yet_valid: the delegation certificate is not valid yet")
-	ErrCertExpired    = errors.New("identity/cert_expired: the delegation certificate has expired")
-	ErrCertIssuer     = errors.New("identity/cert_issuer: the certificate chain does not name one issuing device")
-	ErrCertUnknown    = errors.New("identity/cert_unknown_device: the issuing device is unknown")
-	ErrCertMalformed  = errors.New("identity/cert_malformed: the delegation certificate is malformed")
-	ErrCertDepth      = errors.New("identity/cert_depth: the delegation chain is too long")
-	ErrCertEmptyScope = errors.New("identity/cert_empty_scope: a delegation certificate must name at least one group")
+	ErrCertScope      = errcode.New("identity/cert_scope", "a sub-delegation names a group its parent certificate does not")
+	ErrCertWindow     = errcode.New("identity/cert_window", "a sub-delegation is valid outside its parent certificate's window")
+	ErrCertNotYet     = errcode.New("identity/cert_not_yet_valid", "the delegation certificate is not valid yet")
+	ErrCertExpired    = errcode.New("identity/cert_expired", "the delegation certificate has expired")
+	ErrCertIssuer     = errcode.New("identity/cert_issuer", "the certificate chain does not name one issuing device")
+	ErrCertUnknown    = errcode.New("identity/cert_unknown_device", "the issuing device is unknown")
+	ErrCertMalformed  = errcode.New("identity/cert_malformed", "the delegation certificate is malformed")
+	ErrCertDepth      = errcode.New("identity/cert_depth", "the delegation chain is too long")
+	ErrCertEmptyScope = errcode.New("identity/cert_empty_scope", "a delegation certificate must name at least one group")
 )
 
 // DelegationCertificate admits an agent key for a scope of groups and a time

@@ -2,10 +2,11 @@ package identity
 
 import (
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
+
+	"weald/backend/errcode"
 )
 
 // IDKind names the kind of a 32-byte id.
@@ -45,7 +46,7 @@ type (
 )
 
 // ErrBadID: the text is not "<prefix>_<64 hex>".
-var ErrBadID = errors.New("identity/bad_id: the id is not a prefixed 64-digit hex string")
+var ErrBadID = errcode.New("identity/bad_id", "the id is not a prefixed 64-digit hex string")
 
 func idPrefix[K IDKind]() string {
 	var k K

@@ -5,10 +5,11 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
+
+	"weald/backend/errcode"
 )
 
 // KeyKind names one kind of Ed25519 key. It is implemented only by the
@@ -59,11 +60,11 @@ type (
 
 // Errors about keys.
 var (
-	ErrBadKey       = errors.New("identity/bad_key: the key is not a valid 32-byte Ed25519 key")
-	ErrKeyPrefix    = errors.New("identity/key_prefix: the key text does not carry the expected kind prefix")
-	ErrZeroKey      = errors.New("identity/zero_key: the key is not set")
-	ErrBadSignature = errors.New("identity/bad_signature: the signature does not verify")
-	ErrBadLabel     = errors.New("identity/bad_label: a signature label must be 1 to 64 printable ASCII characters")
+	ErrBadKey       = errcode.New("identity/bad_key", "the key is not a valid 32-byte Ed25519 key")
+	ErrKeyPrefix    = errcode.New("identity/key_prefix", "the key text does not carry the expected kind prefix")
+	ErrZeroKey      = errcode.New("identity/zero_key", "the key is not set")
+	ErrBadSignature = errcode.New("identity/bad_signature", "the signature does not verify")
+	ErrBadLabel     = errcode.New("identity/bad_label", "a signature label must be 1 to 64 printable ASCII characters")
 )
 
 // PrivateKey is an Ed25519 private key of kind K. The zero value is "no key".
@@ -159,7 +160,7 @@ func (k PrivateKey[K]) Format(f fmt.State, _ rune) { io.WriteString(f, k.String(
 
 // MarshalText refuses: private keys are stored through Seed, never as text by accident.
 func (k PrivateKey[K]) MarshalText() ([]byte, error) {
-	return nil, errors.New("identity/secret_marshal: private keys are not marshalled as text")
+	return nil, errcode.New("identity/secret_marshal", "private keys are not marshalled as text")
 }
 
 // Sign signs content under label (see [SignedContent]).

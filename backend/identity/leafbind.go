@@ -1,9 +1,9 @@
 package identity
 
 import (
-	"errors"
 	"fmt"
 
+	"weald/backend/errcode"
 	"weald/backend/identity/canon"
 )
 
@@ -12,7 +12,7 @@ import (
 const LabelLeafBinding Label = "mls-leaf"
 
 // ErrLeafBinding is a leaf binding that does not decode.
-var ErrLeafBinding = errors.New("identity/leaf_binding: the leaf binding is malformed")
+var ErrLeafBinding = errcode.New("identity/leaf_binding", "the leaf binding is malformed")
 
 // LeafBinding is carried in every Weald MLS leaf (the leaf extension of
 // docs/protocol/groups.md "Leaf binding"): the principal that owns the

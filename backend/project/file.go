@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"weald/backend/errcode"
 )
 
 // FileName is the name of the project file in a project folder.
@@ -50,19 +52,22 @@ type File struct {
 
 // Error is a problem with a `.weald` file: a stable code and one sentence.
 type Error struct {
-	Code string
+	Code errcode.Code
 	Path string
 	Msg  string
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s: %s", e.Code, e.Path, e.Msg) }
 
+// ErrorCode returns the code (errcode.Of).
+func (e *Error) ErrorCode() errcode.Code { return e.Code }
+
 // Codes of [Error].
 const (
-	CodeInvalid        = "project/invalid"
-	CodeTooLarge       = "project/too_large"
-	CodeBoundElsewhere = "project/bound_elsewhere"
-	CodeNotFound       = "project/not_found"
+	CodeInvalid        errcode.Code = "project/invalid"
+	CodeTooLarge       errcode.Code = "project/too_large"
+	CodeBoundElsewhere errcode.Code = "project/bound_elsewhere"
+	CodeNotFound       errcode.Code = "project/not_found"
 )
 
 // Parse decodes a `.weald` file. path is only used in errors.

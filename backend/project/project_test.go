@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"weald/backend/errcode"
 )
 
 const wsA = "aa00000000000000000000000000000000000000000000000000000000000001"
 const wsB = "bb00000000000000000000000000000000000000000000000000000000000002"
 
-func code(err error) string {
+func code(err error) errcode.Code {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
@@ -21,7 +23,7 @@ func code(err error) string {
 }
 
 func TestParseRejectsBadFilesWithCodes(t *testing.T) {
-	cases := map[string]string{
+	cases := map[string]errcode.Code{
 		`[]`:                               CodeInvalid,
 		`{"version": 2}`:                   CodeInvalid,
 		`{"transport": "carrier-pigeon"}`:  CodeInvalid,

@@ -59,12 +59,11 @@ func (f *fixture) drop(d wire.DropBefore) (*wire.Dropped, error) {
 // dropScene writes into group g: 3 content envelopes, the retention root r1,
 // a snapshot, the checkpoint and 2 content envelopes after it.
 type dropScene struct {
-	g          wire.ID
-	r1         ed25519.PrivateKey
-	snap, cpE  wire.Envelope
-	cp         wire.Checkpoint
-	cpSeq      uint64
-	beforeSize int
+	g         wire.ID
+	r1        ed25519.PrivateKey
+	snap, cpE wire.Envelope
+	cp        wire.Checkpoint
+	cpSeq     uint64
 }
 
 func newDropScene(f *fixture) *dropScene {

@@ -49,9 +49,7 @@ func TestOnlyDropDeletesEnvelopes(t *testing.T) {
 			}
 		}
 		if ext == ".go" && !isTest && strings.Contains(string(body), "DropEnvelopesBelow(") {
-			for _, fn := range callersOf(t, fset, path, body, "DropEnvelopesBelow") {
-				calls = append(calls, fn)
-			}
+			calls = append(calls, callersOf(t, fset, path, body, "DropEnvelopesBelow")...)
 		}
 		return nil
 	})

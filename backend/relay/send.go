@@ -317,14 +317,12 @@ func (s *Service) authorKey(ctx context.Context, tx store.Tx, ws wire.ID, c *cac
 			return nil, err
 		}
 	}
-	if err := refuseKey(ctx, tx, ws, author); err != nil {
-		var we *wire.Error
-		if errors.As(err, &we) {
-			we.Fields = append(we.Fields, wire.U("index", uint64(i)))
-		}
-		return nil, err
+	err := refuseKey(ctx, tx, ws, author)
+	var we *wire.Error
+	if errors.As(err, &we) {
+		we.Fields = append(we.Fields, wire.U("index", uint64(i)))
 	}
-	return nil, nil
+	return nil, err
 }
 
 // loadGroup reads a group's head, creating the group in ws on its first

@@ -1,9 +1,9 @@
 package roster
 
 import (
-	"errors"
 	"time"
 
+	"weald/backend/errcode"
 	"weald/backend/identity"
 )
 
@@ -115,10 +115,10 @@ func (s *State) AgentGroups(id identity.AgentID, t time.Time) []identity.GroupID
 // Errors of the join checks, for receivers validating commits
 // (spec/channels.md "The join", validation paragraphs).
 var (
-	ErrNotEntitled   = errors.New("roster/not_entitled: the principal is not in the group's entitled set")
-	ErrPolicyHash    = errors.New("roster/policy_hash: the commit names a group policy other than the roster's")
-	ErrAgentExternal = errors.New("roster/agent_external_commit: an agent never joins a group by external commit")
-	ErrAgentAdder    = errors.New("roster/agent_adder: an agent is added only by the device that issued its certificate")
+	ErrNotEntitled   = errcode.New("roster/not_entitled", "the principal is not in the group's entitled set")
+	ErrPolicyHash    = errcode.New("roster/policy_hash", "the commit names a group policy other than the roster's")
+	ErrAgentExternal = errcode.New("roster/agent_external_commit", "an agent never joins a group by external commit")
+	ErrAgentAdder    = errcode.New("roster/agent_adder", "an agent is added only by the device that issued its certificate")
 )
 
 // CheckExternalJoin validates the joiner of an external commit to group g:

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/zalando/go-keyring"
+
+	"weald/backend/errcode"
 )
 
 // Each database has its own 32-byte key, made when the database is created
@@ -46,7 +48,7 @@ const (
 var keyringTimeout = 5 * time.Second
 
 // ErrKeyUnavailable is returned when the database's key cannot be read.
-var ErrKeyUnavailable = errors.New("store/key_unavailable: the key that encrypts this workspace's local state cannot be read")
+var ErrKeyUnavailable = errcode.New("store/key_unavailable", "the key that encrypts this workspace's local state cannot be read")
 
 // secretStore is the OS keyring (a fake in tests).
 type secretStore interface {

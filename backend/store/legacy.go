@@ -2,15 +2,16 @@ package store
 
 import (
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"weald/backend/errcode"
 )
 
 // ErrUnknownKey is returned by migration 0002 for a value of schema 0001
 // that it does not know where to put; the database is left as it was.
-var ErrUnknownKey = errors.New("store/unknown_key: the local state holds a value this version of Weald does not know; it was left as it was")
+var ErrUnknownKey = errcode.New("store/unknown_key", "the local state holds a value this version of Weald does not know; it was left as it was")
 
 // moveKV is the Go part of migration 0002: it makes the database's key and
 // moves every value of the kv table (schema 0001) to its typed table,

@@ -5,13 +5,14 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"sort"
 	"strconv"
 	"strings"
+
+	"weald/backend/errcode"
 )
 
 // The schema: numbered files schema/NNNN_name.sql, applied in order, each in
@@ -38,8 +39,8 @@ var steps = map[string]func(*Tx) error{
 
 // Errors of the migration runner.
 var (
-	ErrTooNew           = errors.New("store/too_new: this database was written by a newer version of Weald; update Weald to open it")
-	ErrMigrationChanged = errors.New("store/migration_changed: an applied schema migration differs from the one in this build")
+	ErrTooNew           = errcode.New("store/too_new", "this database was written by a newer version of Weald; update Weald to open it")
+	ErrMigrationChanged = errcode.New("store/migration_changed", "an applied schema migration differs from the one in this build")
 )
 
 // loadMigrations reads NNNN_name.sql files from dir of fsys and checks that

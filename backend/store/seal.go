@@ -4,8 +4,9 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
-	"errors"
 	"fmt"
+
+	"weald/backend/errcode"
 )
 
 // Every value the store keeps, except the roster operations (signed, public
@@ -22,7 +23,7 @@ import (
 const sealVersion = 1
 
 // ErrUnreadable is returned for a stored value that fails to open.
-var ErrUnreadable = errors.New("store/unreadable: a stored value failed its integrity check; the local state was changed outside Weald or belongs to another key")
+var ErrUnreadable = errcode.New("store/unreadable", "a stored value failed its integrity check; the local state was changed outside Weald or belongs to another key")
 
 type sealer struct{ aead cipher.AEAD }
 

@@ -3,10 +3,12 @@ package wire
 import (
 	"fmt"
 	"strings"
+
+	"weald/backend/errcode"
 )
 
 // Code is a stable error code "area/name" (conventions "Error codes").
-type Code string
+type Code = errcode.Code
 
 // The error codes of the relay protocol. Values never change meaning.
 const (
@@ -167,6 +169,12 @@ func (e *Error) Error() string {
 	}
 	return b.String()
 }
+
+// ErrorCode returns the code (errcode.Of).
+func (e *Error) ErrorCode() Code { return e.Code }
+
+// ErrorSentence returns the sentence (errcode.SentenceOf).
+func (e *Error) ErrorSentence() string { return e.Sentence }
 
 // Is makes errors.Is match any *Error with the same code.
 func (e *Error) Is(target error) bool {

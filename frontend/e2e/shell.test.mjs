@@ -38,5 +38,5 @@ test('an unknown method is refused with a code, not a crash', { timeout: 30000 }
     body: JSON.stringify({ method: 'app.App.Nope', args: [] }),
   })
   assert.equal(r.status, 404)
-  assert.match((await r.json()).error, /^shim\/unknown_method:/)
+  assert.equal((await r.json()).error.code, 'shim/unknown_method')
 })

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"weald/backend/engine"
+	"weald/backend/errcode"
 	"weald/backend/groups"
 	"weald/backend/roster"
 	"weald/backend/store"
@@ -77,7 +78,7 @@ func (c *cli) profile() (profile, error) {
 	var pr profile
 	b, err := os.ReadFile(filepath.Join(c.home, "profile.json"))
 	if errors.Is(err, os.ErrNotExist) {
-		return pr, errors.New("profile/none: run weald init --name NAME first")
+		return pr, errcode.New("profile/none", "run weald init --name NAME first")
 	}
 	if err != nil {
 		return pr, err
@@ -184,7 +185,7 @@ func (c *cli) cmdWorkspaceCreate(ctx context.Context, args []string) error {
 		}
 		if cerr != nil {
 			out["genesis_key"] = st.GenesisKey
-			out["error"] = map[string]string{"code": errCode(cerr), "message": cerr.Error()}
+			out["error"] = map[string]string{"code": string(errCode(cerr)), "message": cerr.Error()}
 			c.print(out)
 			c.json = false // printed once
 			return cerr

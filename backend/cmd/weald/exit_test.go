@@ -6,20 +6,24 @@ import (
 	"testing"
 
 	"weald/backend/engine"
+	"weald/backend/errcode"
 	"weald/backend/groups"
+	"weald/backend/roster"
 	"weald/backend/wire"
 )
 
 func TestExitCodes(t *testing.T) {
 	cases := []struct {
 		err  error
-		code string
+		code errcode.Code
 		exit int
 	}{
 		{engine.ErrNotProvisioned, "workspace/not_provisioned", exitPending},
 		{fmt.Errorf("send: %w", engine.ErrNoChannel), "channel/unknown", exitNotFound},
 		{wire.Errorf(wire.CodeAuthRevoked, "gone"), "auth/revoked", exitRefused},
 		{fmt.Errorf("x: %w", groups.ErrBadLink), "invite/bad_link", exitRefused},
+		// The app reads the same code (errcode.Of): not app/failed.
+		{fmt.Errorf("redeem: %w", &roster.Error{Err: roster.ErrInviteExpired}), "roster/invite_expired", exitRefused},
 		{usagef("bad"), "internal/error", exitUsage},
 		{errors.New("disk on fire"), "internal/error", exitFailed},
 	}

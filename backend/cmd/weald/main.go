@@ -38,10 +38,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"syscall"
 
+	"weald/backend/errcode"
 	"weald/backend/wire"
 )
 
@@ -77,22 +76,13 @@ func (u *usageError) Error() string { return u.msg }
 
 func usagef(f string, a ...any) error { return &usageError{fmt.Sprintf(f, a...)} }
 
-var codeRE = regexp.MustCompile(`^([a-z_]+/[a-z_]+)`)
-
-// errCode extracts the stable area/name code of an error.
-func errCode(err error) string {
-	var we *wire.Error
-	if errors.As(err, &we) {
-		return string(we.Code)
+// errCode is the code of the outermost coded error in err's chain, as the
+// app reads it (errcode.Of); internal/error when none is coded.
+func errCode(err error) errcode.Code {
+	if c, ok := errcode.Of(err); ok {
+		return c
 	}
-	// Our errors read "area/name: sentence"; find the innermost code.
-	msg := err.Error()
-	for _, part := range strings.Split(msg, ": ") {
-		if m := codeRE.FindString(part); m != "" && len(m) == len(strings.Fields(part)[0]) {
-			return m
-		}
-	}
-	return "internal/error"
+	return wire.CodeInternal
 }
 
 func exitFor(err error) int {
@@ -101,7 +91,7 @@ func exitFor(err error) int {
 		return exitUsage
 	}
 	code := errCode(err)
-	area := code[:strings.IndexByte(code, '/')]
+	area := code.Area()
 	switch {
 	case code == "workspace/not_provisioned" || code == "workspace/not_ready" || code == "invite/no_bundle" || code == "invite/stale_bundle" || code == "channel/not_member":
 		return exitPending
@@ -143,7 +133,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	code := exitFor(err)
 	if c.json {
-		c.print(map[string]any{"error": map[string]string{"code": errCode(err), "message": err.Error()}})
+		c.print(map[string]any{"error": map[string]string{"code": string(errCode(err)), "message": err.Error()}})
 	}
 	fmt.Fprintf(stderr, "weald: %v\n", err)
 	return code

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,13 +18,9 @@ import (
 var relayBin string
 
 func TestMain(m *testing.M) {
-	os.Exit(testscript.RunMain(m, map[string]func() int{
-		"weald": func() int {
-			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-			defer stop()
-			return run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
-		},
-	}))
+	testscript.Main(m, map[string]func(){
+		"weald": main,
+	})
 }
 
 // buildRelay builds the real weald-relay once per test binary.

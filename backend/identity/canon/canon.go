@@ -14,18 +14,19 @@ package canon
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
+
+	"weald/backend/errcode"
 )
 
 // Errors, checked with errors.Is. Each is a stable code and one sentence.
 var (
-	ErrTruncated   = errors.New("canon/truncated: the input ends before the structure is complete")
-	ErrTrailing    = errors.New("canon/trailing_bytes: the input has bytes after the end of the structure")
-	ErrNonMinimal  = errors.New("canon/non_minimal_varint: a length prefix is not minimally encoded")
-	ErrReserved    = errors.New("canon/reserved_varint: a length prefix uses the reserved 0b11 form")
-	ErrInvalidBool = errors.New("canon/invalid_bool: a boolean or optional marker is neither 0 nor 1")
-	ErrTooLong     = errors.New("canon/too_long: a vector is longer than the format allows")
+	ErrTruncated   = errcode.New("canon/truncated", "the input ends before the structure is complete")
+	ErrTrailing    = errcode.New("canon/trailing_bytes", "the input has bytes after the end of the structure")
+	ErrNonMinimal  = errcode.New("canon/non_minimal_varint", "a length prefix is not minimally encoded")
+	ErrReserved    = errcode.New("canon/reserved_varint", "a length prefix uses the reserved 0b11 form")
+	ErrInvalidBool = errcode.New("canon/invalid_bool", "a boolean or optional marker is neither 0 nor 1")
+	ErrTooLong     = errcode.New("canon/too_long", "a vector is longer than the format allows")
 )
 
 // MaxVarint is the largest value of an RFC 9420 §2.1.2 varint (2^30-1).

@@ -241,12 +241,7 @@ func (c *Cluster) logPath() string { return filepath.Join(c.base, "postgres.log"
 
 // serverCmd builds a command for a server binary, run as postgres when root.
 func (c *Cluster) serverCmd(ctx context.Context, name string, args ...string) *exec.Cmd {
-	var cmd *exec.Cmd
-	if ctx != nil {
-		cmd = exec.CommandContext(ctx, filepath.Join(c.bin, name), args...)
-	} else {
-		cmd = exec.Command(filepath.Join(c.bin, name), args...)
-	}
+	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, name), args...)
 	cmd.Dir = c.base
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANG=C", "HOME="+c.base, "PGTZ=UTC")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
@@ -271,7 +266,8 @@ func (c *Cluster) start(ctx context.Context, port int) error {
 	if err != nil {
 		return fmt.Errorf("pgtest: open log: %w", err)
 	}
-	cmd := c.serverCmd(nil, "postgres", "-D", c.dataDir(),
+	// The server outlives ctx: Stop ends it.
+	cmd := c.serverCmd(context.Background(), "postgres", "-D", c.dataDir(),
 		"-p", strconv.Itoa(port),
 		"-c", "listen_addresses=127.0.0.1",
 		"-c", "unix_socket_directories="+c.base,

@@ -109,7 +109,7 @@ func TestNextNameIsValidIdentifier(t *testing.T) {
 			t.Fatalf("bad char %q in %q", r, n)
 		}
 	}
-	if c.NextName("a") == c.NextName("a") {
+	if a, b := c.NextName("a"), c.NextName("a"); a == b {
 		t.Fatal("names repeat")
 	}
 }

@@ -7,8 +7,7 @@
 package keyschedule
 
 import (
-	"errors"
-
+	"weald/backend/errcode"
 	"weald/backend/mls/codec"
 	"weald/backend/mls/tree"
 )
@@ -17,7 +16,7 @@ import (
 const ProtocolVersionMLS10 uint16 = 1
 
 // ErrBadGroupContext is returned when a GroupContext does not decode.
-var ErrBadGroupContext = errors.New("mls/keyschedule/bad_group_context: the group context is invalid")
+var ErrBadGroupContext = errcode.New("mls/keyschedule/bad_group_context", "the group context is invalid")
 
 // GroupContext is RFC 9420 §8.1:
 //

@@ -1,9 +1,9 @@
 package keyschedule
 
 import (
-	"errors"
 	"fmt"
 
+	"weald/backend/errcode"
 	"weald/backend/mls/codec"
 	"weald/backend/mls/suite"
 )
@@ -28,7 +28,7 @@ const (
 )
 
 // ErrBadPSK is returned for an invalid PreSharedKeyID or PSK list.
-var ErrBadPSK = errors.New("mls/keyschedule/bad_psk: a pre-shared key identifier is invalid")
+var ErrBadPSK = errcode.New("mls/keyschedule/bad_psk", "a pre-shared key identifier is invalid")
 
 // PreSharedKeyID is RFC 9420 §8.4:
 //

@@ -1,14 +1,14 @@
 package keyschedule
 
 import (
-	"errors"
 	"io"
 
+	"weald/backend/errcode"
 	"weald/backend/mls/suite"
 )
 
 // ErrBadSecret is returned when an input secret has the wrong length.
-var ErrBadSecret = errors.New("mls/keyschedule/bad_secret: a key schedule input has the wrong length")
+var ErrBadSecret = errcode.New("mls/keyschedule/bad_secret", "a key schedule input has the wrong length")
 
 // EpochSecrets holds the secrets of one epoch (RFC 9420 §8, Table 4) and
 // the values derived from them.

@@ -8,9 +8,9 @@
 package proposal
 
 import (
-	"errors"
 	"fmt"
 
+	"weald/backend/errcode"
 	"weald/backend/mls/codec"
 	"weald/backend/mls/keyschedule"
 	"weald/backend/mls/tree"
@@ -18,8 +18,8 @@ import (
 
 // Sentinel errors; each starts with a stable code.
 var (
-	ErrDecode      = errors.New("mls/proposal/decode: the proposal or commit is malformed")
-	ErrUnsupported = errors.New("mls/proposal/unsupported: the proposal type is not supported")
+	ErrDecode      = errcode.New("mls/proposal/decode", "the proposal or commit is malformed")
+	ErrUnsupported = errcode.New("mls/proposal/unsupported", "the proposal type is not supported")
 )
 
 // Type is RFC 9420 §12.1 ProposalType.

@@ -18,10 +18,10 @@
 package secrettree
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 
+	"weald/backend/errcode"
 	"weald/backend/mls/suite"
 	"weald/backend/mls/treemath"
 )
@@ -36,19 +36,12 @@ const (
 	Application RatchetType = 1
 )
 
-func (r RatchetType) label() string {
-	if r == Handshake {
-		return "handshake"
-	}
-	return "application"
-}
-
 // Errors, matched with errors.Is.
 var (
-	ErrLeafOutOfRange = errors.New("mls/secrettree/leaf_out_of_range: the sender leaf is not in the tree")
-	ErrTooFarAhead    = errors.New("mls/secrettree/too_far_ahead: the generation is too far ahead of the ratchet")
-	ErrKeyConsumed    = errors.New("mls/secrettree/key_consumed: the key for this generation was already used or discarded")
-	ErrExhausted      = errors.New("mls/secrettree/exhausted: the ratchet has reached its last generation")
+	ErrLeafOutOfRange = errcode.New("mls/secrettree/leaf_out_of_range", "the sender leaf is not in the tree")
+	ErrTooFarAhead    = errcode.New("mls/secrettree/too_far_ahead", "the generation is too far ahead of the ratchet")
+	ErrKeyConsumed    = errcode.New("mls/secrettree/key_consumed", "the key for this generation was already used or discarded")
+	ErrExhausted      = errcode.New("mls/secrettree/exhausted", "the ratchet has reached its last generation")
 )
 
 // Config bounds out-of-order tolerance. Zero fields take the defaults.

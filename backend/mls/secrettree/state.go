@@ -1,9 +1,9 @@
 package secrettree
 
 import (
-	"errors"
 	"sort"
 
+	"weald/backend/errcode"
 	"weald/backend/mls/codec"
 	"weald/backend/mls/suite"
 	"weald/backend/mls/treemath"
@@ -11,7 +11,7 @@ import (
 
 // ErrBadState is returned by [Unmarshal] for an encoding that is not a
 // valid secret tree state.
-var ErrBadState = errors.New("mls/secrettree/bad_state: the stored secret tree state is invalid")
+var ErrBadState = errcode.New("mls/secrettree/bad_state", "the stored secret tree state is invalid")
 
 // Marshal appends the tree's state (secrets still held, ratchet positions,
 // kept skipped keys) to w, for persistence. The encoding is:

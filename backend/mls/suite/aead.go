@@ -3,16 +3,17 @@ package suite
 import (
 	"crypto/aes"
 	"crypto/cipher"
-	"errors"
 
 	"golang.org/x/crypto/chacha20poly1305"
+
+	"weald/backend/errcode"
 )
 
 // ErrDecrypt is returned when AEAD or HPKE decryption fails.
-var ErrDecrypt = errors.New("mls/suite/decrypt: the ciphertext could not be decrypted")
+var ErrDecrypt = errcode.New("mls/suite/decrypt", "the ciphertext could not be decrypted")
 
 // ErrKeySize is returned when an AEAD key or nonce has the wrong length.
-var ErrKeySize = errors.New("mls/suite/key_size: an AEAD key or nonce has the wrong length")
+var ErrKeySize = errcode.New("mls/suite/key_size", "an AEAD key or nonce has the wrong length")
 
 func (s *Suite) newAEAD(key []byte) (cipher.AEAD, error) {
 	if len(key) != s.nk {

@@ -4,9 +4,9 @@ import (
 	"crypto/ecdh"
 	"crypto/hpke"
 	"encoding/binary"
-	"errors"
 	"io"
 
+	"weald/backend/errcode"
 	"weald/backend/mls/codec"
 )
 
@@ -74,7 +74,7 @@ func randomKey(rand io.Reader, curve ecdh.Curve, n int) (*ecdh.PrivateKey, error
 			return k, nil
 		}
 	}
-	return nil, errors.New("mls/suite/random: the random source produced no valid private key")
+	return nil, errcode.New("mls/suite/random", "the random source produced no valid private key")
 }
 
 // encryptContext encodes EncryptContext (RFC 9420 §5.1.3):

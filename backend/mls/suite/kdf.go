@@ -3,15 +3,15 @@ package suite
 import (
 	"crypto/sha256"
 	"crypto/sha512"
-	"errors"
 	"hash"
 
+	"weald/backend/errcode"
 	"weald/backend/mls/codec"
 )
 
 // ErrLength is returned when a requested KDF output is longer than
 // HKDF-Expand allows (255·Nh) or does not fit the uint16 length field.
-var ErrLength = errors.New("mls/suite/length: the requested key length is too large")
+var ErrLength = errcode.New("mls/suite/length", "the requested key length is too large")
 
 func (s *Suite) newHash() hash.Hash {
 	switch s.hash {

@@ -4,17 +4,17 @@ import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/subtle"
-	"errors"
 	"io"
 
+	"weald/backend/errcode"
 	"weald/backend/mls/codec"
 )
 
 // ErrBadSignature is returned when a signature does not verify.
-var ErrBadSignature = errors.New("mls/suite/bad_signature: the signature does not verify")
+var ErrBadSignature = errcode.New("mls/suite/bad_signature", "the signature does not verify")
 
 // ErrBadKey is returned when a key's encoding is invalid for the suite.
-var ErrBadKey = errors.New("mls/suite/bad_key: the key is not valid for this cipher suite")
+var ErrBadKey = errcode.New("mls/suite/bad_key", "the key is not valid for this cipher suite")
 
 // SigningKey is a parsed signature private key of one suite. Its String
 // method never prints secret bytes.

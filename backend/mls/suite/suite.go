@@ -32,9 +32,10 @@ import (
 	"crypto/ecdh"
 	"crypto/elliptic"
 	"crypto/hpke"
-	"errors"
 	"fmt"
 	"sync/atomic"
+
+	"weald/backend/errcode"
 )
 
 // ID is a cipher suite identifier from the IANA "MLS Cipher Suites" registry.
@@ -53,7 +54,7 @@ const (
 
 // ErrUnsupportedSuite is matched (errors.Is) by the error for any suite this
 // package does not implement.
-var ErrUnsupportedSuite = errors.New("mls/suite/unsupported: this cipher suite is not supported")
+var ErrUnsupportedSuite = errcode.New("mls/suite/unsupported", "this cipher suite is not supported")
 
 // UnsupportedSuiteError names the unsupported suite; it matches ErrUnsupportedSuite.
 type UnsupportedSuiteError struct{ ID ID }

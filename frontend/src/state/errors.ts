@@ -1,21 +1,22 @@
 import type { ApiError } from '../lib/api'
+import type { ErrorCode } from '../lib/api/codes'
 
 /**
  * Plain words for the errors a person can act on: what happened and what to
  * do. Codes not listed here keep the sentence Go wrote (which already says
- * what to do, app/Error).
+ * what to do, app/Error). Keys are codes Go sends (codes.ts, generated).
  */
-const plain: Record<string, string> = {
+const plain: Partial<Record<ErrorCode, string>> = {
   'quota/log_budget_exhausted':
     'The workspace has used all the storage its relay gives it, so this was not sent. Ask an admin to shorten how long messages are kept or to raise the relay’s budget, then send it again.',
   'limit/frame_size': 'This message is too large to send. Shorten it, or split it into several messages.',
   'auth/revoked': 'This device has been removed from the workspace, so it can no longer send here. Ask an admin to invite you again.',
   'auth/unknown_key': 'The relay does not know this device yet. Wait a minute for an admin’s device to come online, then try again.',
   'relay/unreachable': 'Weald cannot reach the relay. Check your internet connection, then try again.',
-  'invite/expired': 'This invite link has expired. Ask the person who sent it for a new one.',
+  'roster/invite_expired': 'This invite link has expired. Ask the person who sent it for a new one.',
   'invite/bad_link': 'This is not a Weald invite link. Copy the whole link from the message you received and paste it again.',
 }
 
 export function plainMessage(e: Pick<ApiError, 'code' | 'message'>): string {
-  return plain[e.code] ?? e.message
+  return plain[e.code as ErrorCode] ?? e.message
 }

@@ -34,12 +34,17 @@ export class ApiError extends Error {
   }
 }
 
-/** toApiError turns what a rejected Go call gives ("code: sentence") into an ApiError. */
+/**
+ * toApiError turns what a rejected Go call gives into an ApiError: Go sends
+ * {code, message} (app.FormatError, Wails' ErrorFormatter; the e2e shim
+ * alike); anything else is app/unexpected with its text.
+ */
 export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e
+  if (typeof e === 'object' && e !== null && 'code' in e && 'message' in e && typeof e.code === 'string' && typeof e.message === 'string') {
+    return new ApiError(e.code, e.message)
+  }
   const text = typeof e === 'string' ? e : e instanceof Error ? e.message : String(e)
-  const m = /^([a-z_]+\/[a-z_.]+): (.*)$/s.exec(text)
-  if (m) return new ApiError(m[1], m[2])
   return new ApiError('app/unexpected', text)
 }
 
