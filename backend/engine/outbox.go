@@ -10,6 +10,7 @@ import (
 	"net"
 	"time"
 
+	"weald/backend/errcode"
 	"weald/backend/identity"
 	"weald/backend/relayclient"
 	"weald/backend/store"
@@ -33,8 +34,8 @@ const MaxOutbox = 1000
 
 // ErrOutboxFull and ErrNoOutboxItem are the outbox's refusals.
 var (
-	ErrOutboxFull   = fmt.Errorf("outbox/full: %d messages are already waiting to be sent; wait for the connection to come back", MaxOutbox)
-	ErrNoOutboxItem = errors.New("outbox/unknown: that message is not waiting to be sent")
+	ErrOutboxFull   = errcode.Errorf("outbox/full", "%d messages are already waiting to be sent; wait for the connection to come back", MaxOutbox)
+	ErrNoOutboxItem = errcode.New("outbox/unknown", "that message is not waiting to be sent")
 )
 
 // outboxItem is one waiting message.

@@ -203,6 +203,8 @@ export const errorCodes = [
   'mls/wire_format',
   'mls/wrong_epoch',
   'mls/wrong_group',
+  'outbox/full',
+  'outbox/unknown',
   'profile/none',
   'project/bound_elsewhere',
   'project/invalid',
@@ -282,12 +284,12 @@ export const errorCodes = [
   'store/too_new',
   'store/unknown_key',
   'store/unreadable',
-  'sync/error',
   'workspace/exists',
   'workspace/no_access_set',
   'workspace/none',
   'workspace/not_provisioned',
   'workspace/not_ready',
+  'workspace/ready',
   'workspace/unknown',
 ] as const
 
