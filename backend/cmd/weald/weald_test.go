@@ -48,6 +48,9 @@ func freePort(t *testing.T) string {
 }
 
 func TestScripts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the scripts build and run the real relay (make test runs them)")
+	}
 	bin := buildRelay(t)
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata",

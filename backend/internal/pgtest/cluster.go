@@ -283,6 +283,9 @@ func (c *Cluster) start(ctx context.Context, port int) error {
 	// fork happens on a goroutine that holds its thread until the
 	// postmaster is gone.
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGQUIT
+	// Its own process group, so that Kill reaches the backends too and can
+	// wait until they are gone.
+	cmd.SysProcAttr.Setpgid = true
 	started := make(chan error, 1)
 	done := make(chan struct{})
 	go func() {
@@ -426,13 +429,47 @@ func (c *Cluster) Kill() error {
 	if p == nil {
 		return errors.New("pgtest: not running")
 	}
-	_ = p.Signal(syscall.SIGKILL)
+	// The whole group: a backend that outlives the postmaster keeps the
+	// shared memory block attached, and Restart would then fail with
+	// "pre-existing shared memory block is still in use".
+	_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
+	deadline := time.After(stopTimeout)
 	select {
 	case <-done:
-		return nil
-	case <-time.After(stopTimeout):
+	case <-deadline:
 		return errors.New("pgtest: postgres did not die after SIGKILL")
 	}
+	for i := 0; groupAlive(p.Pid); i++ {
+		select {
+		case <-deadline:
+			return errors.New("pgtest: postgres backends outlived SIGKILL")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// groupAlive reports whether a process of group pgid is still running (a
+// zombie, awaiting its reaper, has let go of its memory and does not count).
+func groupAlive(pgid int) bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range procs {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp …; comm may hold spaces, so read after
+		// the last ')'.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(string(b[i+1:]))
+		if len(fields) >= 3 && fields[0] != "Z" && fields[2] == strconv.Itoa(pgid) {
+			return true
+		}
+	}
+	return false
 }
 
 // Restart starts the postmaster again on the same port and data directory

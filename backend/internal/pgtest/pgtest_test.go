@@ -45,6 +45,9 @@ func TestNewDatabaseIsFreshAndUsable(t *testing.T) {
 }
 
 func TestKillRestartKeepsCommittedData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts a PostgreSQL cluster of its own (make test runs it)")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c, err := Start(ctx)

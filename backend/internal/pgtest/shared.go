@@ -39,8 +39,14 @@ func Main(m *testing.M) int {
 // Shared returns the cluster shared by this test binary, starting it on
 // first use. It fails the test (never skips) if PostgreSQL cannot be started,
 // or if the package's TestMain does not call Main (which tears it down).
+//
+// Under go test -short it skips the test instead: starting PostgreSQL is the
+// slow part of the relay's tests, and make test runs them in full.
 func Shared(t testing.TB) *Cluster {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: needs PostgreSQL (make test runs it)")
+	}
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	if !shared.inMain {

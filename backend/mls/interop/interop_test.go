@@ -61,6 +61,9 @@ func tsImpl(t *testing.T) impl {
 // it by Welcome and by external commit; ts-mls creates group 2 and Go joins
 // it by Welcome with an out-of-band tree.
 func TestGoWithTSMLS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the ts-mls interop run takes minutes (make test runs it)")
+	}
 	t.Parallel()
 	scenario(t, goImpl(), tsImpl(t))
 }
