@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"weald/backend/errcode"
 	"weald/backend/groups"
@@ -292,16 +293,24 @@ func (e *Engine) ensureOwnGroup(ctx context.Context, gi roster.GroupInfo) error 
 	return nil
 }
 
+// accessRepublishAfter is the age at which an admin republishes an
+// unchanged access set, so the current one is always fresher than the 7
+// days spec/lifecycle.md "Ongoing health" checks while an admin is online.
+const accessRepublishAfter = 24 * time.Hour
+
 // publishAccessSet publishes the next access set, signed by this (admin)
-// device: every live device of the roster, the live invites' grants.
+// device: every live device of the roster, the live invites' grants. An
+// unchanged set is republished once the current one is a day old.
 func (e *Engine) publishAccessSet(ctx context.Context) error {
 	for attempt := 0; attempt < 5; attempt++ {
-		cur, err := e.client.AccessSet(ctx)
+		ac, err := e.client.CurrentAccessSet(ctx)
 		if err != nil {
 			return err
 		}
+		cur := ac.Set
 		next := e.accessSetFromRoster(cur.Version+1, &cur)
-		if cur.Version > 1 && sameAccess(&cur, &next) {
+		fresh := e.now().Sub(time.Unix(int64(ac.AcceptedAt), 0)) < accessRepublishAfter
+		if cur.Version > 1 && sameAccess(&cur, &next) && fresh {
 			return nil
 		}
 		_, err = e.client.PublishAccessSet(ctx, next)

@@ -25,14 +25,18 @@ type testRelay struct {
 	svc *relay.Service
 }
 
-func startRelay(t testing.TB) *testRelay {
+func startRelay(t testing.TB) *testRelay { return startRelayWith(t, relay.Config{}) }
+
+// startRelayWith starts a test relay with cfg (its Store is filled in).
+func startRelayWith(t testing.TB, cfg relay.Config) *testRelay {
 	t.Helper()
 	ctx := context.Background()
 	st, err := store.OpenSQLite(ctx, filepath.Join(t.TempDir(), "relay.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := relay.New(relay.Config{Store: st})
+	cfg.Store = st
+	svc := relay.New(cfg)
 	srv := server.New(server.Config{Backend: svc})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -7,11 +7,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
 	"weald/backend/groups"
 	"weald/backend/identity"
+	"weald/backend/relay"
 	"weald/backend/relay/store"
 	"weald/backend/roster"
 	"weald/backend/wire"
@@ -281,5 +283,53 @@ func TestWelcomeJoinerSendsRecoveryWrap(t *testing.T) {
 	}
 	if len(opened) != 1 || opened[0] != epoch {
 		t.Fatalf("sam's recovery wraps in the closed channel at epochs %v, want one at %d", opened, epoch)
+	}
+}
+
+// TestAccessSetRepublishedDaily (issue 11 finding 7): an admin that syncs
+// republishes an unchanged access set once the relay's copy is a day old,
+// so "access set fresher than 7 days" holds while an admin is online; a
+// younger unchanged set is left alone (on the main before this change it
+// was never republished).
+func TestAccessSetRepublishedDaily(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	r := startRelayWith(t, relay.Config{Clock: clock})
+	ctx := testCtx(t)
+	opts := r.options(t, "dana", 95)
+	opts.Clock = clock
+	dana, err := CreateWorkspace(ctx, opts, "Acme", r.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dana.Close()
+	ws := wire.ID(dana.meta.Workspace)
+	version := func() uint64 {
+		cur, err := r.svc.CurrentAccessSet(ctx, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cur.Set.Version
+	}
+	v := version()
+	advance(23 * time.Hour)
+	if _, err := dana.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := version(); got != v {
+		t.Fatalf("an unchanged set younger than a day was republished: version %d → %d", v, got)
+	}
+	advance(2 * time.Hour)
+	if _, err := dana.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := r.svc.CurrentAccessSet(ctx, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur.Set.Version != v+1 || int64(cur.AcceptedAt) != clock().Unix() {
+		t.Fatalf("after a day: version %d accepted at %d, want %d at %d", cur.Set.Version, cur.AcceptedAt, v+1, clock().Unix())
 	}
 }

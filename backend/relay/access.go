@@ -57,6 +57,7 @@ func (s *Service) Publish(ctx context.Context, ws wire.ID, set wire.AccessSet) (
 		return AccessChange{}, wire.Errorf(wire.CodeMalformed, "The access set is not well formed.")
 	}
 	var change AccessChange
+	now := s.unix()
 	err = s.st.Update(ctx, func(tx store.Tx) error {
 		w, err := lockWorkspace(ctx, tx, ws)
 		if err != nil {
@@ -107,7 +108,7 @@ func (s *Service) Publish(ctx context.Context, ws wire.ID, set wire.AccessSet) (
 		}
 		sortIDs(change.RemovedKeys)
 		sortIDs(change.VoidedGrants)
-		if err := tx.PutAccessSet(ctx, ws, set.Version, body, s.unix()); err != nil {
+		if err := tx.PutAccessSet(ctx, ws, set.Version, body, now); err != nil {
 			return err
 		}
 		if err := tx.AddDepartedKeys(ctx, ws, change.RemovedKeys, set.Version); err != nil {
@@ -126,7 +127,7 @@ func (s *Service) Publish(ctx context.Context, ws wire.ID, set wire.AccessSet) (
 	}
 	s.mu.Lock()
 	if old := s.cache[ws]; old == nil || old.version < set.Version {
-		s.cache[ws] = newCachedSet(set)
+		s.cache[ws] = newCachedSet(set, now)
 	}
 	s.mu.Unlock()
 	return change, nil

@@ -99,6 +99,8 @@ type cachedSet struct {
 	set     wire.AccessSet
 	keys    map[wire.ID][]byte // key id → public key, every kind
 	kinds   map[wire.ID]wire.PrincipalKind
+	// acceptedAt is when the relay accepted the set (Unix seconds).
+	acceptedAt int64
 }
 
 // New returns a Service over cfg.Store.
@@ -185,7 +187,7 @@ func (s *Service) currentSet(ctx context.Context, tx store.Tx, ws wire.ID, versi
 	if c != nil && c.version == version {
 		return c, nil
 	}
-	body, err := tx.AccessSet(ctx, ws, version)
+	body, at, err := tx.AccessSet(ctx, ws, version)
 	if err != nil {
 		return nil, fmt.Errorf("load access set %d: %w", version, err)
 	}
@@ -193,7 +195,7 @@ func (s *Service) currentSet(ctx context.Context, tx store.Tx, ws wire.ID, versi
 	if err != nil {
 		return nil, fmt.Errorf("stored access set %d: %w", version, err)
 	}
-	c = newCachedSet(set)
+	c = newCachedSet(set, at)
 	s.mu.Lock()
 	if old := s.cache[ws]; old == nil || old.version < c.version {
 		s.cache[ws] = c
@@ -202,8 +204,8 @@ func (s *Service) currentSet(ctx context.Context, tx store.Tx, ws wire.ID, versi
 	return c, nil
 }
 
-func newCachedSet(set wire.AccessSet) *cachedSet {
-	c := &cachedSet{version: set.Version, set: set, keys: map[wire.ID][]byte{}, kinds: set.KeyIDs()}
+func newCachedSet(set wire.AccessSet, acceptedAt int64) *cachedSet {
+	c := &cachedSet{version: set.Version, set: set, acceptedAt: acceptedAt, keys: map[wire.ID][]byte{}, kinds: set.KeyIDs()}
 	for _, d := range set.Devices {
 		c.keys[wire.KeyID(d.Pub)] = d.Pub
 	}
@@ -231,6 +233,17 @@ func (s *Service) viewSet(ctx context.Context, ws wire.ID) (*cachedSet, error) {
 		return err
 	})
 	return c, err
+}
+
+// CurrentAccessSet returns the workspace's current access set and when the
+// relay accepted it (ACCESS_SET_CURRENT): an admin republishes a set older
+// than a day, so it stays fresher than the spec's 7 days.
+func (s *Service) CurrentAccessSet(ctx context.Context, ws wire.ID) (*wire.AccessSetCurrent, error) {
+	c, err := s.viewSet(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	return &wire.AccessSetCurrent{Set: c.set, AcceptedAt: uint64(max(c.acceptedAt, 0))}, nil
 }
 
 // AccessSet returns the workspace's current access set.

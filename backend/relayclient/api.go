@@ -137,11 +137,17 @@ func (c *Client) PublishAccessSet(ctx context.Context, set wire.AccessSet) (uint
 
 // AccessSet returns the workspace's current access set.
 func (c *Client) AccessSet(ctx context.Context) (wire.AccessSet, error) {
-	a, err := expect[*wire.AccessSetCurrent](c.do(ctx, &wire.AccessSetGet{}, retryOnReconnect))
+	a, err := c.CurrentAccessSet(ctx)
 	if err != nil {
 		return wire.AccessSet{}, err
 	}
 	return a.Set, nil
+}
+
+// CurrentAccessSet returns the workspace's current access set and when the
+// relay accepted it.
+func (c *Client) CurrentAccessSet(ctx context.Context) (*wire.AccessSetCurrent, error) {
+	return expect[*wire.AccessSetCurrent](c.do(ctx, &wire.AccessSetGet{}, retryOnReconnect))
 }
 
 // PutKeyPackages stores key packages for the authenticated device.

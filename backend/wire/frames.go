@@ -135,7 +135,7 @@ var bodyDecoders = map[FrameType]func(r *reader) Body{
 	FrameAccessSetPublish:  func(r *reader) Body { return &AccessSetPublish{Set: decodeAccessSet(r)} },
 	FrameAccessSetAccepted: func(r *reader) Body { return &AccessSetAccepted{Version: r.u64()} },
 	FrameAccessSetGet:      func(r *reader) Body { return &AccessSetGet{} },
-	FrameAccessSetCurrent:  func(r *reader) Body { return &AccessSetCurrent{Set: decodeAccessSet(r)} },
+	FrameAccessSetCurrent:  func(r *reader) Body { return &AccessSetCurrent{Set: decodeAccessSet(r), AcceptedAt: r.u64()} },
 	FrameKeyPackagePut:     decodeKeyPackagePut,
 	FrameKeyPackageStock:   func(r *reader) Body { return &KeyPackageStock{OneUse: r.u32(), LastResort: r.boolean()} },
 	FrameKeyPackageClaim:   func(r *reader) Body { return &KeyPackageClaim{Owner: r.id()} },
@@ -412,8 +412,13 @@ type AccessSetAccepted struct{ Version uint64 }
 // AccessSetGet asks for the current access set (empty body).
 type AccessSetGet struct{}
 
-// AccessSetCurrent answers AccessSetGet: struct { AccessSet set; }.
-type AccessSetCurrent struct{ Set AccessSet }
+// AccessSetCurrent answers AccessSetGet:
+// struct { AccessSet set; uint64 accepted_at; } (Unix seconds, the relay's
+// clock when it accepted the set).
+type AccessSetCurrent struct {
+	Set        AccessSet
+	AcceptedAt uint64
+}
 
 // MaxKeyPackageSize bounds one key package.
 const MaxKeyPackageSize = 64 << 10

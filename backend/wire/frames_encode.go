@@ -77,7 +77,7 @@ func (o *RosterOps) encode(w *writer) {
 func (p *AccessSetPublish) encode(w *writer)  { p.Set.encode(w) }
 func (a *AccessSetAccepted) encode(w *writer) { w.u64(a.Version) }
 func (*AccessSetGet) encode(*writer)          {}
-func (c *AccessSetCurrent) encode(w *writer)  { c.Set.encode(w) }
+func (c *AccessSetCurrent) encode(w *writer)  { c.Set.encode(w); w.u64(c.AcceptedAt) }
 
 func (p *KeyPackagePut) encode(w *writer) {
 	w.vector(func(w *writer) {

@@ -77,7 +77,7 @@ func sampleFrames() []Frame {
 		{ID: 9, Body: &AccessSetPublish{Set: sampleAccessSet()}},
 		{ID: 9, Body: &AccessSetAccepted{Version: 3}},
 		{ID: 10, Body: &AccessSetGet{}},
-		{ID: 10, Body: &AccessSetCurrent{Set: sampleAccessSet()}},
+		{ID: 10, Body: &AccessSetCurrent{Set: sampleAccessSet(), AcceptedAt: 1767225600}},
 		{ID: 11, Body: &KeyPackagePut{Items: []KeyPackageItem{{KeyPackage: []byte("kp1")}, {KeyPackage: []byte("kp-lr"), LastResort: true}}}},
 		{ID: 11, Body: &KeyPackageStock{OneUse: 1, LastResort: true}},
 		{ID: 12, Body: &KeyPackageClaim{Owner: testID("dev")}},

@@ -33,6 +33,9 @@ type Backend interface {
 	// PublishAccessSet accepts set as the next version (CAS on version).
 	PublishAccessSet(ctx context.Context, ws wire.ID, p Principal, set wire.AccessSet) (uint64, error)
 	AccessSet(ctx context.Context, ws wire.ID) (wire.AccessSet, error)
+	// CurrentAccessSet returns the current access set and when it was
+	// accepted (ACCESS_SET_CURRENT).
+	CurrentAccessSet(ctx context.Context, ws wire.ID) (*wire.AccessSetCurrent, error)
 	// Allowed reports whether a principal may still be connected under the
 	// workspace's current access set (a key present, a grant live).
 	Allowed(ctx context.Context, ws wire.ID, kind wire.PrincipalKind, principal wire.ID) (bool, error)

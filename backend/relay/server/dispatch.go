@@ -215,11 +215,11 @@ func (s *Server) handle(c *conn, body wire.Body) (wire.Body, func(), error) {
 		return &wire.AccessSetAccepted{Version: v}, func() { s.accessSetMoved(ws, v) }, nil
 
 	case *wire.AccessSetGet:
-		set, err := s.backend.AccessSet(ctx, c.workspace)
+		cur, err := s.backend.CurrentAccessSet(ctx, c.workspace)
 		if err != nil {
 			return nil, nil, err
 		}
-		return &wire.AccessSetCurrent{Set: set}, nil, nil
+		return cur, nil, nil
 
 	case *wire.KeyPackagePut:
 		res, err := s.backend.KeyPackagePut(ctx, c.workspace, p, req.Items)

@@ -144,6 +144,14 @@ func (f *fakeBackend) replaceSet(set wire.AccessSet) {
 	f.PublishAccessSet(context.Background(), set.Workspace, Principal{}, set)
 }
 
+func (f *fakeBackend) CurrentAccessSet(ctx context.Context, ws wire.ID) (*wire.AccessSetCurrent, error) {
+	set, err := f.AccessSet(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	return &wire.AccessSetCurrent{Set: set}, nil
+}
+
 func (f *fakeBackend) AccessSet(context.Context, wire.ID) (wire.AccessSet, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -161,13 +161,14 @@ func (t *sqlTx) ListWorkspaces(ctx context.Context) ([]wire.ID, error) {
 	return out, rows.Err()
 }
 
-func (t *sqlTx) AccessSet(ctx context.Context, ws wire.ID, version uint64) ([]byte, error) {
+func (t *sqlTx) AccessSet(ctx context.Context, ws wire.ID, version uint64) ([]byte, int64, error) {
 	var body []byte
-	err := t.row(ctx, `SELECT body FROM access_sets WHERE workspace_id = ? AND version = ?`, b(ws), int64(version)).Scan(&body)
+	var at int64
+	err := t.row(ctx, `SELECT body, accepted_at FROM access_sets WHERE workspace_id = ? AND version = ?`, b(ws), int64(version)).Scan(&body, &at)
 	if err != nil {
-		return nil, notFound(err, "access set")
+		return nil, 0, notFound(err, "access set")
 	}
-	return body, nil
+	return body, at, nil
 }
 
 func (t *sqlTx) PutAccessSet(ctx context.Context, ws wire.ID, version uint64, body []byte, now int64) error {

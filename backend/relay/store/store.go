@@ -149,7 +149,7 @@ type Tx interface {
 	ConsumeGenesis(ctx context.Context, id wire.ID) error
 	ListWorkspaces(ctx context.Context) ([]wire.ID, error)
 
-	AccessSet(ctx context.Context, ws wire.ID, version uint64) ([]byte, error)
+	AccessSet(ctx context.Context, ws wire.ID, version uint64) (body []byte, acceptedAt int64, err error)
 	// PutAccessSet stores version and makes it current (the caller holds the
 	// workspace lock and has checked version = current + 1).
 	PutAccessSet(ctx context.Context, ws wire.ID, version uint64, body []byte, now int64) error
