@@ -80,3 +80,12 @@ func (a *App) savePrefs(ws string, p prefs) *Error {
 	}
 	return nil
 }
+
+// deletePrefs forgets the preferences of a removed workspace.
+func (a *App) deletePrefs(ws string) {
+	if db, err := a.db(); err == nil {
+		if serr := db.DeletePrefs(context.Background(), ws); serr != nil {
+			a.logger.Printf("preferences of %s: %v", ws, serr)
+		}
+	}
+}

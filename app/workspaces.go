@@ -479,10 +479,10 @@ func (w *Workspaces) Remove(id string) error {
 	delete(w.runs, r.id)
 	w.mu.Unlock()
 	r.eng.Close()
-	if err := os.RemoveAll(w.dir(r.id)); err != nil {
+	if err := engine.Remove(w.dir(r.id)); err != nil {
 		return &Error{Code: "storage/write_failed", Message: fmt.Sprintf("The workspace's folder could not be removed (%v); check that the data directory is writable.", err)}
 	}
-	w.app.savePrefs(r.id, parsePrefs(nil)) // the app database keeps no row removal: emptied
+	w.app.deletePrefs(r.id)
 	w.emitWorkspaces()
 	return nil
 }

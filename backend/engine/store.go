@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 
 	"weald/backend/store"
 )
@@ -50,4 +52,13 @@ func (d *db) rosterOps(ctx context.Context) (ops [][]byte, err error) {
 		return err
 	})
 	return ops, err
+}
+
+// Remove deletes the local state of a closed workspace in dir for good: its
+// database with its key (the keyring entry too) and the directory.
+func Remove(dir string) error {
+	if err := store.Remove(filepath.Join(dir, "state.db")); err != nil {
+		return err
+	}
+	return os.RemoveAll(dir)
 }

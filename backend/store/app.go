@@ -61,6 +61,14 @@ func (a *App) PutPrefs(ctx context.Context, ws string, prefs []byte) error {
 	})
 }
 
+// DeletePrefs forgets the UI preferences of workspace ws.
+func (a *App) DeletePrefs(ctx context.Context, ws string) error {
+	return a.s.Update(ctx, func(tx *Tx) error {
+		_, err := tx.exec(`DELETE FROM workspace_prefs WHERE workspace = ?`, ws)
+		return err
+	})
+}
+
 // ProjectFolders returns the project folders in order.
 func (a *App) ProjectFolders(ctx context.Context) (folders []string, err error) {
 	err = a.s.View(ctx, func(tx *Tx) error {

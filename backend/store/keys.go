@@ -54,12 +54,14 @@ var ErrKeyUnavailable = errcode.New("store/key_unavailable", "the key that encry
 type secretStore interface {
 	Get(service, user string) (string, error)
 	Set(service, user, secret string) error
+	Delete(service, user string) error
 }
 
 type osKeyring struct{}
 
 func (osKeyring) Get(service, user string) (string, error) { return keyring.Get(service, user) }
 func (osKeyring) Set(service, user, secret string) error   { return keyring.Set(service, user, secret) }
+func (osKeyring) Delete(service, user string) error        { return keyring.Delete(service, user) }
 
 // keyringBackend is the keyring in use; tests replace it.
 var keyringBackend secretStore = osKeyring{}
@@ -237,4 +239,26 @@ func (t *Tx) sealer() (*sealer, error) {
 	clear(key)
 	s.seal = sl
 	return sl, nil
+}
+
+// Remove deletes the closed database at path for good: its key's keyring
+// entry, then the database, its WAL, shared-memory and key files. The
+// keyring entry is removed on a best-effort basis (a locked or absent
+// keyring leaves it: a key without its data); the files are removed in any
+// case.
+func Remove(path string) error {
+	if db, err := sql.Open("sqlite", "file:"+path+"?mode=ro"); err == nil {
+		var id []byte
+		var place string
+		if db.QueryRow(`SELECT key_id, place FROM sealing_key`).Scan(&id, &place) == nil && place == placeKeyring {
+			_ = withTimeout(func() error { return keyringBackend.Delete(keyringService, keyringAccount(id)) })
+		}
+		db.Close()
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm", keyFilePath(path)} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("store: remove %s: %w", p, err)
+		}
+	}
+	return nil
 }

@@ -34,6 +34,13 @@ func (f *fakeKeyring) Get(service, user string) (string, error) {
 	return v, nil
 }
 
+func (f *fakeKeyring) Delete(service, user string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.m, service+"/"+user)
+	return nil
+}
+
 func (f *fakeKeyring) Set(service, user, secret string) error {
 	if f.block != nil {
 		<-f.block
@@ -181,5 +188,28 @@ func TestSealedValueBoundToItsRow(t *testing.T) {
 	err := s.View(context.Background(), func(tx *Tx) error { _, err := tx.Groups(); return err })
 	if !errors.Is(err, ErrUnreadable) {
 		t.Fatalf("swapped value: %v", err)
+	}
+}
+
+// Removing a database removes its key from the keyring and every file.
+func TestRemoveDeletesKeyAndFiles(t *testing.T) {
+	t.Setenv("WEALD_KEYRING", "")
+	k := &fakeKeyring{m: map[string]string{}}
+	useKeyring(t, k)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.db")
+	s := roundTrip(t, path)
+	s.Close()
+	if len(k.m) != 1 {
+		t.Fatalf("keyring before removal: %v", k.m)
+	}
+	if err := Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if len(k.m) != 0 {
+		t.Fatalf("keyring after removal: %v", k.m)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("left behind: %v", ents)
 	}
 }
