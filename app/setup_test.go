@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"net"
+	"strings"
 	"testing"
 
 	"weald/backend/wire"
@@ -76,4 +77,47 @@ func TestRemoveRefusesAReadyWorkspace(t *testing.T) {
 	if !only(t, w).Ready {
 		t.Fatal("the refused removal changed the workspace")
 	}
+}
+
+// A tampered link is refused with the relay's reason and leaves nothing on
+// the device: no nameless workspace retrying, and the right link works
+// afterwards (it used to fail with "rename …: file exists"; issue 17 item 5).
+func TestTamperedLinkLeavesNothingAndTheRightLinkWorks(t *testing.T) {
+	url, svc := realRelay(t)
+	dana, sam := workspaces(t), workspaces(t)
+	c, err := dana.Create("Acme", "Dana", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wsID, _ := hex.DecodeString(c.Workspace.Provision.Workspace)
+	gen, _ := hex.DecodeString(c.Workspace.Provision.GenesisKey)
+	if err := svc.ProvisionWorkspace(context.Background(), wire.ID(wsID), gen); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "dana ready", func() bool { return only(t, dana).Ready })
+	inv, err := dana.CreateInvite(c.Workspace.ID, nil, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(inv.Link, "s=") + 2
+	flip := byte('A')
+	if inv.Link[i] == 'A' {
+		flip = 'B'
+	}
+	bad := inv.Link[:i] + string(flip) + inv.Link[i+1:]
+	_, err = sam.Join(bad)
+	if err == nil {
+		t.Fatal("a tampered link was accepted")
+	}
+	t.Logf("tampered link: %v", err)
+	if code(err) != "invite/refused" {
+		t.Fatalf("want invite/refused, got %v", err)
+	}
+	if list, err := sam.List(); err != nil || len(list) != 0 {
+		t.Fatalf("after the bad link: %+v, %v", list, err)
+	}
+	if _, err := sam.Join(inv.Link); err != nil {
+		t.Fatalf("the right link after a bad one: %v", err)
+	}
+	eventually(t, "sam ready", func() bool { return only(t, sam).Ready })
 }

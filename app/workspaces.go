@@ -377,7 +377,7 @@ func (w *Workspaces) Create(name, you, relay string) (Created, error) {
 			phrase, _ = eng.TakeRecoveryPhrase(ctx)
 		}
 		return eng, err
-	}, you)
+	}, you, false)
 	if merr == nil && phrase != "" {
 		c.RecoveryPhrase = strings.Fields(phrase)
 	}
@@ -399,7 +399,7 @@ func (w *Workspaces) Join(link string) (Created, error) {
 			phrase, _ = eng.TakeRecoveryPhrase(ctx)
 		}
 		return eng, err
-	}, "")
+	}, "", true)
 	if err != nil {
 		return Created{}, err
 	}
@@ -412,7 +412,7 @@ func (w *Workspaces) Join(link string) (Created, error) {
 // make runs create in a fresh directory, then moves it to its workspace id
 // and starts it. An engine that stopped part-way is kept: its setup resumes
 // in the background.
-func (w *Workspaces) make(create func(ctx context.Context, dir string) (*engine.Engine, error), you string) (Created, error) {
+func (w *Workspaces) make(create func(ctx context.Context, dir string) (*engine.Engine, error), you string, joining bool) (Created, error) {
 	w.mu.Lock()
 	started, base := w.started, w.ctx
 	w.mu.Unlock()
@@ -433,7 +433,35 @@ func (w *Workspaces) make(create func(ctx context.Context, dir string) (*engine.
 		return Created{}, toError(cerr)
 	}
 	id := eng.WorkspaceID()
+	if cerr != nil && joining && !eng.Admitted() {
+		// A redemption the workspace never recorded (a bad or tampered
+		// link, a relay that refused or could not be reached) leaves
+		// nothing to resume: it is not kept, so it neither retries
+		// forever under no name nor blocks the right link afterwards.
+		eng.Close()
+		os.RemoveAll(tmp)
+		e := toError(cerr)
+		if e.Code == "auth/unknown_key" {
+			// The relay holds no grant for this link's secret.
+			e = &Error{Code: "invite/refused", Message: "The relay does not accept this invite link: it was changed, already used or revoked, or the inviter's device has not published it yet. Ask the person who sent it for a new link."}
+		}
+		return Created{}, e
+	}
 	eng.Close()
+	if joining {
+		// An earlier join of this workspace that never got in (kept by an
+		// older version) makes way for this one.
+		if r, err := w.run(id); err == nil && !r.eng.Status().Ready && !r.eng.Admitted() {
+			if err := w.Remove(id); err != nil {
+				os.RemoveAll(tmp)
+				return Created{}, err
+			}
+		}
+	}
+	if _, err := os.Stat(w.dir(id)); err == nil {
+		os.RemoveAll(tmp)
+		return Created{}, &Error{Code: "workspace/exists", Message: "This workspace is already on this device."}
+	}
 	if err := os.Rename(tmp, w.dir(id)); err != nil {
 		return Created{}, &Error{Code: "storage/write_failed", Message: fmt.Sprintf("The new workspace could not be stored (%v); check that the data directory is writable.", err)}
 	}

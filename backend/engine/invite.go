@@ -366,3 +366,13 @@ func commitEpoch(msg []byte) (uint64, bool) {
 	}
 	return m.Public.Content.Epoch, true
 }
+
+// Admitted reports whether this device is in the roster: for a joiner, that
+// its redemption was recorded (the invite's use is spent). A joiner that is
+// not admitted holds nothing the workspace knows of.
+func (e *Engine) Admitted() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.roster.Device(e.devID)
+	return ok
+}

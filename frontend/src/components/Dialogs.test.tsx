@@ -97,6 +97,9 @@ describe('InviteDialog', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Create link' }))
     expect(a.invites.create).toHaveBeenCalledWith(hex(1), [hex(0xa), hex(0xb)], 24)
     const link = (await screen.findByLabelText('Invite link')) as HTMLInputElement
+    // Links are single-use: the dialog says so, not "anyone with this link".
+    expect(screen.getByText(/One person can join with this link, once/)).toBeTruthy()
+    expect(screen.queryByText(/Anyone with this link/)).toBeNull()
     expect(link.value).toBe('weald://join/xyz')
     await userEvent.click(screen.getByRole('button', { name: 'Copy link' }))
     expect(a.copy).toHaveBeenCalledWith('weald://join/xyz')

@@ -53,7 +53,9 @@ export function InviteDialog({ workspace, onClose }: { workspace: string; onClos
         <div className="invite-result">
           <label htmlFor="invite-link">Invite link</label>
           <input id="invite-link" data-autofocus readOnly value={invite.link} onFocus={(e) => e.currentTarget.select()} />
-          <p className="help">Expires {new Date(invite.expiresAt).toLocaleString()}. Anyone with this link can join until then; send it privately.</p>
+          <p className="help">
+            Expires {new Date(invite.expiresAt).toLocaleString()}. One person can join with this link, once, until then; send it privately to them.
+          </p>
           <div className="dialog-actions">
             <span role="status" className="copied">
               {copied ? 'Copied' : ''}
