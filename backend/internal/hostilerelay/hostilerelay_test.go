@@ -2,8 +2,8 @@ package hostilerelay
 
 import (
 	"bytes"
-	"crypto/ed25519"
 	"context"
+	"crypto/ed25519"
 	"testing"
 
 	"weald/backend/relay/server"
