@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"weald/backend/identity"
 	"weald/backend/relay/store"
@@ -27,6 +28,10 @@ type rosterFold struct {
 	// bad is set when a stored operation is refused by the rules (a roster
 	// stored before the relay checked appends): nothing can extend it.
 	bad *roster.Error
+	// stored is set while stored operations are folded: they are not judged
+	// by the relay's clock again (it may have moved back since it accepted
+	// them), only new appends are.
+	stored bool
 }
 
 // guardRosterOp checks what can be checked of op without the roster: its
@@ -142,9 +147,17 @@ func (s *Service) foldRoster(ctx context.Context, tx store.Tx, ws wire.ID, w sto
 			f.mu.Unlock()
 			return nil, fmt.Errorf("relay: workspace genesis key: %w", err)
 		}
-		f.state = roster.New(roster.Options{Genesis: &gk, Clock: identity.ClockFunc(s.now)})
+		clock := func() time.Time {
+			if f.stored {
+				return time.Unix(1<<40, 0)
+			}
+			return s.now()
+		}
+		f.state = roster.New(roster.Options{Genesis: &gk, Clock: identity.ClockFunc(clock)})
 		f.bytes, f.bad = 0, nil
 	}
+	f.stored = true
+	defer func() { f.stored = false }()
 	for f.bad == nil && uint64(f.state.Len()) < w.RosterIndex {
 		ops, err := tx.RosterOps(ctx, ws, uint64(f.state.Len()), MaxFetchLimit, MaxFetchBytes)
 		if err == nil && len(ops) == 0 {

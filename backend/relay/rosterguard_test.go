@@ -312,3 +312,30 @@ func FuzzRosterAppend(f *testing.F) {
 		}
 	})
 }
+
+// TestRosterFoldIgnoresClockForStoredOps: stored operations are not judged
+// again by the relay's clock (which may have moved back since it accepted
+// them): a second Service folds a roster dated after its clock, refuses a
+// new operation dated too far ahead (roster/future), and accepts it once
+// its clock has caught up.
+func TestRosterFoldIgnoresClockForStoredOps(t *testing.T) {
+	engines(t, func(t *testing.T, st store.Store) {
+		f := newRosterFixture(t, st)
+		f.clock.advance(-time.Hour) // the relay's clock moved back
+		svc := New(Config{Store: st, Clock: f.clock.now})
+		head, _ := f.head()
+		op, err := roster.Sign(roster.DeviceSigner(devKey(t, "alice")), f.state.Head(), f.clock.now().Add(time.Hour),
+			roster.BootstrapGroups(f.state, "Acme")[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		we := wantCode(t, errOf(svc.RosterAppend(f.ctx, f.ws, principal("alice"), head, op.Bytes())), wire.CodeRosterInvalid)
+		if r, _ := we.Field("reason"); r.Text != "roster/future" {
+			t.Fatalf("reason %q, want roster/future (the stored roster folded)", r.Text)
+		}
+		f.clock.advance(time.Hour)
+		if _, err := svc.RosterAppend(f.ctx, f.ws, principal("alice"), head, op.Bytes()); err != nil {
+			t.Fatalf("after the clock caught up: %v", err)
+		}
+	})
+}
