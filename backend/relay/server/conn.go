@@ -26,9 +26,6 @@ type conn struct {
 	out    chan []byte
 	rate   *bucket
 	addr   netip.Addr // the address the connection counts against before it authenticates
-	// authenticated stops counting the connection as unauthenticated
-	// (called once, on the handshake's goroutine).
-	authenticated func()
 
 	// Set once at authentication, read-only afterwards.
 	workspace wire.ID

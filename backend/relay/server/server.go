@@ -271,7 +271,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	ws.SetReadLimit(int64(s.lim.PreAuthFrameBytes))
 	ctx, cancel := context.WithCancel(s.ctx)
 	c := &conn{s: s, ws: ws, ctx: ctx, cancel: cancel, out: make(chan []byte, s.lim.OutboundQueue),
-		subs: map[wire.ID]*subState{}, addr: addr, authenticated: releasePre}
+		subs: map[wire.ID]*subState{}, addr: addr}
 	defer c.closeWith(websocket.StatusNormalClosure, "")
 	if !s.handshake(c, releasePre) {
 		return
@@ -392,7 +392,6 @@ func (s *Server) handshake(c *conn, authenticated func()) bool {
 	// The access set may have changed between Authenticate and add; the
 	// recheck loop closes such a connection within RecheckInterval.
 	s.metrics.ConnsTotal.WithLabelValues(p.Kind.String()).Inc()
-	c.authenticated() // no longer counts as unauthenticated, before the client learns it
 	if err := writeNow(wire.Frame{ID: f.ID, Body: &p}); err != nil {
 		s.hub.remove(c)
 		return false
