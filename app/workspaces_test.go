@@ -4,41 +4,21 @@ import (
 	"context"
 	"encoding/hex"
 	"io"
-	"net"
-	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"weald/app"
 	"weald/backend/relay"
-	"weald/backend/relay/server"
-	"weald/backend/relay/store"
+	"weald/backend/relay/relaytest"
 	"weald/backend/wire"
 )
 
 // realRelay is a relay (accept path, WebSocket transport, SQLite) on 127.0.0.1.
 func realRelay(t *testing.T) (string, *relay.Service) {
 	t.Helper()
-	st, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "relay.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := relay.New(relay.Config{Store: st})
-	srv := server.New(server.Config{Backend: svc})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: srv}
-	go hs.Serve(ln)
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-		st.Close()
-	})
-	return "ws://" + ln.Addr().String() + "/v1/ws", svc
+	r := relaytest.Start(t)
+	return r.URL, r.Service
 }
 
 func workspaces(t *testing.T) *app.Workspaces {

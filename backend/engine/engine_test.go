@@ -4,22 +4,18 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"net"
-	"net/http"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"weald/backend/relay"
-	"weald/backend/relay/server"
-	"weald/backend/relay/store"
+	"weald/backend/relay/relaytest"
 	"weald/backend/roster"
 	"weald/backend/wire"
 )
 
-// testRelay is a real relay (accept path, WebSocket transport, SQLite) on
-// 127.0.0.1.
+// testRelay is a real relay (relaytest) with the engine's provisioning hook.
 type testRelay struct {
 	URL string
 	svc *relay.Service
@@ -30,26 +26,8 @@ func startRelay(t testing.TB) *testRelay { return startRelayWith(t, relay.Config
 // startRelayWith starts a test relay with cfg (its Store is filled in).
 func startRelayWith(t testing.TB, cfg relay.Config) *testRelay {
 	t.Helper()
-	ctx := context.Background()
-	st, err := store.OpenSQLite(ctx, filepath.Join(t.TempDir(), "relay.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Store = st
-	svc := relay.New(cfg)
-	srv := server.New(server.Config{Backend: svc})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: srv}
-	go hs.Serve(ln)
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-		st.Close()
-	})
-	return &testRelay{URL: "ws://" + ln.Addr().String() + "/v1/ws", svc: svc}
+	r := relaytest.StartWith(t, cfg)
+	return &testRelay{URL: r.URL, svc: r.Service}
 }
 
 func (r *testRelay) provision(ctx context.Context, _ string, ws wire.ID, gen []byte) error {
