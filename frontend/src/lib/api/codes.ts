@@ -105,6 +105,7 @@ export const errorCodes = [
   'invite/bundle',
   'invite/no_bundle',
   'invite/not_admin',
+  'invite/refused',
   'invite/stale_bundle',
   'invite/unknown',
   'join/forged',
