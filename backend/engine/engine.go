@@ -86,6 +86,16 @@ type meta struct {
 	// ReadUpTo is the read marker per channel (hex group id): the time of
 	// the newest message read.
 	ReadUpTo map[string]time.Time `json:"read_up_to,omitempty"`
+	// KeyPackages is the format of this device's key-package stock on the
+	// relay (keyPackageFormat); an older stock is drained and replaced.
+	KeyPackages int `json:"key_packages,omitempty"`
+	// LastResort holds the references of this device's last-resort key
+	// packages (RFC 9420 §16.8), newest last: the current one and the one
+	// it replaced, whose Welcomes may still be in flight.
+	LastResort [][]byte `json:"last_resort,omitempty"`
+	// LastResortUsed: a Welcome used the current last-resort package; the
+	// next top-up replaces it.
+	LastResortUsed bool `json:"last_resort_used,omitempty"`
 }
 
 // Engine is one workspace's running client.

@@ -14,6 +14,7 @@ const (
 	EventAlert      EventKind = "alert"      // a security alert: Code and Message (e.g. join/forged)
 	EventConnection EventKind = "connection" // Connected changed
 	EventProblem    EventKind = "problem"    // the background sync failed (Code; Message is the whole error) or, with no Code, works again
+	EventAdded      EventKind = "added"      // this device was added to Channel (an explicit group) by a Welcome
 )
 
 // Event is one notification to the UI. Fields not used by a kind are zero.

@@ -16,29 +16,69 @@ import (
 )
 
 // keyPackageStock is how many unused one-use key packages this device keeps
-// on the relay (design/gaps.md "Key packages").
+// on the relay (design/gaps.md "Key packages"), besides one last-resort
+// package (RFC 9420 §16.8) that a claim returns, and keeps, when no one-use
+// package is left, so that an add rarely waits.
 const keyPackageStock = 4
+
+// keyPackageFormat is the format of the stock this client publishes: 2 is
+// leaf-bound packages (docs/protocol/groups.md "Leaf binding") plus a
+// last-resort package. A stock of an older format (0: published before the
+// binding, which adders refuse with keypackage/refused) is drained from the
+// relay and replaced once.
+const keyPackageFormat = 2
+
+// maxDrain bounds the claims of this device's own stale packages on an
+// upgrade (the relay's claim burst per owner is larger).
+const maxDrain = 32
 
 // ensureKeyPackages tops up this device's key packages on the relay; the
 // private halves are kept in the store (Tx.PutKeyPackage) until a Welcome
-// uses them.
+// uses them (a last-resort package's until it has been replaced twice).
 func (e *Engine) ensureKeyPackages(ctx context.Context) error {
 	have, err := e.keyPackages(ctx)
 	if err != nil {
 		return err
 	}
-	if len(have) >= keyPackageStock/2 {
+	upgrade := e.meta.KeyPackages < keyPackageFormat
+	if upgrade && len(have) > 0 {
+		// A stock of the older format is on the relay.
+		if done, err := e.drainKeyPackages(ctx); err != nil || !done {
+			return err // not claimable yet: the next sync drains
+		}
+		if have, err = e.keyPackages(ctx); err != nil {
+			return err
+		}
+	}
+	oneUse := 0
+	for _, kp := range have {
+		if !e.lastResort(kp.Ref) {
+			oneUse++
+		}
+	}
+	needLR := upgrade || len(e.meta.LastResort) == 0 || e.meta.LastResortUsed
+	if oneUse >= keyPackageStock/2 && !needLR {
 		return nil
 	}
 	var items []wire.KeyPackageItem
 	var bundles []*mls.KeyPackageBundle
-	for i := len(have); i < keyPackageStock; i++ {
+	n := 0
+	if oneUse < keyPackageStock/2 {
+		n = keyPackageStock - oneUse
+	}
+	if needLR {
+		n++ // the last one
+	}
+	for i := 0; i < n; i++ {
 		kp, err := e.newKeyPackage()
 		if err != nil {
 			return err
 		}
 		bundles = append(bundles, kp)
 		items = append(items, wire.KeyPackageItem{KeyPackage: kp.Message()})
+	}
+	if needLR {
+		items[len(items)-1].LastResort = true
 	}
 	// Keep the private halves before the public ones can be claimed.
 	if err := e.db.update(ctx, func(t *txn) error {
@@ -55,50 +95,80 @@ func (e *Engine) ensureKeyPackages(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	_, err = e.client.PutKeyPackages(ctx, items...)
-	return err
+	if _, err = e.client.PutKeyPackages(ctx, items...); err != nil {
+		return err
+	}
+	if !needLR {
+		return nil
+	}
+	// The new last-resort package replaced the old on the relay; the one
+	// before the old is no longer claimable nor, by now, in a Welcome.
+	lr := append(e.meta.LastResort, bundles[len(bundles)-1].Ref())
+	if len(lr) > 2 {
+		old := lr[:len(lr)-2]
+		if err := e.db.update(ctx, func(t *txn) error {
+			for _, ref := range old {
+				if err := t.tx.DeleteKeyPackage(ref); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		lr = lr[len(lr)-2:]
+	}
+	e.meta.LastResort, e.meta.LastResortUsed, e.meta.KeyPackages = lr, false, keyPackageFormat
+	return e.persistMeta(ctx)
 }
 
-// AddMembers adds devices to an explicit group this device is in, with one
-// commit (spec/channels.md "Explicit groups and the pending add" step 1); the
-// Welcome goes into the group's log, where the added devices find it on
-// their next sync. A device without a key package on the relay is an error
-// (keypackage/none); pending adds are not recorded yet.
-func (e *Engine) AddMembers(ctx context.Context, channel string, devices []identity.DeviceID) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err := e.connect(ctx); err != nil {
-		return err
-	}
-	if _, err := e.syncRoster(ctx); err != nil {
-		return err
-	}
-	gi, err := e.resolveChannel(channel)
-	if err != nil {
-		return err
-	}
-	g := e.groups[gi.Policy.Group]
-	if g == nil || g.mls == nil {
-		return ErrNotMember
-	}
-	var kps [][]byte
-	for _, d := range devices {
-		if e.roster.Entitlement(gi.Policy.Group, identity.DevicePrincipal(d), e.now(), e.member) != roster.JoinMemberAdd {
-			return errcode.Errorf("join/not_entitled", "device %s cannot be added to %s", d.ShortString(), gi.Name)
+// lastResort reports whether ref is one of this device's last-resort
+// packages, which a Welcome does not use up.
+func (e *Engine) lastResort(ref []byte) bool {
+	for _, r := range e.meta.LastResort {
+		if bytes.Equal(r, ref) {
+			return true
 		}
-		c, err := e.client.ClaimKeyPackage(ctx, wire.ID(d))
+	}
+	return false
+}
+
+// drainKeyPackages claims this device's own one-use packages of an older
+// format off the relay (false when it may not claim yet: on its invite
+// grant's connection, or past the claim rate) (the relay hands out the oldest first, so a stale
+// stock would otherwise be served before the fresh one), and forgets their
+// private halves: nobody can add this device with them any more.
+func (e *Engine) drainKeyPackages(ctx context.Context) (bool, error) {
+	for i := 0; i < maxDrain; i++ {
+		c, err := e.claim(ctx, e.devID)
+		var we *wire.Error
+		if errors.As(err, &we) && we.Code == wire.CodeKeyPackageNone {
+			break
+		}
+		if errors.As(err, &we) && (we.Code == wire.CodeLimitRate || we.Code == wire.CodeKeyPackageKind) {
+			return false, nil // this device may not claim yet, or not now
+		}
+		if err != nil {
+			return false, err
+		}
+		if c.LastResort {
+			break
+		}
+	}
+	return true, e.db.update(ctx, func(t *txn) error {
+		kps, err := t.tx.KeyPackages()
 		if err != nil {
 			return err
 		}
-		if err := e.checkClaimed(ctx, g, d, c.KeyPackage); err != nil {
-			return err
+		for _, kp := range kps {
+			if !e.lastResort(kp.Ref) {
+				if err := t.tx.DeleteKeyPackage(kp.Ref); err != nil {
+					return err
+				}
+			}
 		}
-		kps = append(kps, c.KeyPackage)
-	}
-	if err := e.catchUp(ctx, g); err != nil {
-		return err
-	}
-	return e.commit(ctx, g, mls.CommitOptions{Add: kps, RatchetTreeInWelcome: true})
+		return nil
+	})
 }
 
 // ErrKeyPackageRefused is a claimed key package that is not the named
@@ -185,8 +255,16 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 			if err := e.noteEpoch(g, gi.Policy.History == roster.HistoryClosed, false); err != nil {
 				return err
 			}
+			lr := e.lastResort(refs[used])
+			if lr {
+				e.meta.LastResortUsed = true // replaced on the next top-up
+			}
 			if err := e.db.update(ctx, func(t *txn) error {
-				if err := t.tx.DeleteKeyPackage(refs[used]); err != nil {
+				if !lr {
+					if err := t.tx.DeleteKeyPackage(refs[used]); err != nil {
+						return err
+					}
+				} else if err := e.saveMeta(t); err != nil {
 					return err
 				}
 				return e.saveGroup(t, g)
@@ -201,6 +279,9 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 				return err
 			}
 			e.emit(Event{Kind: EventChannels})
+			// The added person is told on arrival (spec/channels.md
+			// "Explicit groups and the pending add" step 4).
+			e.emit(Event{Kind: EventAdded, Channel: hexID(gi.Policy.Group).hex(), Message: "You were added to " + gi.Name + "."})
 			break
 		}
 	}

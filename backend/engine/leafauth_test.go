@@ -135,7 +135,7 @@ func TestRelaySubstitutedKeyPackageIsRefused(t *testing.T) {
 		logBefore := logLen(t, h, dana.wsID(), secret)
 		alerts := len(dana.Status().Alerts)
 		h.SubstituteKeyPackage(wire.ID(sam.DeviceID()), kp)
-		err := dana.AddMembers(ctx, "secret", []identity.DeviceID{sam.DeviceID()})
+		_, err := dana.AddMembers(ctx, "secret", []identity.DeviceID{sam.DeviceID()})
 		if h.Substituted(wire.ID(sam.DeviceID())) != i+1 {
 			t.Fatalf("case %d: the substituted key package was not claimed", i)
 		}
@@ -165,7 +165,7 @@ func TestRelaySubstitutedKeyPackageIsRefused(t *testing.T) {
 		t.Logf("case %d: %s", i, a.Message)
 	}
 	// The honest key package goes through.
-	if err := dana.AddMembers(ctx, "secret", []identity.DeviceID{sam.DeviceID()}); err != nil {
+	if _, err := dana.AddMembers(ctx, "secret", []identity.DeviceID{sam.DeviceID()}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := dana.Send(ctx, "secret", "sam is in"); err != nil {

@@ -239,7 +239,7 @@ func TestWelcomeJoinerSendsRecoveryWrap(t *testing.T) {
 	if _, err := sam.Sync(ctx); err != nil { // uploads key packages
 		t.Fatal(err)
 	}
-	if err := dana.AddMembers(ctx, "secret", []identity.DeviceID{sam.DeviceID()}); err != nil {
+	if _, err := dana.AddMembers(ctx, "secret", []identity.DeviceID{sam.DeviceID()}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := sam.Sync(ctx); err != nil {

@@ -419,10 +419,14 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 		return rep, err
 	}
 	if e.roster.DeviceLive(e.devID) {
+		// Welcomes first: a used package is gone before the top-up counts.
+		if err := e.acceptWelcomes(ctx); err != nil {
+			return rep, err
+		}
 		if err := e.ensureKeyPackages(ctx); err != nil {
 			return rep, err
 		}
-		if err := e.acceptWelcomes(ctx); err != nil {
+		if err := e.completePending(ctx); err != nil {
 			return rep, err
 		}
 	}

@@ -88,7 +88,7 @@ func TestClosedGroupJoinerSeesNothingBefore(t *testing.T) {
 			t.Fatal("sam self-joined an explicit channel")
 		}
 	}
-	if err := dana.AddMembers(ctx, "secret", []identity.DeviceID{sam.DeviceID()}); err != nil {
+	if _, err := dana.AddMembers(ctx, "secret", []identity.DeviceID{sam.DeviceID()}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := dana.Send(ctx, "secret", "after sam"); err != nil {
