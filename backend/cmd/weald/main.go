@@ -21,6 +21,7 @@
 //	weald sync
 //	weald channels
 //	weald channel create NAME --admission parent|explicit
+//	weald channel add CHANNEL USER...   (USER: a user id, or 8+ hex digits of one)
 //	weald send CHANNEL TEXT
 //	weald read CHANNEL [--limit N]
 //	weald members [CHANNEL]
@@ -95,7 +96,7 @@ func exitFor(err error) int {
 	switch {
 	case code == "workspace/not_provisioned" || code == "workspace/not_ready" || code == "invite/no_bundle" || code == "invite/stale_bundle" || code == "channel/not_member":
 		return exitPending
-	case code == "channel/unknown" || code == "workspace/none" || code == "invite/unknown" || code == "workspace/unknown":
+	case code == "channel/unknown" || code == "workspace/none" || code == "invite/unknown" || code == "workspace/unknown" || code == "user/unknown":
 		return exitNotFound
 	case area == "auth" || area == "roster" || area == "invite" || area == "limit" || area == "join" || area == "quota":
 		return exitRefused
@@ -185,10 +186,13 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 		return c.cmdChannels(ctx, rest)
 	case "channel":
 		s, r := sub()
-		if s == "create" {
+		switch s {
+		case "create":
 			return c.cmdChannelCreate(ctx, r)
+		case "add":
+			return c.cmdChannelAdd(ctx, r)
 		}
-		return usagef("channel create NAME --admission parent|explicit")
+		return usagef("channel create NAME --admission parent|explicit, or channel add CHANNEL USER...")
 	case "send":
 		return c.cmdSend(ctx, rest)
 	case "read":
