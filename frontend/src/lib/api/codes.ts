@@ -285,6 +285,8 @@ export const errorCodes = [
   'store/too_new',
   'store/unknown_key',
   'store/unreadable',
+  'user/ambiguous',
+  'user/unknown',
   'workspace/exists',
   'workspace/no_access_set',
   'workspace/none',
