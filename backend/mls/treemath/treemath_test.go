@@ -1,19 +1,25 @@
 package treemath
 
 import (
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-// vectorPath finds an RFC 9420 vector file: $WEALD_MLS_VECTORS, or
-// ../shared/mls-vectors beside the module root. (treemath has no
-// dependencies, so it does not use backend/mls/internal/mlstest.)
-func vectorPath(t *testing.T, name string) string {
+// readVector reads an RFC 9420 vector file: name in $WEALD_MLS_VECTORS, or
+// name.json.gz in backend/mls/testdata/rfc9420 of the module. (treemath has
+// no dependencies, so it does not use backend/mls/internal/mlstest.)
+func readVector(t *testing.T, name string) []byte {
 	t.Helper()
 	if dir := os.Getenv("WEALD_MLS_VECTORS"); dir != "" {
-		return filepath.Join(dir, name)
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
 	}
 	dir, err := os.Getwd()
 	if err != nil {
@@ -21,12 +27,25 @@ func vectorPath(t *testing.T, name string) string {
 	}
 	for i := 0; i < 16; i++ {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "mls-vectors", name)
+			f, err := os.Open(filepath.Join(dir, "backend", "mls", "testdata", "rfc9420", name+".gz"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			z, err := gzip.NewReader(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := io.ReadAll(z)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
 		}
 		dir = filepath.Dir(dir)
 	}
 	t.Fatal("module root not found")
-	return ""
+	return nil
 }
 
 type treeMathCase struct {
@@ -53,10 +72,7 @@ func check(t *testing.T, what string, x uint32, got NodeIndex, ok bool, want *ui
 }
 
 func TestTreeMathVectors(t *testing.T) {
-	raw, err := os.ReadFile(vectorPath(t, "tree-math.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := readVector(t, "tree-math.json")
 	var cases []treeMathCase
 	if err := json.Unmarshal(raw, &cases); err != nil {
 		t.Fatal(err)

@@ -2,15 +2,17 @@
 // (mlswg/mls-implementations test-vectors/) for the known-answer tests of
 // the backend/mls packages.
 //
-// The vectors live in ../shared/mls-vectors relative to the module root
-// (the directory holding go.mod); the environment variable
-// WEALD_MLS_VECTORS overrides the folder.
+// The vectors are kept in the repository, gzipped, in
+// backend/mls/testdata/rfc9420 (name.json.gz); the environment variable
+// WEALD_MLS_VECTORS names another folder of plain name.json files instead.
 package mlstest
 
 import (
+	"compress/gzip"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,7 +32,7 @@ func Dir() (string, error) {
 	}
 	for d := wd; ; {
 		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(filepath.Dir(d), "shared", "mls-vectors"), nil
+			return filepath.Join(d, "backend", "mls", "testdata", "rfc9420"), nil
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -40,21 +42,33 @@ func Dir() (string, error) {
 	}
 }
 
-// Path returns the full path of the vector file name.
-func Path(t testing.TB, name string) string {
-	t.Helper()
+// Read returns the bytes of the JSON vector file name: name.json.gz in the
+// repository's folder, or name as it is in the folder WEALD_MLS_VECTORS names.
+func Read(name string) ([]byte, error) {
 	d, err := Dir()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return filepath.Join(d, name)
+	if os.Getenv(EnvVar) != "" {
+		return os.ReadFile(filepath.Join(d, name))
+	}
+	f, err := os.Open(filepath.Join(d, name+".gz"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("mlstest: %s.gz: %w", name, err)
+	}
+	return io.ReadAll(z)
 }
 
 // Load decodes the JSON vector file name into v, failing the test if the
 // file is missing or malformed.
 func Load(t testing.TB, name string, v any) {
 	t.Helper()
-	b, err := os.ReadFile(Path(t, name))
+	b, err := Read(name)
 	if err != nil {
 		t.Fatalf("mlstest: read vectors: %v (set %s to the vector folder)", err, EnvVar)
 	}
