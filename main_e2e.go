@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -59,8 +60,31 @@ func main() {
 	events.srv = srv
 	fmt.Printf("weald-e2e listening on http://%s\n", ln.Addr())
 	a.Startup(context.Background())
-	if err := http.Serve(ln, srv); err != nil {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /__weald/seed", seed)
+	mux.Handle("/", srv)
+	if err := http.Serve(ln, mux); err != nil {
 		fmt.Fprintln(os.Stderr, "weald-e2e:", err)
 		os.Exit(1)
 	}
+}
+
+// seed is the e2e build's seeding hook: POST {"workspace", "channel", "n"}
+// gives that channel n synthetic messages (app.SeedHistory), for the
+// benchmark of opening a long channel (frontend/e2e/longchannel.bench.mjs).
+func seed(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Workspace string `json:"workspace"`
+		Channel   string `json:"channel"`
+		N         int    `json:"n"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&req); err != nil {
+		http.Error(w, "seed: bad request", http.StatusBadRequest)
+		return
+	}
+	if err := app.SeedHistory(req.Workspace, req.Channel, req.N); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"weald/backend/engine"
+	"weald/backend/identity"
 	"weald/backend/roster"
 )
 
@@ -29,6 +31,9 @@ type Channel struct {
 	Muted  bool   `json:"muted"`
 	Unread int    `json:"unread"`
 	Joined bool   `json:"joined"`
+	// DefaultName is the spec's name of a default channel ("general" or
+	// "activity"), whatever it is called locally; empty for the others.
+	DefaultName string `json:"defaultName"`
 }
 
 // Message is one chat message.
@@ -117,6 +122,7 @@ func (w *Workspaces) channels(r *wsRun) []Channel {
 	r.mu.Unlock()
 	ctx, cancel := w.callCtx()
 	defer cancel()
+	defaultNames := defaultChannelNames(st.Workspace)
 	out := []Channel{}
 	for _, c := range all {
 		// Not the root (not a chat surface), not DMs, and not a private
@@ -126,6 +132,7 @@ func (w *Workspaces) channels(r *wsRun) []Channel {
 		}
 		ch := Channel{ID: c.Group, Name: c.Name, Muted: c.Muted, Joined: c.Member,
 			Policy: Policy{Admission: c.Admission, History: c.History, Default: c.Default, Hash: c.Policy}}
+		ch.DefaultName = defaultNames[c.Group]
 		if n, ok := names[c.Group]; ok {
 			ch.Name = n
 		}
@@ -156,6 +163,19 @@ func (w *Workspaces) channels(r *wsRun) []Channel {
 		return ri < rj
 	})
 	return out
+}
+
+// defaultChannelNames maps the group ids (hex) of a workspace's default
+// channels to their names in spec/channels.md "Default channels".
+func defaultChannelNames(ws string) map[string]string {
+	var id identity.WorkspaceID
+	b, err := hex.DecodeString(ws)
+	if err != nil || len(b) != len(id) {
+		return nil
+	}
+	copy(id[:], b)
+	g, a := roster.GeneralGroupID(id), roster.ActivityGroupID(id)
+	return map[string]string{hex.EncodeToString(g[:]): "general", hex.EncodeToString(a[:]): "activity"}
 }
 
 // result converts a (T, *Error) into (T, error) without turning a nil

@@ -88,7 +88,8 @@ func TestWorkspacesStoryAgainstARealRelay(t *testing.T) {
 		t.Fatalf("channels: %s %v", names(chans), err)
 	}
 	general := chans[0].ID
-	if !chans[0].Policy.Default || chans[0].Policy.Admission != "parent" || chans[0].Policy.History != "open" || chans[0].Muted || !chans[1].Muted {
+	if !chans[0].Policy.Default || chans[0].Policy.Admission != "parent" || chans[0].Policy.History != "open" || chans[0].Muted || !chans[1].Muted ||
+		chans[0].DefaultName != "general" || chans[1].DefaultName != "activity" {
 		t.Fatalf("defaults: %+v", chans)
 	}
 	if len(chans[0].Policy.Hash) != 64 {
@@ -165,7 +166,7 @@ func TestWorkspacesStoryAgainstARealRelay(t *testing.T) {
 	}
 
 	// Local rename and order of a default; the order holds within the defaults.
-	if c, err := dana.RenameChannel(ws, general, "lobby"); err != nil || c.Name != "lobby" {
+	if c, err := dana.RenameChannel(ws, general, "lobby"); err != nil || c.Name != "lobby" || c.DefaultName != "general" {
 		t.Fatalf("rename: %+v %v", c, err)
 	}
 	moved, err := dana.MoveChannel(ws, general, 1)

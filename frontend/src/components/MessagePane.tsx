@@ -1,6 +1,8 @@
-import { useState } from 'react'
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { useVirtualizer } from '@tanstack/react-virtual'
 import type { Channel, Message } from '../lib/api'
 import { plainMessage } from '../state/errors'
+import { rows, type Row } from '../state/history'
 import type { Outgoing } from '../state/useMessages'
 import { ErrorNote } from './Dialog'
 
@@ -25,71 +27,67 @@ function SendError({ error, onRetry, onDiscard }: { error?: { code: string; mess
   )
 }
 
-/** MessagePane: the channel's history, the sends in flight and the composer below. */
+/** Within this many pixels of the bottom the list counts as following the newest message. */
+const NEAR_BOTTOM = 48
+/** Within this many pixels of the top the next older page is fetched. */
+const NEAR_TOP = 600
+
+/**
+ * MessagePane: the channel's history in a virtualized list that scrolls on
+ * its own between the pinned header and composer. It follows the newest
+ * message unless the reader scrolled up, and then offers a "New messages"
+ * marker; older pages load as the reader nears the top. Runs of one author
+ * are grouped and each day gets a separator.
+ */
 export function MessagePane({
   channel,
   messages,
+  hasOlder = false,
+  onOlder,
   outgoing,
   loading,
   error,
+  focusKey,
   onSend,
   onRetry,
   onDiscard,
 }: {
   channel?: Channel
   messages: Message[]
+  /** Older messages exist before the first one held. */
+  hasOlder?: boolean
+  onOlder?: () => void
   outgoing: Outgoing[]
   loading: boolean
   error: { code: string; message: string } | null
+  /** When it changes to this channel's id, the composer takes focus (a channel just created). */
+  focusKey?: string
   onSend: (text: string) => void
   onRetry: (key: string) => void
   onDiscard: (key: string) => void
 }) {
   const [draft, setDraft] = useState('')
+  const input = useRef<HTMLInputElement>(null)
   // Ready means the Send button is enabled (gaps.md "Onboarding"); an empty draft is simply not sent.
   const canSend = !!channel && channel.joined
+  useEffect(() => {
+    if (focusKey && channel?.id === focusKey && canSend) input.current?.focus()
+  }, [focusKey, channel?.id, canSend])
+
   return (
     <section className="pane">
-      <div className="messages" role="log" aria-label="Messages" aria-live="polite">
-        {loading ? <p className="muted">Loading messages…</p> : null}
-        {error ? <ErrorNote error={{ code: error.code, message: plainMessage(error) }} /> : null}
-        {!loading && channel && messages.length === 0 && outgoing.length === 0 ? (
-          <p className="muted">No messages in #{channel.name} yet. Say hello.</p>
-        ) : null}
-        <ol className="message-list">
-          {messages.map((m) => (
-            <li key={m.id} className="message" data-mine={m.mine || undefined} data-state={m.state}>
-              <div className="message-meta">
-                <span className="author">{m.author}</span> <time dateTime={new Date(m.sentAt).toISOString()}>{time(m.sentAt)}</time>
-                {m.state !== 'sent' ? (
-                  <>
-                    {' '}
-                    <span className="send-state" role="status">
-                      {m.state === 'pending' ? 'Sending…' : 'Not sent'}
-                    </span>
-                  </>
-                ) : null}
-              </div>
-              <div className="message-text">{m.text}</div>
-              {m.state === 'failed' ? <SendError error={m.error} onRetry={() => onRetry(m.id)} onDiscard={() => onDiscard(m.id)} /> : null}
-            </li>
-          ))}
-          {outgoing.map((o) => (
-            <li key={o.key} className="message outgoing" data-state={o.state}>
-              <div className="message-meta">
-                <span className="author">You</span>{' '}
-                <span className="send-state" role="status">
-                  {o.state === 'sending' ? 'Sending…' : 'Not sent'}
-                </span>
-              </div>
-              <div className="message-text">{o.text}</div>
-              {o.state === 'failed' && o.error ? (
-                <SendError error={o.error} onRetry={() => onRetry(o.key)} onDiscard={() => onDiscard(o.key)} />
-              ) : null}
-            </li>
-          ))}
-        </ol>
-      </div>
+      <History
+        key={channel?.id ?? ''}
+        channel={channel}
+        messages={messages}
+        hasOlder={hasOlder}
+        onOlder={onOlder}
+        outgoing={outgoing}
+        loading={loading}
+        error={error}
+        onRetry={onRetry}
+        onDiscard={onDiscard}
+      />
       <form
         className="composer"
         aria-label="Composer"
@@ -105,15 +103,240 @@ export function MessagePane({
         </label>
         <input
           id="composer-input"
+          ref={input}
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
           placeholder={channel ? (channel.joined ? `Message #${channel.name}` : `Joining #${channel.name}…`) : 'Join a workspace to send messages'}
           disabled={!channel || !channel.joined}
+          autoComplete="off"
         />
         <button type="submit" disabled={!canSend}>
           Send
         </button>
       </form>
     </section>
+  )
+}
+
+function emptyText(channel: Channel): string {
+  if (channel.defaultName === 'activity') {
+    return `Nothing in #${channel.name} yet. It is the place for agent and CI output, kept apart from conversation.`
+  }
+  return `No messages in #${channel.name} yet. Say hello.`
+}
+
+function History({
+  channel,
+  messages,
+  hasOlder,
+  onOlder,
+  outgoing,
+  loading,
+  error,
+  onRetry,
+  onDiscard,
+}: {
+  channel?: Channel
+  messages: Message[]
+  hasOlder: boolean
+  onOlder?: () => void
+  outgoing: Outgoing[]
+  loading: boolean
+  error: { code: string; message: string } | null
+  onRetry: (key: string) => void
+  onDiscard: (key: string) => void
+}) {
+  const scroller = useRef<HTMLDivElement>(null)
+  const items = useMemo(() => rows(messages), [messages])
+  const v = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: (i) => (items[i].kind === 'day' ? 40 : (items[i] as Extract<Row, { kind: 'message' }>).grouped ? 26 : 50),
+    getItemKey: (i) => items[i].key,
+    overscan: 12,
+  })
+  // Following: the view sticks to the newest message until the reader scrolls up.
+  const follow = useRef(true)
+  const [unseen, setUnseen] = useState(false)
+  const last = useRef<{ first?: string; last?: string; count: number }>({ count: 0 })
+  const anchor = useRef<{ key: string; offset: number } | null>(null)
+
+  const toBottom = () => {
+    const el = scroller.current
+    if (el) el.scrollTop = el.scrollHeight
+  }
+
+  // Before React commits a change of the window, remember where the first visible row is,
+  // so that an older page put in front leaves the reader's view where it was.
+  const firstKey = items[0]?.key
+  const lastKey = items[items.length - 1]?.key
+  useLayoutEffect(() => {
+    const prev = last.current
+    last.current = { first: firstKey, last: lastKey, count: items.length }
+    const el = scroller.current
+    if (!el || prev.count === 0) {
+      follow.current = true
+      toBottom()
+      return
+    }
+    if (prev.first !== firstKey && prev.last === lastKey && anchor.current) {
+      // An older page arrived: keep the row that was on top where it was.
+      const i = items.findIndex((r) => r.key === anchor.current!.key)
+      if (i >= 0) {
+        el.scrollTop = (v.measurementsCache[i]?.start ?? 0) + anchor.current.offset
+      }
+      return
+    }
+    if (prev.last !== lastKey) {
+      const newest = items[items.length - 1]
+      const mine = newest?.kind === 'message' && newest.message.mine
+      if (follow.current || mine) {
+        follow.current = true
+        toBottom()
+      } else setUnseen(true)
+    }
+  }, [firstKey, lastKey, items.length]) // eslint-disable-line react-hooks/exhaustive-deps
+
+  // Rows measured after a jump to the bottom change the height: stay at the bottom while following.
+  const total = v.getTotalSize()
+  useLayoutEffect(() => {
+    if (follow.current) toBottom()
+  }, [total, outgoing.length])
+
+  const onScroll = () => {
+    const el = scroller.current
+    if (!el) return
+    const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM
+    follow.current = atBottom
+    if (atBottom) setUnseen(false)
+    const top = v.getVirtualItems()[0]
+    if (top) {
+      anchor.current = { key: String(top.key), offset: el.scrollTop - top.start }
+    }
+    if (hasOlder && el.scrollTop < NEAR_TOP) onOlder?.()
+  }
+
+  const virtual = v.getVirtualItems()
+  return (
+    <div className="history">
+      {loading || error || (channel && messages.length === 0 && outgoing.length === 0) ? (
+        <div className="history-notes">
+          {loading ? <p className="muted">Loading messages…</p> : null}
+          {error ? <ErrorNote error={{ code: error.code, message: plainMessage(error) }} /> : null}
+          {!loading && channel && messages.length === 0 && outgoing.length === 0 ? <p className="muted">{emptyText(channel)}</p> : null}
+        </div>
+      ) : null}
+      <div className="messages" ref={scroller} role="log" aria-label="Messages" aria-live="polite" onScroll={onScroll} tabIndex={0}>
+        <ol className="message-list virtual" style={{ height: v.getTotalSize() }} aria-label={`${messages.length} messages loaded`}>
+          {virtual.map((vi) => {
+            const r = items[vi.index]
+            return (
+              <li
+                key={vi.key}
+                data-index={vi.index}
+                ref={v.measureElement}
+                className={r.kind === 'day' ? 'day-separator' : 'message'}
+                data-grouped={r.kind === 'message' && r.grouped ? true : undefined}
+                data-mine={r.kind === 'message' && r.message.mine ? true : undefined}
+                data-state={r.kind === 'message' ? r.message.state : undefined}
+                style={{ transform: `translateY(${vi.start}px)` }}
+              >
+                {r.kind === 'day' ? (
+                  <DaySeparator label={r.label} />
+                ) : (
+                  <MessageRow m={r.message} grouped={r.grouped} onRetry={onRetry} onDiscard={onDiscard} />
+                )}
+              </li>
+            )
+          })}
+        </ol>
+        {outgoing.length > 0 ? (
+          <ol className="message-list outgoing-list" aria-label="Messages you are sending">
+            {outgoing.map((o) => (
+              <li key={o.key} className="message outgoing" data-state={o.state}>
+                <div className="message-meta">
+                  <span className="author">You</span>{' '}
+                  <span className="send-state" role="status">
+                    {o.state === 'sending' ? 'Sending…' : 'Not sent'}
+                  </span>
+                </div>
+                <div className="message-text">{o.text}</div>
+                {o.state === 'failed' && o.error ? (
+                  <SendError error={o.error} onRetry={() => onRetry(o.key)} onDiscard={() => onDiscard(o.key)} />
+                ) : null}
+              </li>
+            ))}
+          </ol>
+        ) : null}
+      </div>
+      {unseen ? (
+        <button
+          type="button"
+          className="new-messages"
+          onClick={() => {
+            follow.current = true
+            setUnseen(false)
+            toBottom()
+          }}
+        >
+          New messages ↓
+        </button>
+      ) : null}
+    </div>
+  )
+}
+
+function DaySeparator({ label }: { label: string }) {
+  return (
+    <div className="day-line" role="separator" aria-label={label}>
+      <span>{label}</span>
+    </div>
+  )
+}
+
+function MessageRow({ m, grouped, onRetry, onDiscard }: { m: Message; grouped: boolean; onRetry: (id: string) => void; onDiscard: (id: string) => void }) {
+  const when = new Date(m.sentAt)
+  // A message of this device's outbox says so, and a refused one says why and what to do.
+  const state =
+    m.state !== 'sent' ? (
+      <span className="send-state" role="status">
+        {m.state === 'pending' ? 'Sending…' : 'Not sent'}
+      </span>
+    ) : null
+  const failed = m.state === 'failed' ? <SendError error={m.error} onRetry={() => onRetry(m.id)} onDiscard={() => onDiscard(m.id)} /> : null
+  if (grouped) {
+    return (
+      <div className="message-body">
+        <time className="gutter-time" dateTime={when.toISOString()} title={when.toLocaleString()}>
+          {time(m.sentAt)}
+        </time>
+        <div>
+          <div className="message-text">
+            <span className="visually-hidden">{m.author}: </span>
+            {m.text}
+          </div>
+          {state}
+          {failed}
+        </div>
+      </div>
+    )
+  }
+  return (
+    <div className="message-body">
+      <div className="avatar" aria-hidden="true">
+        {m.author.slice(0, 1).toUpperCase()}
+      </div>
+      <div>
+        <div className="message-meta">
+          <span className="author">{m.author}</span>{' '}
+          <time dateTime={when.toISOString()} title={when.toLocaleString()}>
+            {time(m.sentAt)}
+          </time>
+          {state ? <> {state}</> : null}
+        </div>
+        <div className="message-text">{m.text}</div>
+        {failed}
+      </div>
+    </div>
   )
 }

@@ -122,6 +122,8 @@ export function Shell() {
       <MessagePane
         channel={channel}
         messages={messages.messages}
+        hasOlder={messages.hasOlder}
+        onOlder={messages.loadOlder}
         outgoing={messages.outgoing}
         loading={state.kind === 'loading' || wss.loading || messages.loading}
         error={messages.error}

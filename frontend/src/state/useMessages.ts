@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { api, toApiError, type ApiError, type Message } from '../lib/api'
+import { mergeNewest, mergeOlder } from './history'
 
 /** A message this device is sending or failed to send. */
 export interface Outgoing {
@@ -9,42 +10,59 @@ export interface Outgoing {
   error?: ApiError
 }
 
-/** useMessages holds one channel's history, live from message events, and the sends in flight. */
+/** Messages per call over the bridge: a long channel arrives a page at a time. */
+export const PAGE = 200
+
+/**
+ * useMessages holds a window of one channel's history — the newest page on
+ * open, older pages as the reader scrolls up (loadOlder), live from message
+ * events — with this device's outbox (pending and failed messages, which
+ * Go lists after the log) and the sends in flight.
+ */
 export function useMessages(ws: string | null, channel: string | null) {
   const [messages, setMessages] = useState<Message[]>([])
+  const [hasOlder, setHasOlder] = useState(false)
   const [outgoing, setOutgoing] = useState<Outgoing[]>([])
   const [error, setError] = useState<ApiError | null>(null)
   const [loading, setLoading] = useState(false)
   const seq = useRef(0)
+  const older = useRef<{ key: string; busy: boolean; first: string; more: boolean }>({ key: '', busy: false, first: '', more: false })
 
   useEffect(() => {
     setMessages([])
+    setHasOlder(false)
     setOutgoing([])
     setError(null)
+    const key = `${ws}/${channel}`
+    older.current = { key, busy: false, first: '', more: false }
     if (!ws || !channel) return
     let live = true
     setLoading(true)
-    // The list holds the log and this device's outbox: an outbox message
-    // missing from it went out (it is in the log now) or was discarded.
-    const merge = (list: Message[]) =>
-      setMessages((prev) =>
-        [...list, ...prev.filter((p) => p.state === 'sent' && !list.some((m) => m.id === p.id))].sort((a, b) => a.sentAt - b.sentAt),
-      )
+    const take = (list: Message[], more: boolean, fresh: boolean) =>
+      setMessages((prev) => {
+        const next = mergeNewest(prev, list, more)
+        if (fresh || next.reset) {
+          older.current.more = more
+          setHasOlder(more)
+        }
+        older.current.first = next.list[0]?.id ?? ''
+        return next.list
+      })
     const off = api.messages.onChanged(
       (e) =>
         live &&
         e.workspace === ws &&
         e.channel === channel &&
-        api.messages.list(ws, channel).then(
-          (l) => live && merge(l),
+        api.messages.page(ws, channel, '', PAGE).then(
+          (p) => live && take(p.messages, p.more, false),
           () => {},
         ),
     )
-    api.messages.list(ws, channel).then(
-      (list) => {
+    api.messages.page(ws, channel, '', PAGE).then(
+      (p) => {
         if (!live) return
         setLoading(false)
-        merge(list)
+        take(p.messages, p.more, true)
       },
       (e) => {
         if (!live) return
@@ -55,6 +73,28 @@ export function useMessages(ws: string | null, channel: string | null) {
     return () => {
       live = false
       off()
+    }
+  }, [ws, channel])
+
+  /** loadOlder fetches the page before the oldest message held; one call at a time. */
+  const loadOlder = useCallback(async () => {
+    const o = older.current
+    if (!ws || !channel || o.busy || !o.more || !o.first) return
+    o.busy = true
+    try {
+      const p = await api.messages.page(ws, channel, o.first, PAGE)
+      if (older.current !== o) return // the channel changed meanwhile
+      setMessages((prev) => {
+        const list = mergeOlder(prev, p.messages)
+        o.first = list[0]?.id ?? ''
+        return list
+      })
+      o.more = p.more
+      setHasOlder(p.more)
+    } catch (e) {
+      if (older.current === o) setError(toApiError(e))
+    } finally {
+      o.busy = false
     }
   }, [ws, channel])
 
@@ -103,5 +143,5 @@ export function useMessages(ws: string | null, channel: string | null) {
     [outgoing, ws],
   )
 
-  return { messages, outgoing, error, loading, send, retry, discard }
+  return { messages, hasOlder, loadOlder, outgoing, error, loading, send, retry, discard }
 }

@@ -27,7 +27,21 @@ export function makeApi() {
       move: vi.fn(),
       onChanged: on('channels'),
     },
-    messages: { list: vi.fn(), send: vi.fn(), retry: vi.fn(), discard: vi.fn(), markRead: vi.fn(), onChanged: on('messages') },
+    messages: {
+      list: vi.fn(),
+      // By default a page is cut from what list resolves, as Go's MessagesBefore cuts its history.
+      page: vi.fn(async (ws: string, ch: string, before: string, limit: number) => {
+        const all: Message[] = (await api.messages.list(ws, ch)) ?? []
+        const end = before ? all.findIndex((m) => m.id === before) : all.length
+        const start = Math.max(0, end - limit)
+        return { messages: all.slice(start, end), more: start > 0 }
+      }),
+      send: vi.fn(),
+      retry: vi.fn(),
+      discard: vi.fn(),
+      markRead: vi.fn(),
+      onChanged: on('messages'),
+    },
     invites: { scopes: vi.fn(), create: vi.fn() },
     onProgress: on('progress'),
     onAlert: on('alert'),
@@ -62,12 +76,13 @@ export const chan = (p: Partial<Channel> & { name: string }): Channel => ({
   muted: false,
   unread: 0,
   joined: true,
+  defaultName: '',
   ...p,
 })
 
 export const defaults = (): Channel[] => [
-  chan({ id: hex(0x10), name: 'general', policy: policy({ default: true, hash: hex(0x6e) }) }),
-  chan({ id: hex(0x11), name: 'activity', muted: true, unread: 4, policy: policy({ default: true, hash: hex(0xac) }) }),
+  chan({ id: hex(0x10), name: 'general', defaultName: 'general', policy: policy({ default: true, hash: hex(0x6e) }) }),
+  chan({ id: hex(0x11), name: 'activity', defaultName: 'activity', muted: true, unread: 4, policy: policy({ default: true, hash: hex(0xac) }) }),
 ]
 
 export const msg = (p: Partial<Message> & { text: string }): Message => ({

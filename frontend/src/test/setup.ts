@@ -12,3 +12,15 @@ if (!(globalThis as { CSS?: { escape?: unknown } }).CSS?.escape) {
     escape: (s: string) => s.replace(/[^a-zA-Z0-9_-]/g, (c) => `\\${c}`),
   }
 }
+
+// jsdom lays nothing out: give the message list's scroller a window-sized box
+// so that the virtualized list renders its rows (each row measures 0 px, so
+// all of a test's few rows are in view).
+for (const [prop, size] of [['clientHeight', 600], ['clientWidth', 800]] as const) {
+  Object.defineProperty(HTMLElement.prototype, prop, {
+    configurable: true,
+    get(this: HTMLElement) {
+      return this.getAttribute('role') === 'log' ? size : 0
+    },
+  })
+}

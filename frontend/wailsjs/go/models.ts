@@ -25,6 +25,7 @@ export namespace app {
 	    muted: boolean;
 	    unread: number;
 	    joined: boolean;
+	    defaultName: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Channel(source);
@@ -38,6 +39,7 @@ export namespace app {
 	        this.muted = source["muted"];
 	        this.unread = source["unread"];
 	        this.joined = source["joined"];
+	        this.defaultName = source["defaultName"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -225,6 +227,38 @@ export namespace app {
 	        this.sentAt = source["sentAt"];
 	        this.state = source["state"];
 	        this.error = this.convertValues(source["error"], Error);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class MessagePage {
+	    messages: Message[];
+	    more: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new MessagePage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.messages = this.convertValues(source["messages"], Message);
+	        this.more = source["more"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

@@ -6,7 +6,7 @@ import * as Projects from '../../../wailsjs/go/app/Projects'
 import * as Workspaces from '../../../wailsjs/go/app/Workspaces'
 import { app } from '../../../wailsjs/go/models'
 import { ClipboardSetText, EventsOn } from '../../../wailsjs/runtime/runtime'
-import type { Channel, CreatedWorkspace, Invite, InviteScope, Message, Progress, Workspace } from './types'
+import type { Channel, CreatedWorkspace, Invite, InviteScope, Message, MessagePage, Progress, Workspace } from './types'
 
 export type * from './types'
 export type Status = app.Status
@@ -108,6 +108,9 @@ export const api = {
   },
   messages: {
     list: (ws: string, channel: string): Promise<Message[]> => wrap(() => Workspaces.Messages(ws, channel) as Promise<Message[]>),
+    /** page: up to limit (≤ 500) messages before the one with id before ('' for the newest), oldest first. */
+    page: (ws: string, channel: string, before: string, limit: number): Promise<MessagePage> =>
+      wrap(() => Workspaces.MessagesBefore(ws, channel, before, limit) as Promise<MessagePage>),
     send: (ws: string, channel: string, text: string): Promise<Message> => wrap(() => Workspaces.Send(ws, channel, text) as Promise<Message>),
     /** retry makes a failed message of the outbox pending again; discard drops it. */
     retry: (ws: string, id: string): Promise<void> => wrap(() => Workspaces.RetrySend(ws, id)),

@@ -27,6 +27,8 @@ export interface Channel {
   unread: number
   /** Whether this device has joined the group yet (a self-join may be pending). */
   joined: boolean
+  /** The spec's name of a default channel ('general', 'activity') whatever its local name; '' for others. */
+  defaultName: string
 }
 
 export interface Workspace {
@@ -67,6 +69,13 @@ export interface Message {
   state: MessageState
   /** Why a failed message was refused. */
   error?: { code: string; message: string } | null
+}
+
+/** A window of a channel's history (Workspaces.MessagesBefore), oldest first. */
+export interface MessagePage {
+  messages: Message[]
+  /** Older messages exist before the first one. */
+  more: boolean
 }
 
 export interface CreatedWorkspace {

@@ -22,6 +22,8 @@ export function MarkRead(arg1:string,arg2:string):Promise<void>;
 
 export function Messages(arg1:string,arg2:string):Promise<Array<app.Message>>;
 
+export function MessagesBefore(arg1:string,arg2:string,arg3:string,arg4:number):Promise<app.MessagePage>;
+
 export function MoveChannel(arg1:string,arg2:string,arg3:number):Promise<Array<app.Channel>>;
 
 export function Remove(arg1:string):Promise<void>;

@@ -42,6 +42,10 @@ export function Messages(arg1, arg2) {
   return window['go']['app']['Workspaces']['Messages'](arg1, arg2);
 }
 
+export function MessagesBefore(arg1, arg2, arg3, arg4) {
+  return window['go']['app']['Workspaces']['MessagesBefore'](arg1, arg2, arg3, arg4);
+}
+
 export function MoveChannel(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['MoveChannel'](arg1, arg2, arg3);
 }

@@ -1,0 +1,56 @@
+//go:build e2e
+
+package app
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The e2e build's seeding hook: synthetic history for one channel, held in
+// memory and served by MessagesBefore ahead of the channel's real messages,
+// so that a browser benchmark can open a channel of 100,000 messages without
+// posting them through the engine. Absent from every other build.
+
+var seeded = struct {
+	sync.Mutex
+	m map[string][]Message
+}{m: map[string][]Message{}}
+
+func init() {
+	seededHistory = func(ws, channel string) []Message {
+		seeded.Lock()
+		defer seeded.Unlock()
+		return seeded.m[ws+"/"+channel]
+	}
+}
+
+// SeedHistory gives channel of ws n synthetic messages from three authors,
+// one a minute, ending an hour ago, replacing any seeded before.
+func SeedHistory(ws, channel string, n int) error {
+	if n < 0 || n > 1_000_000 {
+		return fmt.Errorf("seed: n must be 0 to 1,000,000")
+	}
+	ws, channel = strings.ToLower(ws), strings.ToLower(channel)
+	authors := []string{"Ada", "Ben", "Chi"}
+	end := time.Now().Add(-time.Hour).UnixMilli()
+	out := make([]Message, n)
+	for i := range out {
+		// Runs of one to four messages by the same author, so grouping shows.
+		a := authors[(i/(1+i%4))%len(authors)]
+		out[i] = Message{
+			ID:      fmt.Sprintf("seed-%07d", i),
+			Channel: channel,
+			Author:  a,
+			Text:    fmt.Sprintf("Seeded message %d of %d from %s.", i+1, n, a),
+			SentAt:  end - int64(n-i)*60_000,
+			State:   "sent",
+		}
+	}
+	seeded.Lock()
+	defer seeded.Unlock()
+	seeded.m[ws+"/"+channel] = out
+	return nil
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest'
+import type { Message } from '../lib/api'
+import { GROUP_MS, dayLabel, mergeNewest, mergeOlder, rows } from './history'
+
+const t0 = new Date(2026, 0, 10, 9, 0).getTime()
+const m = (id: string, at: number, author = 'Ada'): Message => ({ id, channel: 'c', author, mine: false, text: id, sentAt: at, state: 'sent' })
+
+describe('rows', () => {
+  it('groups one author’s run and separates days', () => {
+    const r = rows(
+      [m('a', t0), m('b', t0 + 60_000), m('c', t0 + 120_000, 'Ben'), m('d', t0 + 120_000 + GROUP_MS + 1, 'Ben'), m('e', t0 + 86_400_000, 'Ben')],
+      t0 + 86_400_000,
+    )
+    expect(r.map((x) => (x.kind === 'day' ? `[${x.label}]` : `${x.key}${x.grouped ? '+' : ''}`))).toEqual([
+      `[${dayLabel(t0, t0 + 86_400_000)}]`,
+      'a',
+      'b+',
+      'c',
+      'd', // more than five minutes after Ben's last: a new run
+      '[Today]',
+      'e', // a new day starts a new run
+    ])
+    expect(dayLabel(t0, t0 + 86_400_000)).toBe('Yesterday')
+  })
+})
+
+describe('mergeNewest', () => {
+  it('adds what is new to the window held, in time order', () => {
+    const held = [m('a', 1), m('b', 2)]
+    expect(mergeNewest(held, [m('b', 2), m('c', 3)], true).list.map((x) => x.id)).toEqual(['a', 'b', 'c'])
+    expect(mergeNewest(held, [m('a', 1), m('b', 2)], false).list).toBe(held)
+  })
+  it('restarts at the newest page when more than a page arrived at once', () => {
+    const r = mergeNewest([m('a', 1)], [m('y', 8), m('z', 9)], true)
+    expect(r).toEqual({ list: [m('y', 8), m('z', 9)], reset: true })
+  })
+  it('puts older pages in front without duplicates', () => {
+    expect(mergeOlder([m('b', 2), m('c', 3)], [m('a', 1), m('b', 2)]).map((x) => x.id)).toEqual(['a', 'b', 'c'])
+  })
+})

@@ -1,0 +1,69 @@
+import type { Message } from '../lib/api'
+
+const byTime = (a: Message, b: Message) => a.sentAt - b.sentAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
+/**
+ * mergeNewest folds the newest page of a channel into the window held. When
+ * the page does not reach back to anything held and older messages exist
+ * between them (more than a page arrived at once), the window restarts at
+ * the page (reset), since the gap cannot be shown as continuous history.
+ */
+export function mergeNewest(held: Message[], page: Message[], more: boolean): { list: Message[]; reset: boolean } {
+  if (held.length === 0) return { list: page, reset: true }
+  if (page.length === 0) return { list: held, reset: false }
+  const states = new Map(held.map((m) => [m.id, m.state]))
+  const ids = { has: (id: string) => states.has(id) }
+  const overlaps = page.some((m) => ids.has(m.id)) || byTime(page[0], held[held.length - 1]) <= 0
+  if (!overlaps && more) return { list: page, reset: true }
+  const pageIds = new Set(page.map((m) => m.id))
+  // The page lists this device's whole outbox: a pending or failed message it no longer
+  // carries went out (it is in the log now, maybe under another id) or was discarded.
+  const gone = held.some((m) => m.state !== 'sent' && !pageIds.has(m.id))
+  const changed = page.some((m) => states.get(m.id) !== m.state)
+  if (!gone && !changed) return { list: held, reset: false }
+  // Held messages the page carries again are replaced by the page's copy (a newer state).
+  return { list: [...held.filter((m) => m.state === 'sent' && !pageIds.has(m.id)), ...page].sort(byTime), reset: false }
+}
+
+/** mergeOlder puts an older page in front of the window held. */
+export function mergeOlder(held: Message[], page: Message[]): Message[] {
+  const ids = new Set(held.map((m) => m.id))
+  return [...page.filter((m) => !ids.has(m.id)), ...held]
+}
+
+/** A row of the message list: a day separator or a message, maybe continuing its author's run. */
+export type Row = { kind: 'day'; key: string; label: string } | { kind: 'message'; key: string; message: Message; grouped: boolean }
+
+/** Messages by one author less than this apart are shown as one run, under one name. */
+export const GROUP_MS = 5 * 60 * 1000
+
+const dayKey = (ms: number) => {
+  const d = new Date(ms)
+  return `${d.getFullYear()}-${d.getMonth()}-${d.getDate()}`
+}
+
+/** dayLabel names a day as a reader expects: Today, Yesterday, or the date. */
+export function dayLabel(ms: number, now = Date.now()): string {
+  const k = dayKey(ms)
+  if (k === dayKey(now)) return 'Today'
+  const y = new Date(now)
+  y.setDate(y.getDate() - 1)
+  if (k === dayKey(y.getTime())) return 'Yesterday'
+  const d = new Date(ms)
+  const sameYear = d.getFullYear() === new Date(now).getFullYear()
+  return d.toLocaleDateString([], { weekday: 'long', month: 'long', day: 'numeric', ...(sameYear ? {} : { year: 'numeric' }) })
+}
+
+/** rows lays out messages (oldest first) with a separator before each new day and runs of one author grouped. */
+export function rows(messages: Message[], now = Date.now()): Row[] {
+  const out: Row[] = []
+  let prev: Message | undefined
+  for (const m of messages) {
+    const newDay = !prev || dayKey(prev.sentAt) !== dayKey(m.sentAt)
+    if (newDay) out.push({ kind: 'day', key: `day-${dayKey(m.sentAt)}`, label: dayLabel(m.sentAt, now) })
+    const grouped = !newDay && !!prev && prev.author === m.author && prev.mine === m.mine && m.sentAt - prev.sentAt < GROUP_MS
+    out.push({ kind: 'message', key: m.id, message: m, grouped })
+    prev = m
+  }
+  return out
+}
