@@ -133,3 +133,62 @@ export async function startRelay(bin) {
     stop: () => proc.kill('SIGTERM'),
   }
 }
+
+/** The two window sizes the UI is tested at (issue 17). */
+export const sizes = [
+  { name: '1280x800', width: 1280, height: 800 },
+  { name: '800x600', width: 800, height: 600 },
+]
+
+/** call invokes a bound Go method of a running e2e app, as the page does, and resolves its result. */
+export async function call(app, method, ...args) {
+  const r = await fetch(`${app.url}/__weald/call`, { method: 'POST', body: JSON.stringify({ method, args }) })
+  const body = await r.json()
+  if (body.error) throw new Error(body.error)
+  return body.result
+}
+
+/**
+ * confirmPhrase reads the recovery phrase shown once and types three of its
+ * words back, as a new user does; it resolves the 24 words.
+ */
+export async function confirmPhrase(page, { timeout = 90000 } = {}) {
+  const phrase = page.getByRole('list', { name: 'Recovery phrase' })
+  await phrase.waitFor({ timeout })
+  const words = await phrase.getByRole('listitem').allTextContents()
+  await page.getByRole('button', { name: 'I have written them down' }).click()
+  for (const input of await page.getByLabel(/^Word \d+$/).all()) {
+    const n = Number((await input.getAttribute('id')).slice('word-'.length))
+    await input.fill(words[n])
+  }
+  await page.getByRole('button', { name: 'Confirm' }).click()
+  return words
+}
+
+/**
+ * readyWorkspace creates a workspace through the UI on page, has the relay's
+ * operator provision it, and waits for #general with Send enabled; it
+ * resolves the workspace id.
+ */
+export async function readyWorkspace(page, relay, { name = 'Acme', you = 'Dana', timeout = 90000 } = {}) {
+  await page.getByRole('button', { name: 'Create a workspace' }).click()
+  await page.getByLabel('Workspace name').fill(name)
+  await page.getByLabel('Your name').fill(you)
+  await page.getByLabel('Relay address').fill(relay.url)
+  await page.getByRole('button', { name: 'Create workspace' }).click()
+  await confirmPhrase(page, { timeout })
+  const cmd = await page.getByTestId('provision-command').textContent({ timeout })
+  const m = /-workspace ([0-9a-f]{64}) -genesis ([0-9a-f]{64})/.exec(cmd)
+  if (!m) throw new Error(`no provision command in ${cmd}`)
+  await relay.provision(m[1], m[2])
+  await page.getByRole('heading', { level: 1, name: '#general' }).waitFor({ timeout })
+  await page.getByRole('button', { name: 'Send', disabled: false }).waitFor({ timeout })
+  return m[1]
+}
+
+/** inViewport says whether locator's box lies wholly inside the page's window. */
+export async function inViewport(page, locator) {
+  const box = await locator.boundingBox()
+  const vp = page.viewportSize()
+  return !!box && box.y >= 0 && box.x >= 0 && box.y + box.height <= vp.height + 0.5 && box.x + box.width <= vp.width + 0.5
+}

@@ -6,19 +6,23 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, renameSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { startApp, launchBrowser, screenshot } from './harness.mjs'
+import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call } from './harness.mjs'
 
 const otherWorkspace = 'bb00000000000000000000000000000000000000000000000000000000000002'
-let app, browser
+let app, browser, relay
 
 before(async () => {
+  relay = await startRelay(await buildRelay())
   app = await startApp()
   browser = await launchBrowser()
+  // Projects wait until a workspace exists: create one (its setup need not finish).
+  await call(app, 'app.Workspaces.Create', 'Acme', 'Dana', relay.url)
 })
 
 after(async () => {
   await browser?.close()
   app?.stop()
+  relay?.stop()
 })
 
 /** saveAtomically writes the way editors do: a temporary file renamed over the old one. */

@@ -19,7 +19,9 @@ test('the shell renders backend state from App.Status', { timeout: 60000 }, asyn
   page.setDefaultTimeout(10000)
   await page.goto(app.url)
   // The data directory is only known to Go: seeing it proves the page reached the real method.
-  await page.getByTestId('data-dir').filter({ hasText: app.home }).waitFor()
+  await page.getByRole('button', { name: 'About' }).click()
+  await page.getByRole('dialog', { name: 'About Weald' }).getByTestId('data-dir').filter({ hasText: app.home }).waitFor()
+  await page.getByRole('button', { name: 'Done' }).click()
   assert.match(await page.getByTestId('version').textContent(), /^\d+\.\d+\.\d+/)
   assert.equal(await page.getByRole('navigation', { name: 'Workspace' }).isVisible(), true)
   assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Welcome to Weald')

@@ -1,16 +1,35 @@
-import type { Channel } from '../lib/api'
-import { lockState } from '../state/lock'
+import { useState } from 'react'
+import { api, type Channel } from '../lib/api'
+import { lockState, policyHashHelp } from '../state/lock'
 import { LockIcon } from './LockIcon'
 
 /**
- * ChannelHeader names the open channel and shows its lock state at one
- * glance: who can join and what a joiner sees, with an icon and the policy
- * hash on hover (spec/channels.md "Group policy"). Never a settings panel.
+ * ChannelHeader names the open channel and shows at one glance that it is
+ * end-to-end encrypted (a closed padlock: every channel is), who can join and
+ * what a joiner sees (spec/channels.md "Group policy"); its policy panel
+ * explains the policy hash and copies it. Never a settings panel.
  */
-export function ChannelHeader({ channel, title, onInvite }: { channel?: Channel; title?: string; onInvite?: () => void }) {
+export function ChannelHeader({
+  channel,
+  title,
+  onInvite,
+  onMenu,
+}: {
+  channel?: Channel
+  title?: string
+  onInvite?: () => void
+  /** In a narrow window: shows the collapsed sidebar. */
+  onMenu?: () => void
+}) {
+  const menu = onMenu ? (
+    <button type="button" className="icon menu-toggle" aria-label="Show channels" onClick={onMenu}>
+      ☰
+    </button>
+  ) : null
   if (!channel) {
     return (
       <header className="channel-header">
+        {menu}
         <h1>{title ?? 'Welcome to Weald'}</h1>
       </header>
     )
@@ -18,25 +37,68 @@ export function ChannelHeader({ channel, title, onInvite }: { channel?: Channel;
   const lock = lockState(channel.policy)
   return (
     <header className="channel-header">
+      {menu}
       <h1>#{channel.name}</h1>
-      <p
-        className="lock"
-        data-testid="lock-state"
-        data-lock={lock.icon}
-        title={lock.title}
-        tabIndex={0}
-        aria-label={`${lock.who}. ${lock.sees}. ${lock.title}`}
-      >
-        <LockIcon locked={lock.icon === 'locked'} />
-        <span>{lock.who}</span>
-        <span aria-hidden="true"> · </span>
-        <span>{lock.sees}</span>
+      <p className="lock" data-testid="lock-state" data-lock={lock.icon} title={lock.title}>
+        <span className="e2e">
+          <LockIcon locked />
+          End-to-end encrypted
+        </span>
+        <span className="lock-detail">
+          <span aria-hidden="true"> · </span>
+          <span>{lock.who}</span>
+          <span aria-hidden="true"> · </span>
+          <span>{lock.sees}</span>
+        </span>
       </p>
+      <PolicyButton hash={channel.policy.hash} name={channel.name} rules={`${lock.who}. ${lock.sees}.`} key={channel.id} />
       {onInvite ? (
         <button type="button" className="header-action" onClick={onInvite}>
           Invite people
         </button>
       ) : null}
     </header>
+  )
+}
+
+function PolicyButton({ hash, name, rules }: { hash: string; name: string; rules: string }) {
+  const [open, setOpen] = useState(false)
+  const [copied, setCopied] = useState<boolean | null>(null)
+  return (
+    <div className="policy">
+      <button type="button" className="link-button" aria-expanded={open} aria-controls="policy-panel" onClick={() => setOpen((o) => !o)}>
+        Policy
+      </button>
+      {open ? (
+        <div
+          id="policy-panel"
+          className="popover"
+          role="region"
+          aria-label={`Policy of #${name}`}
+          onKeyDown={(e) => e.key === 'Escape' && setOpen(false)}
+        >
+          <p>
+            <strong>{rules}</strong>
+          </p>
+          <p>{policyHashHelp}</p>
+          <code className="hash" data-testid="policy-hash">
+            {hash}
+          </code>
+          <div className="dialog-actions">
+            {copied !== null ? (
+              <span className={copied ? 'copied' : 'error-text'} role="status">
+                {copied ? 'Copied' : 'Could not copy; select the hash instead.'}
+              </span>
+            ) : null}
+            <button type="button" autoFocus onClick={async () => setCopied(await api.copy(hash))}>
+              Copy policy hash
+            </button>
+            <button type="button" onClick={() => setOpen(false)}>
+              Close
+            </button>
+          </div>
+        </div>
+      ) : null}
+    </div>
   )
 }

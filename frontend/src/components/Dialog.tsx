@@ -4,20 +4,39 @@ const focusable =
   'button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [href], [tabindex]:not([tabindex="-1"])'
 
 /**
- * Dialog is a modal: labelled by its title, focus moves into it on open,
- * Tab stays inside, Escape closes it and focus returns to where it was.
+ * Dialog is a modal: labelled by its title, focus moves to its first field
+ * (or [data-autofocus]), never to Close; Tab stays inside; focus that falls
+ * out (a submit button disabled while it works) comes back to the first
+ * field; Escape closes it wherever focus is; focus returns to where it was.
  */
 export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ReactNode }) {
   const id = useId()
   const ref = useRef<HTMLDivElement>(null)
+  const close = useRef(onClose)
+  close.current = onClose
+  const first = () =>
+    ref.current?.querySelector<HTMLElement>('[data-autofocus]') ??
+    ref.current?.querySelector<HTMLElement>(`.dialog-body :is(${focusable})`) ??
+    ref.current?.querySelector<HTMLElement>(focusable)
   useEffect(() => {
     const before = document.activeElement as HTMLElement | null
-    const first = ref.current?.querySelector<HTMLElement>('[data-autofocus]') ?? ref.current?.querySelector<HTMLElement>(focusable)
-    first?.focus()
-    return () => before?.focus?.()
+    first()?.focus()
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && !e.defaultPrevented) {
+        e.preventDefault()
+        close.current()
+      }
+    }
+    // Escape reaches the document even when focus fell to the body.
+    document.addEventListener('keydown', onKey)
+    return () => {
+      document.removeEventListener('keydown', onKey)
+      before?.focus?.()
+    }
   }, [])
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (e.key === 'Escape') {
+      e.preventDefault()
       e.stopPropagation()
       onClose()
       return
@@ -25,26 +44,35 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
     if (e.key !== 'Tab' || !ref.current) return
     const items = Array.from(ref.current.querySelectorAll<HTMLElement>(focusable))
     if (items.length === 0) return
-    const first = items[0]
+    const head = items[0]
     const last = items[items.length - 1]
-    if (e.shiftKey && document.activeElement === first) {
+    if (e.shiftKey && document.activeElement === head) {
       e.preventDefault()
       last.focus()
     } else if (!e.shiftKey && document.activeElement === last) {
       e.preventDefault()
-      first.focus()
+      head.focus()
+    }
+  }
+  const onBlur = (e: React.FocusEvent) => {
+    // Focus leaving to nothing (the element became disabled or went away) stays in the dialog.
+    if (e.relatedTarget === null) {
+      setTimeout(() => {
+        const a = document.activeElement
+        if (ref.current && (a === null || a === document.body)) first()?.focus()
+      }, 0)
     }
   }
   return (
     <div className="backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div className="dialog" role="dialog" aria-modal="true" aria-labelledby={id} ref={ref} onKeyDown={onKeyDown}>
+      <div className="dialog" role="dialog" aria-modal="true" aria-labelledby={id} ref={ref} onKeyDown={onKeyDown} onBlur={onBlur}>
         <header className="dialog-head">
           <h2 id={id}>{title}</h2>
           <button type="button" className="icon" aria-label="Close" onClick={onClose}>
             ×
           </button>
         </header>
-        {children}
+        <div className="dialog-body">{children}</div>
       </div>
     </div>
   )

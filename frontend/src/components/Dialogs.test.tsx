@@ -33,13 +33,17 @@ describe('NewChannelDialog', () => {
     const create = vi.fn().mockResolvedValue(chan({ name: 'design' }))
     const close = vi.fn()
     render(<NewChannelDialog onCreate={create} onClose={close} />)
-    const parent = screen.getByRole('radio', { name: /Anyone in this workspace/ })
+    const parent = screen.getByRole('radio', { name: /Open to the workspace/ })
     expect((parent as HTMLInputElement).checked).toBe(true)
     const desc = document.getElementById(parent.getAttribute('aria-describedby')!)!
-    expect(desc.querySelector('strong')!.textContent).toBe('anyone in this workspace can join this channel')
+    expect(desc.querySelector('strong')!.textContent).toBe('Anyone in this workspace can join this channel.')
+    // The label is not repeated as a lowercase sentence.
+    for (const label of document.querySelectorAll('.scope-label')) {
+      expect(desc.textContent!.toLowerCase()).not.toContain(label.textContent!.toLowerCase())
+    }
     expect(desc.textContent).toMatch(/Nobody can be removed from it alone/)
     const explicit = screen.getByRole('radio', { name: /Private/ })
-    expect(document.getElementById(explicit.getAttribute('aria-describedby')!)!.textContent).toMatch(/Private: members add people\./)
+    expect(document.getElementById(explicit.getAttribute('aria-describedby')!)!.textContent).toMatch(/^Members add people\./)
     await userEvent.type(screen.getByLabelText('Name'), '#design')
     await userEvent.click(screen.getByRole('button', { name: 'Create channel' }))
     expect(create).toHaveBeenCalledWith('design', 'parent')
@@ -128,6 +132,7 @@ describe('Projects in the shell', () => {
   })
 
   it('updates live from project:changed and offers to join a workspace you are not in', async () => {
+    inWorkspace()
     holder.current.api.projects.list.mockResolvedValue([project({})])
     render(<Shell />)
     await userEvent.click(await screen.findByRole('button', { name: 'site' }))
@@ -151,6 +156,7 @@ describe('Projects in the shell', () => {
   })
 
   it('adds a folder from the dialog and shows a refusal in the dialog', async () => {
+    inWorkspace()
     const a = holder.current.api
     a.projects.add.mockRejectedValueOnce(new ApiError('projects/no_folder', 'There is no folder at /x; check the path.'))
     a.projects.add.mockResolvedValueOnce(project({ folder: '/y', name: 'y', state: 'none' }))

@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { api, toApiError, type ApiError, type Workspace } from '../lib/api'
 import { plainMessage } from '../state/errors'
+import { usePhraseOnScreen } from '../state/phrase'
 import { ErrorNote } from './Dialog'
 
 export type Step = 'choose' | 'create' | 'join'
@@ -152,6 +153,7 @@ function NewPhrase({
   onDone: (ws: Workspace) => void
 }) {
   const [confirming, setConfirming] = useState(false)
+  usePhraseOnScreen()
   const [positions] = useState(() => pick(phrase.length))
   if (!confirming) {
     return (

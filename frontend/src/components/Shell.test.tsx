@@ -30,7 +30,9 @@ describe('Shell', () => {
   it('shows backend state and the two ways in when there is no workspace', async () => {
     render(<Shell />)
     expect(await screen.findByTestId('version')).toHaveProperty('textContent', '9.9.9')
+    await userEvent.click(screen.getByRole('button', { name: 'About' }))
     expect(screen.getByTestId('data-dir').textContent).toBe('/tmp/weald-x')
+    await userEvent.click(screen.getByRole('button', { name: 'Done' }))
     expect(await screen.findByRole('button', { name: 'Create a workspace' })).toBeTruthy()
     expect(screen.getByRole('button', { name: 'Join with an invite' })).toBeTruthy()
     expect(screen.queryByRole('button', { name: 'Send' })).toBeNull()

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react'
+import { useCallback, useEffect, useMemo, useState } from 'react'
 import { api, type Channel, type Progress, type Workspace } from '../lib/api'
 import { splitChannels, unreadTotal } from '../state/channels'
 import { useChannels } from '../state/useChannels'
@@ -7,6 +7,8 @@ import { useProjects } from '../state/useProjects'
 import { useStatus } from '../state/useStatus'
 import { useWorkspaces } from '../state/useWorkspaces'
 import { plainMessage } from '../state/errors'
+import { PhraseOnScreen } from '../state/phrase'
+import { useNarrow } from '../state/useNarrow'
 import { ChannelHeader } from './ChannelHeader'
 import { ChannelList } from './ChannelList'
 import { ConnectionStatus } from './ConnectionStatus'
@@ -35,6 +37,13 @@ export function Shell() {
   const [modal, setModal] = useState<Modal>(null)
   const [progress, setProgress] = useState<Progress[]>([])
   const [alerts, setAlerts] = useState<{ key: number; workspace: string; code: string; message: string }[]>([])
+  // A new recovery phrase on screen: nothing else may be chosen until it is confirmed.
+  const [phrase, setPhrase] = useState(false)
+  const onPhrase = useCallback((on: boolean) => setPhrase(on), [])
+  const narrow = useNarrow()
+  const [sideShown, setSideShown] = useState(false)
+  // The composer of a channel just created takes focus.
+  const [focusKey, setFocusKey] = useState<string | undefined>()
 
   useEffect(() => api.onProgress((p) => setProgress((list) => [...list.filter((x) => x.id !== p.id), p].filter((x) => !x.finished))), [])
   useEffect(() => {
@@ -64,9 +73,15 @@ export function Shell() {
     if (readyNow && current && channel) api.ready(current.id, channel.name).catch(() => {})
   }, [readyNow, current?.id]) // eslint-disable-line react-hooks/exhaustive-deps
 
+  // The window title carries the unread count of every workspace.
+  const unreadAll = Object.values(unread).reduce((a, b) => a + b, 0)
+  useEffect(() => api.setTitle(unreadAll > 0 ? `(${unreadAll}) Weald` : 'Weald'), [unreadAll])
+
   const selectChannel = (id: string) => {
+    if (phrase) return
     if (wss.current) setSelected((s) => ({ ...s, [wss.current!]: id }))
     setView({ kind: 'channel' })
+    setSideShown(false)
   }
   const ready = (ws: Workspace) => {
     wss.added(ws)
@@ -123,6 +138,7 @@ export function Shell() {
         channel={channel}
         messages={messages.messages}
         hasOlder={messages.hasOlder}
+        focusKey={focusKey}
         onOlder={messages.loadOlder}
         outgoing={messages.outgoing}
         loading={state.kind === 'loading' || wss.loading || messages.loading}
@@ -135,20 +151,27 @@ export function Shell() {
   }
 
   const showChannel = !project && view.kind === 'channel' && !noWorkspace
-  return (
-    <div className="shell" data-state={state.kind}>
+  const hasWorkspace = wss.workspaces.length > 0
+  const side = (
       <Sidebar
+        key="side"
         status={status}
+        collapsed={narrow}
+        shown={sideShown}
+        onHide={() => setSideShown(false)}
+        locked={phrase ? 'Confirm your recovery phrase first: the rest of Weald waits until it is done.' : undefined}
         header={
           <WorkspaceSwitcher
             workspaces={wss.workspaces}
             current={wss.current}
             unread={unread}
             onSelect={(id) => {
+              if (phrase) return
               wss.select(id)
               setView({ kind: 'channel' })
+              setSideShown(false)
             }}
-            onAdd={() => setView({ kind: 'first-run', step: 'choose' })}
+            onAdd={() => (setView({ kind: 'first-run', step: 'choose' }), setSideShown(false))}
           />
         }
       >
@@ -166,19 +189,24 @@ export function Shell() {
             <p className="muted">Channels appear here once you are in a workspace.</p>
           </section>
         )}
-        <ProjectList
-          projects={projects.projects}
-          selected={project?.folder}
-          onSelect={(folder) => setView({ kind: 'project', folder })}
-          onAdd={() => setModal('add-project')}
-        />
+        {hasWorkspace ? (
+          <ProjectList
+            projects={projects.projects}
+            selected={project?.folder}
+            onSelect={(folder) => (setView({ kind: 'project', folder }), setSideShown(false))}
+            onAdd={() => (setModal('add-project'), setSideShown(false))}
+          />
+        ) : null}
         {projects.error ? <ErrorNote error={projects.error} /> : null}
       </Sidebar>
-      <main className="main" aria-label={showChannel && channel ? `#${channel.name}` : 'Main'}>
+  )
+  const body = (
+      <main key="main" className="main" aria-label={showChannel && channel ? `#${channel.name}` : 'Main'}>
         <ChannelHeader
           channel={showChannel ? channel : undefined}
           title={project ? project.name : undefined}
           onInvite={showChannel && current ? () => setModal('invite') : undefined}
+          onMenu={narrow && hasWorkspace ? () => setSideShown(true) : undefined}
         />
         <ProgressList items={progress} />
         {current?.ready && showChannel ? <ConnectionStatus ws={current} /> : null}
@@ -204,17 +232,27 @@ export function Shell() {
         ) : null}
         {main}
       </main>
+  )
+  return (
+    <PhraseOnScreen.Provider value={onPhrase}>
+    <div className="shell" data-state={state.kind} data-narrow={narrow || undefined}>
+      {/* On first run the main pane comes first, so that its primary action is the first Tab stop. */}
+      {noWorkspace ? [body, side] : [side, body]}
       {modal === 'add-project' ? <AddProjectDialog onAdd={projects.add} onClose={() => setModal(null)} /> : null}
       {modal === 'new-channel' ? (
         <NewChannelDialog
           onCreate={channels.create}
           onClose={(c?: Channel) => {
             setModal(null)
-            if (c) selectChannel(c.id)
+            if (c) {
+              selectChannel(c.id)
+              setFocusKey(c.id)
+            }
           }}
         />
       ) : null}
       {modal === 'invite' && current ? <InviteDialog workspace={current.id} onClose={() => setModal(null)} /> : null}
     </div>
+    </PhraseOnScreen.Provider>
   )
 }

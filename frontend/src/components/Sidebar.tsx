@@ -1,6 +1,6 @@
-import type { ReactNode } from 'react'
+import { useState, type ReactNode } from 'react'
 import type { Status, Workspace } from '../lib/api'
-import { short } from './Projects'
+import { Dialog } from './Dialog'
 
 /** WorkspaceSwitcher: the workspaces on this device (several at once) and a way to add one. */
 export function WorkspaceSwitcher({
@@ -36,9 +36,7 @@ export function WorkspaceSwitcher({
                 </option>
               ))}
             </select>
-            <div className="ws-sub" title={cur?.id}>
-              {cur ? `${cur.you} · ${short(cur.id)}` : ''}
-            </div>
+            <div className="ws-sub">{cur?.you ?? ''}</div>
           </>
         ) : (
           <>
@@ -56,20 +54,87 @@ export function WorkspaceSwitcher({
   )
 }
 
-/** Sidebar: the workspace switcher, the channel list, the projects and what this install is. */
-export function Sidebar({ status, header, children }: { status?: Status; header: ReactNode; children: ReactNode }) {
+/**
+ * Sidebar: the workspace switcher, the channel list, the projects and what
+ * this install is (its About view). In a narrow window (800 px and less) it
+ * collapses: hidden and out of the Tab order until shown over the page.
+ */
+export function Sidebar({
+  status,
+  header,
+  children,
+  collapsed = false,
+  shown = false,
+  onHide,
+  locked,
+}: {
+  status?: Status
+  header: ReactNode
+  children: ReactNode
+  /** The window is narrow: the sidebar is hidden unless shown. */
+  collapsed?: boolean
+  shown?: boolean
+  onHide?: () => void
+  /** Why nothing in the sidebar can be used just now (the recovery phrase is on screen). */
+  locked?: string
+}) {
+  const [about, setAbout] = useState(false)
+  const hidden = collapsed && !shown
   return (
-    <nav className="sidebar" aria-label="Workspace">
-      {header}
-      <div className="side-scroll">{children}</div>
-      <footer className="install" aria-label="This installation">
-        <div>
-          Weald <span data-testid="version">{status?.version ?? '…'}</span>
+    <>
+      {collapsed && shown ? <div className="side-backdrop" onMouseDown={onHide} aria-hidden="true" /> : null}
+      <nav
+        className="sidebar"
+        aria-label="Workspace"
+        data-collapsed={collapsed || undefined}
+        data-shown={(collapsed && shown) || undefined}
+        inert={hidden || undefined}
+        aria-hidden={hidden || undefined}
+        onKeyDown={(e) => collapsed && e.key === 'Escape' && onHide?.()}
+      >
+        {locked ? (
+          <p className="side-locked" role="note">
+            {locked}
+          </p>
+        ) : null}
+        <div className="side-body" inert={!!locked || undefined}>
+          {header}
+          <div className="side-scroll">{children}</div>
         </div>
-        <div className="datadir" title={status?.dataDir} data-testid="data-dir">
-          {status?.dataDir ?? ''}
-        </div>
-      </footer>
-    </nav>
+        <footer className="install" aria-label="This installation">
+          <span>
+            Weald <span data-testid="version">{status?.version ?? '…'}</span>
+          </span>
+          <button type="button" className="link-button" onClick={() => setAbout(true)}>
+            About
+          </button>
+        </footer>
+      </nav>
+      {about ? <About status={status} onClose={() => setAbout(false)} /> : null}
+    </>
+  )
+}
+
+/** About: this installation's version and where it keeps its data. */
+export function About({ status, onClose }: { status?: Status; onClose: () => void }) {
+  return (
+    <Dialog title="About Weald" onClose={onClose}>
+      <dl className="facts">
+        <dt>Version</dt>
+        <dd data-testid="about-version">{status?.version ?? '…'}</dd>
+        <dt>Data directory</dt>
+        <dd>
+          <code className="datadir" data-testid="data-dir">
+            {status?.dataDir ?? ''}
+          </code>
+        </dd>
+      </dl>
+      <p className="help">This device keeps its workspaces and settings in the data directory.</p>
+      <div className="dialog-actions">
+        <button type="button" className="primary" onClick={onClose}>
+          Done
+        </button>
+      </div>
+    </Dialog>
   )
 }

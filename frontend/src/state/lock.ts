@@ -12,6 +12,10 @@ export interface LockState {
   title: string
 }
 
+/** What the policy hash is, in the words the header's policy panel uses. */
+export const policyHashHelp =
+  "The policy hash is a fingerprint of this channel's rules as the workspace's signed roster records them: who can join and what joiners see. The rules never change after the channel is created. When another member's Weald shows the same hash, you both see the same rules."
+
 export function lockState(p: Policy): LockState {
   const derived = p.admission === 'everyone' || p.admission === 'parent'
   return {
@@ -25,14 +29,14 @@ export function lockState(p: Policy): LockState {
 /** The scope picker's two choices and the sentences the spec requires. */
 export const scopes = {
   parent: {
-    label: 'Anyone in this workspace',
-    // spec/channels.md "Interaction with removal": the sentence, verbatim.
-    sentence: 'anyone in this workspace can join this channel',
+    label: 'Open to the workspace',
+    // spec/channels.md "Interaction with removal": the sentence, verbatim (capitalized as a sentence).
+    sentence: 'Anyone in this workspace can join this channel.',
     detail: 'Nobody can be removed from it alone: only removing them from the workspace takes them out. Joiners see the history.',
   },
   explicit: {
     label: 'Private',
-    sentence: 'Private: members add people.',
+    sentence: 'Members add people.',
     detail: 'Only the people its members add can read it, and a person can be removed from it alone. Joiners see messages from joining on.',
   },
 } as const

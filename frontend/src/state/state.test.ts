@@ -17,7 +17,8 @@ describe('lockState', () => {
     expect([priv.icon, priv.who, priv.sees]).toEqual(['locked', 'Members add people', 'Joiners see messages from joining on'])
   })
   it('keeps the spec sentence of the scope picker verbatim', () => {
-    expect(scopes.parent.sentence).toBe('anyone in this workspace can join this channel')
+    // spec/channels.md "Interaction with removal", as a sentence: capital first letter and a full stop.
+    expect(scopes.parent.sentence).toBe('Anyone in this workspace can join this channel.')
   })
 })
 

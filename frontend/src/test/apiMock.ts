@@ -46,6 +46,7 @@ export function makeApi() {
     onProgress: on('progress'),
     onAlert: on('alert'),
     copy: vi.fn(),
+    setTitle: vi.fn(),
   }
   /** emit delivers an event to the page as the Go side would. */
   const emit = (name: string, v: unknown) => (handlers[name] ?? []).forEach((h) => h(v as never))

@@ -5,7 +5,7 @@ import * as App from '../../../wailsjs/go/app/App'
 import * as Projects from '../../../wailsjs/go/app/Projects'
 import * as Workspaces from '../../../wailsjs/go/app/Workspaces'
 import { app } from '../../../wailsjs/go/models'
-import { ClipboardSetText, EventsOn } from '../../../wailsjs/runtime/runtime'
+import { ClipboardSetText, EventsOn, WindowSetTitle } from '../../../wailsjs/runtime/runtime'
 import type { Channel, CreatedWorkspace, Invite, InviteScope, Message, MessagePage, Progress, Workspace } from './types'
 
 export type * from './types'
@@ -126,6 +126,15 @@ export const api = {
   onProgress: (cb: (p: Progress) => void) => on<Progress>(events.progress, cb),
   /** onAlert: a security alert from the engine (e.g. a forged join was evicted). */
   onAlert: (cb: (a: { workspace: string; code: string; message: string }) => void) => on(events.alert, cb),
+  /** setTitle sets the window's title (and the page's, for a browser). */
+  setTitle: (title: string): void => {
+    document.title = title
+    try {
+      WindowSetTitle(title)
+    } catch {
+      // No Wails runtime (unit tests): the page title is enough.
+    }
+  },
   /** copy puts text on the clipboard; false when the system refused. */
   copy: (text: string): Promise<boolean> => ClipboardSetText(text).catch(() => false),
 }
