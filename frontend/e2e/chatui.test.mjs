@@ -5,7 +5,7 @@
 // person expects; the header, footer and sidebar say what is true.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, sizes, readyWorkspace, inViewport, confirmPhrase } from './harness.mjs'
+import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, sizes, inViewport, confirmPhrase } from './harness.mjs'
 
 let relay, app, sam, browser, page, ws, general
 
@@ -118,7 +118,7 @@ test('the message pane stays in the window, follows the newest message, groups r
     })
     assert.equal(await inViewport(page, log.getByText('message 40 of the first forty')), true, `newest message at ${size.name}`)
     // One author in a row: one name for the run.
-    assert.equal(await log.locator('li.message', { hasText: 'message 40 of' }).getAttribute('data-grouped'), 'true')
+    assert.equal(await log.locator('li.message', { hasText: 'message 40 of' }).getAttribute('data-grouped'), 'true', 'a run of one author is grouped')
     await screenshot(page, `e2e-chatui-pane-${size.name}.png`)
 
     // Typed in the composer: the list follows it.
@@ -129,7 +129,7 @@ test('the message pane stays in the window, follows the newest message, groups r
       const el = document.querySelector('[role=log]')
       return el && el.scrollHeight - el.scrollTop - el.clientHeight < 48
     })
-    assert.equal(await inViewport(page, log.getByText(`typed at ${size.name}`)), true)
+    assert.equal(await inViewport(page, log.getByText(`typed at ${size.name}`)), true, `the list follows what was typed at ${size.name}`)
 
     // The reader scrolls up; a message arrives: the view stays, a marker offers the way down.
     await log.evaluate((el) => (el.scrollTop = 0))
@@ -144,8 +144,12 @@ test('the message pane stays in the window, follows the newest message, groups r
       const el = document.querySelector('[role=log]')
       return el && el.scrollHeight - el.scrollTop - el.clientHeight < 48
     })
-    assert.equal(await inViewport(page, log.getByText(`arrived while reading at ${size.name}`)), true)
-    assert.equal(await marker.count(), 0)
+    assert.equal(
+      await inViewport(page, log.getByText(`arrived while reading at ${size.name}`)),
+      true,
+      `the marker leads to the new message at ${size.name}`,
+    )
+    assert.equal(await marker.count(), 0, 'the marker goes once the reader is down')
   }
 })
 
@@ -181,32 +185,36 @@ test('a long channel: day separators, older pages as the reader scrolls up', { t
   }
 })
 
-test('keyboard: dialogs focus their first field, keep focus after a failed submit, Escape closes; a new channel’s composer takes focus', { timeout: 180000 }, async () => {
-  assert.ok(general, 'the first test set up the workspace')
-  for (const size of sizes) {
-    await page.setViewportSize(size)
-    await page.goto(app.url)
-    await page.getByRole('heading', { level: 1, name: '#general' }).waitFor({ timeout: slow })
-    await (await reveal(page.getByRole('button', { name: 'New channel' }))).click()
-    const dlg = page.getByRole('dialog', { name: 'New channel' })
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'channel-name', 'the first field, not Close')
-    // A name Go refuses (longer than 80 characters): the dialog says why and keeps focus.
-    await page.keyboard.type('x'.repeat(81))
-    await page.keyboard.press('Enter')
-    await dlg.getByRole('alert').waitFor({ timeout: slow })
-    await page.waitForTimeout(50)
-    assert.equal(await dlg.evaluate((d) => d.contains(document.activeElement)), true, 'focus stays in the dialog')
-    await screenshot(page, `e2e-chatui-dialog-refused-${size.name}.png`)
-    await page.keyboard.press('Escape')
-    assert.equal(await dlg.count(), 0, 'Escape closes it')
-    await (await reveal(page.getByRole('button', { name: 'New channel' }))).click()
-    await page.keyboard.type(`kb-${size.width}`)
-    await page.keyboard.press('Enter')
-    await page.getByRole('heading', { level: 1, name: `#kb-${size.width}` }).waitFor({ timeout: slow })
-    await page.waitForFunction(() => document.activeElement?.id === 'composer-input', null, { timeout: slow })
-    await screenshot(page, `e2e-chatui-new-channel-focus-${size.name}.png`)
-  }
-})
+test(
+  'keyboard: dialogs focus their first field, keep focus after a failed submit, Escape closes; a new channel’s composer takes focus',
+  { timeout: 180000 },
+  async () => {
+    assert.ok(general, 'the first test set up the workspace')
+    for (const size of sizes) {
+      await page.setViewportSize(size)
+      await page.goto(app.url)
+      await page.getByRole('heading', { level: 1, name: '#general' }).waitFor({ timeout: slow })
+      await (await reveal(page.getByRole('button', { name: 'New channel' }))).click()
+      const dlg = page.getByRole('dialog', { name: 'New channel' })
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'channel-name', 'the first field, not Close')
+      // A name Go refuses (longer than 80 characters): the dialog says why and keeps focus.
+      await page.keyboard.type('x'.repeat(81))
+      await page.keyboard.press('Enter')
+      await dlg.getByRole('alert').waitFor({ timeout: slow })
+      await page.waitForTimeout(50)
+      assert.equal(await dlg.evaluate((d) => d.contains(document.activeElement)), true, 'focus stays in the dialog')
+      await screenshot(page, `e2e-chatui-dialog-refused-${size.name}.png`)
+      await page.keyboard.press('Escape')
+      assert.equal(await dlg.count(), 0, 'Escape closes it')
+      await (await reveal(page.getByRole('button', { name: 'New channel' }))).click()
+      await page.keyboard.type(`kb-${size.width}`)
+      await page.keyboard.press('Enter')
+      await page.getByRole('heading', { level: 1, name: `#kb-${size.width}` }).waitFor({ timeout: slow })
+      await page.waitForFunction(() => document.activeElement?.id === 'composer-input', null, { timeout: slow })
+      await screenshot(page, `e2e-chatui-new-channel-focus-${size.name}.png`)
+    }
+  },
+)
 
 test('header, footer, sidebar and title say what is true', { timeout: 180000 }, async () => {
   assert.ok(general, 'the first test set up the workspace')
@@ -238,7 +246,10 @@ test('header, footer, sidebar and title say what is true', { timeout: 180000 }, 
     // The scope picker does not repeat its label as a lowercase sentence.
     await (await reveal(page.getByRole('button', { name: 'New channel' }))).click()
     const picker = page.getByRole('group', { name: 'Who can join' })
-    assert.match(await picker.textContent(), /^Who can joinOpen to the workspaceAnyone in this workspace can join this channel\. Nobody can be removed/)
+    assert.match(
+      await picker.textContent(),
+      /^Who can joinOpen to the workspaceAnyone in this workspace can join this channel\. Nobody can be removed/,
+    )
     await screenshot(page, `e2e-chatui-scope-picker-${size.name}.png`)
     await page.keyboard.press('Escape')
     await (await reveal(page.getByRole('button', { name: 'About' }))).click()

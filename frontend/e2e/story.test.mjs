@@ -114,7 +114,10 @@ test('create, first message, invite, join, a parent channel appears by itself an
   await a.getByRole('button', { name: 'New channel' }).click()
   const nc = a.getByRole('dialog', { name: 'New channel' })
   await nc.getByLabel('Name').fill('design')
-  assert.match(await nc.getByText('anyone in this workspace can join this channel').textContent(), /anyone in this workspace can join this channel/)
+  assert.match(
+    await nc.getByText('anyone in this workspace can join this channel').textContent(),
+    /^Anyone in this workspace can join this channel\.$/,
+  )
   await nc.getByRole('button', { name: 'Create channel' }).click()
   await a.getByRole('heading', { level: 1, name: '#design' }).waitFor({ timeout: slow })
   assert.match(await a.getByTestId('lock-state').textContent(), /Anyone in the workspace can join/)

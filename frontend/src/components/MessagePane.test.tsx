@@ -38,7 +38,11 @@ describe('MessagePane', () => {
     const log = screen.getByRole('log', { name: 'Messages' })
     expect(within(log).getAllByText('Ada', { selector: '.author' })).toHaveLength(1)
     expect(within(log).getAllByText('Ben', { selector: '.author' })).toHaveLength(2)
-    expect(within(log).getAllByRole('separator').map((s) => s.getAttribute('aria-label'))).toHaveLength(2)
+    expect(
+      within(log)
+        .getAllByRole('separator')
+        .map((s) => s.getAttribute('aria-label')),
+    ).toHaveLength(2)
     // A grouped message still carries its author for screen readers.
     expect(within(log).getByText('message 2').textContent).toBe('Ada: message 2')
   })

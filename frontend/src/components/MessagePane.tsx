@@ -294,7 +294,17 @@ function DaySeparator({ label }: { label: string }) {
   )
 }
 
-function MessageRow({ m, grouped, onRetry, onDiscard }: { m: Message; grouped: boolean; onRetry: (id: string) => void; onDiscard: (id: string) => void }) {
+function MessageRow({
+  m,
+  grouped,
+  onRetry,
+  onDiscard,
+}: {
+  m: Message
+  grouped: boolean
+  onRetry: (id: string) => void
+  onDiscard: (id: string) => void
+}) {
   const when = new Date(m.sentAt)
   // A message of this device's outbox says so, and a refused one says why and what to do.
   const state =

@@ -153,106 +153,106 @@ export function Shell() {
   const showChannel = !project && view.kind === 'channel' && !noWorkspace
   const hasWorkspace = wss.workspaces.length > 0
   const side = (
-      <Sidebar
-        key="side"
-        status={status}
-        collapsed={narrow}
-        shown={sideShown}
-        onHide={() => setSideShown(false)}
-        locked={phrase ? 'Confirm your recovery phrase first: the rest of Weald waits until it is done.' : undefined}
-        header={
-          <WorkspaceSwitcher
-            workspaces={wss.workspaces}
-            current={wss.current}
-            unread={unread}
-            onSelect={(id) => {
-              if (phrase) return
-              wss.select(id)
-              setView({ kind: 'channel' })
-              setSideShown(false)
-            }}
-            onAdd={() => (setView({ kind: 'first-run', step: 'choose' }), setSideShown(false))}
-          />
-        }
-      >
-        {current ? (
-          <ChannelList
-            channels={channels.channels}
-            selected={showChannel ? channel?.id : undefined}
-            onSelect={selectChannel}
-            onNew={() => setModal('new-channel')}
-            actions={channels}
-          />
-        ) : (
-          <section className="side-section" aria-label="Channels">
-            <h2>Channels</h2>
-            <p className="muted">Channels appear here once you are in a workspace.</p>
-          </section>
-        )}
-        {hasWorkspace ? (
-          <ProjectList
-            projects={projects.projects}
-            selected={project?.folder}
-            onSelect={(folder) => (setView({ kind: 'project', folder }), setSideShown(false))}
-            onAdd={() => (setModal('add-project'), setSideShown(false))}
-          />
-        ) : null}
-        {projects.error ? <ErrorNote error={projects.error} /> : null}
-      </Sidebar>
+    <Sidebar
+      key="side"
+      status={status}
+      collapsed={narrow}
+      shown={sideShown}
+      onHide={() => setSideShown(false)}
+      locked={phrase ? 'Confirm your recovery phrase first: the rest of Weald waits until it is done.' : undefined}
+      header={
+        <WorkspaceSwitcher
+          workspaces={wss.workspaces}
+          current={wss.current}
+          unread={unread}
+          onSelect={(id) => {
+            if (phrase) return
+            wss.select(id)
+            setView({ kind: 'channel' })
+            setSideShown(false)
+          }}
+          onAdd={() => (setView({ kind: 'first-run', step: 'choose' }), setSideShown(false))}
+        />
+      }
+    >
+      {current ? (
+        <ChannelList
+          channels={channels.channels}
+          selected={showChannel ? channel?.id : undefined}
+          onSelect={selectChannel}
+          onNew={() => setModal('new-channel')}
+          actions={channels}
+        />
+      ) : (
+        <section className="side-section" aria-label="Channels">
+          <h2>Channels</h2>
+          <p className="muted">Channels appear here once you are in a workspace.</p>
+        </section>
+      )}
+      {hasWorkspace ? (
+        <ProjectList
+          projects={projects.projects}
+          selected={project?.folder}
+          onSelect={(folder) => (setView({ kind: 'project', folder }), setSideShown(false))}
+          onAdd={() => (setModal('add-project'), setSideShown(false))}
+        />
+      ) : null}
+      {projects.error ? <ErrorNote error={projects.error} /> : null}
+    </Sidebar>
   )
   const body = (
-      <main key="main" className="main" aria-label={showChannel && channel ? `#${channel.name}` : 'Main'}>
-        <ChannelHeader
-          channel={showChannel ? channel : undefined}
-          title={project ? project.name : undefined}
-          onInvite={showChannel && current ? () => setModal('invite') : undefined}
-          onMenu={narrow && hasWorkspace ? () => setSideShown(true) : undefined}
-        />
-        <ProgressList items={progress} />
-        {current?.ready && showChannel ? <ConnectionStatus ws={current} /> : null}
-        {alerts.map((a) => (
-          <div key={a.key} className="banner alert-banner" role="alert">
-            <p className="error-note">
-              Security alert in {wss.workspaces.find((w) => w.id === a.workspace)?.name ?? 'a workspace'}: {a.message} <code>{a.code}</code>{' '}
-              <button type="button" onClick={() => setAlerts((list) => list.filter((x) => x.key !== a.key))}>
-                Dismiss
-              </button>
-            </p>
-          </div>
-        ))}
-        {channels.error && showChannel ? (
-          <div className="banner">
-            <ErrorNote error={{ code: channels.error.code, message: plainMessage(channels.error) }} />
-          </div>
-        ) : null}
-        {wss.error ? (
-          <div className="banner">
-            <ErrorNote error={{ code: wss.error.code, message: plainMessage(wss.error) }} />
-          </div>
-        ) : null}
-        {main}
-      </main>
+    <main key="main" className="main" aria-label={showChannel && channel ? `#${channel.name}` : 'Main'}>
+      <ChannelHeader
+        channel={showChannel ? channel : undefined}
+        title={project ? project.name : undefined}
+        onInvite={showChannel && current ? () => setModal('invite') : undefined}
+        onMenu={narrow && hasWorkspace ? () => setSideShown(true) : undefined}
+      />
+      <ProgressList items={progress} />
+      {current?.ready && showChannel ? <ConnectionStatus ws={current} /> : null}
+      {alerts.map((a) => (
+        <div key={a.key} className="banner alert-banner" role="alert">
+          <p className="error-note">
+            Security alert in {wss.workspaces.find((w) => w.id === a.workspace)?.name ?? 'a workspace'}: {a.message} <code>{a.code}</code>{' '}
+            <button type="button" onClick={() => setAlerts((list) => list.filter((x) => x.key !== a.key))}>
+              Dismiss
+            </button>
+          </p>
+        </div>
+      ))}
+      {channels.error && showChannel ? (
+        <div className="banner">
+          <ErrorNote error={{ code: channels.error.code, message: plainMessage(channels.error) }} />
+        </div>
+      ) : null}
+      {wss.error ? (
+        <div className="banner">
+          <ErrorNote error={{ code: wss.error.code, message: plainMessage(wss.error) }} />
+        </div>
+      ) : null}
+      {main}
+    </main>
   )
   return (
     <PhraseOnScreen.Provider value={onPhrase}>
-    <div className="shell" data-state={state.kind} data-narrow={narrow || undefined}>
-      {/* On first run the main pane comes first, so that its primary action is the first Tab stop. */}
-      {noWorkspace ? [body, side] : [side, body]}
-      {modal === 'add-project' ? <AddProjectDialog onAdd={projects.add} onClose={() => setModal(null)} /> : null}
-      {modal === 'new-channel' ? (
-        <NewChannelDialog
-          onCreate={channels.create}
-          onClose={(c?: Channel) => {
-            setModal(null)
-            if (c) {
-              selectChannel(c.id)
-              setFocusKey(c.id)
-            }
-          }}
-        />
-      ) : null}
-      {modal === 'invite' && current ? <InviteDialog workspace={current.id} onClose={() => setModal(null)} /> : null}
-    </div>
+      <div className="shell" data-state={state.kind} data-narrow={narrow || undefined}>
+        {/* On first run the main pane comes first, so that its primary action is the first Tab stop. */}
+        {noWorkspace ? [body, side] : [side, body]}
+        {modal === 'add-project' ? <AddProjectDialog onAdd={projects.add} onClose={() => setModal(null)} /> : null}
+        {modal === 'new-channel' ? (
+          <NewChannelDialog
+            onCreate={channels.create}
+            onClose={(c?: Channel) => {
+              setModal(null)
+              if (c) {
+                selectChannel(c.id)
+                setFocusKey(c.id)
+              }
+            }}
+          />
+        ) : null}
+        {modal === 'invite' && current ? <InviteDialog workspace={current.id} onClose={() => setModal(null)} /> : null}
+      </div>
     </PhraseOnScreen.Provider>
   )
 }

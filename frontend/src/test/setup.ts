@@ -16,7 +16,10 @@ if (!(globalThis as { CSS?: { escape?: unknown } }).CSS?.escape) {
 // jsdom lays nothing out: give the message list's scroller a window-sized box
 // so that the virtualized list renders its rows (each row measures 0 px, so
 // all of a test's few rows are in view).
-for (const [prop, size] of [['clientHeight', 600], ['clientWidth', 800]] as const) {
+for (const [prop, size] of [
+  ['clientHeight', 600],
+  ['clientWidth', 800],
+] as const) {
   Object.defineProperty(HTMLElement.prototype, prop, {
     configurable: true,
     get(this: HTMLElement) {
