@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"weald/backend/project"
+	"weald/backend/relayclient"
 )
 
 // Project is what the frontend knows of one project folder on this machine.
@@ -278,9 +279,9 @@ func (p *Projects) Bind(folder, workspaceID, relayURL string) (Project, error) {
 	if !p.app.hasWorkspace(ws) {
 		return Project{}, &Error{Code: "projects/not_member", Message: "You are not in that workspace; join it with an invite first."}
 	}
-	relay := strings.TrimSpace(relayURL)
-	if !strings.HasPrefix(relay, "ws://") && !strings.HasPrefix(relay, "wss://") {
-		return Project{}, &Error{Code: "projects/bad_relay", Message: "The relay address must start with ws:// or wss://."}
+	relay, rerr := relayclient.NormalizeAddress(relayURL)
+	if rerr != nil {
+		return Project{}, &Error{Code: "projects/bad_relay", Message: toError(rerr).Message}
 	}
 	f, err := project.Bind(clean, ws, relay)
 	if err != nil {

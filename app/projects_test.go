@@ -165,15 +165,15 @@ func TestProjectsBindOnlyToYourWorkspace(t *testing.T) {
 		t.Fatalf("unknown folder: %v", err)
 	}
 	wsA := localWorkspace(t, w, "Acme")
-	if _, err := p.Bind(folder, wsA, "http://127.0.0.1:7777"); code(err) != "projects/bad_relay" {
+	if _, err := p.Bind(folder, wsA, "ftp://127.0.0.1:7777"); code(err) != "projects/bad_relay" {
 		t.Fatalf("bad relay: %v", err)
 	}
 	if after, _ := os.ReadFile(weald); string(after) != string(before) {
 		t.Fatal("a refused bind changed the file")
 	}
 
-	pr, err := p.Bind(folder, strings.ToUpper(wsA), "ws://127.0.0.1:7777")
-	if err != nil || pr.State != app.ProjectBound || pr.Workspace != wsA || !pr.Member || pr.Relay != "ws://127.0.0.1:7777" {
+	pr, err := p.Bind(folder, strings.ToUpper(wsA), "127.0.0.1:7777")
+	if err != nil || pr.State != app.ProjectBound || pr.Workspace != wsA || !pr.Member || pr.Relay != "ws://127.0.0.1:7777/v1/ws" {
 		t.Fatalf("bind: %+v %v", pr, err)
 	}
 	raw, _ := os.ReadFile(weald)

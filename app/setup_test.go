@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/hex"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -120,4 +122,38 @@ func TestTamperedLinkLeavesNothingAndTheRightLinkWorks(t *testing.T) {
 		t.Fatalf("the right link after a bad one: %v", err)
 	}
 	eventually(t, "sam ready", func() bool { return only(t, sam).Ready })
+}
+
+// A relay address typed as http://host:port (no path) reaches the relay;
+// a web server that is not a relay is named as such, never internal/error
+// (issue 15 "Relay addresses as people type them").
+func TestRelayAddressAsTyped(t *testing.T) {
+	url, _ := realRelay(t)
+	w := workspaces(t)
+	typed := "http://" + strings.TrimSuffix(strings.TrimPrefix(url, "ws://"), "/v1/ws")
+	c, err := w.Create("Acme", "Dana", typed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Workspace.Relay != url {
+		t.Fatalf("relay kept as %q, want %q", c.Workspace.Relay, url)
+	}
+	if c.Workspace.Provision == nil {
+		t.Fatalf("the relay at %s was not reached: %+v", typed, c.Workspace)
+	}
+
+	web := httptest.NewServer(http.NotFoundHandler())
+	defer web.Close()
+	w2 := workspaces(t)
+	if _, err := w2.Create("Acme", "Dana", web.URL); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the problem is named", func() bool { return only(t, w2).Problem != nil })
+	got := only(t, w2)
+	if got.Problem.Code != "relay/not_a_relay" || !strings.Contains(got.Problem.Message, "not a Weald relay") {
+		t.Fatalf("problem %+v, want relay/not_a_relay", got.Problem)
+	}
+	if got.Provision != nil {
+		t.Fatalf("a web server is shown as an operator step: %+v", got.Provision)
+	}
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"weald/backend/engine"
+	"weald/backend/errcode"
+	"weald/backend/relayclient"
 )
 
 // Workspace is one workspace on this device as the sidebar shows it.
@@ -220,7 +222,11 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 			case engine.EventProblem:
 				r.mu.Lock()
 				r.problem = nil
-				if ev.Code != "" {
+				switch {
+				case ev.Code == "":
+				case ev.Code != "sync/error" && !strings.HasPrefix(ev.Message, ev.Code+": "):
+					r.problem = &Error{Code: errcode.Code(ev.Code), Message: sentenceOf(ev.Message)} // errcode's sentence
+				default:
 					r.problem = toError(errors.New(ev.Message))
 				}
 				r.mu.Unlock()
@@ -345,12 +351,15 @@ func checkName(what, s string, max int) (string, *Error) {
 	return s, nil
 }
 
+// checkRelay normalizes a relay address as typed (host:port, ws://, wss://,
+// http://, https://; relayclient.NormalizeAddress) or refuses it with
+// relay/bad_address.
 func checkRelay(s string) (string, *Error) {
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "ws://") && !strings.HasPrefix(s, "wss://") {
-		return "", &Error{Code: "bad_request/relay", Message: "The relay address must start with ws:// or wss://."}
+	u, err := relayclient.NormalizeAddress(s)
+	if err != nil {
+		return "", toError(err)
 	}
-	return s, nil
+	return u, nil
 }
 
 // Create makes a new workspace with this device as its trust root and runs

@@ -195,7 +195,8 @@ func TestWorkspacesRefuseBadInput(t *testing.T) {
 	}{
 		{second(w.Create("", "Ada", "ws://127.0.0.1:1")), "bad_request/name"},
 		{second(w.Create("Acme", " ", "ws://127.0.0.1:1")), "bad_request/name"},
-		{second(w.Create("Acme", "Ada", "http://127.0.0.1:1")), "bad_request/relay"},
+		{second(w.Create("Acme", "Ada", "ftp://127.0.0.1:1")), "relay/bad_address"},
+		{second(w.Create("Acme", "Ada", "127.0.0.1:0")), "relay/bad_address"},
 		{second(w.Create(strings.Repeat("a", 81), "Ada", "ws://127.0.0.1:1")), "bad_request/name"},
 		{second(w.Join("")), "invite/bad_link"},
 		{second(w.Channels(strings.Repeat("a", 64))), "workspace/unknown"},

@@ -35,9 +35,16 @@ const (
 // trust root and runs the bootstrap; see Resume for what happens when it is
 // interrupted. The engine is returned even when bootstrap stopped early
 // (with the error), so that the caller can report the workspace id.
+//
+// relayURL is normalized first (relayclient.NormalizeAddress); an address
+// that cannot be a relay is refused before anything is written.
 func CreateWorkspace(ctx context.Context, opts Options, name, relayURL string) (*Engine, error) {
 	if Exists(opts.Dir) {
 		return nil, ErrExists
+	}
+	relayURL, err := relayclient.NormalizeAddress(relayURL)
+	if err != nil {
+		return nil, err
 	}
 	e, err := newEngine(ctx, opts)
 	if err != nil {

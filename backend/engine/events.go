@@ -13,7 +13,7 @@ const (
 	EventProgress   EventKind = "progress"   // long work: Task, Done of Total
 	EventAlert      EventKind = "alert"      // a security alert: Code and Message (e.g. join/forged)
 	EventConnection EventKind = "connection" // Connected changed
-	EventProblem    EventKind = "problem"    // the background sync failed (Code; Message is the whole error) or, with no Code, works again
+	EventProblem    EventKind = "problem"    // the background sync failed (Code; Message: a coded error's sentence, else the whole error) or, with no Code, works again
 	EventAdded      EventKind = "added"      // this device was added to Channel (an explicit group) by a Welcome
 )
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"weald/backend/identity"
+	"weald/backend/errcode"
 	"weald/backend/relayclient"
 	"weald/backend/wire"
 )
@@ -124,6 +125,11 @@ func (e *Engine) Run(ctx context.Context) error {
 		if msg != problem {
 			problem = msg
 			code, _ := splitCode(msg)
+			// A coded error is said by its code and sentence however
+			// deep it surfaced ("genesis access set: relay/...").
+			if c, ok := errcode.Of(err); ok && msg != "" {
+				code, msg = string(c), errcode.SentenceOf(err)
+			}
 			e.emit(Event{Kind: EventProblem, Code: code, Message: msg})
 		}
 		return err

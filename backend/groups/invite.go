@@ -10,12 +10,13 @@ import (
 	"weald/backend/identity"
 	"weald/backend/identity/canon"
 	"weald/backend/mls/suite"
+	"weald/backend/relayclient"
 	"weald/backend/roster"
 )
 
 // Link is the content of an invite link (docs/protocol/invites.md "Link").
 type Link struct {
-	Relay      string // ws:// or wss:// URL of the relay
+	Relay      string // the relay's address, normalized (relayclient.NormalizeAddress)
 	Workspace  identity.WorkspaceID
 	Invite     roster.InviteID
 	Secret     identity.InviteSecret
@@ -55,11 +56,11 @@ func ParseLink(s string) (*Link, error) {
 	if q.Get("v") != "1" {
 		return nil, bad("unknown link version")
 	}
-	l := &Link{Relay: q.Get("relay")}
-	ru, err := url.Parse(l.Relay)
-	if err != nil || (ru.Scheme != "ws" && ru.Scheme != "wss") || ru.Host == "" {
-		return nil, bad("the relay address is not a ws:// or wss:// URL")
+	relay, err := relayclient.NormalizeAddress(q.Get("relay"))
+	if err != nil {
+		return nil, bad("the relay address is not one Weald can connect to")
 	}
+	l := &Link{Relay: relay}
 	ws, ok := hex32(q.Get("ws"))
 	if !ok {
 		return nil, bad("the workspace id is not 64 hex digits")

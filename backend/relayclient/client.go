@@ -67,7 +67,7 @@ func GrantCredential(priv, grant ed25519.PrivateKey) Credential {
 
 // Config configures a Client.
 type Config struct {
-	URL        string // ws://host:port/v1/ws
+	URL        string // the relay's address, normalized by NormalizeAddress
 	Workspace  wire.ID
 	Credential Credential
 	Clock      Clock        // default: real time
@@ -138,6 +138,11 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.Credential == nil {
 		return nil, errors.New("relayclient: Config.Credential is required")
 	}
+	url, err := NormalizeAddress(cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	cfg.URL = url
 	c := &Client{cfg: cfg, clock: cfg.Clock, rnd: cfg.Rand, log: cfg.Logger, subs: map[wire.ID]uint64{},
 		ready: make(chan struct{})}
 	if c.clock == nil {
@@ -172,15 +177,17 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 			break
 		}
 		// The relay answered with a refusal: report it rather than retry.
+		// So did something that is not a relay.
 		var we *wire.Error
-		if errors.As(err, &we) {
+		var ae *AddressError
+		if errors.As(err, &we) || (errors.As(err, &ae) && ae.Code == CodeNotARelay) {
 			c.cancel()
 			return nil, err
 		}
 		select {
 		case <-ctx.Done():
 			c.cancel()
-			return nil, errors.Join(ctx.Err(), err)
+			return nil, errors.Join(err, ctx.Err()) // the reason first: its code leads the text
 		case <-c.clock.After(c.cfg.Backoff.Delay(attempt, c.rnd)):
 		}
 	}

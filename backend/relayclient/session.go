@@ -31,9 +31,9 @@ type session struct {
 func (c *Client) connect(ctx context.Context) (*session, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.HandshakeTimeout)
 	defer cancel()
-	ws, _, err := websocket.Dial(ctx, c.cfg.URL, &websocket.DialOptions{Subprotocols: []string{Subprotocol}})
+	ws, err := dial(ctx, c.cfg.URL)
 	if err != nil {
-		return nil, fmt.Errorf("relayclient: dial %s: %w", c.cfg.URL, err)
+		return nil, err
 	}
 	ws.SetReadLimit(c.cfg.MaxFrameBytes)
 	fail := func(err error) (*session, error) {
@@ -83,13 +83,31 @@ func (c *Client) connect(ctx context.Context) (*session, error) {
 	return s, nil
 }
 
+// dial opens the WebSocket to the relay at url (normalized) and checks that
+// the server speaks the relay protocol; a failure is an *AddressError.
+func dial(ctx context.Context, url string) (*websocket.Conn, error) {
+	ws, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{Subprotocol}})
+	if err == nil && ws.Subprotocol() != Subprotocol {
+		ws.CloseNow()
+		err = errNoSubprotocol
+	}
+	if err != nil {
+		return nil, dialError(url, resp, err)
+	}
+	return ws, nil
+}
+
 // PublishGenesis publishes a freshly provisioned workspace's first access
 // set (version 1, signed by the genesis key) before any principal can
 // authenticate: Hello, Challenge, then AccessSetPublish in place of Auth.
 func PublishGenesis(ctx context.Context, url string, set wire.AccessSet) error {
-	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{Subprotocol}})
+	url, err := NormalizeAddress(url)
 	if err != nil {
-		return fmt.Errorf("relayclient: dial %s: %w", url, err)
+		return err
+	}
+	ws, err := dial(ctx, url)
+	if err != nil {
+		return err
 	}
 	defer ws.CloseNow()
 	for i, body := range []wire.Body{&wire.Hello{Version: wire.ProtocolVersion, Workspace: set.Workspace}, &wire.AccessSetPublish{Set: set}} {
