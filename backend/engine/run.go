@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"weald/backend/identity"
 	"weald/backend/errcode"
+	"weald/backend/identity"
 	"weald/backend/relayclient"
 	"weald/backend/wire"
 )
