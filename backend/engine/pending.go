@@ -257,8 +257,9 @@ func (e *Engine) completePending(ctx context.Context) error {
 				continue // revoked since: left for a member to cancel
 			}
 			kp, err := e.claimFor(ctx, g, p.Device)
-			if errors.Is(err, ErrKeyPackageRefused) {
-				continue // alerted; the others still go in
+			var we *wire.Error
+			if errors.Is(err, ErrKeyPackageRefused) || errors.As(err, &we) && we.Code == wire.CodeLimitRate {
+				continue // alerted, or claimed too fast: the others still go in, this one next sync
 			}
 			if err != nil {
 				return err
