@@ -179,8 +179,14 @@ test('a long channel: day separators, older pages as the reader scrolls up', { t
       await page.waitForTimeout(50)
     }
     assert.ok((await separator.count()) > 0, 'a day separator between days')
-    await separator.first().scrollIntoViewIfNeeded()
-    assert.match(await separator.first().textContent(), /^(Today|Yesterday|\w+day, \w+ \d+)$/)
+    // One step in the page: the virtual list may re-render a row between
+    // two Playwright actions, so find, scroll to and read the separator at once.
+    const label = await log.evaluate((el) => {
+      const sep = el.querySelector('[role="separator"]')
+      sep?.scrollIntoView({ block: 'center' })
+      return sep?.textContent ?? ''
+    })
+    assert.match(label, /^(Today|Yesterday|\w+day, \w+ \d+)$/)
     await screenshot(page, `e2e-chatui-day-separators-${size.name}.png`)
   }
 })

@@ -141,7 +141,10 @@ func TestRevokedConnectionGetsNoFurtherFrames(t *testing.T) {
 		g, _ := wire.DecodeFrame(extra)
 		t.Fatalf("a frame after the revocation: id %d %T", g.ID, g.Body)
 	}
-	if websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
-		t.Fatalf("closed with %v, want 1008", err)
+	// The close status is 1008 when the close frame wins the race with the
+	// relay cancelling the connection's reads; otherwise the socket just
+	// ends (EOF). Either way nothing came after the revocation notice.
+	if s := websocket.CloseStatus(err); s != -1 && s != websocket.StatusPolicyViolation {
+		t.Fatalf("closed with %v, want 1008 or a dropped socket", err)
 	}
 }

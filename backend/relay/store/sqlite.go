@@ -3,11 +3,13 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	"modernc.org/sqlite" // also registers the "sqlite" database/sql driver
 )
 
 // OpenSQLite opens (creating if needed) the SQLite database at path and
@@ -39,7 +41,7 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
 	s := newSQLStore(db, sqliteDialect)
-	if err := s.migrate(ctx); err != nil {
+	if err := migrateSQLite(ctx, s); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -50,3 +52,31 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 	}
 	return s, nil
 }
+
+// migrateSQLite runs the migration, once more (at most four times) when
+// SQLite answered SQLITE_BUSY at once. Relays opening one new file together
+// meet that while one of them switches it to WAL: SQLite then refuses a
+// waiting connection without calling its busy handler, to break the
+// deadlock, and documents rolling back and retrying as the remedy. The
+// migration is one transaction, so a retry starts clean.
+func migrateSQLite(ctx context.Context, s *sqlStore) error {
+	var err error
+	for attempt := 1; attempt <= 4; attempt++ {
+		if err = s.migrate(ctx); err == nil || !isSQLiteBusy(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+		}
+	}
+	return err
+}
+
+func isSQLiteBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqliteBusy
+}
+
+const sqliteBusy = 5 // SQLITE_BUSY, the primary code of every busy answer
