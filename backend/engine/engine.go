@@ -381,6 +381,21 @@ func (e *Engine) drainEvents(c *relayclient.Client) {
 			e.missed.Store(true)
 		}
 	}
+	// The client stopped for good (a permanent refusal, such as the invite
+	// grant it dialled with being spent once the device is in the access
+	// set). Unless Close did it, forget it, so the next sync dials afresh
+	// with the credential that fits now; Run's ticker starts that sync.
+	// Keeping the stopped client left the engine offline until a restart.
+	e.mu.Lock()
+	dropped := e.client == c
+	if dropped {
+		e.client = nil
+	}
+	e.mu.Unlock()
+	if dropped {
+		e.offline.Store(false)
+		e.missed.Store(true)
+	}
 }
 
 // grantCredential answers the relay's challenge for the joining device

@@ -51,7 +51,16 @@ func (e *Engine) Run(ctx context.Context) error {
 		}
 	}
 	subscribed := map[identity.GroupID]bool{}
+	var subscriber *relayclient.Client // the client subscribed holds for
 	subscribe := func(ctx context.Context) error {
+		if e.client == nil {
+			return nil
+		}
+		if e.client != subscriber {
+			// A client dialled afresh (the last one stopped for good)
+			// holds no subscriptions yet.
+			subscribed, subscriber = map[identity.GroupID]bool{}, e.client
+		}
 		var items []wire.SubscribeItem
 		for id, g := range e.groups {
 			if g.mls != nil && g.mls.Active() && !subscribed[id] {
