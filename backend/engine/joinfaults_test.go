@@ -214,23 +214,32 @@ func waitRead(t *testing.T, e *Engine, channel, text string) {
 	t.Fatalf("#%s: its first message %q never became readable; status %+v", channel, text, e.Status().Pending)
 }
 
-// A running member's join loop ends with every entitled channel readable
-// whatever transient failure it meets at each of its steps: groups/no_bundle,
-// a dropped connection, a relay restart (issue 17 item 1).
-func TestJoinLoopHealsFromFaultsAtEachStep(t *testing.T) {
-	r := startFaultRelay(t)
+// faultWorkspace starts a fault relay, Dana's workspace on it and Sam as a
+// running joiner who has read #general's first message.
+func faultWorkspace(t *testing.T, seed byte) (r *faultRelay, dana, sam *Engine, in *injector) {
+	t.Helper()
+	r = startFaultRelay(t)
 	ctx := testCtx(t)
-	dana, err := CreateWorkspace(ctx, r.options(t, "dana", 70), "Acme", r.URL)
+	dana, err := CreateWorkspace(ctx, r.options(t, "dana", seed), "Acme", r.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer dana.Close()
-	in := &injector{}
-	sam := runJoiner(t, r, dana, in)
+	t.Cleanup(func() { dana.Close() })
+	in = &injector{}
+	sam = runJoiner(t, r, dana, in)
 	if _, err := dana.Send(ctx, "general", "welcome"); err != nil {
 		t.Fatal(err)
 	}
 	waitRead(t, sam, "general", "welcome")
+	return r, dana, sam, in
+}
+
+// A running member's join loop ends with every entitled channel readable
+// whatever transient failure it meets at each of its steps: groups/no_bundle,
+// a dropped connection, a relay restart (issue 17 item 1).
+func TestJoinLoopHealsFromFaultsAtEachStep(t *testing.T) {
+	r, dana, sam, in := faultWorkspace(t, 70)
+	ctx := testCtx(t)
 	faults := []struct {
 		name string
 		do   func() error
@@ -298,24 +307,13 @@ func sendRetrying(ctx context.Context, e *Engine, channel, text string) (Message
 // groups/no_bundle and nothing else happening: no roster change, no
 // reconnect. The join loop's retry alone must make it readable.
 func TestJoinLoopRetriesNoBundle(t *testing.T) {
-	r := startFaultRelay(t)
+	_, dana, sam, in := faultWorkspace(t, 72)
 	ctx := testCtx(t)
-	dana, err := CreateWorkspace(ctx, r.options(t, "dana", 72), "Acme", r.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dana.Close()
-	in := &injector{}
-	sam := runJoiner(t, r, dana, in)
-	if _, err := dana.Send(ctx, "general", "welcome"); err != nil {
-		t.Fatal(err)
-	}
-	waitRead(t, sam, "general", "welcome")
 	// Sam reads the bundles of the new channel and finds none.
 	reached := in.arm(JoinStepBundles, func() error { return nil })
 	dana.mu.Lock()
 	var cg *roster.CreateGroup
-	err = dana.appendRoster(ctx, func() (roster.Body, error) {
+	err := dana.appendRoster(ctx, func() (roster.Body, error) {
 		var err error
 		cg, err = roster.NewChannel(dana.rand, dana.roster, "late", roster.AdmissionParent)
 		return cg, err
