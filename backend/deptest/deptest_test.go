@@ -1,7 +1,7 @@
 // Package deptest checks the import rules of architecture.md "Layers" on the
 // real import graphs (go list -deps), in the manner of tailscale's deptest:
 // nothing under backend/ imports Wails, and the relay cannot read content, so
-// backend/relay never imports backend/mls or backend/docs.
+// backend/relay never imports backend/mls or backend/documents.
 package deptest
 
 import (
@@ -86,7 +86,7 @@ func TestRelayCannotReadContent(t *testing.T) {
 	}
 	hits := forbidden(pkgs, func(d string) bool {
 		return d == module+"/backend/mls" || strings.HasPrefix(d, module+"/backend/mls/") ||
-			d == module+"/backend/docs" || strings.HasPrefix(d, module+"/backend/docs/")
+			d == module+"/backend/documents" || strings.HasPrefix(d, module+"/backend/documents/")
 	})
 	for _, h := range hits {
 		t.Error(h)

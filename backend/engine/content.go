@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"weald/backend/docs"
+	"weald/backend/documents"
 	"weald/backend/groups"
 	"weald/backend/identity"
 	"weald/backend/roster"
@@ -21,7 +21,7 @@ import (
 // joiner can never read (docs/protocol/groups.md). Open groups use epoch 0.
 type shardKey struct {
 	group identity.GroupID
-	day   docs.Day
+	day   documents.Day
 	epoch uint64
 }
 
@@ -30,7 +30,7 @@ type shardKey struct {
 // or a received message costs one small row rather than a full save; the log
 // is folded into the base every maxShardLog changes.
 type shard struct {
-	s       *docs.Shard
+	s       *documents.Shard
 	hasBase bool
 	logN    int      // rows in the stored log
 	pending [][]byte // author(32) ‖ changes, not stored yet
@@ -42,8 +42,8 @@ func (k shardKey) id() store.ShardID {
 	return store.ShardID{Group: k.group, Day: uint32(k.day), Epoch: k.epoch}
 }
 
-func (e *Engine) docOptions() docs.Options {
-	return docs.Options{Author: wire.ID(e.devID), Principal: wire.ID(e.meta.User), Clock: docs.Clock(e.now), Rand: e.rand}
+func (e *Engine) docOptions() documents.Options {
+	return documents.Options{Author: wire.ID(e.devID), Principal: wire.ID(e.meta.User), Clock: documents.Clock(e.now), Rand: e.rand}
 }
 
 // shardFor returns the shard of (group, day), loading or creating it.
@@ -60,12 +60,12 @@ func (e *Engine) shardFor(ctx context.Context, k shardKey) (*shard, error) {
 	}); err != nil {
 		return nil, err
 	}
-	var s *docs.Shard
+	var s *documents.Shard
 	var err error
 	if ok {
-		s, err = docs.LoadShard(wire.ID(k.group), k.day, b, nil, e.docOptions())
+		s, err = documents.LoadShard(wire.ID(k.group), k.day, b, nil, e.docOptions())
 	} else {
-		s, err = docs.NewShard(wire.ID(k.group), k.day, e.docOptions())
+		s, err = documents.NewShard(wire.ID(k.group), k.day, e.docOptions())
 	}
 	if err != nil {
 		return nil, err
@@ -115,15 +115,15 @@ func (e *Engine) saveShards(t *txn) error {
 }
 
 // saveShard returns the shard's saved bytes; it accepts both forms of
-// docs.Document.Save (with and without an error result) while that API settles.
-func saveShard(s *docs.Shard) ([]byte, error) {
+// documents.Document.Save (with and without an error result) while that API settles.
+func saveShard(s *documents.Shard) ([]byte, error) {
 	switch f := any(s.Save).(type) {
 	case func() []byte:
 		return f(), nil
 	case func() ([]byte, error):
 		return f()
 	}
-	return nil, fmt.Errorf("engine: unsupported docs.Save")
+	return nil, fmt.Errorf("engine: unsupported documents.Save")
 }
 
 // contentKey returns the key this client encrypts new content of g with.
@@ -147,15 +147,15 @@ func (e *Engine) contentKey(g *group, pol *roster.GroupPolicy) (scheme uint8, id
 }
 
 // openContent finds the key for a content envelope and decrypts it.
-func (e *Engine) openContent(g *group, env *wire.Envelope) (docs.Payload, uint64, error) {
+func (e *Engine) openContent(g *group, env *wire.Envelope) (documents.Payload, uint64, error) {
 	p, c, err := e.openContentCT(g, env)
 	return p, c.Epoch, err
 }
 
-func (e *Engine) openContentCT(g *group, env *wire.Envelope) (docs.Payload, groups.ContentCT, error) {
+func (e *Engine) openContentCT(g *group, env *wire.Envelope) (documents.Payload, groups.ContentCT, error) {
 	c, err := groups.DecodeContentCT(env.CT)
 	if err != nil {
-		return docs.Payload{}, c, err
+		return documents.Payload{}, c, err
 	}
 	var key []byte
 	switch c.Scheme {
@@ -169,13 +169,13 @@ func (e *Engine) openContentCT(g *group, env *wire.Envelope) (docs.Payload, grou
 		key = g.rec.EpochKeys[strconv.FormatUint(c.Epoch, 10)]
 	}
 	if key == nil {
-		return docs.Payload{}, c, groups.ErrNoKey
+		return documents.Payload{}, c, groups.ErrNoKey
 	}
 	pt, err := groups.OpenContent(c, key, env.Group, env.Author, env.Ctr)
 	if err != nil {
-		return docs.Payload{}, c, err
+		return documents.Payload{}, c, err
 	}
-	p, err := docs.DecodePayload(pt)
+	p, err := documents.DecodePayload(pt)
 	return p, c, err
 }
 
@@ -187,7 +187,7 @@ func (e *Engine) applyContent(ctx context.Context, g *group, env *wire.Envelope)
 	}
 	changed := false
 	for _, d := range p.Docs {
-		if d.Ref.Kind != docs.KindChat {
+		if d.Ref.Kind != documents.KindChat {
 			continue
 		}
 		sh, err := e.shardFor(ctx, shardKey{identity.GroupID(g.rec.ID), d.Ref.Day, epoch})
@@ -248,7 +248,7 @@ func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, text string,
 	if err := e.catchUp(ctx, g); err != nil {
 		return Message{}, err
 	}
-	day, err := docs.DayOf(e.now())
+	day, err := documents.DayOf(e.now())
 	if err != nil {
 		return Message{}, err
 	}
@@ -265,7 +265,7 @@ func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, text string,
 	if err != nil {
 		return Message{}, err
 	}
-	payload := docs.Payload{Docs: []docs.DocChanges{{Ref: docs.DocRef{Kind: docs.KindChat, Day: day}, Changes: changes}}}
+	payload := documents.Payload{Docs: []documents.DocChanges{{Ref: documents.DocRef{Kind: documents.KindChat, Day: day}, Changes: changes}}}
 	pt, err := payload.Encode()
 	if err != nil {
 		return Message{}, err
@@ -304,7 +304,7 @@ func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, text string,
 	return e.toMessage(m), nil
 }
 
-func (e *Engine) toMessage(m docs.Message) Message {
+func (e *Engine) toMessage(m documents.Message) Message {
 	return Message{ID: m.ID.String(), Author: hexID(m.Author).hex(), Time: m.Time.UTC(), Text: m.Text, Edited: !m.Edited.IsZero()}
 }
 
@@ -326,7 +326,7 @@ func (e *Engine) Messages(ctx context.Context, channel string, limit int) ([]Mes
 	}
 	keys := map[shardKey]bool{}
 	for _, id := range stored {
-		keys[shardKey{identity.GroupID(id.Group), docs.Day(id.Day), id.Epoch}] = true
+		keys[shardKey{identity.GroupID(id.Group), documents.Day(id.Day), id.Epoch}] = true
 	}
 	for k := range e.shards {
 		if k.group == gi.Policy.Group {

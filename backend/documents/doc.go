@@ -1,4 +1,4 @@
-// Package docs holds channel content as Automerge documents
+// Package documents holds channel content as Automerge documents
 // (architecture.md "Layers"; issue 5 "Messages"; spec/lifecycle.md
 // "Checkpoints"): one chat shard document per channel per UTC day, a channel
 // index document listing the shards (the inventory a checkpoint names), and
@@ -20,4 +20,4 @@
 //   - Time comes from an injected [Clock], randomness from an io.Reader.
 //
 // The protocol is written down in docs/protocol/documents.md.
-package docs
+package documents
