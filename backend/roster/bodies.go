@@ -508,6 +508,8 @@ func decodeBody(t OpType, r *canon.Reader) Body {
 		return b
 	case OpApproveDevice:
 		return &ApproveDevice{Device: identity.DeviceID(r.Array32())}
+	case OpRemovalReceipt:
+		return decodeRemovalReceipt(r)
 	}
 	return nil
 }

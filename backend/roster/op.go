@@ -63,7 +63,7 @@ var opNames = map[OpType]string{
 	OpInvite: "invite", OpInviteRevoke: "invite-revoke", OpPendingAdd: "pending-add",
 	OpPendingResolve: "pending-resolve", OpRetentionPolicy: "retention-policy",
 	OpRetentionApprove: "retention-approve", OpRecoverDevice: "recover-device",
-	OpApproveDevice: "approve-device",
+	OpApproveDevice: "approve-device", OpRemovalReceipt: "removal-receipt",
 }
 
 func (t OpType) String() string {

@@ -119,6 +119,7 @@ type State struct {
 	groupOrder []identity.GroupID // creation order
 	invites    map[InviteID]*InviteInfo
 	retention  map[Head]*retentionProposal
+	receipts   map[[32]byte]*ReceiptInfo // removal receipts by operation id
 }
 
 // Options configure validation.

@@ -1,0 +1,202 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+)
+
+// Steps is what the removing client does for each step; each method is
+// idempotent (run again after a crash it finds its work done and changes
+// nothing).
+type Steps interface {
+	// AuthChanges returns the authorization head and the authorization
+	// changes made after since by anybody but this device (its own
+	// revocation is part of the operation, not an intervening change).
+	AuthChanges(ctx context.Context, since ID) (head ID, changes []string, err error)
+	// Revoke writes revoked_at on every target still live, in one
+	// roster.revoke.
+	Revoke(ctx context.Context, op *RemovalOperation) error
+	// Rotate removes op.Leaves from the group with one commit, setting
+	// slot.Rotated and slot.Epoch, or slot.NoLeaf when none is in it.
+	Rotate(ctx context.Context, op *RemovalOperation, slot *GroupSlot) error
+	// DeleteWraps has the relay delete the group's recovery wraps sealed
+	// to the person's recovery key, setting slot.WrapsDeleted.
+	DeleteWraps(ctx context.Context, op *RemovalOperation, slot *GroupSlot) error
+	// RevokeInvites revokes every invite of op.Invites still live.
+	RevokeInvites(ctx context.Context, op *RemovalOperation) error
+	// PublishAccess publishes an access set without the targets (compare
+	// and swap on its version) and returns the accepted version.
+	PublishAccess(ctx context.Context, op *RemovalOperation) (uint64, error)
+	// WriteReceipt appends the receipt to the transparency log, unless the
+	// log holds one for op.ID already, and returns it.
+	WriteReceipt(ctx context.Context, op *RemovalOperation) (*Receipt, error)
+	// Save persists op.
+	Save(ctx context.Context, op *RemovalOperation) error
+	// Progress reports a step's progress (done of total).
+	Progress(op *RemovalOperation, step Step, done, total int)
+	// Crash is the test hook called after each saved step; an error stops
+	// the run there as a crash would.
+	Crash(step string) error
+}
+
+// Run takes op from its current step to the receipt, saving it after
+// every step. It returns ErrPaused (the operation saved in
+// StateNeedsReapproval) when the authorization head moved, before the
+// first MLS commit, by somebody else's change.
+func Run(ctx context.Context, op *RemovalOperation, s Steps) error {
+	if op.State == StateNeedsReapproval {
+		return ErrPaused
+	}
+	for op.State == StateRunning {
+		if err := runStep(ctx, op, s); err != nil {
+			return err
+		}
+	}
+	if op.State == StateNeedsReapproval {
+		return ErrPaused
+	}
+	return nil
+}
+
+func runStep(ctx context.Context, op *RemovalOperation, s Steps) error {
+	switch op.Step {
+	case StepRevoke:
+		if paused, err := checkHead(ctx, op, s); paused || err != nil {
+			return err
+		}
+		if !op.Partial() {
+			if err := s.Revoke(ctx, op); err != nil {
+				return err
+			}
+		}
+		return advance(ctx, op, s, StepRotate, string(StepRevoke))
+	case StepRotate:
+		for i := range op.Groups {
+			slot := &op.Groups[i]
+			if slot.Rotated || slot.NoLeaf {
+				continue
+			}
+			if !op.committed() {
+				if paused, err := checkHead(ctx, op, s); paused || err != nil {
+					return err
+				}
+			}
+			if err := s.Rotate(ctx, op, slot); err != nil {
+				return fmt.Errorf("%s: %w", slot.Name, err)
+			}
+			if err := s.Save(ctx, op); err != nil {
+				return err
+			}
+			s.Progress(op, StepRotate, i+1, len(op.Groups))
+			if err := s.Crash(fmt.Sprintf("%s/%d", StepRotate, i)); err != nil {
+				return err
+			}
+		}
+		return advance(ctx, op, s, StepWraps, string(StepRotate))
+	case StepWraps:
+		for i := range op.Groups {
+			slot := &op.Groups[i]
+			if slot.Wraps {
+				continue
+			}
+			if err := s.DeleteWraps(ctx, op, slot); err != nil {
+				return fmt.Errorf("%s: %w", slot.Name, err)
+			}
+			slot.Wraps = true
+			if err := s.Save(ctx, op); err != nil {
+				return err
+			}
+			s.Progress(op, StepWraps, i+1, len(op.Groups))
+		}
+		return advance(ctx, op, s, StepInvites, string(StepWraps))
+	case StepInvites:
+		if !op.Partial() {
+			if err := s.RevokeInvites(ctx, op); err != nil {
+				return err
+			}
+		}
+		return advance(ctx, op, s, StepAccess, string(StepInvites))
+	case StepAccess:
+		if !op.Partial() {
+			v, err := s.PublishAccess(ctx, op)
+			if err != nil {
+				return err
+			}
+			op.Access = AccessSlot{Done: true, Version: v}
+		}
+		return advance(ctx, op, s, StepReceipt, string(StepAccess))
+	case StepReceipt:
+		if !op.complete() {
+			return fmt.Errorf("lifecycle: removal %s reached its receipt with a slot open", op.ID.Hex())
+		}
+		r, err := s.WriteReceipt(ctx, op)
+		if err != nil {
+			return err
+		}
+		op.Receipt, op.State = r, StateDone
+		return advance(ctx, op, s, StepDone, string(StepReceipt))
+	}
+	return fmt.Errorf("lifecycle: removal %s at unknown step %q", op.ID.Hex(), op.Step)
+}
+
+// advance records that the current step is done and calls the crash hook.
+func advance(ctx context.Context, op *RemovalOperation, s Steps, next Step, done string) error {
+	op.Step = next
+	if err := s.Save(ctx, op); err != nil {
+		return err
+	}
+	s.Progress(op, Step(done), 1, 1)
+	return s.Crash(done)
+}
+
+// checkHead pauses op when somebody else changed the authorization state
+// since op.BasedOn; else it moves BasedOn to the current head.
+func checkHead(ctx context.Context, op *RemovalOperation, s Steps) (bool, error) {
+	head, changes, err := s.AuthChanges(ctx, op.BasedOn)
+	if err != nil {
+		return false, err
+	}
+	if len(changes) > 0 {
+		op.State, op.Intervening = StateNeedsReapproval, changes
+		if err := s.Save(ctx, op); err != nil {
+			return true, err
+		}
+		return true, ErrPaused
+	}
+	if head != op.BasedOn {
+		op.BasedOn = head // only this device's own changes since
+		return false, s.Save(ctx, op)
+	}
+	return false, nil
+}
+
+// committed reports whether a group was rotated already (the first MLS
+// commit is behind the operation).
+func (op *RemovalOperation) committed() bool {
+	for _, g := range op.Groups {
+		if g.Rotated {
+			return true
+		}
+	}
+	return false
+}
+
+// complete reports whether every slot is filled: each group rotated (or
+// found without their leaf) with its wraps deleted, and, for a
+// whole-workspace removal, the access set accepted.
+func (op *RemovalOperation) complete() bool {
+	for _, g := range op.Groups {
+		if !(g.Rotated || g.NoLeaf) || !g.Wraps {
+			return false
+		}
+	}
+	return op.Partial() || op.Access.Done
+}
+
+// Reapprove resumes a paused operation on the current authorization head:
+// the caller has shown the intervening changes and the admin approved
+// again; targets re-enumerated from the new roster replace the old ones.
+func Reapprove(op *RemovalOperation, head ID, targets []Principal, leaves []ID, invites []ID) {
+	op.BasedOn, op.State, op.Intervening = head, StateRunning, nil
+	op.Targets, op.Leaves, op.Invites = targets, leaves, invites
+}
