@@ -21,7 +21,8 @@ type Channel struct {
 	Muted     bool   `json:"muted"`
 	Member    bool   `json:"member"`
 	Position  uint32 `json:"position"`
-	Policy    string `json:"policy_hash"` // hex
+	Policy    string `json:"policy_hash"`    // hex
+	Peer      string `json:"peer,omitempty"` // a DM's other person (user id, hex)
 }
 
 // Channels lists the workspace's groups in sidebar order (the root first).
@@ -39,15 +40,26 @@ func (e *Engine) Channels() []Channel {
 		if !set && g.Policy.Group == roster.ActivityGroupID(e.wsID()) {
 			muted = true // #activity is muted by default (spec/channels.md "Default channels")
 		}
-		out = append(out, Channel{Name: g.Name, Group: id, Kind: g.Policy.Kind.String(),
+		c := Channel{Name: g.Name, Group: id, Kind: g.Policy.Kind.String(),
 			Admission: g.Policy.Admission.String(), History: g.Policy.History.String(), Default: g.Policy.Default,
-			Muted: muted, Member: e.member(g.Policy.Group), Position: g.Position, Policy: hex.EncodeToString(h[:])})
+			Muted: muted, Member: e.member(g.Policy.Group), Position: g.Position, Policy: hex.EncodeToString(h[:])}
+		if g.Policy.Kind == roster.KindDM {
+			me := identity.UserID(e.meta.User)
+			if g.DMUsers[0] != me && g.DMUsers[1] != me {
+				continue // another pair's DM: not this person's to list
+			}
+			c.Peer = hexID(e.dmPeer(g)).hex()
+		}
+		out = append(out, c)
 	}
 	return out
 }
 
 // resolveChannel finds a group by name ("general", "#general") or hex id.
 func (e *Engine) resolveChannel(s string) (roster.GroupInfo, error) {
+	if strings.HasPrefix(s, "@") {
+		return e.resolveDM(s)
+	}
 	s = shortName(s)
 	if len(s) == 64 {
 		var id [32]byte

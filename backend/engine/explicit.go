@@ -281,7 +281,11 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 			e.emit(Event{Kind: EventChannels})
 			// The added person is told on arrival (spec/channels.md
 			// "Explicit groups and the pending add" step 4).
-			e.emit(Event{Kind: EventAdded, Channel: hexID(gi.Policy.Group).hex(), Message: "You were added to " + gi.Name + "."})
+			msg := "You were added to " + gi.Name + "."
+			if gi.Policy.Kind == roster.KindDM {
+				msg = "A new direct message."
+			}
+			e.emit(Event{Kind: EventAdded, Channel: hexID(gi.Policy.Group).hex(), Message: msg})
 			break
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"weald/backend/errcode"
 	"weald/backend/identity"
 	"weald/backend/relayclient"
+	"weald/backend/roster"
 	"weald/backend/store"
 )
 
@@ -100,14 +101,19 @@ func (e *Engine) Queue(ctx context.Context, channel, text string) (Message, erro
 	if !e.member(gi.Policy.Group) {
 		return Message{}, ErrNotMember
 	}
+	return e.enqueue(ctx, gi.Policy.Group, text)
+}
+
+// enqueue is Queue's work for group id, with e.mu held.
+func (e *Engine) enqueue(ctx context.Context, id identity.GroupID, text string) (Message, error) {
 	if len(e.outbox) >= MaxOutbox {
 		return Message{}, ErrOutboxFull
 	}
-	var id [8]byte
-	if _, err := io.ReadFull(e.rand, id[:]); err != nil {
+	var rid [8]byte
+	if _, err := io.ReadFull(e.rand, rid[:]); err != nil {
 		return Message{}, err
 	}
-	it := outboxItem{ID: "out-" + hex.EncodeToString(id[:]), Group: hexID(gi.Policy.Group), Text: text, Queued: e.now().UTC()}
+	it := outboxItem{ID: "out-" + hex.EncodeToString(rid[:]), Group: hexID(id), Text: text, Queued: e.now().UTC()}
 	if err := e.setOutbox(ctx, append(append([]outboxItem{}, e.outbox...), it)); err != nil {
 		return Message{}, err
 	}
@@ -208,6 +214,9 @@ func (e *Engine) drainOutbox(ctx context.Context) error {
 		var err error
 		if !ok || gi.Deleted {
 			err = ErrNoChannel
+		} else if gi.Policy.Kind == roster.KindDM && !e.member(gi.Policy.Group) {
+			i++ // a DM this device is not added to yet: it waits for the Welcome
+			continue
 		} else {
 			sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 			rest := e.without(i)

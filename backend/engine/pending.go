@@ -87,17 +87,22 @@ func (e *Engine) findUser(s string) (roster.UserInfo, error) {
 func (e *Engine) AddMembers(ctx context.Context, channel string, devices []identity.DeviceID) (AddResult, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	res := AddResult{Added: []string{}, Pending: []string{}}
 	if err := e.connect(ctx); err != nil {
-		return res, err
+		return AddResult{}, err
 	}
 	if _, err := e.syncRoster(ctx); err != nil {
-		return res, err
+		return AddResult{}, err
 	}
 	gi, err := e.resolveChannel(channel)
 	if err != nil {
-		return res, err
+		return AddResult{}, err
 	}
+	return e.addMembers(ctx, gi, devices)
+}
+
+// addMembers is AddMembers with e.mu held, connected and the roster synced.
+func (e *Engine) addMembers(ctx context.Context, gi roster.GroupInfo, devices []identity.DeviceID) (AddResult, error) {
+	res := AddResult{Added: []string{}, Pending: []string{}}
 	g := e.groups[gi.Policy.Group]
 	if g == nil || g.mls == nil {
 		return res, ErrNotMember

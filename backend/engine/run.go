@@ -106,7 +106,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		if e.joinedCount() > before {
 			bo.reset()
 		}
-		left := err != nil || e.joinLeft() || e.outboxWaiting()
+		left := err != nil || e.joinLeft() || e.outboxWaiting() || e.dmWaiting()
 		e.mu.Unlock()
 		done()
 		if ctx.Err() != nil {
