@@ -513,7 +513,7 @@ func (c *cli) cmdRead(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(p.pos) != 1 {
-		return usagef("read CHANNEL [--limit N]")
+		return usagef("read CHANNEL|@USER [--limit N]")
 	}
 	limit := 0
 	if s := p.one("limit"); s != "" {

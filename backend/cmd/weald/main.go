@@ -23,7 +23,8 @@
 //	weald channel create NAME --admission parent|explicit
 //	weald channel add CHANNEL USER...   (USER: a user id, or 8+ hex digits of one)
 //	weald send CHANNEL TEXT
-//	weald read CHANNEL [--limit N]
+//	weald dm USER TEXT [--wait DURATION]   (the first message starts the DM)
+//	weald read CHANNEL|@USER [--limit N]
 //	weald members [CHANNEL]
 //	weald status
 //	weald run
@@ -94,9 +95,9 @@ func exitFor(err error) int {
 	code := errCode(err)
 	area := code.Area()
 	switch {
-	case code == "workspace/not_provisioned" || code == "workspace/not_ready" || code == "invite/no_bundle" || code == "invite/stale_bundle" || code == "channel/not_member":
+	case code == "workspace/not_provisioned" || code == "workspace/not_ready" || code == "invite/no_bundle" || code == "invite/stale_bundle" || code == "channel/not_member" || code == "dm/waiting":
 		return exitPending
-	case code == "channel/unknown" || code == "workspace/none" || code == "invite/unknown" || code == "workspace/unknown" || code == "user/unknown":
+	case code == "channel/unknown" || code == "workspace/none" || code == "invite/unknown" || code == "workspace/unknown" || code == "user/unknown" || code == "dm/none":
 		return exitNotFound
 	case area == "auth" || area == "roster" || area == "invite" || area == "limit" || area == "join" || area == "quota":
 		return exitRefused
@@ -148,7 +149,7 @@ func (c *cli) print(v any) {
 
 func (c *cli) dispatch(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return usagef("missing command (init, workspace, invite, join, sync, channels, channel, send, read, members, status, run)")
+		return usagef("missing command (init, workspace, invite, join, sync, channels, channel, send, dm, read, members, status, run)")
 	}
 	cmd, rest := args[0], args[1:]
 	sub := func() (string, []string) {
@@ -195,6 +196,8 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 		return usagef("channel create NAME --admission parent|explicit, or channel add CHANNEL USER...")
 	case "send":
 		return c.cmdSend(ctx, rest)
+	case "dm":
+		return c.cmdDM(ctx, rest)
 	case "read":
 		return c.cmdRead(ctx, rest)
 	case "members":
