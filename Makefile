@@ -10,6 +10,13 @@ JS_DIRS  := frontend $(wildcard backend/mls/interop/js)
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)
 
+# Every binary says its version and commit (--version): git describe of the
+# newest v* tag, or v0.0.0-COUNT-gHASH before the first tag; -dirty when the
+# tree has changes. Without make, runtime/debug's build info is the fallback.
+VERSION  ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null || echo "v0.0.0-$$(git rev-list --count HEAD 2>/dev/null || echo 0)-g$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD 2>/dev/null || echo -dirty)")
+COMMIT   ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+LDFLAGS   = -X weald/backend/version.version=$(VERSION) -X weald/backend/version.commit=$(COMMIT)
+
 .PHONY: help run test test-go test-ui lint lint-go lint-ui build build-e2e frontend deps-run deps-test bindings relay cli clean
 
 help: ## List the targets.
@@ -17,11 +24,11 @@ help: ## List the targets.
 
 run: deps-run build ## Build and launch the desktop app (under Xvfb without a display).
 	@if [ -n "$$DISPLAY" ] || [ -n "$$WAYLAND_DISPLAY" ]; then \
-		exec $(BIN)/weald; \
+		exec $(BIN)/weald-desktop; \
 	else \
 		echo "No display found (DISPLAY is not set): starting Weald under Xvfb on a virtual display."; \
 		echo "Its window is not visible here; stop it with Ctrl-C."; \
-		exec xvfb-run -a -s "-screen 0 1280x820x24" dbus-run-session -- $(BIN)/weald; \
+		exec xvfb-run -a -s "-screen 0 1280x820x24" dbus-run-session -- $(BIN)/weald-desktop; \
 	fi
 
 test: deps-test build build-e2e $(addsuffix /node_modules/.installed,$(wordlist 2,9,$(JS_DIRS))) ## Lint, then every test (what CI runs).
@@ -66,8 +73,8 @@ frontend/dist/index.html: frontend/node_modules/.installed $(shell find frontend
 
 frontend: frontend/dist/index.html
 
-build: frontend ## Build the desktop app into build/bin/weald.
-	$(GO) build -tags "$$(.ci/deps.sh tags)" -o $(BIN)/weald .
+build: frontend ## Build the desktop app into build/bin/weald-desktop.
+	$(GO) build -tags "$$(.ci/deps.sh tags)" -ldflags "$(LDFLAGS)" -o $(BIN)/weald-desktop .
 
 build-e2e: frontend
 	$(GO) build -tags e2e -o $(BIN)/weald-e2e .
@@ -79,10 +86,10 @@ bindings: ## Regenerate frontend/wailsjs from the bound Go services.
 
 # The relay server and the headless CLI, for running by hand.
 relay: ## Build the relay server into build/bin/weald-relay.
-	$(GO) build -o $(BIN)/weald-relay ./backend/cmd/weald-relay
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/weald-relay ./backend/cmd/weald-relay
 
-cli: ## Build the headless CLI into build/bin/weald-cli.
-	$(GO) build -o $(BIN)/weald-cli ./backend/cmd/weald
+cli: ## Build the headless CLI into build/bin/weald.
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/weald ./backend/cmd/weald
 
 clean: ## Remove built binaries and test artifacts.
 	rm -rf $(BIN) frontend/dist/assets frontend/dist/index.html test-artifacts

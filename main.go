@@ -1,7 +1,8 @@
 //go:build !e2e
 
-// Command weald is the desktop app: it embeds the built frontend and binds the
-// services of package app into a Wails window.
+// Command weald-desktop is the desktop app: it embeds the built frontend and
+// binds the services of package app into a Wails window. `weald-desktop
+// --version` prints the version and commit and exits.
 package main
 
 import (
@@ -16,6 +17,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"weald/app"
+	"weald/backend/version"
 )
 
 //go:embed all:frontend/dist
@@ -30,6 +32,10 @@ func (windowEvents) Emit(ctx context.Context, name string, data ...any) {
 }
 
 func main() {
+	if len(os.Args) == 2 && (os.Args[1] == "--version" || os.Args[1] == "-version") {
+		fmt.Printf("weald-desktop %s\n", version.Get())
+		return
+	}
 	dir, err := app.DefaultDataDir()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "weald: no data directory:", err)

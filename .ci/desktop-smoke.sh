@@ -3,7 +3,7 @@
 # deadline) until the frontend has reached Go (the app logs its first bound
 # call), screenshot the window and check the picture is not blank.
 set -euo pipefail
-bin=${1:-build/bin/weald}
+bin=${1:-build/bin/weald-desktop}
 out=${WEALD_ARTIFACTS:-test-artifacts}
 deadline=${WEALD_SMOKE_SECONDS:-90}
 mkdir -p "$out"

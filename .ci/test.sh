@@ -34,8 +34,8 @@ step go-test      go test -count=1 -timeout 20m $plain
 step go-race      go test -count=1 -timeout 20m -race "${race[@]}"
 step vitest       npm --prefix frontend run --silent test
 step playwright   env WEALD_E2E_BIN="$PWD/build/bin/weald-e2e" npm --prefix frontend run --silent e2e
-step desktop      .ci/desktop-smoke.sh build/bin/weald
-step desktop-ready frontend/e2e/desktop-ready.sh build/bin/weald
+step desktop      .ci/desktop-smoke.sh build/bin/weald-desktop
+step desktop-ready frontend/e2e/desktop-ready.sh build/bin/weald-desktop
 
 echo
 echo "== summary"

@@ -7,13 +7,13 @@
 # the window.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-bin=${1:-build/bin/weald}
+bin=${1:-build/bin/weald-desktop}
 out=${WEALD_ARTIFACTS:-test-artifacts}
 deadline=${WEALD_SMOKE_SECONDS:-90}
 mkdir -p "$out"
 [ -x "$bin" ] || { echo "desktop-ready: $bin is not built (make build)"; exit 1; }
 go build -o build/bin/weald-relay ./backend/cmd/weald-relay
-go build -o build/bin/weald-cli ./backend/cmd/weald
+go build -o build/bin/weald ./backend/cmd/weald
 
 work=$(mktemp -d)
 pids=()
@@ -34,7 +34,7 @@ for _ in $(seq 1 100); do
 done
 [ -n "$addr" ] || { echo "desktop-ready: the relay did not start"; cat "$work/relay.log"; exit 1; }
 home="$work/home"
-cli() { timeout 60 build/bin/weald-cli --home "$home" "$@"; }
+cli() { timeout 60 build/bin/weald --home "$home" "$@"; }
 cli init --name Dana >/dev/null
 json=$(cli --json workspace create Acme --relay "ws://$addr/v1/ws" || true)
 ws=$(printf '%s' "$json" | sed -n 's/.*"workspace": *"\([0-9a-f]\{64\}\)".*/\1/p' | head -1)

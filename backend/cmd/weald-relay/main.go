@@ -8,6 +8,7 @@
 //
 //	weald-relay [flags]                                  serve (prints the database, then "listening on ADDR")
 //	weald-relay provision -workspace HEX -genesis HEX    record a workspace and its genesis key
+//	weald-relay --version                                print the version and commit
 //
 // Configuration: flags override WEALD_RELAY_LISTEN, WEALD_RELAY_DB,
 // WEALD_RELAY_MAX_LOG_GB, WEALD_RELAY_MAX_STORAGE_GB and
@@ -33,6 +34,7 @@ import (
 	"weald/backend/relay"
 	"weald/backend/relay/server"
 	"weald/backend/relay/store"
+	"weald/backend/version"
 )
 
 func main() {
@@ -44,6 +46,10 @@ func main() {
 
 // run is the whole program; it returns the exit status.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
+		fmt.Fprintf(stdout, "weald-relay %s\n", version.Get())
+		return 0
+	}
 	if len(args) > 0 && args[0] == "provision" {
 		return runProvision(ctx, args[1:], getenv, stdout, stderr)
 	}

@@ -10,31 +10,16 @@
 //	4 not found: no such channel, workspace or invite
 //	5 refused: the relay, the roster or an invite said no (auth/*, roster/*, invite/*, limit/*, join/*)
 //
-// Usage:
-//
-//	weald [--home DIR] [--json] [--workspace ID] init --name NAME
-//	weald workspace create NAME --relay URL
-//	weald workspace list
-//	weald invite create [--scope CHANNEL]... [--role member|admin] [--expires DURATION]
-//	weald invite revoke LINK|INVITE_ID
-//	weald join LINK
-//	weald sync
-//	weald channels
-//	weald channel create NAME --admission parent|explicit
-//	weald channel add CHANNEL USER...   (USER: a user id, or 8+ hex digits of one)
-//	weald send CHANNEL TEXT
-//	weald dm USER TEXT [--wait DURATION]   (the first message starts the DM)
-//	weald read CHANNEL|@USER [--limit N]
-//	weald members [CHANNEL]
-//	weald status
-//	weald run
+// The commands are built with cobra, one file per command group (cmd_*.go),
+// each adding its commands with register in an init function: `weald help`,
+// `weald help COMMAND`, `weald completion bash|zsh|fish|powershell` and
+// `weald --version` come with it.
 package main
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -42,7 +27,10 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/spf13/cobra"
+
 	"weald/backend/errcode"
+	"weald/backend/version"
 	"weald/backend/wire"
 )
 
@@ -70,6 +58,9 @@ type cli struct {
 	stdout    io.Writer
 	stderr    io.Writer
 	getenv    func(string) string
+	// ran is set once the command line parsed and a command starts; an
+	// error before that is bad usage.
+	ran bool
 }
 
 type usageError struct{ msg string }
@@ -105,33 +96,80 @@ func exitFor(err error) int {
 	return exitFailed
 }
 
+// commandGroups are the command files' constructors, in registration order.
+var commandGroups []func(c *cli) []*cobra.Command
+
+// register adds a command group; each cmd_*.go file calls it from init.
+func register(f func(c *cli) []*cobra.Command) { commandGroups = append(commandGroups, f) }
+
+// newRoot builds the command tree for one run.
+func newRoot(c *cli) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "weald",
+		Short: "The headless Weald client: the desktop app's engine without a window",
+		Long: `weald is the headless Weald client: the same engine as the desktop app,
+for agents, CI and scripts. With --json every command prints one JSON object.
+
+Exit codes: 0 done, 1 failed, 2 bad usage, 3 pending (not provisioned or
+not ready yet), 4 not found, 5 refused (auth, roster, invite, limit, join).`,
+		Version:       version.Get().String(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		// Completion of flags and subcommands only: no file names.
+		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			c.ran = true
+			return c.resolveHome(cmd)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usagef("missing command; run weald help")
+		},
+	}
+	root.SetVersionTemplate("weald {{.Version}}\n")
+	root.SetOut(c.stdout)
+	root.SetErr(c.stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err.Error()} })
+	pf := root.PersistentFlags()
+	pf.StringVar(&c.home, "home", "", "state directory (env WEALD_HOME; default ~/.weald)")
+	pf.BoolVar(&c.json, "json", false, "print one JSON object")
+	pf.StringVar(&c.workspace, "workspace", "", "workspace id (default: the current one)")
+	for _, g := range commandGroups {
+		root.AddCommand(g(c)...)
+	}
+	return root
+}
+
+// resolveHome fills c.home from --home, WEALD_HOME or ~/.weald; help and
+// completion need none.
+func (c *cli) resolveHome(cmd *cobra.Command) error {
+	if c.home == "" {
+		c.home = c.getenv("WEALD_HOME")
+	}
+	if c.home != "" {
+		return nil
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		if cmd.Name() == "help" || (cmd.HasParent() && cmd.Parent().Name() == "completion") {
+			return nil
+		}
+		return usagef("no home directory; pass --home")
+	}
+	c.home = filepath.Join(h, ".weald")
+	return nil
+}
+
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	c := &cli{stdout: stdout, stderr: stderr, getenv: getenv}
-	fs := flag.NewFlagSet("weald", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&c.home, "home", "", "state directory (env WEALD_HOME; default ~/.weald)")
-	fs.BoolVar(&c.json, "json", false, "print one JSON object")
-	fs.StringVar(&c.workspace, "workspace", "", "workspace id (default: the current one)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if c.home == "" {
-		c.home = getenv("WEALD_HOME")
-	}
-	if c.home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			fmt.Fprintln(stderr, "weald: no home directory; pass --home")
-			return exitUsage
-		}
-		c.home = filepath.Join(h, ".weald")
-	}
-	err := c.dispatch(ctx, fs.Args())
+	root := newRoot(c)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
+	}
+	if !c.ran {
+		// Unknown command, wrong arguments or flags: cobra's own sentence.
+		err = &usageError{err.Error()}
 	}
 	code := exitFor(err)
 	if c.json {
@@ -147,65 +185,27 @@ func (c *cli) print(v any) {
 	enc.Encode(v)
 }
 
-func (c *cli) dispatch(ctx context.Context, args []string) error {
-	if len(args) == 0 {
-		return usagef("missing command (init, workspace, invite, join, sync, channels, channel, send, dm, read, members, status, run)")
+// nargs checks the number of positional arguments, saying usage when it
+// is off; max < 0 means no upper bound.
+func nargs(usage string, min, max int) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) < min || (max >= 0 && len(args) > max) {
+			return usagef("%s", usage)
+		}
+		return nil
 	}
-	cmd, rest := args[0], args[1:]
-	sub := func() (string, []string) {
-		if len(rest) == 0 {
-			return "", nil
-		}
-		return rest[0], rest[1:]
+}
+
+// group is a parent command (workspace, invite, channel): run alone or with
+// an unknown subcommand it says its usage and exits 2.
+func group(use, short, usage string, subs ...*cobra.Command) *cobra.Command {
+	g := &cobra.Command{
+		Use:   use,
+		Short: short,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usagef("%s", usage)
+		},
 	}
-	switch cmd {
-	case "init":
-		return c.cmdInit(rest)
-	case "workspace":
-		s, r := sub()
-		switch s {
-		case "create":
-			return c.cmdWorkspaceCreate(ctx, r)
-		case "list":
-			return c.cmdWorkspaceList(ctx, r)
-		}
-		return usagef("workspace create NAME --relay URL | workspace list")
-	case "invite":
-		s, r := sub()
-		switch s {
-		case "create":
-			return c.cmdInviteCreate(ctx, r)
-		case "revoke":
-			return c.cmdInviteRevoke(ctx, r)
-		}
-		return usagef("invite create [--scope CHANNEL]... [--role member|admin] [--expires DURATION] | invite revoke LINK|INVITE_ID")
-	case "join":
-		return c.cmdJoin(ctx, rest)
-	case "sync":
-		return c.cmdSync(ctx, rest)
-	case "channels":
-		return c.cmdChannels(ctx, rest)
-	case "channel":
-		s, r := sub()
-		switch s {
-		case "create":
-			return c.cmdChannelCreate(ctx, r)
-		case "add":
-			return c.cmdChannelAdd(ctx, r)
-		}
-		return usagef("channel create NAME --admission parent|explicit, or channel add CHANNEL USER...")
-	case "send":
-		return c.cmdSend(ctx, rest)
-	case "dm":
-		return c.cmdDM(ctx, rest)
-	case "read":
-		return c.cmdRead(ctx, rest)
-	case "members":
-		return c.cmdMembers(ctx, rest)
-	case "status":
-		return c.cmdStatus(ctx, rest)
-	case "run":
-		return c.cmdRun(ctx, rest)
-	}
-	return usagef("unknown command %q", cmd)
+	g.AddCommand(subs...)
+	return g
 }

@@ -5,8 +5,26 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"weald/backend/errcode"
 )
+
+func init() { register(dmCommands) }
+
+func dmCommands(c *cli) []*cobra.Command {
+	var wait string
+	dm := &cobra.Command{
+		Use:   "dm USER TEXT [--wait DURATION]",
+		Short: "Send a direct message; the first one starts the DM (USER: a user id, or 8+ hex digits of one)",
+		Args:  nargs("dm USER TEXT [--wait DURATION]   (USER: a user id, or 8+ hex digits of one)", 2, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return c.cmdDM(cmd.Context(), args[0], args[1], wait)
+		},
+	}
+	dm.Flags().StringVar(&wait, "wait", "", "how long to wait for the other side to add this device (default 30s)")
+	return []*cobra.Command{dm}
+}
 
 // errDMWaiting: the DM's message is still in the outbox (exit 3).
 var errDMWaiting = errcode.New("dm/waiting", "the other side started this conversation and has not added this device yet; the message waits in the outbox")
@@ -16,17 +34,11 @@ var errDMWaiting = errcode.New("dm/waiting", "the other side started this conver
 // it at the same moment and won, this device waits (up to --wait, default
 // 30s) for that side to add it, then sends; past the wait the message
 // stays in the outbox and goes with the next sync or run (exit 3).
-func (c *cli) cmdDM(ctx context.Context, args []string) error {
-	p, err := parseArgs(args, "wait")
-	if err != nil {
-		return err
-	}
-	if len(p.pos) != 2 {
-		return usagef("dm USER TEXT [--wait DURATION]   (USER: a user id, or 8+ hex digits of one)")
-	}
+func (c *cli) cmdDM(ctx context.Context, user, text, waitFlag string) error {
 	wait := 30 * time.Second
-	if s := p.one("wait"); s != "" {
-		if wait, err = time.ParseDuration(s); err != nil || wait < 0 {
+	if waitFlag != "" {
+		var err error
+		if wait, err = time.ParseDuration(waitFlag); err != nil || wait < 0 {
 			return usagef("--wait is a duration such as 30s")
 		}
 	}
@@ -35,7 +47,7 @@ func (c *cli) cmdDM(ctx context.Context, args []string) error {
 		return err
 	}
 	defer e.Close()
-	res, err := e.SendDM(ctx, p.pos[0], p.pos[1])
+	res, err := e.SendDM(ctx, user, text)
 	if err != nil {
 		return err
 	}

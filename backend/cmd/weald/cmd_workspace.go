@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"weald/backend/engine"
+)
+
+func init() { register(workspaceCommands) }
+
+func workspaceCommands(c *cli) []*cobra.Command {
+	var relay string
+	create := &cobra.Command{
+		Use:   "create NAME --relay URL",
+		Short: "Create a workspace on a relay (host:port, ws://, wss://, http:// or https://)",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 || relay == "" {
+				return usagef("workspace create NAME --relay URL")
+			}
+			return c.cmdWorkspaceCreate(cmd.Context(), args[0], relay)
+		},
+	}
+	create.Flags().StringVar(&relay, "relay", "", "the relay's address")
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the workspaces on this device; * marks the current one",
+		Args:  nargs("workspace list", 0, 0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return c.cmdWorkspaceList(cmd.Context())
+		},
+	}
+	return []*cobra.Command{group("workspace", "Create and list workspaces",
+		"workspace create NAME --relay URL | workspace list", create, list)}
+}
+
+func (c *cli) cmdWorkspaceCreate(ctx context.Context, name, relay string) error {
+	if _, err := c.profile(); err != nil {
+		return err
+	}
+	tmp := c.wsDir(fmt.Sprintf("new-%d", time.Now().UnixNano()))
+	e, cerr := engine.CreateWorkspace(ctx, c.options(tmp), name, relay)
+	if e == nil {
+		return cerr
+	}
+	st := e.Status()
+	chans := e.Channels()
+	phrase, _ := e.TakeRecoveryPhrase(ctx)
+	e.Close()
+	if err := os.Rename(tmp, c.wsDir(st.Workspace)); err != nil {
+		return err
+	}
+	if err := c.setCurrent(st.Workspace); err != nil {
+		return err
+	}
+	if c.json {
+		out := map[string]any{"workspace": st.Workspace, "name": name, "ready": st.Ready, "channels": chans, "pending": st.Pending}
+		if phrase != "" {
+			out["recovery_phrase"] = phrase // shown once
+		}
+		if cerr != nil {
+			out["genesis_key"] = st.GenesisKey
+			out["error"] = map[string]string{"code": string(errCode(cerr)), "message": cerr.Error()}
+			c.print(out)
+			c.json = false // printed once
+			return cerr
+		}
+		c.print(out)
+	} else if cerr == nil {
+		fmt.Fprintf(c.stdout, "workspace %s (%s) ready: %d channels\n", name, st.Workspace, len(chans))
+		if phrase != "" {
+			fmt.Fprintf(c.stdout, "recovery phrase (write it down; it is shown once):\n  %s\n", phrase)
+		}
+	} else {
+		if st.GenesisKey != "" {
+			fmt.Fprintf(c.stdout, "workspace %s created locally; provision it at the relay:\n  weald-relay provision -workspace %s -genesis %s\nthen run: weald sync\n", st.Workspace, st.Workspace, st.GenesisKey)
+		}
+		if phrase != "" {
+			fmt.Fprintf(c.stdout, "recovery phrase (write it down; it is shown once):\n  %s\n", phrase)
+		}
+	}
+	return cerr
+}
+
+func (c *cli) cmdWorkspaceList(ctx context.Context) error {
+	cur, _ := c.current()
+	ents, _ := os.ReadDir(filepath.Join(c.home, "workspaces"))
+	type item struct {
+		Workspace string `json:"workspace"`
+		Name      string `json:"name"`
+		Relay     string `json:"relay"`
+		Ready     bool   `json:"ready"`
+		Current   bool   `json:"current"`
+	}
+	list := []item{}
+	for _, d := range ents {
+		if !d.IsDir() || !engine.Exists(c.wsDir(d.Name())) {
+			continue
+		}
+		e, err := engine.Open(ctx, c.options(c.wsDir(d.Name())))
+		if err != nil {
+			continue
+		}
+		st := e.Status()
+		e.Close()
+		list = append(list, item{Workspace: st.Workspace, Name: st.Name, Relay: st.Relay, Ready: st.Ready, Current: st.Workspace == cur})
+	}
+	if c.json {
+		c.print(map[string]any{"workspaces": list})
+		return nil
+	}
+	for _, it := range list {
+		mark := " "
+		if it.Current {
+			mark = "*"
+		}
+		fmt.Fprintf(c.stdout, "%s %s %s ready=%v\n", mark, it.Workspace, it.Name, it.Ready)
+	}
+	return nil
+}
