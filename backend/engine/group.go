@@ -40,6 +40,9 @@ type groupRec struct {
 	// has not published the standing bundles of the new epoch yet.
 	BundleOwed   bool              `json:"bundle_owed,omitempty"`
 	InviteEpochs map[string]uint64 `json:"invite_epochs,omitempty"`
+	// Joins: when this device merged each principal's self-joins into the
+	// group in the last hour (groups.JoinRate, the receivers' limit).
+	Joins groups.JoinRate `json:"joins,omitempty"`
 }
 
 // group is a group this client holds state for.

@@ -63,6 +63,10 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 			switch {
 			case errors.Is(err, groups.ErrUnboundLeaf):
 				e.alertUnbound(ctx, id, env.Author, "the commit", err) // refused, never merged
+			case errors.Is(err, groups.ErrSelfJoinRate):
+				e.raise(ctx, Alert{Code: "limit/self_join_rate", Message: err.Error(), Group: hexID(id).hex(),
+					Actor: identity.DeviceID(env.Author).String()})
+				evict = append(evict, leaf)
 			case err != nil:
 				e.alertForged(ctx, id, env.Author, err)
 				evict = append(evict, leaf)
@@ -244,14 +248,22 @@ func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPol
 	if len(joiner.Credential.Identity) == 32 {
 		inRoot = e.inRootTree(identity.DeviceID(joiner.Credential.Identity))
 	}
-	_, verr := groups.ValidateJoin(e.roster, identity.GroupID(g.rec.ID), g.mls.Epoch(), rcv.AuthenticatedData,
+	jd, verr := groups.ValidateJoin(e.roster, identity.GroupID(g.rec.ID), g.mls.Epoch(), rcv.AuthenticatedData,
 		groups.Joiner{Identity: joiner.Credential.Identity, SigningKey: joiner.SignatureKey}, inRoot)
 	if verr != nil && errors.Is(verr, groups.ErrForgedJoin) {
 		// The roster may lag the join: fetch it once and judge again.
 		if _, err := e.syncRoster(ctx); err == nil {
-			_, verr = groups.ValidateJoin(e.roster, identity.GroupID(g.rec.ID), g.mls.Epoch(), rcv.AuthenticatedData,
+			jd, verr = groups.ValidateJoin(e.roster, identity.GroupID(g.rec.ID), g.mls.Epoch(), rcv.AuthenticatedData,
 				groups.Joiner{Identity: joiner.Credential.Identity, SigningKey: joiner.SignatureKey}, inRoot)
 		}
+	}
+	if verr == nil && jd.Path == groups.PathSelfJoin {
+		// Every receiver enforces the self-join limit: a join past it is
+		// evicted like a forged one (spec/channels.md "Limits").
+		if g.rec.Joins == nil {
+			g.rec.Joins = groups.JoinRate{}
+		}
+		verr = g.rec.Joins.Note(hexID(jd.Device).hex(), e.now())
 	}
 	if verr != nil {
 		return evictee{leaf: joiner.Index, key: joiner.SignatureKey}, verr
