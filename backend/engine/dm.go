@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"weald/backend/errcode"
+	"weald/backend/groups"
 	"weald/backend/identity"
 	"weald/backend/roster"
 	"weald/backend/wire"
@@ -59,6 +60,9 @@ func (e *Engine) SendDM(ctx context.Context, user, text string) (DMResult, error
 	id := roster.DMGroupID(e.wsID(), me, peer.ID)
 	res := DMResult{Channel: hexID(id).hex(), Peer: hexID(peer.ID).hex()}
 	gi, ok := e.roster.Group(id)
+	if !ok && e.roster.LiveGroups() >= groups.MaxGroups {
+		return res, groups.ErrGroupsLimit
+	}
 	if !ok {
 		// The roster orders concurrent starts: the second append meets
 		// the first on the head and finds the DM recorded (build returns

@@ -103,7 +103,7 @@ func (e *Engine) runJoinLoop(ctx context.Context) (JoinReport, error) {
 	}
 	e.rootFresh = true
 	defer func() { e.rootFresh = false }()
-	if len(e.groups) > groups.MaxGroups {
+	if e.heldGroups() > groups.MaxGroups {
 		return rep, groups.ErrGroupsLimit
 	}
 	var limited error
@@ -467,7 +467,7 @@ func (e *Engine) CreateChannel(ctx context.Context, name string, admission roste
 		e.mu.Unlock()
 		return Channel{}, err
 	}
-	if len(e.roster.Groups()) >= groups.MaxGroups {
+	if e.roster.LiveGroups() >= groups.MaxGroups {
 		e.mu.Unlock()
 		return Channel{}, groups.ErrGroupsLimit
 	}
@@ -511,4 +511,17 @@ func (e *Engine) createChannel(ctx context.Context, name string, admission roste
 		return cg, nil
 	})
 	return id, err
+}
+
+// heldGroups counts the groups this device holds state for whose roster
+// record is live (a deleted channel's leftover state does not count
+// against the 512 limit).
+func (e *Engine) heldGroups() int {
+	n := 0
+	for id := range e.groups {
+		if gi, ok := e.roster.Group(id); ok && !gi.Deleted {
+			n++
+		}
+	}
+	return n
 }

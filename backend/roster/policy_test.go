@@ -221,4 +221,12 @@ func TestGroupLimit(t *testing.T) {
 	if !errors.Is(e, ErrLimitGroups) {
 		t.Fatal(e)
 	}
+	// Only live groups count: a deleted channel makes room for one more.
+	last := w.st.Groups()[len(w.st.Groups())-1].Policy.Group
+	w.must(w.owner.signer(), &DeleteGroup{Group: last})
+	if n := w.st.LiveGroups(); n != MaxGroups-1 {
+		t.Fatalf("live groups = %d", n)
+	}
+	w.channel(w.owner, AdmissionParent, "after delete")
+	w.fail(w.owner.signer(), w.groupBody(w.owner, KindChannel, AdmissionParent, HistoryOpen, w.randomGroup(), false, "one more again"), ErrLimitGroups)
 }

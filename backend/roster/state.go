@@ -351,6 +351,9 @@ func (s *State) adminLive(u *UserInfo, gone map[identity.Principal]bool) bool {
 	return false
 }
 
+// LiveGroups counts the groups not deleted (the 512 limit counts these).
+func (s *State) LiveGroups() int { return s.liveGroups() }
+
 func (s *State) liveGroups() int {
 	n := 0
 	for _, g := range s.groups {
