@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/framing"
 	"weald/backend/mls/internal/mlstest"
 )

@@ -3,7 +3,7 @@ package mls
 import (
 	"fmt"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/suite"
 	"weald/backend/mls/tree"
 )

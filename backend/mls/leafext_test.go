@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/tree"
 )
 

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/framing"
 	"weald/backend/mls/secrettree"
 	"weald/backend/mls/tree"

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/keyschedule"
 	"weald/backend/mls/proposal"
 	"weald/backend/mls/secrettree"

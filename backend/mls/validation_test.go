@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/framing"
 	"weald/backend/mls/proposal"
 	"weald/backend/mls/tree"

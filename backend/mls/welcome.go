@@ -5,7 +5,7 @@ import (
 	"crypto/hmac"
 	"fmt"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/keyschedule"
 	"weald/backend/mls/proposal"
 	"weald/backend/mls/tree"

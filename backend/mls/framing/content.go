@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/proposal"
 	"weald/backend/mls/suite"
 )

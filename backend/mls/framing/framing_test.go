@@ -6,7 +6,7 @@ import (
 	"errors"
 	"testing"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/internal/mlstest"
 	"weald/backend/mls/proposal"
 	"weald/backend/mls/secrettree"

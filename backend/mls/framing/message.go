@@ -3,7 +3,7 @@ package framing
 import (
 	"fmt"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 )
 
 // MLSMessage is RFC 9420 §6:

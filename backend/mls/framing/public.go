@@ -4,7 +4,7 @@ import (
 	"crypto/hmac"
 	"fmt"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/suite"
 )
 

@@ -5,7 +5,7 @@ import (
 	"crypto/rand"
 	"testing"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/internal/mlstest"
 	"weald/backend/mls/keyschedule"
 	"weald/backend/mls/secrettree"

@@ -8,7 +8,7 @@ package keyschedule
 
 import (
 	"weald/backend/errcode"
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/tree"
 )
 

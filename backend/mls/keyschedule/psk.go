@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"weald/backend/errcode"
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/suite"
 )
 

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"testing"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/suite"
 )
 

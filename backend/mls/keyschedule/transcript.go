@@ -1,7 +1,7 @@
 package keyschedule
 
 import (
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/suite"
 )
 

@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"testing"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/internal/mlstest"
 	"weald/backend/mls/suite"
 )

@@ -3,7 +3,7 @@ package proposal
 import (
 	"fmt"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/tree"
 )
 

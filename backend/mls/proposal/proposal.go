@@ -11,7 +11,7 @@ import (
 	"fmt"
 
 	"weald/backend/errcode"
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/keyschedule"
 	"weald/backend/mls/tree"
 )

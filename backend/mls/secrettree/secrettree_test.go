@@ -6,7 +6,7 @@ import (
 	mrand "math/rand/v2"
 	"testing"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/internal/mlstest"
 	"weald/backend/mls/suite"
 	"weald/backend/mls/treemath"

@@ -4,7 +4,7 @@ import (
 	"sort"
 
 	"weald/backend/errcode"
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/suite"
 	"weald/backend/mls/treemath"
 )

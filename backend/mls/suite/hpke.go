@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"weald/backend/errcode"
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 )
 
 // KeyPair is an HPKE key pair in serialized form.

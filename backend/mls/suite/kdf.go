@@ -6,7 +6,7 @@ import (
 	"hash"
 
 	"weald/backend/errcode"
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 )
 
 // ErrLength is returned when a requested KDF output is longer than

@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"weald/backend/errcode"
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 )
 
 // ErrBadSignature is returned when a signature does not verify.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	tm "weald/backend/mls/treemath"
 )
 

@@ -3,7 +3,7 @@ package tree
 import (
 	"fmt"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 )
 
 // CredentialType is RFC 9420 §5.3 CredentialType.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 )
 
 func TestCredentialAndCapabilities(t *testing.T) {

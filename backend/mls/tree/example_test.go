@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/suite"
 	"weald/backend/mls/tree"
 	tm "weald/backend/mls/treemath"

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 )
 
 // ProtocolVersionMLS10 is ProtocolVersion mls10 (RFC 9420 §6).

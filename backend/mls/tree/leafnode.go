@@ -3,7 +3,7 @@ package tree
 import (
 	"fmt"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/treemath"
 )
 

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sync"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	tm "weald/backend/mls/treemath"
 )
 

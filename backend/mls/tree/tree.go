@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	tm "weald/backend/mls/treemath"
 )
 

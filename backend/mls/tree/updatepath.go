@@ -3,7 +3,7 @@ package tree
 import (
 	"fmt"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 )
 
 // HPKECiphertext is RFC 9420 §7.6 HPKECiphertext.

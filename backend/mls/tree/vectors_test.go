@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"weald/backend/mls/codec"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/internal/mlstest"
 	tm "weald/backend/mls/treemath"
 )

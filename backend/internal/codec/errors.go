@@ -7,22 +7,22 @@ import (
 )
 
 // Sentinel errors, checked with errors.Is. Each has a stable code of the form
-// "mls/codec/name" followed by one plain sentence.
+// "codec/name" followed by one plain sentence.
 var (
 	// ErrTruncated: the input ended before the structure did.
-	ErrTruncated = errcode.New("mls/codec/truncated", "the input ends before the structure is complete")
+	ErrTruncated = errcode.New("codec/truncated", "the input ends before the structure is complete")
 	// ErrTrailing: bytes remain after the structure ended.
-	ErrTrailing = errcode.New("mls/codec/trailing_bytes", "the input has bytes after the end of the structure")
+	ErrTrailing = errcode.New("codec/trailing_bytes", "the input has bytes after the end of the structure")
 	// ErrNonMinimal: a varint used more bytes than its value needs (RFC 9420 §2.1.2).
-	ErrNonMinimal = errcode.New("mls/codec/non_minimal_varint", "a length prefix is not minimally encoded")
+	ErrNonMinimal = errcode.New("codec/non_minimal_varint", "a length prefix is not minimally encoded")
 	// ErrReservedVarint: a varint started with the reserved prefix 0b11 (RFC 9420 §2.1.2).
-	ErrReservedVarint = errcode.New("mls/codec/reserved_varint", "a length prefix uses the reserved 8-byte form")
+	ErrReservedVarint = errcode.New("codec/reserved_varint", "a length prefix uses the reserved 8-byte form")
 	// ErrInvalidBool: an optional or boolean marker was neither 0 nor 1.
-	ErrInvalidBool = errcode.New("mls/codec/invalid_bool", "an optional or boolean marker is neither 0 nor 1")
+	ErrInvalidBool = errcode.New("codec/invalid_bool", "an optional or boolean marker is neither 0 nor 1")
 	// ErrTooLong: a value does not fit the length prefix (more than 2^30-1 bytes).
-	ErrTooLong = errcode.New("mls/codec/too_long", "a vector is longer than 2^30-1 bytes")
+	ErrTooLong = errcode.New("codec/too_long", "a vector is longer than 2^30-1 bytes")
 	// ErrNoProgress: a vector element decoder consumed no bytes.
-	ErrNoProgress = errcode.New("mls/codec/no_progress", "a vector element decoder consumed no input")
+	ErrNoProgress = errcode.New("codec/no_progress", "a vector element decoder consumed no input")
 )
 
 // OffsetError wraps a sentinel error with the byte offset where it was found.
