@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"weald/backend/errcode"
-	"weald/backend/identity/canon"
+	"weald/backend/internal/codec"
 )
 
 // Payload is the plaintext of a content envelope (wire.KindContent): the
@@ -48,9 +48,9 @@ var ErrBadPayload = errcode.New("docs/bad_payload", "the content payload is malf
 
 // Encode returns the canonical encoding.
 func (p *Payload) Encode() ([]byte, error) {
-	var w canon.Writer
+	var w codec.Writer
 	w.U8(payloadVersion)
-	w.Vector(func(w *canon.Writer) {
+	w.Vector(func(w *codec.Writer) {
 		for _, d := range p.Docs {
 			w.U8(uint8(d.Ref.Kind))
 			w.U32(uint32(d.Ref.Day))
@@ -73,16 +73,16 @@ func DecodePayload(b []byte) (Payload, error) {
 	if len(b) > MaxPayloadSize {
 		return p, fmt.Errorf("%w: too large", ErrBadPayload)
 	}
-	r := canon.NewReader(b)
+	r := codec.NewReader(b)
 	if v := r.U8(); r.Err() == nil && v != payloadVersion {
 		return p, fmt.Errorf("%w: version %d", ErrBadPayload, v)
 	}
 	seen := map[DocRef]bool{}
-	r.Vector(maxPayloadDocs, func(r *canon.Reader) {
+	r.VectorMax(maxPayloadDocs, func(r *codec.Reader) {
 		var d DocChanges
 		d.Ref.Kind = Kind(r.U8())
 		d.Ref.Day = Day(r.U32())
-		d.Changes = r.Opaque(MaxPayloadSize)
+		d.Changes = r.OpaqueMax(MaxPayloadSize)
 		if r.Err() != nil {
 			return
 		}

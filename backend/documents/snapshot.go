@@ -7,7 +7,7 @@ import (
 	automerge "github.com/automerge/automerge-go"
 
 	"weald/backend/errcode"
-	"weald/backend/identity/canon"
+	"weald/backend/internal/codec"
 )
 
 // Snapshot is a whole document at named heads, the unit a checkpoint lists
@@ -32,10 +32,10 @@ var ErrBadSnapshot = errcode.New("docs/bad_snapshot", "the snapshot does not mat
 //	    opaque snapshot<V>;  // the Automerge document bytes
 //	})
 func SnapshotHash(doc DocID, heads []Head, b []byte) [32]byte {
-	var w canon.Writer
+	var w codec.Writer
 	w.String("weald 1 snapshot")
 	w.Raw(doc[:])
-	w.Vector(func(w *canon.Writer) {
+	w.Vector(func(w *codec.Writer) {
 		for _, h := range heads {
 			w.Raw(h[:])
 		}

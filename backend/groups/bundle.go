@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"weald/backend/identity/canon"
+	"weald/backend/internal/codec"
 )
 
 // BundleKind says which standing bundle a SealedBundle is.
@@ -33,7 +33,7 @@ type SealedBundle struct {
 
 // Encode returns the canonical encoding.
 func (b *SealedBundle) Encode() []byte {
-	var w canon.Writer
+	var w codec.Writer
 	w.U8(1)
 	w.U64(b.RootEpoch)
 	w.Raw(b.Nonce[:])
@@ -43,12 +43,12 @@ func (b *SealedBundle) Encode() []byte {
 
 // DecodeSealedBundle parses a SealedBundle.
 func DecodeSealedBundle(data []byte) (SealedBundle, error) {
-	r := canon.NewReader(data)
+	r := codec.NewReader(data)
 	var b SealedBundle
 	v := r.U8()
 	b.RootEpoch = r.U64()
 	copy(b.Nonce[:], r.Raw(12))
-	b.Ciphertext = r.Opaque(maxBlob)
+	b.Ciphertext = r.OpaqueMax(maxBlob)
 	if err := r.Done(); err != nil {
 		return SealedBundle{}, fmt.Errorf("%w: sealed bundle: %v", ErrDecode, err)
 	}
@@ -59,7 +59,7 @@ func DecodeSealedBundle(data []byte) (SealedBundle, error) {
 }
 
 func bundleAAD(kind BundleKind, group [32]byte, rootEpoch uint64) []byte {
-	return labelled(kind.label(), func(w *canon.Writer) { w.Raw(group[:]); w.U64(rootEpoch) })
+	return labelled(kind.label(), func(w *codec.Writer) { w.Raw(group[:]); w.U64(rootEpoch) })
 }
 
 // SealBundle seals plain for child group under enrolment_key(rootEpoch, group).
@@ -85,7 +85,7 @@ type GroupInfoPlain struct {
 
 // Encode returns the canonical encoding.
 func (p *GroupInfoPlain) Encode() []byte {
-	var w canon.Writer
+	var w codec.Writer
 	w.U64(p.Epoch)
 	w.Opaque(p.GroupInfo)
 	return w.Bytes()
@@ -93,8 +93,8 @@ func (p *GroupInfoPlain) Encode() []byte {
 
 // DecodeGroupInfoPlain parses a GroupInfoPlain.
 func DecodeGroupInfoPlain(data []byte) (GroupInfoPlain, error) {
-	r := canon.NewReader(data)
-	p := GroupInfoPlain{Epoch: r.U64(), GroupInfo: r.Opaque(maxBlob)}
+	r := codec.NewReader(data)
+	p := GroupInfoPlain{Epoch: r.U64(), GroupInfo: r.OpaqueMax(maxBlob)}
 	if err := r.Done(); err != nil {
 		return GroupInfoPlain{}, fmt.Errorf("%w: group info bundle: %v", ErrDecode, err)
 	}
@@ -109,8 +109,8 @@ type HistoryPlain struct {
 	Keys  []HistoryKey
 }
 
-func encodeKeys(w *canon.Writer, keys []HistoryKey) {
-	w.Vector(func(w *canon.Writer) {
+func encodeKeys(w *codec.Writer, keys []HistoryKey) {
+	w.Vector(func(w *codec.Writer) {
 		for _, k := range keys {
 			w.Raw(k.ID[:])
 			w.Raw(k.Key)
@@ -121,9 +121,9 @@ func encodeKeys(w *canon.Writer, keys []HistoryKey) {
 // maxHistoryKeys bounds a key list (one per Remove over a group's life).
 const maxHistoryKeys = 1 << 16
 
-func decodeKeys(r *canon.Reader) []HistoryKey {
+func decodeKeys(r *codec.Reader) []HistoryKey {
 	var out []HistoryKey
-	r.Vector(maxHistoryKeys, func(r *canon.Reader) {
+	r.VectorMax(maxHistoryKeys, func(r *codec.Reader) {
 		id := r.Array32()
 		key := r.Raw(32)
 		if r.Err() != nil {
@@ -141,7 +141,7 @@ func decodeKeys(r *canon.Reader) []HistoryKey {
 
 // Encode returns the canonical encoding.
 func (p *HistoryPlain) Encode() []byte {
-	var w canon.Writer
+	var w codec.Writer
 	w.U64(p.Epoch)
 	encodeKeys(&w, p.Keys)
 	return w.Bytes()
@@ -149,7 +149,7 @@ func (p *HistoryPlain) Encode() []byte {
 
 // DecodeHistoryPlain parses a HistoryPlain; every key id is checked.
 func DecodeHistoryPlain(data []byte) (HistoryPlain, error) {
-	r := canon.NewReader(data)
+	r := codec.NewReader(data)
 	p := HistoryPlain{Epoch: r.U64()}
 	p.Keys = decodeKeys(r)
 	if err := r.Done(); err != nil {

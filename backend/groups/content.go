@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"weald/backend/identity/canon"
+	"weald/backend/internal/codec"
 )
 
 // Content schemes (docs/protocol/groups.md "History keys and content encryption").
@@ -24,7 +24,7 @@ type ContentCT struct {
 
 // Encode returns the canonical encoding.
 func (c *ContentCT) Encode() []byte {
-	var w canon.Writer
+	var w codec.Writer
 	w.U8(1)
 	w.U8(c.Scheme)
 	if c.Scheme == SchemeHistory {
@@ -39,7 +39,7 @@ func (c *ContentCT) Encode() []byte {
 
 // DecodeContentCT parses a ContentCT.
 func DecodeContentCT(data []byte) (ContentCT, error) {
-	r := canon.NewReader(data)
+	r := codec.NewReader(data)
 	var c ContentCT
 	v := r.U8()
 	c.Scheme = r.U8()
@@ -54,7 +54,7 @@ func DecodeContentCT(data []byte) (ContentCT, error) {
 		}
 	}
 	copy(c.Nonce[:], r.Raw(12))
-	c.Ciphertext = r.Opaque(maxBlob)
+	c.Ciphertext = r.OpaqueMax(maxBlob)
 	if err := r.Done(); err != nil {
 		return ContentCT{}, fmt.Errorf("%w: content: %v", ErrDecode, err)
 	}
@@ -66,7 +66,7 @@ func DecodeContentCT(data []byte) (ContentCT, error) {
 
 // ContentAAD binds a content ciphertext to its envelope position.
 func ContentAAD(group, author [32]byte, ctr uint64) []byte {
-	return labelled("content", func(w *canon.Writer) { w.Raw(group[:]); w.Raw(author[:]); w.U64(ctr) })
+	return labelled("content", func(w *codec.Writer) { w.Raw(group[:]); w.Raw(author[:]); w.U64(ctr) })
 }
 
 // SealContent encrypts plain for the envelope (group, author, ctr) under a

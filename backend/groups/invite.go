@@ -8,7 +8,7 @@ import (
 	"net/url"
 
 	"weald/backend/identity"
-	"weald/backend/identity/canon"
+	"weald/backend/internal/codec"
 	"weald/backend/mls/suite"
 	"weald/backend/relayclient"
 	"weald/backend/roster"
@@ -96,7 +96,7 @@ type InviteBundle struct {
 
 // Encode returns the canonical encoding.
 func (b *InviteBundle) Encode() []byte {
-	var w canon.Writer
+	var w codec.Writer
 	w.U8(1)
 	w.Raw(b.Invite[:])
 	w.U64(b.RootEpoch)
@@ -107,13 +107,13 @@ func (b *InviteBundle) Encode() []byte {
 
 // DecodeInviteBundle parses an InviteBundle.
 func DecodeInviteBundle(data []byte) (InviteBundle, error) {
-	r := canon.NewReader(data)
+	r := codec.NewReader(data)
 	var b InviteBundle
 	v := r.U8()
 	b.Invite = roster.InviteID(r.Array32())
 	b.RootEpoch = r.U64()
-	b.KEMOutput = r.Opaque(256)
-	b.Ciphertext = r.Opaque(maxBlob)
+	b.KEMOutput = r.OpaqueMax(256)
+	b.Ciphertext = r.OpaqueMax(maxBlob)
 	if err := r.Done(); err != nil {
 		return InviteBundle{}, fmt.Errorf("%w: invite bundle: %v", ErrDecode, err)
 	}
@@ -132,7 +132,7 @@ type BundlePlain struct {
 }
 
 func (p *BundlePlain) encode() []byte {
-	var w canon.Writer
+	var w codec.Writer
 	w.Opaque(p.GroupInfo)
 	w.U64(p.Epoch)
 	encodeKeys(&w, p.History)
@@ -141,10 +141,10 @@ func (p *BundlePlain) encode() []byte {
 }
 
 func decodeBundlePlain(data []byte) (BundlePlain, error) {
-	r := canon.NewReader(data)
-	p := BundlePlain{GroupInfo: r.Opaque(maxBlob), Epoch: r.U64()}
+	r := codec.NewReader(data)
+	p := BundlePlain{GroupInfo: r.OpaqueMax(maxBlob), Epoch: r.U64()}
 	p.History = decodeKeys(r)
-	p.EnrolmentSecret = r.Opaque(64)
+	p.EnrolmentSecret = r.OpaqueMax(64)
 	if err := r.Done(); err != nil {
 		return BundlePlain{}, fmt.Errorf("%w: invite bundle contents: %v", ErrDecode, err)
 	}
@@ -154,7 +154,7 @@ func decodeBundlePlain(data []byte) (BundlePlain, error) {
 const labelInviteBundle = "weald invite.bundle"
 
 func inviteContext(ws identity.WorkspaceID, inv roster.InviteID, epoch uint64) []byte {
-	var w canon.Writer
+	var w codec.Writer
 	w.Raw(ws[:])
 	w.Raw(inv[:])
 	w.U64(epoch)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"weald/backend/identity"
-	"weald/backend/identity/canon"
+	"weald/backend/internal/codec"
 	"weald/backend/roster"
 )
 
@@ -29,7 +29,7 @@ type JoinData struct {
 	Signature  []byte
 }
 
-func (j *JoinData) encodeFields(w *canon.Writer) {
+func (j *JoinData) encodeFields(w *codec.Writer) {
 	w.U8(1)
 	w.U8(j.Path)
 	w.Raw(j.Device[:])
@@ -42,7 +42,7 @@ func (j *JoinData) encodeFields(w *canon.Writer) {
 // TBS is what the device signs: the group, the epoch the commit creates and
 // the fields without the signature.
 func (j *JoinData) TBS(group [32]byte, epoch uint64) []byte {
-	var w canon.Writer
+	var w codec.Writer
 	w.Raw(group[:])
 	w.U64(epoch)
 	j.encodeFields(&w)
@@ -51,7 +51,7 @@ func (j *JoinData) TBS(group [32]byte, epoch uint64) []byte {
 
 // Encode returns the canonical encoding.
 func (j *JoinData) Encode() []byte {
-	var w canon.Writer
+	var w codec.Writer
 	j.encodeFields(&w)
 	w.Opaque(j.Signature)
 	return w.Bytes()
@@ -59,7 +59,7 @@ func (j *JoinData) Encode() []byte {
 
 // DecodeJoinData parses JoinData.
 func DecodeJoinData(data []byte) (JoinData, error) {
-	r := canon.NewReader(data)
+	r := codec.NewReader(data)
 	var j JoinData
 	v := r.U8()
 	j.Path = r.U8()
@@ -67,8 +67,8 @@ func DecodeJoinData(data []byte) (JoinData, error) {
 	idx := r.U64()
 	j.RosterRef.Head = roster.Head(r.Array32())
 	j.PolicyHash = r.Array32()
-	j.LeafSigKey = r.Opaque(256)
-	j.Signature = r.Opaque(256)
+	j.LeafSigKey = r.OpaqueMax(256)
+	j.Signature = r.OpaqueMax(256)
 	if err := r.Done(); err != nil {
 		return JoinData{}, fmt.Errorf("%w: join data: %v", ErrDecode, err)
 	}

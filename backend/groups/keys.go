@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 
-	"weald/backend/identity/canon"
+	"weald/backend/internal/codec"
 )
 
 // Exporter labels (docs/protocol/groups.md).
@@ -100,8 +100,8 @@ func open(key []byte, nonce [12]byte, aad, ct []byte) ([]byte, error) {
 	return pt, nil
 }
 
-func labelled(label string, body func(w *canon.Writer)) []byte {
-	var w canon.Writer
+func labelled(label string, body func(w *codec.Writer)) []byte {
+	var w codec.Writer
 	w.String("weald 1 " + label)
 	body(&w)
 	return w.Bytes()

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"weald/backend/identity/canon"
+	"weald/backend/internal/codec"
 )
 
 // LabelRecoveryTag is the exporter label of a recovery wrap's blinded tag.
@@ -46,7 +46,7 @@ type RecoveryPlain struct {
 
 // Encode returns the canonical encoding.
 func (w *RecoveryWrap) Encode() []byte {
-	var c canon.Writer
+	var c codec.Writer
 	c.U8(1)
 	c.Raw(w.Tag[:])
 	c.U64(w.Epoch)
@@ -57,13 +57,13 @@ func (w *RecoveryWrap) Encode() []byte {
 
 // DecodeRecoveryWrap parses a RecoveryWrap.
 func DecodeRecoveryWrap(data []byte) (RecoveryWrap, error) {
-	r := canon.NewReader(data)
+	r := codec.NewReader(data)
 	var w RecoveryWrap
 	v := r.U8()
 	w.Tag = r.Array32()
 	w.Epoch = r.U64()
-	w.KEMOutput = r.Opaque(256)
-	w.Ciphertext = r.Opaque(maxBlob)
+	w.KEMOutput = r.OpaqueMax(256)
+	w.Ciphertext = r.OpaqueMax(maxBlob)
 	if err := r.Done(); err != nil {
 		return RecoveryWrap{}, fmt.Errorf("%w: recovery wrap: %v", ErrDecode, err)
 	}
@@ -74,7 +74,7 @@ func DecodeRecoveryWrap(data []byte) (RecoveryWrap, error) {
 }
 
 func recoveryContext(group [32]byte, tag [32]byte, epoch uint64) []byte {
-	var w canon.Writer
+	var w codec.Writer
 	w.Raw(group[:])
 	w.Raw(tag[:])
 	w.U64(epoch)
@@ -84,7 +84,7 @@ func recoveryContext(group [32]byte, tag [32]byte, epoch uint64) []byte {
 // SealRecoveryWrap seals p for group to the recovery HPKE public key
 // (EncryptWithLabel, RFC 9420 §5.1.3, suite 1).
 func SealRecoveryWrap(rand io.Reader, hpkePub []byte, group, tag [32]byte, p *RecoveryPlain) (*RecoveryWrap, error) {
-	var w canon.Writer
+	var w codec.Writer
 	w.Opaque(p.GroupInfo)
 	w.U64(p.Epoch)
 	encodeKeys(&w, p.History)
@@ -102,8 +102,8 @@ func OpenRecoveryWrap(hpkePriv []byte, group [32]byte, w *RecoveryWrap) (*Recove
 	if err != nil {
 		return nil, ErrOpen
 	}
-	r := canon.NewReader(pt)
-	p := &RecoveryPlain{GroupInfo: r.Opaque(maxBlob), Epoch: r.U64()}
+	r := codec.NewReader(pt)
+	p := &RecoveryPlain{GroupInfo: r.OpaqueMax(maxBlob), Epoch: r.U64()}
 	p.History = decodeKeys(r)
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("%w: recovery wrap contents: %v", ErrDecode, err)

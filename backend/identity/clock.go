@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"weald/backend/errcode"
-	"weald/backend/identity/canon"
+	"weald/backend/internal/codec"
 )
 
 // Clock is the injected time source (conventions.md "Time").
@@ -42,7 +42,7 @@ func FromUnixMilli(ms uint64) time.Time {
 }
 
 // ReadTime reads a u64 wire timestamp, rejecting values above MaxWireTime.
-func ReadTime(r *canon.Reader) time.Time {
+func ReadTime(r *codec.Reader) time.Time {
 	v := r.U64()
 	if v > MaxWireTime {
 		r.Fail(ErrBadTime)

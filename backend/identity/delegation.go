@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"weald/backend/errcode"
-	"weald/backend/identity/canon"
+	"weald/backend/internal/codec"
 )
 
 // Limits on delegation certificates.
@@ -201,10 +201,10 @@ func (c *DelegationCertificate) VerifyAt(deviceKey func(DeviceID) (DevicePublic,
 	return nil
 }
 
-func (c *DelegationCertificate) encodeTBS(w *canon.Writer) {
+func (c *DelegationCertificate) encodeTBS(w *codec.Writer) {
 	w.Raw(c.Agent.k[:])
 	w.Raw(c.IssuingDevice[:])
-	w.Vector(func(w *canon.Writer) {
+	w.Vector(func(w *codec.Writer) {
 		for _, g := range c.Scope {
 			w.Raw(g[:])
 		}
@@ -218,31 +218,31 @@ func (c *DelegationCertificate) encodeTBS(w *canon.Writer) {
 }
 
 func (c *DelegationCertificate) tbs() ([]byte, error) {
-	var w canon.Writer
+	var w codec.Writer
 	c.encodeTBS(&w)
 	return w.Bytes(), w.Err()
 }
 
 // Encode appends the certificate's canonical encoding.
-func (c *DelegationCertificate) Encode(w *canon.Writer) {
+func (c *DelegationCertificate) Encode(w *codec.Writer) {
 	c.encodeTBS(w)
 	w.Opaque(c.Signature)
 }
 
 // Marshal returns the canonical encoding.
 func (c *DelegationCertificate) Marshal() ([]byte, error) {
-	var w canon.Writer
+	var w codec.Writer
 	c.Encode(&w)
 	return w.Bytes(), w.Err()
 }
 
 // DecodeDelegation reads one certificate (with its parents) from r. It
 // checks the encoding and shape, not signatures or time.
-func DecodeDelegation(r *canon.Reader) *DelegationCertificate {
+func DecodeDelegation(r *codec.Reader) *DelegationCertificate {
 	return decodeDelegation(r, 1)
 }
 
-func decodeDelegation(r *canon.Reader, depth int) *DelegationCertificate {
+func decodeDelegation(r *codec.Reader, depth int) *DelegationCertificate {
 	if depth > MaxDelegationDepth {
 		r.Fail(ErrCertDepth)
 		return nil
@@ -250,7 +250,7 @@ func decodeDelegation(r *canon.Reader, depth int) *DelegationCertificate {
 	c := &DelegationCertificate{}
 	c.Agent, _ = PublicFromBytes[Agent](r.Raw(32))
 	c.IssuingDevice = r.Array32()
-	r.Vector(MaxDelegationScope, func(r *canon.Reader) {
+	r.VectorMax(MaxDelegationScope, func(r *codec.Reader) {
 		c.Scope = append(c.Scope, GroupID(r.Array32()))
 	})
 	c.NotBefore = ReadTime(r)
@@ -258,7 +258,7 @@ func decodeDelegation(r *canon.Reader, depth int) *DelegationCertificate {
 	if r.Bool() {
 		c.Parent = decodeDelegation(r, depth+1)
 	}
-	c.Signature = r.Opaque(64)
+	c.Signature = r.OpaqueMax(64)
 	if r.Err() != nil {
 		return nil
 	}
@@ -273,7 +273,7 @@ func decodeDelegation(r *canon.Reader, depth int) *DelegationCertificate {
 
 // UnmarshalDelegation decodes a whole byte string as one certificate.
 func UnmarshalDelegation(b []byte) (*DelegationCertificate, error) {
-	r := canon.NewReader(b)
+	r := codec.NewReader(b)
 	c := DecodeDelegation(r)
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("decode delegation certificate: %w", err)

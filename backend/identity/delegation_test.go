@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"weald/backend/identity/canon"
+	"weald/backend/internal/codec"
 )
 
 type fixedClock struct{ t time.Time }
@@ -145,7 +145,7 @@ func FuzzDecodeDelegation(f *testing.F) {
 		if err != nil {
 			return
 		}
-		var w canon.Writer
+		var w codec.Writer
 		c.Encode(&w)
 		if !bytes.Equal(w.Bytes(), b) {
 			t.Fatalf("accepted encoding does not round-trip")

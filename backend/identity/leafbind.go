@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"weald/backend/errcode"
-	"weald/backend/identity/canon"
+	"weald/backend/internal/codec"
 )
 
 // LabelLeafBinding labels a principal's signature binding an MLS leaf's
@@ -28,7 +28,7 @@ type LeafBinding struct {
 //
 //	struct { u8 version = 1; opaque workspace[32]; u8 kind; opaque id[32]; opaque leaf_key<V>; }
 func LeafBindingTBS(ws WorkspaceID, p Principal, leafKey []byte) []byte {
-	var w canon.Writer
+	var w codec.Writer
 	w.U8(1)
 	w.Raw(ws[:])
 	w.U8(uint8(p.Kind))
@@ -59,7 +59,7 @@ func (b LeafBinding) Verify(pub func(Label, []byte, []byte) error, ws WorkspaceI
 //
 //	struct { u8 version = 1; u8 kind; opaque signature<V>; }
 func (b LeafBinding) Encode() []byte {
-	var w canon.Writer
+	var w codec.Writer
 	w.U8(1)
 	w.U8(uint8(b.Kind))
 	w.Opaque(b.Signature)
@@ -69,10 +69,10 @@ func (b LeafBinding) Encode() []byte {
 // DecodeLeafBinding parses an extension body; only device and agent
 // bindings exist.
 func DecodeLeafBinding(data []byte) (LeafBinding, error) {
-	r := canon.NewReader(data)
+	r := codec.NewReader(data)
 	v := r.U8()
 	b := LeafBinding{Kind: PrincipalKind(r.U8())}
-	b.Signature = r.Opaque(64)
+	b.Signature = r.OpaqueMax(64)
 	if err := r.Done(); err != nil {
 		return LeafBinding{}, fmt.Errorf("%w: %v", ErrLeafBinding, err)
 	}

@@ -1,6 +1,6 @@
 package identity
 
-import "weald/backend/identity/canon"
+import "weald/backend/internal/codec"
 
 // Label is the short ASCII name of a signed object kind (conventions.md).
 type Label string
@@ -15,9 +15,6 @@ const (
 	LabelPossession   Label = "key-possession"
 )
 
-// LabelPrefix is prepended to every Label inside the signed structure.
-const LabelPrefix = "weald 1 "
-
 func (l Label) valid() bool {
 	if len(l) == 0 || len(l) > 64 {
 		return false
@@ -30,18 +27,17 @@ func (l Label) valid() bool {
 	return true
 }
 
-// SignedContent returns the bytes an Ed25519 Weald signature covers:
+// SignedContent returns the bytes an Ed25519 Weald signature covers
+// ([codec.SignedContent]):
 //
 //	struct { opaque label<V> = "weald 1 " + label; opaque content<V>; }
 func SignedContent(label Label, content []byte) ([]byte, error) {
 	if !label.valid() {
 		return nil, ErrBadLabel
 	}
-	var w canon.Writer
-	w.String(LabelPrefix + string(label))
-	w.Opaque(content)
-	if err := w.Err(); err != nil {
-		return nil, err
+	msg := codec.SignedContent(string(label), content)
+	if msg == nil {
+		return nil, codec.ErrTooLong
 	}
-	return w.Bytes(), nil
+	return msg, nil
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"weald/backend/identity"
-	"weald/backend/identity/canon"
+	"weald/backend/internal/codec"
 )
 
 // Apply checks op against the state and applies it. On error the state is
@@ -86,7 +86,7 @@ func (s *State) check(in *Operation) (func(), error) {
 	if err != nil {
 		return nil, reject(ErrBadOperation, "%v", err)
 	}
-	var w canon.Writer
+	var w codec.Writer
 	w.Raw(intbs)
 	w.Opaque(in.Signature)
 	if !bytes.Equal(w.Bytes(), in.raw) {

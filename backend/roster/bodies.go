@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"weald/backend/identity"
-	"weald/backend/identity/canon"
+	"weald/backend/internal/codec"
 )
 
 // Role is a user's role in the workspace.
@@ -52,7 +52,7 @@ type Genesis struct {
 // GenesisContent is what the genesis key signs:
 // struct { opaque workspace[32]; opaque user[32]; opaque device_pub[32]; }.
 func GenesisContent(ws identity.WorkspaceID, user identity.UserID, dev identity.DevicePublic) []byte {
-	var w canon.Writer
+	var w codec.Writer
 	w.Raw(ws[:])
 	w.Raw(user[:])
 	w.Raw(pad32(dev.Bytes()))
@@ -94,7 +94,7 @@ type AdmitRecovery struct {
 // owner is the user id for a device or recovery key and the issuing
 // device id for an agent key; kind is the principal kind.
 func PossessionContent(ws identity.WorkspaceID, owner [32]byte, kind identity.PrincipalKind, pub []byte) []byte {
-	var w canon.Writer
+	var w codec.Writer
 	w.Raw(ws[:])
 	w.Raw(owner[:])
 	w.U8(uint8(kind))
@@ -131,7 +131,7 @@ type RedeemInvite struct {
 // struct { opaque workspace[32]; opaque prev_head[32]; opaque invite[32]; opaque user[32]; opaque device_pub[32]; }.
 // Binding the previous head makes a proof usable in exactly one position.
 func RedeemContent(ws identity.WorkspaceID, prev Head, inv InviteID, user identity.UserID, dev identity.DevicePublic) []byte {
-	var w canon.Writer
+	var w codec.Writer
 	w.Raw(ws[:])
 	w.Raw(prev[:])
 	w.Raw(inv[:])
@@ -273,7 +273,7 @@ func pad32(b []byte) []byte {
 	return make([]byte, 32)
 }
 
-func (b *Genesis) encode(w *canon.Writer) {
+func (b *Genesis) encode(w *codec.Writer) {
 	w.Raw(b.Workspace[:])
 	w.Raw(b.User[:])
 	w.Raw(pad32(b.Device.Bytes()))
@@ -281,36 +281,36 @@ func (b *Genesis) encode(w *canon.Writer) {
 	w.Opaque(b.GenesisSig)
 }
 
-func (b *AdmitDevice) encode(w *canon.Writer) {
+func (b *AdmitDevice) encode(w *codec.Writer) {
 	w.Raw(b.User[:])
 	w.Raw(pad32(b.Device.Bytes()))
 	w.Opaque(b.Possession)
 }
 
-func (b *AdmitAgent) encode(w *canon.Writer) {
+func (b *AdmitAgent) encode(w *codec.Writer) {
 	if b.Cert != nil {
 		b.Cert.Encode(w)
 	}
 	w.Opaque(b.Possession)
 }
 
-func (b *AdmitRecovery) encode(w *canon.Writer) {
+func (b *AdmitRecovery) encode(w *codec.Writer) {
 	w.Raw(b.User[:])
 	w.Raw(pad32(b.Recovery.Bytes()))
 	w.Opaque(b.HPKE)
 	w.Opaque(b.Possession)
 }
 
-func (b *RedeemInvite) encode(w *canon.Writer) {
+func (b *RedeemInvite) encode(w *codec.Writer) {
 	w.Raw(b.Invite[:])
 	w.Raw(b.User[:])
 	w.Raw(pad32(b.Device.Bytes()))
 	w.Opaque(b.Proof)
 }
 
-func (b *Revoke) encode(w *canon.Writer) {
+func (b *Revoke) encode(w *codec.Writer) {
 	w.U64(identity.UnixMilli(b.RevokedAt))
-	w.Vector(func(w *canon.Writer) {
+	w.Vector(func(w *codec.Writer) {
 		for _, p := range b.Targets {
 			w.U8(uint8(p.Kind))
 			w.Raw(p.ID[:])
@@ -318,12 +318,12 @@ func (b *Revoke) encode(w *canon.Writer) {
 	})
 }
 
-func (b *SetRole) encode(w *canon.Writer) {
+func (b *SetRole) encode(w *codec.Writer) {
 	w.Raw(b.User[:])
 	w.U8(uint8(b.Role))
 }
 
-func (b *CreateGroup) encode(w *canon.Writer) {
+func (b *CreateGroup) encode(w *codec.Writer) {
 	b.Policy.Encode(w)
 	w.String(b.Name)
 	w.Bool(b.DMPeer != nil)
@@ -332,26 +332,26 @@ func (b *CreateGroup) encode(w *canon.Writer) {
 	}
 }
 
-func (b *RenameGroup) encode(w *canon.Writer) {
+func (b *RenameGroup) encode(w *codec.Writer) {
 	w.Raw(b.Group[:])
 	w.String(b.Name)
 }
 
-func (b *ReorderGroup) encode(w *canon.Writer) {
+func (b *ReorderGroup) encode(w *codec.Writer) {
 	w.Raw(b.Group[:])
 	w.U32(b.Position)
 }
 
-func (b *ArchiveGroup) encode(w *canon.Writer) {
+func (b *ArchiveGroup) encode(w *codec.Writer) {
 	w.Raw(b.Group[:])
 	w.Bool(b.Archived)
 }
 
-func (b *DeleteGroup) encode(w *canon.Writer) { w.Raw(b.Group[:]) }
+func (b *DeleteGroup) encode(w *codec.Writer) { w.Raw(b.Group[:]) }
 
-func (b *Invite) encode(w *canon.Writer) {
+func (b *Invite) encode(w *codec.Writer) {
 	w.Raw(b.ID[:])
-	w.Vector(func(w *canon.Writer) {
+	w.Vector(func(w *codec.Writer) {
 		for _, g := range b.Scopes {
 			w.Raw(g[:])
 		}
@@ -364,18 +364,18 @@ func (b *Invite) encode(w *canon.Writer) {
 	w.U16(b.MaxUses)
 }
 
-func (b *RevokeInvite) encode(w *canon.Writer) { w.Raw(b.Invite[:]) }
+func (b *RevokeInvite) encode(w *codec.Writer) { w.Raw(b.Invite[:]) }
 
-func (b *PendingAdd) encode(w *canon.Writer) {
+func (b *PendingAdd) encode(w *codec.Writer) {
 	w.Raw(b.Group[:])
-	w.Vector(func(w *canon.Writer) {
+	w.Vector(func(w *codec.Writer) {
 		for _, d := range b.Devices {
 			w.Raw(d[:])
 		}
 	})
 }
 
-func (b *PendingResolve) encode(w *canon.Writer) {
+func (b *PendingResolve) encode(w *codec.Writer) {
 	w.Raw(b.Group[:])
 	w.Raw(b.Device[:])
 	w.Bool(b.Completed)
@@ -388,26 +388,26 @@ func durMilli(d time.Duration) uint64 {
 	return uint64(d.Milliseconds())
 }
 
-func (b *RetentionPolicy) encode(w *canon.Writer) {
+func (b *RetentionPolicy) encode(w *codec.Writer) {
 	w.Raw(b.Group[:])
 	w.U64(durMilli(b.TextWindow))
 	w.U64(durMilli(b.MediaWindow))
 }
 
-func (b *RetentionApprove) encode(w *canon.Writer) { w.Raw(b.Proposal[:]) }
+func (b *RetentionApprove) encode(w *codec.Writer) { w.Raw(b.Proposal[:]) }
 
-func (b *RecoverDevice) encode(w *canon.Writer) {
+func (b *RecoverDevice) encode(w *codec.Writer) {
 	w.Raw(b.User[:])
 	w.Raw(pad32(b.Device.Bytes()))
 	w.Opaque(b.Possession)
 }
 
-func (b *ApproveDevice) encode(w *canon.Writer) { w.Raw(b.Device[:]) }
+func (b *ApproveDevice) encode(w *codec.Writer) { w.Raw(b.Device[:]) }
 
 // maxWindow bounds retention windows (100 years) so durations round-trip.
 const maxWindow = uint64(100 * 365 * 24 * time.Hour / time.Millisecond)
 
-func readWindow(r *canon.Reader) time.Duration {
+func readWindow(r *codec.Reader) time.Duration {
 	v := r.U64()
 	if v > maxWindow {
 		r.Fail(ErrBadRetention)
@@ -416,12 +416,12 @@ func readWindow(r *canon.Reader) time.Duration {
 	return time.Duration(v) * time.Millisecond
 }
 
-func readDevicePub(r *canon.Reader) identity.DevicePublic {
+func readDevicePub(r *codec.Reader) identity.DevicePublic {
 	k, _ := identity.PublicFromBytes[identity.Device](r.Raw(32))
 	return k
 }
 
-func decodeBody(t OpType, r *canon.Reader) Body {
+func decodeBody(t OpType, r *codec.Reader) Body {
 	switch t {
 	case OpGenesis:
 		b := &Genesis{}
@@ -429,35 +429,35 @@ func decodeBody(t OpType, r *canon.Reader) Body {
 		b.User = identity.UserID(r.Array32())
 		b.Device = readDevicePub(r)
 		b.GenesisKey, _ = identity.PublicFromBytes[identity.Genesis](r.Raw(32))
-		b.GenesisSig = r.Opaque(64)
+		b.GenesisSig = r.OpaqueMax(64)
 		return b
 	case OpAdmitDevice:
 		b := &AdmitDevice{}
 		b.User = identity.UserID(r.Array32())
 		b.Device = readDevicePub(r)
-		b.Possession = r.Opaque(64)
+		b.Possession = r.OpaqueMax(64)
 		return b
 	case OpAdmitAgent:
 		b := &AdmitAgent{Cert: identity.DecodeDelegation(r)}
-		b.Possession = r.Opaque(64)
+		b.Possession = r.OpaqueMax(64)
 		return b
 	case OpAdmitRecovery:
 		b := &AdmitRecovery{}
 		b.User = identity.UserID(r.Array32())
 		b.Recovery, _ = identity.PublicFromBytes[identity.Recovery](r.Raw(32))
-		b.HPKE = r.Opaque(32)
-		b.Possession = r.Opaque(64)
+		b.HPKE = r.OpaqueMax(32)
+		b.Possession = r.OpaqueMax(64)
 		return b
 	case OpRedeemInvite:
 		b := &RedeemInvite{}
 		b.Invite = InviteID(r.Array32())
 		b.User = identity.UserID(r.Array32())
 		b.Device = readDevicePub(r)
-		b.Proof = r.Opaque(64)
+		b.Proof = r.OpaqueMax(64)
 		return b
 	case OpRevoke:
 		b := &Revoke{RevokedAt: identity.ReadTime(r)}
-		r.Vector(MaxRevokeBatch, func(r *canon.Reader) {
+		r.VectorMax(MaxRevokeBatch, func(r *codec.Reader) {
 			b.Targets = append(b.Targets, identity.Principal{Kind: identity.PrincipalKind(r.U8()), ID: r.Array32()})
 		})
 		return b
@@ -465,14 +465,14 @@ func decodeBody(t OpType, r *canon.Reader) Body {
 		return &SetRole{User: identity.UserID(r.Array32()), Role: Role(r.U8())}
 	case OpGroupPolicy:
 		b := &CreateGroup{Policy: decodePolicy(r)}
-		b.Name = r.String(MaxNameLen)
+		b.Name = r.StringMax(MaxNameLen)
 		if r.Bool() {
 			u := identity.UserID(r.Array32())
 			b.DMPeer = &u
 		}
 		return b
 	case OpGroupRename:
-		return &RenameGroup{Group: identity.GroupID(r.Array32()), Name: r.String(MaxNameLen)}
+		return &RenameGroup{Group: identity.GroupID(r.Array32()), Name: r.StringMax(MaxNameLen)}
 	case OpGroupReorder:
 		return &ReorderGroup{Group: identity.GroupID(r.Array32()), Position: r.U32()}
 	case OpGroupArchive:
@@ -481,10 +481,10 @@ func decodeBody(t OpType, r *canon.Reader) Body {
 		return &DeleteGroup{Group: identity.GroupID(r.Array32())}
 	case OpInvite:
 		b := &Invite{ID: InviteID(r.Array32())}
-		r.Vector(MaxInviteScopes, func(r *canon.Reader) { b.Scopes = append(b.Scopes, identity.GroupID(r.Array32())) })
+		r.VectorMax(MaxInviteScopes, func(r *codec.Reader) { b.Scopes = append(b.Scopes, identity.GroupID(r.Array32())) })
 		b.Role = Role(r.U8())
 		b.ExpiresAt = identity.ReadTime(r)
-		b.UpdatePub = r.Opaque(32)
+		b.UpdatePub = r.OpaqueMax(32)
 		b.Grant = r.Array32()
 		b.ProofKey, _ = identity.PublicFromBytes[identity.InviteProof](r.Raw(32))
 		b.MaxUses = r.U16()
@@ -493,7 +493,7 @@ func decodeBody(t OpType, r *canon.Reader) Body {
 		return &RevokeInvite{Invite: InviteID(r.Array32())}
 	case OpPendingAdd:
 		b := &PendingAdd{Group: identity.GroupID(r.Array32())}
-		r.Vector(MaxPendingBatch, func(r *canon.Reader) { b.Devices = append(b.Devices, identity.DeviceID(r.Array32())) })
+		r.VectorMax(MaxPendingBatch, func(r *codec.Reader) { b.Devices = append(b.Devices, identity.DeviceID(r.Array32())) })
 		return b
 	case OpPendingResolve:
 		return &PendingResolve{Group: identity.GroupID(r.Array32()), Device: identity.DeviceID(r.Array32()), Completed: r.Bool()}
@@ -504,7 +504,7 @@ func decodeBody(t OpType, r *canon.Reader) Body {
 	case OpRecoverDevice:
 		b := &RecoverDevice{User: identity.UserID(r.Array32())}
 		b.Device = readDevicePub(r)
-		b.Possession = r.Opaque(64)
+		b.Possession = r.OpaqueMax(64)
 		return b
 	case OpApproveDevice:
 		return &ApproveDevice{Device: identity.DeviceID(r.Array32())}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"weald/backend/identity"
-	"weald/backend/identity/canon"
+	"weald/backend/internal/codec"
 )
 
 // Version is the only operation version this package reads and writes.
@@ -76,7 +76,7 @@ func (t OpType) String() string {
 // Body is the type-specific part of an operation.
 type Body interface {
 	Type() OpType
-	encode(w *canon.Writer)
+	encode(w *codec.Writer)
 }
 
 // Operation is one roster operation.
@@ -112,9 +112,9 @@ func (op *Operation) Head() Head { return HeadOf(op.raw) }
 func (op *Operation) Type() OpType { return op.Body.Type() }
 
 func (op *Operation) tbs() ([]byte, error) {
-	var body canon.Writer
+	var body codec.Writer
 	op.Body.encode(&body)
-	var w canon.Writer
+	var w codec.Writer
 	w.U8(Version)
 	w.Raw(op.PrevHead[:])
 	w.U64(identity.UnixMilli(op.CreatedAt))
@@ -184,7 +184,7 @@ func Sign(s Signer, prev Head, at time.Time, body Body) (*Operation, error) {
 	if op.Signature, err = s.Sign(identity.LabelRosterOp, tbs); err != nil {
 		return nil, fmt.Errorf("sign %s: %w", body.Type(), err)
 	}
-	var w canon.Writer
+	var w codec.Writer
 	w.Raw(tbs)
 	w.Opaque(op.Signature)
 	op.raw = w.Bytes()
@@ -209,7 +209,7 @@ func decode(b []byte) (*Operation, error) {
 	if len(b) > MaxOperationSize {
 		return nil, reject(ErrDecode, "operation is %d bytes, at most %d", len(b), MaxOperationSize)
 	}
-	r := canon.NewReader(b)
+	r := codec.NewReader(b)
 	if v := r.U8(); r.Err() == nil && v != Version {
 		return nil, reject(ErrVersion, "version %d", v)
 	}
@@ -219,12 +219,12 @@ func decode(b []byte) (*Operation, error) {
 	op.Actor.Kind = identity.PrincipalKind(r.U8())
 	op.Actor.ID = r.Array32()
 	t := OpType(r.U8())
-	body := r.Opaque(MaxOperationSize)
-	op.Signature = r.Opaque(64)
+	body := r.OpaqueMax(MaxOperationSize)
+	op.Signature = r.OpaqueMax(64)
 	if err := r.Done(); err != nil {
 		return nil, reject(ErrDecode, "%v", err)
 	}
-	br := canon.NewReader(body)
+	br := codec.NewReader(body)
 	op.Body = decodeBody(t, br)
 	if op.Body == nil {
 		return nil, reject(ErrDecode, "unknown operation type %d", uint8(t))

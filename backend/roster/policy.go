@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"weald/backend/identity"
-	"weald/backend/identity/canon"
+	"weald/backend/internal/codec"
 )
 
 // GroupKind is a GroupPolicy's kind (spec/channels.md "Group policy").
@@ -115,7 +115,7 @@ func (p *GroupPolicy) CheckLegal() error {
 }
 
 // Encode appends the canonical encoding.
-func (p *GroupPolicy) Encode(w *canon.Writer) {
+func (p *GroupPolicy) Encode(w *codec.Writer) {
 	w.Raw(p.Group[:])
 	w.U8(uint8(p.Kind))
 	w.Bool(p.Parent != nil)
@@ -129,7 +129,7 @@ func (p *GroupPolicy) Encode(w *canon.Writer) {
 	w.U64(identity.UnixMilli(p.CreatedAt))
 }
 
-func decodePolicy(r *canon.Reader) GroupPolicy {
+func decodePolicy(r *codec.Reader) GroupPolicy {
 	var p GroupPolicy
 	p.Group = identity.GroupID(r.Array32())
 	p.Kind = GroupKind(r.U8())
@@ -149,7 +149,7 @@ func decodePolicy(r *canon.Reader) GroupPolicy {
 // commit's authenticated_data (spec/channels.md "The join", step 3):
 // SHA-256 of struct { opaque label<V> = "weald 1 group-policy"; opaque content<V> = GroupPolicy; }.
 func (p *GroupPolicy) Hash() [32]byte {
-	var w canon.Writer
+	var w codec.Writer
 	p.Encode(&w)
 	msg, _ := identity.SignedContent("group-policy", w.Bytes())
 	return sha256.Sum256(msg)

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"weald/backend/identity"
-	"weald/backend/identity/canon"
+	"weald/backend/internal/codec"
 )
 
 // OpRemovalReceipt is the removal receipt (spec/lifecycle.md "Removing a
@@ -46,17 +46,17 @@ func (*RemovalReceipt) Type() OpType { return OpRemovalReceipt }
 // Partial reports whether the receipt is for removal from one channel.
 func (b *RemovalReceipt) Partial() bool { return b.Channel != identity.GroupID{} }
 
-func (b *RemovalReceipt) encode(w *canon.Writer) {
+func (b *RemovalReceipt) encode(w *codec.Writer) {
 	w.Raw(b.Operation[:])
 	w.Raw(b.User[:])
 	w.Raw(b.Channel[:])
-	w.Vector(func(w *canon.Writer) {
+	w.Vector(func(w *codec.Writer) {
 		for _, p := range b.Revoked {
 			w.U8(uint8(p.Kind))
 			w.Raw(p.ID[:])
 		}
 	})
-	w.Vector(func(w *canon.Writer) {
+	w.Vector(func(w *codec.Writer) {
 		for _, g := range b.Groups {
 			w.Raw(g.Group[:])
 			w.U64(g.Epoch)
@@ -65,12 +65,12 @@ func (b *RemovalReceipt) encode(w *canon.Writer) {
 	w.U64(b.AccessVersion)
 }
 
-func decodeRemovalReceipt(r *canon.Reader) Body {
+func decodeRemovalReceipt(r *codec.Reader) Body {
 	b := &RemovalReceipt{Operation: r.Array32(), User: identity.UserID(r.Array32()), Channel: identity.GroupID(r.Array32())}
-	r.Vector(MaxRevokeBatch, func(r *canon.Reader) {
+	r.VectorMax(MaxRevokeBatch, func(r *codec.Reader) {
 		b.Revoked = append(b.Revoked, identity.Principal{Kind: identity.PrincipalKind(r.U8()), ID: r.Array32()})
 	})
-	r.Vector(MaxReceiptGroups, func(r *canon.Reader) {
+	r.VectorMax(MaxReceiptGroups, func(r *codec.Reader) {
 		b.Groups = append(b.Groups, RotatedGroup{Group: identity.GroupID(r.Array32()), Epoch: r.U64()})
 	})
 	b.AccessVersion = r.U64()

@@ -4,6 +4,8 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"fmt"
+
+	"weald/backend/internal/codec"
 )
 
 // RetentionTransition publishes a group's retention signing public key for an
@@ -309,7 +311,7 @@ type Checkpoint struct {
 // SHA-256(opaque label<V> = "weald 1 manifest", group, EnvelopeRef snapshots<V>, opaque manifest<V>).
 func ManifestHash(group ID, snapshots []EnvelopeRef, manifest []byte) ID {
 	var w writer
-	w.str(labelPrefix + "manifest")
+	w.str(codec.LabelPrefix + "manifest")
 	w.id(group)
 	encodeRefs(&w, snapshots)
 	w.opaque(manifest)

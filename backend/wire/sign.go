@@ -3,6 +3,8 @@ package wire
 import (
 	"crypto/ed25519"
 	"errors"
+
+	"weald/backend/internal/codec"
 )
 
 // Labels of the Weald signatures this package defines; the signed label is
@@ -20,24 +22,24 @@ const (
 	LabelRetentionResolution  = "retention-resolution"
 )
 
-// labelPrefix is prepended to every Label.
-const labelPrefix = "weald 1 "
-
 // ErrBadSignature is returned by [Verify] when the signature does not verify.
 var ErrBadSignature = errors.New("wire: signature does not verify")
 
 // SignContent returns the bytes an Ed25519 signature covers for label and
-// content: struct { opaque label<V>; opaque content<V>; }.
+// content ([codec.SignedContent]): struct { opaque label<V> = "weald 1 " +
+// label; opaque content<V>; }. It is nil for content too long to encode.
 func SignContent(label string, content []byte) []byte {
-	w := writer{b: make([]byte, 0, len(labelPrefix)+len(label)+len(content)+8)}
-	w.str(labelPrefix + label)
-	w.opaque(content)
-	return w.b
+	return codec.SignedContent(label, content)
 }
 
-// Sign signs content under label with priv.
+// Sign signs content under label with priv. Content too long to encode
+// (over 2^30-1 bytes) gets no signature (nil), which no key verifies.
 func Sign(priv ed25519.PrivateKey, label string, content []byte) []byte {
-	return ed25519.Sign(priv, SignContent(label, content))
+	msg := SignContent(label, content)
+	if msg == nil {
+		return nil
+	}
+	return ed25519.Sign(priv, msg)
 }
 
 // Verify checks sig over content under label with pub. It returns
@@ -46,7 +48,8 @@ func Verify(pub []byte, label string, content, sig []byte) error {
 	if len(pub) != ed25519.PublicKeySize || len(sig) != ed25519.SignatureSize {
 		return ErrBadSignature
 	}
-	if !ed25519.Verify(ed25519.PublicKey(pub), SignContent(label, content), sig) {
+	msg := SignContent(label, content)
+	if msg == nil || !ed25519.Verify(ed25519.PublicKey(pub), msg, sig) {
 		return ErrBadSignature
 	}
 	return nil
