@@ -68,7 +68,7 @@ func CreateWorkspace(ctx context.Context, opts Options, name, relayURL string) (
 		e.db.close()
 		return nil, err
 	}
-	e.meta = meta{Workspace: hexID(ws), Name: name, Relay: relayURL, User: hexID(user), DeviceSeed: seed,
+	e.meta = meta{Workspace: hexID(ws), Name: name, DisplayName: opts.DisplayName, Relay: relayURL, User: hexID(user), DeviceSeed: seed,
 		GenesisSeed: gseed, Creator: true, Steps: map[string]bool{StepKeys: true}, Muted: map[string]bool{},
 		Phrase: strings.Join(phrase.Words(), " ")}
 	if err := e.initKeys(); err != nil {
@@ -172,6 +172,9 @@ func (e *Engine) bootstrap(ctx context.Context) error {
 	}
 	if err := e.ensureRecovery(ctx); err != nil {
 		return fmt.Errorf("recovery: %w", err)
+	}
+	if err := e.ensureName(ctx); err != nil {
+		return fmt.Errorf("name: %w", err)
 	}
 	ws := e.wsID()
 	for _, st := range []struct {

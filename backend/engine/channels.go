@@ -80,6 +80,7 @@ func (e *Engine) resolveChannel(s string) (roster.GroupInfo, error) {
 // Member is one member of a channel or the workspace.
 type Member struct {
 	User    string `json:"user"`
+	Name    string `json:"name"` // the user's display name, or a short id
 	Device  string `json:"device"`
 	Role    string `json:"role"`
 	Revoked bool   `json:"revoked,omitempty"`
@@ -114,7 +115,7 @@ func (e *Engine) Members(ctx context.Context, channel string) ([]Member, error) 
 			if inGroup != nil && !inGroup[d] {
 				continue
 			}
-			out = append(out, Member{User: hexID(u.ID).hex(), Device: hexID(d).hex(), Role: u.Role.String(),
+			out = append(out, Member{User: hexID(u.ID).hex(), Name: e.userName(u.ID), Device: hexID(d).hex(), Role: u.Role.String(),
 				Revoked: !e.roster.DeviceLive(d), You: d == e.devID})
 		}
 	}

@@ -210,12 +210,15 @@ func (e *Engine) applyContent(ctx context.Context, g *group, env *wire.Envelope)
 
 // Message is one chat message as the CLI and UI show it.
 type Message struct {
-	ID     string    `json:"id"`
-	Author string    `json:"author"` // user id (hex)
-	Device string    `json:"device,omitempty"`
-	Time   time.Time `json:"time"`
-	Text   string    `json:"text"`
-	Edited bool      `json:"edited,omitempty"`
+	ID     string `json:"id"`
+	Author string `json:"author"` // user id (hex)
+	// AuthorName is the author's display name now (roster set-name), or a
+	// short id when it has none.
+	AuthorName string    `json:"author_name"`
+	Device     string    `json:"device,omitempty"`
+	Time       time.Time `json:"time"`
+	Text       string    `json:"text"`
+	Edited     bool      `json:"edited,omitempty"`
 	// State is "" for a message in the log, OutboxPending or OutboxFailed
 	// for one in this device's outbox (Error then says why).
 	State string `json:"state,omitempty"`
@@ -305,7 +308,7 @@ func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, text string,
 }
 
 func (e *Engine) toMessage(m documents.Message) Message {
-	return Message{ID: m.ID.String(), Author: hexID(m.Author).hex(), Time: m.Time.UTC(), Text: m.Text, Edited: !m.Edited.IsZero()}
+	return Message{ID: m.ID.String(), Author: hexID(m.Author).hex(), AuthorName: e.userName(identity.UserID(m.Author)), Time: m.Time.UTC(), Text: m.Text, Edited: !m.Edited.IsZero()}
 }
 
 // Messages returns the last limit messages of a channel (0: all), oldest

@@ -60,6 +60,9 @@ type Options struct {
 	// ("channel_published"), with the step's name; a non-nil error aborts
 	// there, as a crash or a transient failure would (tests).
 	Crash func(step string) error
+	// DisplayName is the user's name, asked at create and join and written
+	// into the roster (set-name) once the user is in it. Optional.
+	DisplayName string
 }
 
 // meta is the workspace record, persisted as the store record
@@ -67,6 +70,7 @@ type Options struct {
 type meta struct {
 	Workspace   hexID                  `json:"workspace"`
 	Name        string                 `json:"name"`
+	DisplayName string                 `json:"display_name,omitempty"` // this user's name, as asked at create or join
 	Relay       string                 `json:"relay"`
 	User        hexID                  `json:"user"`
 	DeviceSeed  []byte                 `json:"device_seed"`

@@ -198,7 +198,7 @@ func Join(ctx context.Context, opts Options, link string) (*Engine, error) {
 			return nil, err
 		}
 	}
-	e.meta = meta{Workspace: hexID(l.Workspace), Relay: l.Relay, User: hexID(user), DeviceSeed: seed,
+	e.meta = meta{Workspace: hexID(l.Workspace), DisplayName: opts.DisplayName, Relay: l.Relay, User: hexID(user), DeviceSeed: seed,
 		Steps: map[string]bool{}, Muted: map[string]bool{},
 		Invite: &inviteUse{Invite: hexID(l.Invite), Secret: l.Secret.Bytes(), UpdatePriv: l.UpdatePriv}}
 	if err := e.initKeys(); err != nil {
@@ -247,6 +247,9 @@ func (e *Engine) redeem(ctx context.Context) error {
 	}
 	if err := e.ensureRecovery(ctx); err != nil {
 		return fmt.Errorf("recovery: %w", err)
+	}
+	if err := e.ensureName(ctx); err != nil {
+		return fmt.Errorf("name: %w", err)
 	}
 	if e.meta.Name == "" {
 		if g, ok := e.roster.Group(e.roster.RootGroup()); ok {

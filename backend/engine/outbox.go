@@ -130,7 +130,7 @@ func (e *Engine) kickOutbox() {
 }
 
 func (e *Engine) outboxMessage(it *outboxItem) Message {
-	m := Message{ID: it.ID, Author: e.meta.User.hex(), Device: hexID(e.devID).hex(), Time: it.Queued, Text: it.Text, State: OutboxPending}
+	m := Message{ID: it.ID, Author: e.meta.User.hex(), AuthorName: e.userName(identity.UserID(e.meta.User)), Device: hexID(e.devID).hex(), Time: it.Queued, Text: it.Text, State: OutboxPending}
 	if it.Failed != "" {
 		m.State, m.Error = OutboxFailed, it.Failed
 	}

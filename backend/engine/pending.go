@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 
 	"weald/backend/errcode"
 	"weald/backend/identity"
@@ -24,8 +22,8 @@ type AddResult struct {
 }
 
 // AddPeople adds every live device of each user to an explicit channel
-// (step 1): users are user ids in hex, or unique prefixes of at least 8
-// hex digits.
+// (step 1): users are display names, user ids in hex, or unique prefixes
+// of at least 8 hex digits (FindUser).
 func (e *Engine) AddPeople(ctx context.Context, channel string, users []string) (AddResult, error) {
 	e.mu.Lock()
 	if err := e.connect(ctx); err != nil {
@@ -51,29 +49,6 @@ func (e *Engine) AddPeople(ctx context.Context, channel string, users []string) 
 	}
 	e.mu.Unlock()
 	return e.AddMembers(ctx, channel, devices)
-}
-
-// ErrUnknownUser is a user named to an add who is not in the roster.
-var ErrUnknownUser = errcode.New("user/unknown", "no person in this workspace has that user id")
-
-// findUser resolves a user id (hex) or a unique prefix of at least 8 hex
-// digits of one.
-func (e *Engine) findUser(s string) (roster.UserInfo, error) {
-	s = strings.ToLower(strings.TrimPrefix(s, "@"))
-	var found []roster.UserInfo
-	for _, u := range e.roster.Users() {
-		if u.RevokedAt == nil && len(s) >= 8 && strings.HasPrefix(hexID(u.ID).hex(), s) {
-			found = append(found, u)
-		}
-	}
-	switch len(found) {
-	case 1:
-		return found[0], nil
-	case 0:
-		return roster.UserInfo{}, fmt.Errorf("%w (%q)", ErrUnknownUser, s)
-	default:
-		return roster.UserInfo{}, errcode.Errorf("user/ambiguous", "%q names more than one person; give more of the user id", s)
-	}
 }
 
 // AddMembers adds devices to an explicit group this device is in, with one

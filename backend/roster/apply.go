@@ -169,6 +169,8 @@ func (s *State) check(in *Operation) (func(), error) {
 		return s.checkRetentionApprove(op, a, b)
 	case *RemovalReceipt:
 		return s.checkRemovalReceipt(op, a, b)
+	case *SetName:
+		return s.checkSetName(a, b)
 	}
 	return nil, reject(ErrBadOperation, "unknown operation %s", op.Type())
 }

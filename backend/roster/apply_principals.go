@@ -34,7 +34,7 @@ func (s *State) checkGenesis(op *Operation, tbs []byte, b *Genesis) (func(), err
 		s.workspace = b.Workspace
 		s.genesisKey = b.GenesisKey
 		did := identity.DeviceIDOf(b.Device)
-		s.users[b.User] = &UserInfo{ID: b.User, Role: RoleAdmin, Admitted: ref, Devices: []identity.DeviceID{did}}
+		s.users[b.User] = &UserInfo{ID: b.User, Role: RoleAdmin, Admitted: ref, Joined: op.CreatedAt, Devices: []identity.DeviceID{did}}
 		s.devices[did] = &DeviceInfo{ID: did, User: b.User, Public: b.Device, Admitted: ref}
 	}, nil
 }
@@ -74,7 +74,7 @@ func (s *State) checkRedeem(op *Operation, tbs []byte, b *RedeemInvite) (func(),
 	ref := s.ref(op)
 	return func() {
 		invID := b.Invite
-		s.users[b.User] = &UserInfo{ID: b.User, Role: inv.Invite.Role, Admitted: ref, Devices: []identity.DeviceID{did}}
+		s.users[b.User] = &UserInfo{ID: b.User, Role: inv.Invite.Role, Admitted: ref, Joined: op.CreatedAt, Devices: []identity.DeviceID{did}}
 		s.devices[did] = &DeviceInfo{ID: did, User: b.User, Public: b.Device, Admitted: ref, Invite: &invID}
 		inv.Uses++
 	}, nil

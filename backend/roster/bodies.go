@@ -510,6 +510,8 @@ func decodeBody(t OpType, r *codec.Reader) Body {
 		return &ApproveDevice{Device: identity.DeviceID(r.Array32())}
 	case OpRemovalReceipt:
 		return decodeRemovalReceipt(r)
+	case OpSetName:
+		return decodeSetName(r)
 	}
 	return nil
 }

@@ -33,6 +33,7 @@ func chainWorld(t testing.TB) *world {
 	inv := w.invite(w.owner, RoleMember)
 	w.must(w.owner.signer(), &RevokeInvite{Invite: inv.id})
 	w.must(w.owner.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{identity.DevicePrincipal(identity.DeviceIDOf(second.Public()))}})
+	w.must(m.signer(), &SetName{User: m.user, Name: "Dana"})
 	return w
 }
 

@@ -76,6 +76,10 @@ func FuzzApplySequence(f *testing.F) {
 			case 7:
 				body = &ArchiveGroup{Group: groups[pick(len(groups), y)], Archived: y%2 == 0}
 			case 8:
+				if y%2 == 1 { // set-name: own, another's, or a repeat
+					body = &SetName{User: members[pick(len(members), y/2)].user, Name: []string{"Dana", "Sam", " bad"}[y%3]}
+					break
+				}
 				body = &RenameGroup{Group: groups[pick(len(groups), y)], Name: "renamed"}
 			case 9:
 				dev, _ := identity.GenerateKey[identity.Device](w.rnd)

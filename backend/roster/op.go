@@ -53,6 +53,7 @@ const (
 	OpRetentionApprove OpType = 18
 	OpRecoverDevice    OpType = 19
 	OpApproveDevice    OpType = 20
+	OpSetName          OpType = 21
 )
 
 var opNames = map[OpType]string{
@@ -63,7 +64,7 @@ var opNames = map[OpType]string{
 	OpInvite: "invite", OpInviteRevoke: "invite-revoke", OpPendingAdd: "pending-add",
 	OpPendingResolve: "pending-resolve", OpRetentionPolicy: "retention-policy",
 	OpRetentionApprove: "retention-approve", OpRecoverDevice: "recover-device",
-	OpApproveDevice: "approve-device", OpRemovalReceipt: "removal-receipt",
+	OpApproveDevice: "approve-device", OpRemovalReceipt: "removal-receipt", OpSetName: "set-name",
 }
 
 func (t OpType) String() string {

@@ -18,8 +18,10 @@ type Ref struct {
 // UserInfo is a user's entry.
 type UserInfo struct {
 	ID        identity.UserID
+	Name      string // display name (set-name); "" until set
 	Role      Role
 	Admitted  Ref
+	Joined    time.Time // created_at of the operation that admitted it (genesis or redeem-invite)
 	Devices   []identity.DeviceID
 	Recovery  []identity.RecoveryID
 	RevokedAt *time.Time

@@ -31,7 +31,7 @@ func channelCommands(c *cli) []*cobra.Command {
 	create.Flags().StringVar(&admission, "admission", "", "parent (default) or explicit")
 	add := &cobra.Command{
 		Use:   "add CHANNEL USER...",
-		Short: "Add people to an explicit channel (USER: a user id, or 8+ hex digits of one)",
+		Short: "Add people to an explicit channel (USER: a display name, a user id, or 8+ hex digits of one)",
 		Args:  nargs("channel add CHANNEL USER...", 2, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.cmdChannelAdd(cmd.Context(), args[0], args[1:])

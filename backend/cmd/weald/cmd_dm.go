@@ -16,8 +16,8 @@ func dmCommands(c *cli) []*cobra.Command {
 	var wait string
 	dm := &cobra.Command{
 		Use:   "dm USER TEXT [--wait DURATION]",
-		Short: "Send a direct message; the first one starts the DM (USER: a user id, or 8+ hex digits of one)",
-		Args:  nargs("dm USER TEXT [--wait DURATION]   (USER: a user id, or 8+ hex digits of one)", 2, 2),
+		Short: "Send a direct message; the first one starts the DM (USER: a display name, a user id, or 8+ hex digits of one)",
+		Args:  nargs("dm USER TEXT [--wait DURATION]   (USER: a display name, a user id, or 8+ hex digits of one)", 2, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.cmdDM(cmd.Context(), args[0], args[1], wait)
 		},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"weald/backend/engine"
 	"weald/backend/store"
 )
 
@@ -30,6 +31,9 @@ func initCommands(c *cli) []*cobra.Command {
 func (c *cli) cmdInit(name string) error {
 	if name == "" {
 		return usagef("init --name NAME")
+	}
+	if err := engine.CheckName(name); err != nil {
+		return err
 	}
 	// Every file Weald writes is 0600 in a 0700 directory (store.md "Files"),
 	// also when the home directory was there before with a looser mode.

@@ -91,7 +91,7 @@ func (c *cli) cmdRead(ctx context.Context, channel, limitFlag string) error {
 		return nil
 	}
 	for _, m := range ms {
-		fmt.Fprintf(c.stdout, "%s %s: %s\n", m.Time.Format(time.RFC3339), m.Author[:8], m.Text)
+		fmt.Fprintf(c.stdout, "%s %s: %s\n", m.Time.Format(time.RFC3339), m.AuthorName, m.Text)
 	}
 	return nil
 }
@@ -114,7 +114,7 @@ func (c *cli) cmdMembers(ctx context.Context, ch string) error {
 		return nil
 	}
 	for _, m := range ms {
-		fmt.Fprintf(c.stdout, "%s device %s %s\n", m.User[:8], m.Device[:8], m.Role)
+		fmt.Fprintf(c.stdout, "%s (%s) device %s %s\n", m.Name, m.User[:8], m.Device[:8], m.Role)
 	}
 	return nil
 }

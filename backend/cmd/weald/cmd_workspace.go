@@ -40,11 +40,14 @@ func workspaceCommands(c *cli) []*cobra.Command {
 }
 
 func (c *cli) cmdWorkspaceCreate(ctx context.Context, name, relay string) error {
-	if _, err := c.profile(); err != nil {
+	pr, err := c.profile()
+	if err != nil {
 		return err
 	}
-	tmp := c.wsDir(fmt.Sprintf("new-%d", time.Now().UnixNano()))
-	e, cerr := engine.CreateWorkspace(ctx, c.options(tmp), name, relay)
+	opts := c.options(c.wsDir(fmt.Sprintf("new-%d", time.Now().UnixNano())))
+	opts.DisplayName = pr.Name
+	tmp := opts.Dir
+	e, cerr := engine.CreateWorkspace(ctx, opts, name, relay)
 	if e == nil {
 		return cerr
 	}
