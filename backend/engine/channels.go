@@ -178,10 +178,6 @@ func (e *Engine) MarkRead(ctx context.Context, channel string, upTo time.Time) e
 
 // Unread counts a channel's messages by others newer than its read marker.
 func (e *Engine) Unread(ctx context.Context, channel string) (int, error) {
-	ms, err := e.Messages(ctx, channel, 0)
-	if err != nil {
-		return 0, err
-	}
 	e.mu.Lock()
 	gi, err := e.resolveChannel(channel)
 	var mark time.Time
@@ -193,9 +189,13 @@ func (e *Engine) Unread(ctx context.Context, channel string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	ms, err := e.messagesSince(ctx, channel, mark)
+	if err != nil {
+		return 0, err
+	}
 	n := 0
 	for _, m := range ms {
-		if m.Author != me && m.Time.After(mark) {
+		if m.Author != me {
 			n++
 		}
 	}

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strconv"
 	"time"
 
@@ -32,8 +31,9 @@ type shardKey struct {
 type shard struct {
 	s       *documents.Shard
 	hasBase bool
-	logN    int      // rows in the stored log
-	pending [][]byte // author(32) ‖ changes, not stored yet
+	logN    int                          // rows in the stored log
+	pending [][]byte                     // author(32) ‖ changes, not stored yet
+	touched map[documents.MessageID]bool // messages to re-read into the index (history.go)
 }
 
 const maxShardLog = 64
@@ -89,6 +89,9 @@ func (sh *shard) record(author wire.ID, changes []byte) {
 
 func (e *Engine) saveShards(t *txn) error {
 	for k, s := range e.shards {
+		if err := e.indexShard(t, k, s); err != nil {
+			return err
+		}
 		if len(s.pending) == 0 {
 			continue
 		}
@@ -194,6 +197,7 @@ func (e *Engine) applyContent(ctx context.Context, g *group, env *wire.Envelope)
 		if err != nil {
 			return changed, err
 		}
+		held := sh.s.Pending() // changes this one may release
 		r, err := sh.s.Apply(env.Author, d.Changes)
 		if err != nil {
 			return changed, err
@@ -203,6 +207,7 @@ func (e *Engine) applyContent(ctx context.Context, g *group, env *wire.Envelope)
 		}
 		if r.Applied > 0 {
 			changed = true
+			sh.touch(sh.s.Touched(append(append([]byte{}, d.Changes...), held...))...)
 		}
 	}
 	return changed, nil
@@ -287,6 +292,7 @@ func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, text string,
 		return Message{}, err
 	}
 	sh.record(wire.ID(e.devID), changes)
+	sh.touch(m.ID)
 	if seq == g.rec.LastSeq+1 {
 		g.rec.LastSeq = seq
 	}
@@ -312,50 +318,15 @@ func (e *Engine) toMessage(m documents.Message) Message {
 }
 
 // Messages returns the last limit messages of a channel (0: all), oldest
-// first, from local state.
+// first, from the message index.
 func (e *Engine) Messages(ctx context.Context, channel string, limit int) ([]Message, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	gi, err := e.resolveChannel(channel)
-	if err != nil {
-		return nil, err
+	if limit > 0 && limit <= MaxPage {
+		ms, _, err := e.MessagesBefore(ctx, channel, "", limit)
+		return ms, err
 	}
-	var stored []store.ShardID
-	if err := e.db.view(ctx, func(tx *store.Tx) (err error) {
-		stored, err = tx.Shards(gi.Policy.Group)
-		return err
-	}); err != nil {
-		return nil, err
+	ms, err := e.messagesSince(ctx, channel, time.Time{})
+	if limit > 0 && len(ms) > limit {
+		ms = ms[len(ms)-limit:]
 	}
-	keys := map[shardKey]bool{}
-	for _, id := range stored {
-		keys[shardKey{identity.GroupID(id.Group), documents.Day(id.Day), id.Epoch}] = true
-	}
-	for k := range e.shards {
-		if k.group == gi.Policy.Group {
-			keys[k] = true
-		}
-	}
-	var out []Message
-	for k := range keys {
-		sh, err := e.shardFor(ctx, k)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range sh.s.Messages() {
-			if !m.Deleted {
-				out = append(out, e.toMessage(m))
-			}
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if !out[i].Time.Equal(out[j].Time) {
-			return out[i].Time.Before(out[j].Time)
-		}
-		return out[i].ID < out[j].ID
-	})
-	if limit > 0 && len(out) > limit {
-		out = out[len(out)-limit:]
-	}
-	return out, nil
+	return ms, err
 }

@@ -146,6 +146,7 @@ var (
 	ErrNotMember      = errcode.New("channel/not_member", "this device has not joined that channel yet; run sync")
 	ErrExists         = errcode.New("workspace/exists", "a workspace is already stored in this directory")
 	ErrNoWorkspace    = errcode.New("workspace/none", "no workspace is stored in this directory")
+	ErrBadPage        = errcode.New("history/bad_page", "a page of history holds from 1 to 1000 messages")
 )
 
 func (o *Options) defaults() {
@@ -169,6 +170,10 @@ func newEngine(ctx context.Context, opts Options) (*Engine, error) {
 	e := &Engine{opts: opts, rand: opts.Rand, now: opts.Clock, db: d, groups: map[identity.GroupID]*group{},
 		shards: map[shardKey]*shard{}, kick: make(chan struct{}, 1)}
 	e.mlsCfg = &mls.Config{Rand: e.rand, Now: e.now, Credential: e.authLeaf}
+	if err := e.buildIndex(ctx); err != nil {
+		d.close()
+		return nil, err
+	}
 	return e, nil
 }
 

@@ -3,7 +3,9 @@ package store
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"fmt"
 
 	"weald/backend/errcode"
@@ -25,7 +27,10 @@ const sealVersion = 1
 // ErrUnreadable is returned for a stored value that fails to open.
 var ErrUnreadable = errcode.New("store/unreadable", "a stored value failed its integrity check; the local state was changed outside Weald or belongs to another key")
 
-type sealer struct{ aead cipher.AEAD }
+type sealer struct {
+	aead  cipher.AEAD
+	terms []byte // the key of the search index's blinded terms (messages.go)
+}
 
 func newSealer(key []byte) (*sealer, error) {
 	b, err := aes.NewCipher(key)
@@ -36,7 +41,9 @@ func newSealer(key []byte) (*sealer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: key: %w", err)
 	}
-	return &sealer{aead: a}, nil
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("weald/store/v1 message terms"))
+	return &sealer{aead: a, terms: m.Sum(nil)}, nil
 }
 
 func sealAD(table string, name []byte) []byte {

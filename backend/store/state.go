@@ -236,6 +236,28 @@ func (t *Tx) Shards(group [32]byte) ([]ShardID, error) {
 	return out, rows.Err()
 }
 
+// AllShards lists every stored shard (those with a base or stored changes).
+func (t *Tx) AllShards() ([]ShardID, error) {
+	rows, err := t.query(`SELECT group_id, day, epoch FROM shards UNION SELECT group_id, day, epoch FROM shard_changes ORDER BY 1, 2, 3`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ShardID
+	for rows.Next() {
+		var g []byte
+		var id ShardID
+		var epoch int64
+		if err := rows.Scan(&g, &id.Day, &epoch); err != nil {
+			return nil, err
+		}
+		copy(id.Group[:], g)
+		id.Epoch = uint64(epoch)
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
 // AddRosterOp stores the roster operation with index idx (1 for the first
 // one applied); an index already stored keeps its operation.
 func (t *Tx) AddRosterOp(idx int, op []byte) error {
