@@ -24,7 +24,7 @@ func (b *SetName) encode(w *codec.Writer) {
 }
 
 func decodeSetName(r *codec.Reader) *SetName {
-	return &SetName{User: identity.UserID(r.Array32()), Name: r.String(MaxNameLen)}
+	return &SetName{User: identity.UserID(r.Array32()), Name: r.StringMax(MaxNameLen)}
 }
 
 // checkSetName: a live device of the named user (probation included: a
