@@ -15,14 +15,15 @@ import (
 
 // TestOnlyDropDeletesEnvelopes proves "No other code path deletes envelopes"
 // (issue 4; spec/lifecycle.md "What the relay never does") by reading the
-// source: in every .go and .sql file under backend/, the only statement
-// that deletes from, truncates or drops the envelope table is the one in
-// store's DropEnvelopesBelow, and the only caller of DropEnvelopesBelow
-// outside tests is Service.DropBefore.
+// source: in every .go and .sql file under backend/, the only statements
+// that delete from, truncate or drop the envelope table are the one in
+// store's DropEnvelopesBelow and the one in DeleteRecoveryWraps (the
+// member-signed deletion of a removed person's recovery wraps), and their
+// only callers outside tests are Service.DropBefore and Service.DeleteWraps.
 func TestOnlyDropDeletesEnvelopes(t *testing.T) {
 	deleting := regexp.MustCompile(`(?is)\b(delete\s+from|truncate(\s+table)?|drop\s+table(\s+if\s+exists)?)\s+["']?envelopes\b`)
 	root := filepath.Join("..")
-	var deletes, calls []string
+	var deletes, calls, wrapCalls []string
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -51,6 +52,9 @@ func TestOnlyDropDeletesEnvelopes(t *testing.T) {
 		if ext == ".go" && !isTest && strings.Contains(string(body), "DropEnvelopesBelow(") {
 			calls = append(calls, callersOf(t, fset, path, body, "DropEnvelopesBelow")...)
 		}
+		if ext == ".go" && !isTest && strings.Contains(string(body), "DeleteRecoveryWraps(") {
+			wrapCalls = append(wrapCalls, callersOf(t, fset, path, body, "DeleteRecoveryWraps")...)
+		}
 		return nil
 	})
 	if err != nil {
@@ -67,13 +71,18 @@ func TestOnlyDropDeletesEnvelopes(t *testing.T) {
 		t.Errorf("%s drops the envelope table without copying it first", rebuild)
 	}
 	deletes = slices.DeleteFunc(deletes, func(d string) bool { return d == rebuild })
-	wantDelete := filepath.Join("..", "relay", "store", "sqltx.go") + ":DropEnvelopesBelow"
-	if len(deletes) != 1 || deletes[0] != wantDelete {
-		t.Errorf("statements deleting envelopes = %v, want exactly [%s]", deletes, wantDelete)
+	sqltx := filepath.Join("..", "relay", "store", "sqltx.go")
+	wantDeletes := []string{sqltx + ":DropEnvelopesBelow", sqltx + ":DeleteRecoveryWraps"}
+	if !slices.Equal(deletes, wantDeletes) {
+		t.Errorf("statements deleting envelopes = %v, want exactly %v", deletes, wantDeletes)
 	}
 	wantCall := filepath.Join("..", "relay", "drop.go") + ":DropBefore"
 	if len(calls) != 1 || calls[0] != wantCall {
 		t.Errorf("callers of DropEnvelopesBelow = %v, want exactly [%s]", calls, wantCall)
+	}
+	wantWraps := filepath.Join("..", "relay", "wraps.go") + ":DeleteWraps"
+	if len(wrapCalls) != 1 || wrapCalls[0] != wantWraps {
+		t.Errorf("callers of DeleteRecoveryWraps = %v, want exactly [%s]", wrapCalls, wantWraps)
 	}
 }
 

@@ -165,6 +165,12 @@ func (c *Client) DropBefore(ctx context.Context, d wire.DropBefore) (*wire.Dropp
 	return expect[*wire.Dropped](c.do(ctx, &wire.DropBeforeRequest{Drop: d}, noRetry))
 }
 
+// DeleteWraps sends a signed instruction to delete a group's recovery wraps
+// by tag (spec/lifecycle.md "Removing a person", step 4).
+func (c *Client) DeleteWraps(ctx context.Context, d wire.WrapsDelete) (*wire.WrapsDeleted, error) {
+	return expect[*wire.WrapsDeleted](c.do(ctx, &d, noRetry))
+}
+
 // Stats returns the workspace's byte counter, budget and retention warning.
 func (c *Client) Stats(ctx context.Context) (*wire.Stats, error) {
 	return expect[*wire.Stats](c.do(ctx, &wire.StatsRequest{}, retryOnReconnect))

@@ -42,6 +42,9 @@ type Backend interface {
 	KeyPackagePut(ctx context.Context, ws wire.ID, p Principal, items []wire.KeyPackageItem) (*wire.KeyPackageStock, error)
 	KeyPackageClaim(ctx context.Context, ws wire.ID, p Principal, owner wire.ID) (*wire.KeyPackageClaimed, error)
 	DropBefore(ctx context.Context, ws wire.ID, p Principal, d wire.DropBefore) (*wire.Dropped, error)
+	// DeleteWraps deletes a group's recovery wraps by tag on an admin's
+	// signed instruction (relay.Service.DeleteWraps).
+	DeleteWraps(ctx context.Context, ws wire.ID, p Principal, d wire.WrapsDelete) (*wire.WrapsDeleted, error)
 	Stats(ctx context.Context, ws wire.ID) (*wire.Stats, error)
 	// Changes delivers committed changes (on PostgreSQL from every relay
 	// process on the database, this one included) until ctx ends; a nil

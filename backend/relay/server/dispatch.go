@@ -242,6 +242,13 @@ func (s *Server) handle(c *conn, body wire.Body) (wire.Body, func(), error) {
 		}
 		return res, func() { s.refreshStats(c.workspace) }, nil
 
+	case *wire.WrapsDelete:
+		res, err := s.backend.DeleteWraps(ctx, c.workspace, p, *req)
+		if err != nil {
+			return nil, nil, err
+		}
+		return res, func() { s.refreshStats(c.workspace) }, nil
+
 	case *wire.StatsRequest:
 		res, err := s.backend.Stats(ctx, c.workspace)
 		if err != nil {

@@ -183,6 +183,10 @@ func (f *fakeBackend) KeyPackageClaim(context.Context, wire.ID, Principal, wire.
 	return nil, wire.Errorf(wire.CodeKeyPackageNone, "none")
 }
 
+func (f *fakeBackend) DeleteWraps(context.Context, wire.ID, Principal, wire.WrapsDelete) (*wire.WrapsDeleted, error) {
+	return nil, wire.Errorf(wire.CodeWrapsNotAdmin, "not admin")
+}
+
 func (f *fakeBackend) DropBefore(context.Context, wire.ID, Principal, wire.DropBefore) (*wire.Dropped, error) {
 	return nil, wire.Errorf(wire.CodeDropNoPolicy, "no policy")
 }

@@ -376,13 +376,8 @@ func (t *sqlTx) DropEnvelopesBelow(ctx context.Context, ws, group wire.ID, barri
 	}
 	cond := `workspace_id = ? AND group_id = ? AND seq < ? AND kind NOT IN (` + strings.Join(keep, ",") + `)
 		AND seq NOT IN (SELECT seq FROM anchors WHERE workspace_id = ? AND group_id = ?)`
-	if _, err := t.exec(ctx, `INSERT INTO author_heads (workspace_id, group_id, author, ctr, hash)
-		SELECT e.workspace_id, e.group_id, e.author, e.ctr, e.hash FROM envelopes e
-		 WHERE e.workspace_id = ? AND e.group_id = ? AND e.ctr = (SELECT max(m.ctr) FROM envelopes m
-		   WHERE m.workspace_id = e.workspace_id AND m.group_id = e.group_id AND m.author = e.author)
-		ON CONFLICT (workspace_id, group_id, author) DO UPDATE SET ctr = excluded.ctr, hash = excluded.hash WHERE excluded.ctr > author_heads.ctr`,
-		b(ws), b(group)); err != nil {
-		return 0, 0, fmt.Errorf("record author heads: %w", err)
+	if err := t.recordAuthorHeads(ctx, ws, group); err != nil {
+		return 0, 0, err
 	}
 	var n, bytes int64
 	if err := t.row(ctx, `SELECT count(*), coalesce(sum(length(ct)), 0) FROM envelopes WHERE `+cond,
@@ -397,6 +392,65 @@ func (t *sqlTx) DropEnvelopesBelow(ctx context.Context, ws, group wire.ID, barri
 		return 0, 0, fmt.Errorf("drop envelopes: deleted %d rows, measured %d", got, n)
 	}
 	return n, bytes, nil
+}
+
+// recordAuthorHeads keeps each author's newest (ctr, hash) of the group in
+// author_heads, so its chain continues after envelopes are deleted.
+func (t *sqlTx) recordAuthorHeads(ctx context.Context, ws, group wire.ID) error {
+	if _, err := t.exec(ctx, `INSERT INTO author_heads (workspace_id, group_id, author, ctr, hash)
+		SELECT e.workspace_id, e.group_id, e.author, e.ctr, e.hash FROM envelopes e
+		 WHERE e.workspace_id = ? AND e.group_id = ? AND e.ctr = (SELECT max(m.ctr) FROM envelopes m
+		   WHERE m.workspace_id = e.workspace_id AND m.group_id = e.group_id AND m.author = e.author)
+		ON CONFLICT (workspace_id, group_id, author) DO UPDATE SET ctr = excluded.ctr, hash = excluded.hash WHERE excluded.ctr > author_heads.ctr`,
+		b(ws), b(group)); err != nil {
+		return fmt.Errorf("record author heads: %w", err)
+	}
+	return nil
+}
+
+// DeleteRecoveryWraps holds the relay's second envelope DELETE statement,
+// limited to one recovery.wrap row at a time by its seq and kind.
+func (t *sqlTx) DeleteRecoveryWraps(ctx context.Context, ws, group wire.ID, tags map[wire.ID]bool) (int64, int64, error) {
+	rows, err := t.rows(ctx, `SELECT seq, ct FROM envelopes WHERE workspace_id = ? AND group_id = ? AND kind = ? ORDER BY seq`,
+		b(ws), b(group), int64(wire.KindRecoveryWrap))
+	if err != nil {
+		return 0, 0, fmt.Errorf("read recovery wraps: %w", err)
+	}
+	type hit struct{ seq, size int64 }
+	var hits []hit
+	for rows.Next() {
+		var seq int64
+		var ct []byte
+		if err := rows.Scan(&seq, &ct); err != nil {
+			rows.Close()
+			return 0, 0, err
+		}
+		if tag, ok := wire.WrapTag(ct); ok && tags[tag] {
+			hits = append(hits, hit{seq, int64(len(ct))})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, 0, err
+	}
+	if len(hits) == 0 {
+		return 0, 0, nil
+	}
+	if err := t.recordAuthorHeads(ctx, ws, group); err != nil {
+		return 0, 0, err
+	}
+	var n, size int64
+	for _, h := range hits {
+		res, err := t.exec(ctx, `DELETE FROM envelopes WHERE workspace_id = ? AND group_id = ? AND seq = ? AND kind = ?`,
+			b(ws), b(group), h.seq, int64(wire.KindRecoveryWrap))
+		if err != nil {
+			return 0, 0, fmt.Errorf("delete recovery wrap: %w", err)
+		}
+		if got, _ := res.RowsAffected(); got == 1 {
+			n, size = n+1, size+h.size
+		}
+	}
+	return n, size, nil
 }
 
 func (t *sqlTx) AddAnchors(ctx context.Context, ws, group wire.ID, seqs []uint64) error {

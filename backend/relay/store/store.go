@@ -191,6 +191,12 @@ type Tx interface {
 	// kinds in keepKinds, and returns how many rows and ct bytes went. It is
 	// the only way envelopes are ever deleted.
 	DropEnvelopesBelow(ctx context.Context, ws, group wire.ID, barrier uint64, keepKinds []wire.Kind) (n, bytes int64, err error)
+	// DeleteRecoveryWraps records every author's chain head of the group,
+	// then deletes the group's recovery.wrap envelopes whose blinded tag is
+	// in tags (spec/lifecycle.md "Removing a person", step 4) and returns
+	// how many rows and ct bytes went. Beside DropEnvelopesBelow it is the
+	// only way envelopes are deleted, and it deletes no other kind.
+	DeleteRecoveryWraps(ctx context.Context, ws, group wire.ID, tags map[wire.ID]bool) (n, bytes int64, err error)
 	AddAnchors(ctx context.Context, ws, group wire.ID, seqs []uint64) error
 	SetDroppedBelow(ctx context.Context, ws, group wire.ID, seq uint64) error
 

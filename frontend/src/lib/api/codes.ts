@@ -303,6 +303,7 @@ export const errorCodes = [
   'workspace/not_ready',
   'workspace/ready',
   'workspace/unknown',
+  'wraps/not_admin',
 ] as const
 
 /** A code a bound method or an alert can carry. */
