@@ -83,7 +83,14 @@ type GroupSlot struct {
 	Rotated bool   `json:"rotated"`
 	Epoch   uint64 `json:"epoch,omitempty"`
 	NoLeaf  bool   `json:"no_leaf,omitempty"`
-	Wraps   bool   `json:"wraps_deleted"`
+	// NotMember: the removing device holds no state of the group (an
+	// explicit or closed group it is not in), so it cannot commit there;
+	// the receipt leaves the group out of the groups rotated.
+	NotMember bool `json:"not_member,omitempty"`
+	// Tags are the blinded recovery-wrap tags of the epoch before the
+	// Remove commit, computed before it for the wrap deletion.
+	Tags  []ID `json:"tags,omitempty"`
+	Wraps bool `json:"wraps_deleted"`
 	// WrapsDeleted counts the wraps the relay deleted.
 	WrapsDeleted int `json:"wraps_count,omitempty"`
 }
@@ -158,3 +165,13 @@ var (
 	ErrPaused        = errcode.New("removal/needs_reapproval", "the workspace's membership changed since this removal was approved; review the changes and approve it again")
 	ErrUnknown       = errcode.New("removal/unknown", "there is no removal operation with that id")
 )
+
+// Identity converts back to an identity.Principal.
+func (p Principal) Identity() identity.Principal {
+	for k := identity.KindUser; k <= identity.KindRecovery; k++ {
+		if k.String() == p.Kind {
+			return identity.Principal{Kind: k, ID: p.ID}
+		}
+	}
+	return identity.Principal{ID: p.ID}
+}

@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // Steps is what the removing client does for each step; each method is
@@ -73,7 +74,7 @@ func runStep(ctx context.Context, op *RemovalOperation, s Steps) error {
 	case StepRotate:
 		for i := range op.Groups {
 			slot := &op.Groups[i]
-			if slot.Rotated || slot.NoLeaf {
+			if slot.Rotated || slot.NoLeaf || slot.NotMember {
 				continue
 			}
 			if !op.committed() {
@@ -186,7 +187,7 @@ func (op *RemovalOperation) committed() bool {
 // whole-workspace removal, the access set accepted.
 func (op *RemovalOperation) complete() bool {
 	for _, g := range op.Groups {
-		if !(g.Rotated || g.NoLeaf) || !g.Wraps {
+		if !(g.Rotated || g.NoLeaf || g.NotMember) || !g.Wraps {
 			return false
 		}
 	}
@@ -195,8 +196,20 @@ func (op *RemovalOperation) complete() bool {
 
 // Reapprove resumes a paused operation on the current authorization head:
 // the caller has shown the intervening changes and the admin approved
-// again; targets re-enumerated from the new roster replace the old ones.
+// again; what the new roster enumerates (a device admitted meanwhile) is
+// added to the targets, leaves and invites.
 func Reapprove(op *RemovalOperation, head ID, targets []Principal, leaves []ID, invites []ID) {
 	op.BasedOn, op.State, op.Intervening = head, StateRunning, nil
-	op.Targets, op.Leaves, op.Invites = targets, leaves, invites
+	op.Targets = union(op.Targets, targets)
+	op.Leaves = union(op.Leaves, leaves)
+	op.Invites = union(op.Invites, invites)
+}
+
+func union[T comparable](a, b []T) []T {
+	for _, x := range b {
+		if !slices.Contains(a, x) {
+			a = append(a, x)
+		}
+	}
+	return a
 }

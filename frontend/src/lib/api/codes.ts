@@ -2,6 +2,7 @@
 // backend/errcode (go test ./backend/errcode -update); do not edit.
 export const errorCodes = [
   'access/busy',
+  'access/stale',
   'app/failed',
   'app/not_started',
   'app/stopped',
