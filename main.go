@@ -14,6 +14,7 @@ import (
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"weald/app"
@@ -22,6 +23,11 @@ import (
 
 //go:embed all:frontend/dist
 var assets embed.FS
+
+// icon is the window's icon (build/icons.sh renders it from build/appicon.svg).
+//
+//go:embed build/appicon.png
+var icon []byte
 
 // windowEvents is the app.Emitter of the desktop window: the Wails runtime's
 // events, with the context Wails passed to OnStartup.
@@ -42,6 +48,9 @@ func main() {
 		os.Exit(1)
 	}
 	a := app.New(dir, os.Stderr, windowEvents{})
+	// Opened through the desktop entry's weald:// handler (Exec=weald-desktop %u):
+	// the join screen shows the invite link.
+	a.OpenLink(app.LinkArg(os.Args[1:]))
 	err = wails.Run(&options.App{
 		ErrorFormatter:   app.FormatError,
 		Title:            "Weald",
@@ -54,6 +63,7 @@ func main() {
 		OnStartup:        a.Startup,
 		OnShutdown:       a.Shutdown,
 		Bind:             app.Services(a),
+		Linux:            &linux.Options{Icon: icon, ProgramName: "weald", WebviewGpuPolicy: linux.WebviewGpuPolicyNever},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "weald:", err)

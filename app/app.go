@@ -11,11 +11,8 @@ import (
 	"sync"
 
 	"weald/backend/store"
+	"weald/backend/version"
 )
-
-// Version is the application version; release builds set it with
-// -ldflags "-X weald/app.Version=...".
-var Version = "0.1.0-dev"
 
 // App is the bound service for application-wide state.
 type App struct {
@@ -32,6 +29,8 @@ type App struct {
 	firstCall sync.Once
 	readyMu   sync.Mutex
 	readyLog  map[string]bool
+
+	launch launch // the weald:// link opened with (launch.go)
 }
 
 // New returns the App service rooted at dataDir. Log lines go to logOut;
@@ -103,7 +102,8 @@ func (a *App) Status() (Status, error) {
 		return Status{}, err
 	}
 	return Status{
-		Version:      Version,
+		Version:      version.Get().Version,
+		Commit:       version.Get().Short(),
 		DataDir:      a.dataDir,
 		HasWorkspace: len(ws) > 0,
 		Workspaces:   ws,

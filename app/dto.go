@@ -4,7 +4,8 @@ import "weald/backend/errcode"
 
 // Status is what App.Status returns to the shell.
 type Status struct {
-	Version      string             `json:"version"`
+	Version      string             `json:"version"` // backend/version: git describe, stamped by make
+	Commit       string             `json:"commit"`
 	DataDir      string             `json:"dataDir"`
 	HasWorkspace bool               `json:"hasWorkspace"`
 	Workspaces   []WorkspaceSummary `json:"workspaces"`

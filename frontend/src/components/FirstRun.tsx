@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import { api, toApiError, type ApiError, type Workspace } from '../lib/api'
 import { plainMessage } from '../state/errors'
 import { usePhraseOnScreen } from '../state/phrase'
@@ -18,9 +18,12 @@ export function FirstRun({
   canCancel,
   onCancel,
   onStep,
+  link,
 }: {
   onReady: (ws: Workspace) => void
   initial?: Step
+  /** An invite link the app was opened with: shown on the join step. */
+  link?: string
   /** Told of every step taken, so the shell keeps this flow on screen until it ends. */
   onStep?: (step: Step) => void
   /** Chooses which words of the phrase the confirm step asks for (injected in tests). */
@@ -28,11 +31,14 @@ export function FirstRun({
   canCancel?: boolean
   onCancel?: () => void
 }) {
-  const [step, setStepState] = useState<Step>(initial)
+  const [step, setStepState] = useState<Step>(link ? 'join' : initial)
   const setStep = (s: Step) => {
     setStepState(s)
     onStep?.(s)
   }
+  useEffect(() => {
+    if (link) setStepState('join')
+  }, [link])
   return (
     <div className="first-run">
       {step === 'choose' ? (
@@ -56,7 +62,7 @@ export function FirstRun({
       ) : step === 'create' ? (
         <CreateWorkspace onReady={onReady} onBack={() => setStep('choose')} pick={pick} />
       ) : (
-        <JoinWithInvite onReady={onReady} onBack={() => setStep('choose')} pick={pick} />
+        <JoinWithInvite onReady={onReady} onBack={() => setStep('choose')} pick={pick} given={link} />
       )}
     </div>
   )
@@ -236,8 +242,21 @@ function ConfirmPhrase({
   )
 }
 
-function JoinWithInvite({ onReady, onBack, pick }: { onReady: (ws: Workspace) => void; onBack: () => void; pick: (n: number) => number[] }) {
-  const [link, setLink] = useState('')
+function JoinWithInvite({
+  onReady,
+  onBack,
+  pick,
+  given,
+}: {
+  onReady: (ws: Workspace) => void
+  onBack: () => void
+  pick: (n: number) => number[]
+  given?: string
+}) {
+  const [link, setLink] = useState(given ?? '')
+  useEffect(() => {
+    if (given) setLink(given)
+  }, [given])
   const [joined, setJoined] = useState<{ ws: Workspace; phrase: string[] } | null>(null)
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<ApiError | null>(null)

@@ -8,7 +8,7 @@ vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedMo
 
 import { Shell } from './Shell'
 
-const status = { version: '9.9.9', dataDir: '/tmp/weald-x', hasWorkspace: false, workspaces: [] }
+const status = { version: '9.9.9', commit: '0123456789ab', dataDir: '/tmp/weald-x', hasWorkspace: false, workspaces: [] }
 
 function inWorkspace(channels = defaults(), messages = [msg({ text: 'hello' })]) {
   const a = holder.current.api
@@ -32,11 +32,21 @@ describe('Shell', () => {
     expect(await screen.findByTestId('version')).toHaveProperty('textContent', '9.9.9')
     await userEvent.click(screen.getByRole('button', { name: 'About' }))
     expect(screen.getByTestId('data-dir').textContent).toBe('/tmp/weald-x')
+    expect(screen.getByTestId('about-commit').textContent).toBe('0123456789ab')
     await userEvent.click(screen.getByRole('button', { name: 'Done' }))
     expect(await screen.findByRole('button', { name: 'Create a workspace' })).toBeTruthy()
     expect(screen.getByRole('button', { name: 'Join with an invite' })).toBeTruthy()
     expect(screen.queryByRole('button', { name: 'Send' })).toBeNull()
     expect(screen.getByRole('navigation', { name: 'Workspace' })).toBeTruthy()
+  })
+
+  it('opens on the join screen with the invite link it was started with', async () => {
+    const link = 'weald://join?relay=ws%3A%2F%2F127.0.0.1%3A1%2Fv1%2Fws&id=ab'
+    holder.current.api.takeLaunchLink.mockResolvedValue(link)
+    render(<Shell />)
+    expect(await screen.findByRole('heading', { name: 'Join with an invite' })).toBeTruthy()
+    expect(screen.getByLabelText('Invite link')).toHaveProperty('value', link)
+    expect(holder.current.api.takeLaunchLink).toHaveBeenCalledTimes(1)
   })
 
   it('says in plain words what to do when the relay does not answer', async () => {

@@ -45,6 +45,19 @@ export function Shell() {
   // The composer of a channel just created takes focus.
   const [focusKey, setFocusKey] = useState<string | undefined>()
 
+  // An invite link the app was opened with (the weald:// handler) goes to
+  // the join screen, once no recovery phrase is on screen.
+  const [launchLink, setLaunchLink] = useState('')
+  useEffect(() => {
+    api
+      .takeLaunchLink()
+      .then((l) => l && setLaunchLink(l))
+      .catch(() => {})
+  }, [])
+  useEffect(() => {
+    if (launchLink && !phrase) setView({ kind: 'first-run', step: 'join' })
+  }, [launchLink, phrase])
+
   useEffect(() => api.onProgress((p) => setProgress((list) => [...list.filter((x) => x.id !== p.id), p].filter((x) => !x.finished))), [])
   useEffect(() => {
     let n = 0
@@ -124,6 +137,7 @@ export function Shell() {
         // does not remount the flow and lose the phrase.
         key="first-run"
         initial={view.kind === 'first-run' ? view.step : 'choose'}
+        link={phrase ? undefined : launchLink}
         onStep={(step) => setView({ kind: 'first-run', step })}
         onReady={ready}
         canCancel={!noWorkspace}

@@ -122,6 +122,10 @@ export function About({ status, onClose }: { status?: Status; onClose: () => voi
       <dl className="facts">
         <dt>Version</dt>
         <dd data-testid="about-version">{status?.version ?? '…'}</dd>
+        <dt>Commit</dt>
+        <dd>
+          <code data-testid="about-commit">{status?.commit ?? ''}</code>
+        </dd>
         <dt>Data directory</dt>
         <dd>
           <code className="datadir" data-testid="data-dir">

@@ -17,6 +17,7 @@ export function makeApi() {
   const api = {
     status: vi.fn(),
     ready: vi.fn(() => Promise.resolve()),
+    takeLaunchLink: vi.fn(() => Promise.resolve('')),
     projects: { list: vi.fn(), add: vi.fn(), forget: vi.fn(), bind: vi.fn(), onChanged: on('project') },
     workspaces: { list: vi.fn(), create: vi.fn(), join: vi.fn(), remove: vi.fn(), onChanged: on('workspaces') },
     channels: {

@@ -337,6 +337,7 @@ export namespace app {
 	}
 	export class Status {
 	    version: string;
+	    commit: string;
 	    dataDir: string;
 	    hasWorkspace: boolean;
 	    workspaces: WorkspaceSummary[];
@@ -348,6 +349,7 @@ export namespace app {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.version = source["version"];
+	        this.commit = source["commit"];
 	        this.dataDir = source["dataDir"];
 	        this.hasWorkspace = source["hasWorkspace"];
 	        this.workspaces = this.convertValues(source["workspaces"], WorkspaceSummary);

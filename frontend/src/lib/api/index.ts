@@ -74,6 +74,8 @@ export const api = {
   status: (): Promise<Status> => wrap(() => App.Status()),
   /** ready tells Go the ready state is on screen (it logs it for the desktop smoke test). */
   ready: (workspace: string, channel: string): Promise<void> => wrap(() => App.Ready(workspace, channel)),
+  /** takeLaunchLink: the weald:// invite link the app was opened with, once ('' when none). */
+  takeLaunchLink: (): Promise<string> => wrap(() => App.TakeLaunchLink()),
 
   projects: {
     list: (): Promise<Project[]> => wrap(() => Projects.List() as Promise<Project[]>),

@@ -4,6 +4,10 @@ import {app} from '../models';
 
 export function DataDir():Promise<string>;
 
+export function OpenLink(arg1:string):Promise<void>;
+
 export function Ready(arg1:string,arg2:string):Promise<void>;
 
 export function Status():Promise<app.Status>;
+
+export function TakeLaunchLink():Promise<string>;

@@ -6,10 +6,18 @@ export function DataDir() {
   return window['go']['app']['App']['DataDir']();
 }
 
+export function OpenLink(arg1) {
+  return window['go']['app']['App']['OpenLink'](arg1);
+}
+
 export function Ready(arg1, arg2) {
   return window['go']['app']['App']['Ready'](arg1, arg2);
 }
 
 export function Status() {
   return window['go']['app']['App']['Status']();
+}
+
+export function TakeLaunchLink() {
+  return window['go']['app']['App']['TakeLaunchLink']();
 }
