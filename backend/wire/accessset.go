@@ -3,6 +3,8 @@ package wire
 import (
 	"crypto/ed25519"
 	"fmt"
+
+	"weald/backend/internal/codec"
 )
 
 // DeviceKey is a device entry of an access set:
@@ -41,21 +43,21 @@ type AccessSet struct {
 }
 
 func encodeKeys(w *writer, keys [][]byte) {
-	w.vector(func(w *writer) {
+	w.Vector(func(w *writer) {
 		for _, k := range keys {
-			w.b = append(w.b, k...)
+			w.Raw(k)
 		}
 	})
 }
 
 func decodeKeys(r *reader, what string) [][]byte {
-	b := r.opaque()
+	b := r.OpaqueCopy()
 	if len(b)%ed25519.PublicKeySize != 0 {
-		r.fail("%s: %d bytes is not a list of 32-byte keys", what, len(b))
+		fail(r, "%s: %d bytes is not a list of 32-byte keys", what, len(b))
 		return nil
 	}
 	if len(b)/ed25519.PublicKeySize > maxListItems {
-		r.fail("%s: too many keys", what)
+		fail(r, "%s: too many keys", what)
 		return nil
 	}
 	var out [][]byte
@@ -66,59 +68,59 @@ func decodeKeys(r *reader, what string) [][]byte {
 }
 
 func (a *AccessSet) encodeTBS(w *writer) {
-	w.id(a.Workspace)
-	w.u64(a.Version)
-	w.vector(func(w *writer) {
+	w.Array32(a.Workspace)
+	w.U64(a.Version)
+	w.Vector(func(w *writer) {
 		for _, d := range a.Devices {
-			w.opaque(d.Pub)
-			w.id(d.User)
-			w.boolean(d.Admin)
+			w.Opaque(d.Pub)
+			w.Array32(d.User)
+			w.Bool(d.Admin)
 		}
 	})
 	encodeKeys(w, a.Agents)
 	encodeKeys(w, a.Recovery)
-	w.vector(func(w *writer) {
+	w.Vector(func(w *writer) {
 		for _, g := range a.Grants {
-			w.id(g)
+			w.Array32(g)
 		}
 	})
-	w.opaque(a.Signer)
+	w.Opaque(a.Signer)
 }
 
 // TBS returns the bytes the access-set signature covers.
 func (a *AccessSet) TBS() []byte {
 	var w writer
 	a.encodeTBS(&w)
-	return w.b
+	return w.Bytes()
 }
 
 func (a *AccessSet) encode(w *writer) {
 	a.encodeTBS(w)
-	w.opaque(a.Signature)
+	w.Opaque(a.Signature)
 }
 
 // Encode returns the canonical encoding of a.
 func (a *AccessSet) Encode() ([]byte, error) {
 	var w writer
 	a.encode(&w)
-	return w.b, w.err
+	return w.Bytes(), w.Err()
 }
 
 func decodeAccessSet(r *reader) AccessSet {
 	var a AccessSet
-	a.Workspace = r.id()
-	a.Version = r.u64()
-	r.list(func(r *reader) {
-		d := DeviceKey{Pub: r.fixed(ed25519.PublicKeySize, "device key")}
-		d.User = r.id()
-		d.Admin = r.boolean()
+	a.Workspace = ID(r.Array32())
+	a.Version = r.U64()
+	list(r, func(r *reader) {
+		d := DeviceKey{Pub: fixed(r, ed25519.PublicKeySize, "device key")}
+		d.User = ID(r.Array32())
+		d.Admin = r.Bool()
 		a.Devices = append(a.Devices, d)
 	})
 	a.Agents = decodeKeys(r, "agents")
 	a.Recovery = decodeKeys(r, "recovery")
-	g := r.opaque()
+	g := r.OpaqueCopy()
 	if len(g)%32 != 0 || len(g)/32 > maxListItems {
-		r.fail("grants: %d bytes is not a list of 32-byte keys", len(g))
+		fail(r, "grants: %d bytes is not a list of 32-byte keys", len(g))
 	} else {
 		for i := 0; i < len(g); i += 32 {
 			var id ID
@@ -126,16 +128,16 @@ func decodeAccessSet(r *reader) AccessSet {
 			a.Grants = append(a.Grants, id)
 		}
 	}
-	a.Signer = r.fixed(ed25519.PublicKeySize, "signer")
-	a.Signature = r.fixed(ed25519.SignatureSize, "signature")
+	a.Signer = fixed(r, ed25519.PublicKeySize, "signer")
+	a.Signature = fixed(r, ed25519.SignatureSize, "signature")
 	return a
 }
 
 // DecodeAccessSet decodes an access set; it does not verify it.
 func DecodeAccessSet(b []byte) (AccessSet, error) {
-	r := newReader(b)
+	r := codec.NewReader(b)
 	a := decodeAccessSet(r)
-	if err := r.done(); err != nil {
+	if err := done(r); err != nil {
 		return AccessSet{}, fmt.Errorf("decode access set: %w", err)
 	}
 	return a, nil

@@ -4,6 +4,8 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"fmt"
+
+	"weald/backend/internal/codec"
 )
 
 // MaxCTSize is the largest ct an envelope may carry (16 MiB).
@@ -42,43 +44,43 @@ type SeqEnvelope struct {
 }
 
 func (e *Envelope) encodeTBS(w *writer) {
-	w.id(e.Group)
-	w.u16(uint16(e.Kind))
-	w.id(e.Author)
-	w.u64(e.Ctr)
-	w.id(e.Prev)
-	w.opaque(e.CT)
+	w.Array32(e.Group)
+	w.U16(uint16(e.Kind))
+	w.Array32(e.Author)
+	w.U64(e.Ctr)
+	w.Array32(e.Prev)
+	w.Opaque(e.CT)
 }
 
 func (e *Envelope) encode(w *writer) {
 	e.encodeTBS(w)
-	w.opaque(e.Signature)
+	w.Opaque(e.Signature)
 }
 
 func decodeEnvelope(r *reader) Envelope {
 	var e Envelope
-	e.Group = r.id()
-	e.Kind = Kind(r.u16())
-	e.Author = r.id()
-	e.Ctr = r.u64()
-	e.Prev = r.id()
-	e.CT = r.opaqueMax(MaxCTSize, "ct")
-	e.Signature = r.opaqueMax(ed25519.SignatureSize, "signature")
+	e.Group = ID(r.Array32())
+	e.Kind = Kind(r.U16())
+	e.Author = ID(r.Array32())
+	e.Ctr = r.U64()
+	e.Prev = ID(r.Array32())
+	e.CT = opaqueMax(r, MaxCTSize, "ct")
+	e.Signature = opaqueMax(r, ed25519.SignatureSize, "signature")
 	return e
 }
 
 // TBS returns the encoding the author signature covers.
 func (e *Envelope) TBS() []byte {
-	w := writer{b: make([]byte, 0, 32*3+2+8+len(e.CT)+4)}
-	e.encodeTBS(&w)
-	return w.b
+	w := codec.NewWriter(make([]byte, 0, 32*3+2+8+len(e.CT)+4))
+	e.encodeTBS(w)
+	return w.Bytes()
 }
 
 // Encode returns the canonical encoding of e including its signature.
 func (e *Envelope) Encode() ([]byte, error) {
-	w := writer{b: make([]byte, 0, 32*3+2+8+len(e.CT)+72)}
-	e.encode(&w)
-	return w.b, w.err
+	w := codec.NewWriter(make([]byte, 0, 32*3+2+8+len(e.CT)+72))
+	e.encode(w)
+	return w.Bytes(), w.Err()
 }
 
 // Hash is SHA-256 of the envelope's full encoding (signature included). The
@@ -106,9 +108,9 @@ func VerifyEnvelope(e *Envelope, pub []byte) error {
 
 // DecodeEnvelope decodes one envelope; it rejects trailing bytes.
 func DecodeEnvelope(b []byte) (Envelope, error) {
-	r := newReader(b)
+	r := codec.NewReader(b)
 	e := decodeEnvelope(r)
-	if err := r.done(); err != nil {
+	if err := done(r); err != nil {
 		return Envelope{}, fmt.Errorf("decode envelope: %w", err)
 	}
 	return e, nil
@@ -126,14 +128,14 @@ type EnvelopeRef struct {
 // RefOf returns the reference to e.
 func RefOf(e *Envelope) EnvelopeRef { return EnvelopeRef{Author: e.Author, Ctr: e.Ctr, Hash: e.Hash()} }
 
-func (x EnvelopeRef) encode(w *writer) { w.id(x.Author); w.u64(x.Ctr); w.id(x.Hash) }
+func (x EnvelopeRef) encode(w *writer) { w.Array32(x.Author); w.U64(x.Ctr); w.Array32(x.Hash) }
 
 func decodeRef(r *reader) EnvelopeRef {
-	return EnvelopeRef{Author: r.id(), Ctr: r.u64(), Hash: r.id()}
+	return EnvelopeRef{Author: ID(r.Array32()), Ctr: r.U64(), Hash: ID(r.Array32())}
 }
 
 func encodeRefs(w *writer, refs []EnvelopeRef) {
-	w.vector(func(w *writer) {
+	w.Vector(func(w *writer) {
 		for _, x := range refs {
 			x.encode(w)
 		}
@@ -142,6 +144,6 @@ func encodeRefs(w *writer, refs []EnvelopeRef) {
 
 func decodeRefs(r *reader) []EnvelopeRef {
 	var out []EnvelopeRef
-	r.list(func(r *reader) { out = append(out, decodeRef(r)) })
+	list(r, func(r *reader) { out = append(out, decodeRef(r)) })
 	return out
 }

@@ -199,42 +199,42 @@ func (e *Error) UintField(name string) (uint64, bool) {
 }
 
 func (e *Error) encode(w *writer) {
-	w.str(string(e.Code))
-	w.vector(func(w *writer) {
+	w.String(string(e.Code))
+	w.Vector(func(w *writer) {
 		for _, f := range e.Fields {
-			w.str(f.Name)
-			w.u8(uint8(f.Type))
+			w.String(f.Name)
+			w.U8(uint8(f.Type))
 			switch f.Type {
 			case FieldUint:
-				w.u64(f.Uint)
+				w.U64(f.Uint)
 			case FieldBytes:
-				w.opaque(f.Bytes)
+				w.Opaque(f.Bytes)
 			default:
-				w.str(f.Text)
+				w.String(f.Text)
 			}
 		}
 	})
-	w.str(e.Sentence)
+	w.String(e.Sentence)
 }
 
 const maxErrorText = 4096
 
 func decodeError(r *reader) *Error {
-	e := &Error{Code: Code(r.str(256, "code"))}
-	r.list(func(r *reader) {
-		f := Field{Name: r.str(256, "field name"), Type: FieldType(r.u8())}
+	e := &Error{Code: Code(str(r, 256, "code"))}
+	list(r, func(r *reader) {
+		f := Field{Name: str(r, 256, "field name"), Type: FieldType(r.U8())}
 		switch f.Type {
 		case FieldUint:
-			f.Uint = r.u64()
+			f.Uint = r.U64()
 		case FieldBytes:
-			f.Bytes = r.opaqueMax(maxErrorText, "field")
+			f.Bytes = opaqueMax(r, maxErrorText, "field")
 		case FieldText:
-			f.Text = r.str(maxErrorText, "field")
+			f.Text = str(r, maxErrorText, "field")
 		default:
-			r.fail("unknown field type %d", f.Type)
+			fail(r, "unknown field type %d", f.Type)
 		}
 		e.Fields = append(e.Fields, f)
 	})
-	e.Sentence = r.str(maxErrorText, "sentence")
+	e.Sentence = str(r, maxErrorText, "sentence")
 	return e
 }

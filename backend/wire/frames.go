@@ -3,6 +3,8 @@ package wire
 import (
 	"crypto/ed25519"
 	"fmt"
+
+	"weald/backend/internal/codec"
 )
 
 // ProtocolVersion is the version a client states in [Hello].
@@ -77,28 +79,28 @@ func EncodeFrame(f Frame) ([]byte, error) {
 	if f.Body == nil {
 		return nil, fmt.Errorf("wire: frame without body")
 	}
-	w := writer{b: make([]byte, 0, 64)}
-	w.u8(uint8(f.Body.FrameType()))
-	w.u32(f.ID)
-	f.Body.encode(&w)
-	return w.b, w.err
+	w := codec.NewWriter(make([]byte, 0, 64))
+	w.U8(uint8(f.Body.FrameType()))
+	w.U32(f.ID)
+	f.Body.encode(w)
+	return w.Bytes(), w.Err()
 }
 
 // DecodeFrame decodes one frame. It never panics; an unknown frame type is an
 // error wrapping ErrMalformed whose [UnknownFrameError] says which.
 func DecodeFrame(b []byte) (Frame, error) {
-	r := newReader(b)
-	t := FrameType(r.u8())
-	id := r.u32()
-	if r.err != nil {
-		return Frame{}, fmt.Errorf("decode frame: %w", r.err)
+	r := codec.NewReader(b)
+	t := FrameType(r.U8())
+	id := r.U32()
+	if r.Err() != nil {
+		return Frame{}, fmt.Errorf("decode frame: %w", malformed(r.Err()))
 	}
 	dec, ok := bodyDecoders[t]
 	if !ok {
 		return Frame{ID: id}, &UnknownFrameError{Type: t}
 	}
 	body := dec(r)
-	if err := r.done(); err != nil {
+	if err := done(r); err != nil {
 		return Frame{ID: id}, fmt.Errorf("decode frame 0x%02x: %w", uint8(t), err)
 	}
 	return Frame{ID: id, Body: body}, nil
@@ -115,43 +117,45 @@ func (e *UnknownFrameError) Error() string {
 func (e *UnknownFrameError) Unwrap() error { return ErrMalformed }
 
 var bodyDecoders = map[FrameType]func(r *reader) Body{
-	FrameHello:     func(r *reader) Body { return &Hello{Version: r.u16(), Workspace: r.id()} },
-	FrameChallenge: func(r *reader) Body { return &Challenge{Nonce: r.id()} },
+	FrameHello:     func(r *reader) Body { return &Hello{Version: r.U16(), Workspace: ID(r.Array32())} },
+	FrameChallenge: func(r *reader) Body { return &Challenge{Nonce: ID(r.Array32())} },
 	FrameAuth:      decodeAuth,
 	FrameAuthOK: func(r *reader) Body {
-		return &AuthOK{Kind: PrincipalKind(r.u8()), Principal: r.id(), AccessVersion: r.u64()}
+		return &AuthOK{Kind: PrincipalKind(r.U8()), Principal: ID(r.Array32()), AccessVersion: r.U64()}
 	},
-	FrameSend:              decodeSend,
-	FrameAck:               decodeAck,
-	FrameFetch:             func(r *reader) Body { return &Fetch{Group: r.id(), AfterSeq: r.u64(), Limit: r.u32()} },
-	FrameEnvelopes:         decodeEnvelopes,
-	FrameSubscribe:         decodeSubscribe,
-	FrameUnsubscribe:       decodeUnsubscribe,
-	FrameOK:                func(r *reader) Body { return &OK{} },
-	FrameRosterAppend:      func(r *reader) Body { return &RosterAppend{ExpectedHead: r.id(), Op: r.opaqueMax(MaxCTSize, "op")} },
-	FrameRosterAppended:    func(r *reader) Body { return &RosterAppended{Index: r.u64(), Head: r.id()} },
-	FrameRosterFetch:       func(r *reader) Body { return &RosterFetch{AfterIndex: r.u64(), Limit: r.u32()} },
+	FrameSend:        decodeSend,
+	FrameAck:         decodeAck,
+	FrameFetch:       func(r *reader) Body { return &Fetch{Group: ID(r.Array32()), AfterSeq: r.U64(), Limit: r.U32()} },
+	FrameEnvelopes:   decodeEnvelopes,
+	FrameSubscribe:   decodeSubscribe,
+	FrameUnsubscribe: decodeUnsubscribe,
+	FrameOK:          func(r *reader) Body { return &OK{} },
+	FrameRosterAppend: func(r *reader) Body {
+		return &RosterAppend{ExpectedHead: ID(r.Array32()), Op: opaqueMax(r, MaxCTSize, "op")}
+	},
+	FrameRosterAppended:    func(r *reader) Body { return &RosterAppended{Index: r.U64(), Head: ID(r.Array32())} },
+	FrameRosterFetch:       func(r *reader) Body { return &RosterFetch{AfterIndex: r.U64(), Limit: r.U32()} },
 	FrameRosterOps:         decodeRosterOps,
 	FrameAccessSetPublish:  func(r *reader) Body { return &AccessSetPublish{Set: decodeAccessSet(r)} },
-	FrameAccessSetAccepted: func(r *reader) Body { return &AccessSetAccepted{Version: r.u64()} },
+	FrameAccessSetAccepted: func(r *reader) Body { return &AccessSetAccepted{Version: r.U64()} },
 	FrameAccessSetGet:      func(r *reader) Body { return &AccessSetGet{} },
-	FrameAccessSetCurrent:  func(r *reader) Body { return &AccessSetCurrent{Set: decodeAccessSet(r), AcceptedAt: r.u64()} },
+	FrameAccessSetCurrent:  func(r *reader) Body { return &AccessSetCurrent{Set: decodeAccessSet(r), AcceptedAt: r.U64()} },
 	FrameKeyPackagePut:     decodeKeyPackagePut,
-	FrameKeyPackageStock:   func(r *reader) Body { return &KeyPackageStock{OneUse: r.u32(), LastResort: r.boolean()} },
-	FrameKeyPackageClaim:   func(r *reader) Body { return &KeyPackageClaim{Owner: r.id()} },
+	FrameKeyPackageStock:   func(r *reader) Body { return &KeyPackageStock{OneUse: r.U32(), LastResort: r.Bool()} },
+	FrameKeyPackageClaim:   func(r *reader) Body { return &KeyPackageClaim{Owner: ID(r.Array32())} },
 	FrameKeyPackageClaimed: func(r *reader) Body {
-		return &KeyPackageClaimed{Owner: r.id(), KeyPackage: r.opaqueMax(MaxKeyPackageSize, "key package"), LastResort: r.boolean()}
+		return &KeyPackageClaimed{Owner: ID(r.Array32()), KeyPackage: opaqueMax(r, MaxKeyPackageSize, "key package"), LastResort: r.Bool()}
 	},
 	FrameDropBefore: func(r *reader) Body { return &DropBeforeRequest{Drop: decodeDropBefore(r)} },
 	FrameDropped: func(r *reader) Body {
-		return &Dropped{Group: r.id(), BarrierSeq: r.u64(), Envelopes: r.u64(), Bytes: r.u64()}
+		return &Dropped{Group: ID(r.Array32()), BarrierSeq: r.U64(), Envelopes: r.U64(), Bytes: r.U64()}
 	},
 	FrameStatsRequest:   func(r *reader) Body { return &StatsRequest{} },
 	FrameStats:          decodeStats,
 	FrameError:          func(r *reader) Body { return &ErrorBody{Err: decodeError(r)} },
-	FrameEventEnvelopes: func(r *reader) Body { return &EventEnvelopes{Group: r.id(), Envelopes: decodeSeqEnvelopes(r)} },
-	FrameEventAccessSet: func(r *reader) Body { return &EventAccessSet{Version: r.u64()} },
-	FrameEventRoster:    func(r *reader) Body { return &EventRoster{Index: r.u64(), Head: r.id()} },
+	FrameEventEnvelopes: func(r *reader) Body { return &EventEnvelopes{Group: ID(r.Array32()), Envelopes: decodeSeqEnvelopes(r)} },
+	FrameEventAccessSet: func(r *reader) Body { return &EventAccessSet{Version: r.U64()} },
+	FrameEventRoster:    func(r *reader) Body { return &EventRoster{Index: r.U64(), Head: ID(r.Array32())} },
 }
 
 // Hello opens a connection: struct { uint16 version; opaque workspace[32]; }.
@@ -189,22 +193,22 @@ type Auth struct {
 }
 
 func decodeAuth(r *reader) Body {
-	a := &Auth{Method: PrincipalKind(r.u8())}
+	a := &Auth{Method: PrincipalKind(r.U8())}
 	switch a.Method {
 	case PrincipalDevice, PrincipalAgent, PrincipalRecovery, PrincipalGrant:
 	default:
-		r.fail("unknown auth method %d", a.Method)
+		fail(r, "unknown auth method %d", a.Method)
 		return a
 	}
-	a.Key = r.fixed(ed25519.PublicKeySize, "auth key")
-	a.Signature = r.fixed(ed25519.SignatureSize, "auth signature")
+	a.Key = fixed(r, ed25519.PublicKeySize, "auth key")
+	a.Signature = fixed(r, ed25519.SignatureSize, "auth signature")
 	if a.Method == PrincipalGrant {
-		a.Grant = r.fixed(ed25519.PublicKeySize, "grant key")
-		a.GrantSignature = r.fixed(ed25519.SignatureSize, "grant signature")
+		a.Grant = fixed(r, ed25519.PublicKeySize, "grant key")
+		a.GrantSignature = fixed(r, ed25519.SignatureSize, "grant signature")
 		return a
 	}
-	r.opaqueMax(0, "grant key of a key auth")
-	r.opaqueMax(0, "grant signature of a key auth")
+	opaqueMax(r, 0, "grant key of a key auth")
+	opaqueMax(r, 0, "grant signature of a key auth")
 	return a
 }
 
@@ -212,10 +216,10 @@ func decodeAuth(r *reader) Body {
 // struct { opaque workspace[32]; opaque nonce[32]; opaque key<V>; }.
 func AuthChallengeContent(workspace, nonce ID, key []byte) []byte {
 	var w writer
-	w.id(workspace)
-	w.id(nonce)
-	w.opaque(key)
-	return w.b
+	w.Array32(workspace)
+	w.Array32(nonce)
+	w.Opaque(key)
+	return w.Bytes()
 }
 
 // SignChallenge returns an Auth frame body for priv answering nonce with a
@@ -265,7 +269,7 @@ type Send struct{ Envelopes []Envelope }
 
 func decodeSend(r *reader) Body {
 	s := &Send{}
-	r.list(func(r *reader) { s.Envelopes = append(s.Envelopes, decodeEnvelope(r)) })
+	list(r, func(r *reader) { s.Envelopes = append(s.Envelopes, decodeEnvelope(r)) })
 	return s
 }
 
@@ -282,7 +286,9 @@ type Ack struct{ Items []AckItem }
 
 func decodeAck(r *reader) Body {
 	a := &Ack{}
-	r.list(func(r *reader) { a.Items = append(a.Items, AckItem{Group: r.id(), Seq: r.u64(), Hash: r.id()}) })
+	list(r, func(r *reader) {
+		a.Items = append(a.Items, AckItem{Group: ID(r.Array32()), Seq: r.U64(), Hash: ID(r.Array32())})
+	})
 	return a
 }
 
@@ -312,9 +318,9 @@ type Envelopes struct {
 }
 
 func encodeSeqEnvelopes(w *writer, es []SeqEnvelope) {
-	w.vector(func(w *writer) {
+	w.Vector(func(w *writer) {
 		for i := range es {
-			w.u64(es[i].Seq)
+			w.U64(es[i].Seq)
 			es[i].Envelope.encode(w)
 		}
 	})
@@ -322,16 +328,16 @@ func encodeSeqEnvelopes(w *writer, es []SeqEnvelope) {
 
 func decodeSeqEnvelopes(r *reader) []SeqEnvelope {
 	var out []SeqEnvelope
-	r.list(func(r *reader) { out = append(out, SeqEnvelope{Seq: r.u64(), Envelope: decodeEnvelope(r)}) })
+	list(r, func(r *reader) { out = append(out, SeqEnvelope{Seq: r.U64(), Envelope: decodeEnvelope(r)}) })
 	return out
 }
 
 func decodeEnvelopes(r *reader) Body {
-	e := &Envelopes{Group: r.id()}
+	e := &Envelopes{Group: ID(r.Array32())}
 	e.Envelopes = decodeSeqEnvelopes(r)
-	e.HeadSeq = r.u64()
-	e.DroppedBelow = r.u64()
-	e.More = r.boolean()
+	e.HeadSeq = r.U64()
+	e.DroppedBelow = r.U64()
+	e.More = r.Bool()
 	return e
 }
 
@@ -347,7 +353,7 @@ type Subscribe struct{ Items []SubscribeItem }
 
 func decodeSubscribe(r *reader) Body {
 	s := &Subscribe{}
-	r.list(func(r *reader) { s.Items = append(s.Items, SubscribeItem{Group: r.id(), AfterSeq: r.u64()}) })
+	list(r, func(r *reader) { s.Items = append(s.Items, SubscribeItem{Group: ID(r.Array32()), AfterSeq: r.U64()}) })
 	return s
 }
 
@@ -356,7 +362,7 @@ type Unsubscribe struct{ Groups []ID }
 
 func decodeUnsubscribe(r *reader) Body {
 	u := &Unsubscribe{}
-	r.list(func(r *reader) { u.Groups = append(u.Groups, r.id()) })
+	list(r, func(r *reader) { u.Groups = append(u.Groups, ID(r.Array32())) })
 	return u
 }
 
@@ -395,11 +401,11 @@ type RosterOps struct {
 }
 
 func decodeRosterOps(r *reader) Body {
-	o := &RosterOps{FirstIndex: r.u64()}
-	r.list(func(r *reader) { o.Ops = append(o.Ops, r.opaqueMax(MaxCTSize, "op")) })
-	o.Head = r.id()
-	o.HeadIndex = r.u64()
-	o.More = r.boolean()
+	o := &RosterOps{FirstIndex: r.U64()}
+	list(r, func(r *reader) { o.Ops = append(o.Ops, opaqueMax(r, MaxCTSize, "op")) })
+	o.Head = ID(r.Array32())
+	o.HeadIndex = r.U64()
+	o.More = r.Bool()
 	return o
 }
 
@@ -436,8 +442,8 @@ type KeyPackagePut struct{ Items []KeyPackageItem }
 
 func decodeKeyPackagePut(r *reader) Body {
 	p := &KeyPackagePut{}
-	r.list(func(r *reader) {
-		p.Items = append(p.Items, KeyPackageItem{KeyPackage: r.opaqueMax(MaxKeyPackageSize, "key package"), LastResort: r.boolean()})
+	list(r, func(r *reader) {
+		p.Items = append(p.Items, KeyPackageItem{KeyPackage: opaqueMax(r, MaxKeyPackageSize, "key package"), LastResort: r.Bool()})
 	})
 	return p
 }
@@ -500,8 +506,8 @@ type Stats struct {
 }
 
 func decodeStats(r *reader) Body {
-	return &Stats{Workspace: r.id(), LogBytes: r.u64(), LimitBytes: r.u64(), Envelopes: r.u64(),
-		Groups: r.u64(), RetentionDays: r.u32(), OverRetention: r.u64(), OldestUnix: r.u64()}
+	return &Stats{Workspace: ID(r.Array32()), LogBytes: r.U64(), LimitBytes: r.U64(), Envelopes: r.U64(),
+		Groups: r.U64(), RetentionDays: r.U32(), OverRetention: r.U64(), OldestUnix: r.U64()}
 }
 
 // ErrorBody carries an [Error]:

@@ -1,18 +1,22 @@
 package wire
 
-func (h *Hello) encode(w *writer)     { w.u16(h.Version); w.id(h.Workspace) }
-func (c *Challenge) encode(w *writer) { w.id(c.Nonce) }
+func (h *Hello) encode(w *writer)     { w.U16(h.Version); w.Array32(h.Workspace) }
+func (c *Challenge) encode(w *writer) { w.Array32(c.Nonce) }
 func (a *Auth) encode(w *writer) {
-	w.u8(uint8(a.Method))
-	w.opaque(a.Key)
-	w.opaque(a.Signature)
-	w.opaque(a.Grant)
-	w.opaque(a.GrantSignature)
+	w.U8(uint8(a.Method))
+	w.Opaque(a.Key)
+	w.Opaque(a.Signature)
+	w.Opaque(a.Grant)
+	w.Opaque(a.GrantSignature)
 }
-func (a *AuthOK) encode(w *writer) { w.u8(uint8(a.Kind)); w.id(a.Principal); w.u64(a.AccessVersion) }
+func (a *AuthOK) encode(w *writer) {
+	w.U8(uint8(a.Kind))
+	w.Array32(a.Principal)
+	w.U64(a.AccessVersion)
+}
 
 func (s *Send) encode(w *writer) {
-	w.vector(func(w *writer) {
+	w.Vector(func(w *writer) {
 		for i := range s.Envelopes {
 			s.Envelopes[i].encode(w)
 		}
@@ -20,100 +24,100 @@ func (s *Send) encode(w *writer) {
 }
 
 func (a *Ack) encode(w *writer) {
-	w.vector(func(w *writer) {
+	w.Vector(func(w *writer) {
 		for _, it := range a.Items {
-			w.id(it.Group)
-			w.u64(it.Seq)
-			w.id(it.Hash)
+			w.Array32(it.Group)
+			w.U64(it.Seq)
+			w.Array32(it.Hash)
 		}
 	})
 }
 
-func (f *Fetch) encode(w *writer) { w.id(f.Group); w.u64(f.AfterSeq); w.u32(f.Limit) }
+func (f *Fetch) encode(w *writer) { w.Array32(f.Group); w.U64(f.AfterSeq); w.U32(f.Limit) }
 
 func (e *Envelopes) encode(w *writer) {
-	w.id(e.Group)
+	w.Array32(e.Group)
 	encodeSeqEnvelopes(w, e.Envelopes)
-	w.u64(e.HeadSeq)
-	w.u64(e.DroppedBelow)
-	w.boolean(e.More)
+	w.U64(e.HeadSeq)
+	w.U64(e.DroppedBelow)
+	w.Bool(e.More)
 }
 
 func (s *Subscribe) encode(w *writer) {
-	w.vector(func(w *writer) {
+	w.Vector(func(w *writer) {
 		for _, it := range s.Items {
-			w.id(it.Group)
-			w.u64(it.AfterSeq)
+			w.Array32(it.Group)
+			w.U64(it.AfterSeq)
 		}
 	})
 }
 
 func (u *Unsubscribe) encode(w *writer) {
-	w.vector(func(w *writer) {
+	w.Vector(func(w *writer) {
 		for _, g := range u.Groups {
-			w.id(g)
+			w.Array32(g)
 		}
 	})
 }
 
 func (*OK) encode(*writer) {}
 
-func (a *RosterAppend) encode(w *writer)   { w.id(a.ExpectedHead); w.opaque(a.Op) }
-func (a *RosterAppended) encode(w *writer) { w.u64(a.Index); w.id(a.Head) }
-func (f *RosterFetch) encode(w *writer)    { w.u64(f.AfterIndex); w.u32(f.Limit) }
+func (a *RosterAppend) encode(w *writer)   { w.Array32(a.ExpectedHead); w.Opaque(a.Op) }
+func (a *RosterAppended) encode(w *writer) { w.U64(a.Index); w.Array32(a.Head) }
+func (f *RosterFetch) encode(w *writer)    { w.U64(f.AfterIndex); w.U32(f.Limit) }
 
 func (o *RosterOps) encode(w *writer) {
-	w.u64(o.FirstIndex)
-	w.vector(func(w *writer) {
+	w.U64(o.FirstIndex)
+	w.Vector(func(w *writer) {
 		for _, op := range o.Ops {
-			w.opaque(op)
+			w.Opaque(op)
 		}
 	})
-	w.id(o.Head)
-	w.u64(o.HeadIndex)
-	w.boolean(o.More)
+	w.Array32(o.Head)
+	w.U64(o.HeadIndex)
+	w.Bool(o.More)
 }
 
 func (p *AccessSetPublish) encode(w *writer)  { p.Set.encode(w) }
-func (a *AccessSetAccepted) encode(w *writer) { w.u64(a.Version) }
+func (a *AccessSetAccepted) encode(w *writer) { w.U64(a.Version) }
 func (*AccessSetGet) encode(*writer)          {}
-func (c *AccessSetCurrent) encode(w *writer)  { c.Set.encode(w); w.u64(c.AcceptedAt) }
+func (c *AccessSetCurrent) encode(w *writer)  { c.Set.encode(w); w.U64(c.AcceptedAt) }
 
 func (p *KeyPackagePut) encode(w *writer) {
-	w.vector(func(w *writer) {
+	w.Vector(func(w *writer) {
 		for _, it := range p.Items {
-			w.opaque(it.KeyPackage)
-			w.boolean(it.LastResort)
+			w.Opaque(it.KeyPackage)
+			w.Bool(it.LastResort)
 		}
 	})
 }
 
-func (s *KeyPackageStock) encode(w *writer) { w.u32(s.OneUse); w.boolean(s.LastResort) }
-func (c *KeyPackageClaim) encode(w *writer) { w.id(c.Owner) }
+func (s *KeyPackageStock) encode(w *writer) { w.U32(s.OneUse); w.Bool(s.LastResort) }
+func (c *KeyPackageClaim) encode(w *writer) { w.Array32(c.Owner) }
 func (c *KeyPackageClaimed) encode(w *writer) {
-	w.id(c.Owner)
-	w.opaque(c.KeyPackage)
-	w.boolean(c.LastResort)
+	w.Array32(c.Owner)
+	w.Opaque(c.KeyPackage)
+	w.Bool(c.LastResort)
 }
 
 func (d *DropBeforeRequest) encode(w *writer) { d.Drop.encode(w) }
 func (d *Dropped) encode(w *writer) {
-	w.id(d.Group)
-	w.u64(d.BarrierSeq)
-	w.u64(d.Envelopes)
-	w.u64(d.Bytes)
+	w.Array32(d.Group)
+	w.U64(d.BarrierSeq)
+	w.U64(d.Envelopes)
+	w.U64(d.Bytes)
 }
 func (*StatsRequest) encode(*writer) {}
 
 func (s *Stats) encode(w *writer) {
-	w.id(s.Workspace)
-	w.u64(s.LogBytes)
-	w.u64(s.LimitBytes)
-	w.u64(s.Envelopes)
-	w.u64(s.Groups)
-	w.u32(s.RetentionDays)
-	w.u64(s.OverRetention)
-	w.u64(s.OldestUnix)
+	w.Array32(s.Workspace)
+	w.U64(s.LogBytes)
+	w.U64(s.LimitBytes)
+	w.U64(s.Envelopes)
+	w.U64(s.Groups)
+	w.U32(s.RetentionDays)
+	w.U64(s.OverRetention)
+	w.U64(s.OldestUnix)
 }
 
 func (e *ErrorBody) encode(w *writer) {
@@ -125,9 +129,9 @@ func (e *ErrorBody) encode(w *writer) {
 }
 
 func (e *EventEnvelopes) encode(w *writer) {
-	w.id(e.Group)
+	w.Array32(e.Group)
 	encodeSeqEnvelopes(w, e.Envelopes)
 }
 
-func (e *EventAccessSet) encode(w *writer) { w.u64(e.Version) }
-func (e *EventRoster) encode(w *writer)    { w.u64(e.Index); w.id(e.Head) }
+func (e *EventAccessSet) encode(w *writer) { w.U64(e.Version) }
+func (e *EventRoster) encode(w *writer)    { w.U64(e.Index); w.Array32(e.Head) }

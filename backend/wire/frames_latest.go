@@ -40,9 +40,9 @@ func (*FetchLatest) FrameType() FrameType { return FrameFetchLatest }
 func (*Latest) FrameType() FrameType      { return FrameLatest }
 
 func encodeKinds(w *writer, ks []Kind) {
-	w.vector(func(w *writer) {
+	w.Vector(func(w *writer) {
 		for _, k := range ks {
-			w.u16(uint16(k))
+			w.U16(uint16(k))
 		}
 	})
 }
@@ -51,18 +51,18 @@ func encodeKinds(w *writer, ks []Kind) {
 // distinct values; what names the list in errors.
 func decodeKinds(r *reader, what string) []Kind {
 	var out []Kind
-	r.list(func(r *reader) {
-		k := Kind(r.u16())
-		if r.err != nil {
+	list(r, func(r *reader) {
+		k := Kind(r.U16())
+		if r.Err() != nil {
 			return
 		}
 		if len(out) == MaxLatestKinds {
-			r.fail("more than %d %s", MaxLatestKinds, what)
+			fail(r, "more than %d %s", MaxLatestKinds, what)
 			return
 		}
 		for _, o := range out {
 			if o == k {
-				r.fail("%s lists %s twice", what, k)
+				fail(r, "%s lists %s twice", what, k)
 				return
 			}
 		}
@@ -71,30 +71,30 @@ func decodeKinds(r *reader, what string) []Kind {
 	return out
 }
 
-func (f *FetchLatest) encode(w *writer) { w.id(f.Group); encodeKinds(w, f.Kinds) }
+func (f *FetchLatest) encode(w *writer) { w.Array32(f.Group); encodeKinds(w, f.Kinds) }
 
 func decodeFetchLatest(r *reader) Body {
-	f := &FetchLatest{Group: r.id()}
+	f := &FetchLatest{Group: ID(r.Array32())}
 	f.Kinds = decodeKinds(r, "kinds")
-	if r.err == nil && len(f.Kinds) == 0 {
-		r.fail("fetch_latest names no kind")
+	if r.Err() == nil && len(f.Kinds) == 0 {
+		fail(r, "fetch_latest names no kind")
 	}
 	return f
 }
 
 func (l *Latest) encode(w *writer) {
-	w.id(l.Group)
+	w.Array32(l.Group)
 	encodeSeqEnvelopes(w, l.Envelopes)
-	w.u64(l.HeadSeq)
-	w.u64(l.DroppedBelow)
+	w.U64(l.HeadSeq)
+	w.U64(l.DroppedBelow)
 	encodeKinds(w, l.LeftOut)
 }
 
 func decodeLatest(r *reader) Body {
-	l := &Latest{Group: r.id()}
+	l := &Latest{Group: ID(r.Array32())}
 	l.Envelopes = decodeSeqEnvelopes(r)
-	l.HeadSeq = r.u64()
-	l.DroppedBelow = r.u64()
+	l.HeadSeq = r.U64()
+	l.DroppedBelow = r.U64()
 	l.LeftOut = decodeKinds(r, "left_out")
 	return l
 }

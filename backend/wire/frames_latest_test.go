@@ -52,12 +52,12 @@ func TestFetchLatestDecodeRules(t *testing.T) {
 		}
 	}
 	// An odd-length kinds vector (half a uint16) is malformed.
-	w := writer{}
-	w.u8(uint8(FrameFetchLatest))
-	w.u32(1)
-	w.id(g)
-	w.opaque([]byte{0x00, 0x60, 0x00})
-	if _, err := DecodeFrame(w.b); !errors.Is(err, ErrMalformed) {
+	var w writer
+	w.U8(uint8(FrameFetchLatest))
+	w.U32(1)
+	w.Array32(g)
+	w.Opaque([]byte{0x00, 0x60, 0x00})
+	if _, err := DecodeFrame(w.Bytes()); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("odd kinds vector: %v", err)
 	}
 	// A Latest answer with a duplicated left_out kind is malformed too.

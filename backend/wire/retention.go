@@ -33,22 +33,22 @@ type RetentionTransition struct {
 }
 
 func (t *RetentionTransition) encodeTBS(w *writer) {
-	w.id(t.Group)
-	w.u64(t.Epoch)
-	w.opaque(t.PrevKey)
-	w.opaque(t.NewKey)
-	w.opaque(t.Signer)
+	w.Array32(t.Group)
+	w.U64(t.Epoch)
+	w.Opaque(t.PrevKey)
+	w.Opaque(t.NewKey)
+	w.Opaque(t.Signer)
 }
 
 // TBS returns the bytes the signature covers.
-func (t *RetentionTransition) TBS() []byte { var w writer; t.encodeTBS(&w); return w.b }
+func (t *RetentionTransition) TBS() []byte { var w writer; t.encodeTBS(&w); return w.Bytes() }
 
 // Encode returns the canonical encoding.
 func (t *RetentionTransition) Encode() []byte {
 	var w writer
 	t.encodeTBS(&w)
-	w.opaque(t.Signature)
-	return w.b
+	w.Opaque(t.Signature)
+	return w.Bytes()
 }
 
 // IsRoot reports whether t starts a chain.
@@ -71,18 +71,18 @@ func (t *RetentionTransition) VerifySignature() error {
 
 // DecodeRetentionTransition decodes a transition.
 func DecodeRetentionTransition(b []byte) (RetentionTransition, error) {
-	r := newReader(b)
+	r := codec.NewReader(b)
 	var t RetentionTransition
-	t.Group = r.id()
-	t.Epoch = r.u64()
-	t.PrevKey = r.opaque()
+	t.Group = ID(r.Array32())
+	t.Epoch = r.U64()
+	t.PrevKey = r.OpaqueCopy()
 	if len(t.PrevKey) != 0 && len(t.PrevKey) != ed25519.PublicKeySize {
-		r.fail("prev_key must be empty or 32 bytes")
+		fail(r, "prev_key must be empty or 32 bytes")
 	}
-	t.NewKey = r.fixed(ed25519.PublicKeySize, "new_key")
-	t.Signer = r.fixed(ed25519.PublicKeySize, "signer")
-	t.Signature = r.fixed(ed25519.SignatureSize, "signature")
-	if err := r.done(); err != nil {
+	t.NewKey = fixed(r, ed25519.PublicKeySize, "new_key")
+	t.Signer = fixed(r, ed25519.PublicKeySize, "signer")
+	t.Signature = fixed(r, ed25519.SignatureSize, "signature")
+	if err := done(r); err != nil {
 		return RetentionTransition{}, fmt.Errorf("decode retention transition: %w", err)
 	}
 	return t, nil
@@ -96,20 +96,20 @@ type Approval struct {
 }
 
 func encodeApprovals(w *writer, as []Approval) {
-	w.vector(func(w *writer) {
+	w.Vector(func(w *writer) {
 		for _, a := range as {
-			w.opaque(a.DeviceKey)
-			w.opaque(a.Signature)
+			w.Opaque(a.DeviceKey)
+			w.Opaque(a.Signature)
 		}
 	})
 }
 
 func decodeApprovals(r *reader) []Approval {
 	var out []Approval
-	r.list(func(r *reader) {
+	list(r, func(r *reader) {
 		out = append(out, Approval{
-			DeviceKey: r.fixed(ed25519.PublicKeySize, "approval key"),
-			Signature: r.fixed(ed25519.SignatureSize, "approval signature"),
+			DeviceKey: fixed(r, ed25519.PublicKeySize, "approval key"),
+			Signature: fixed(r, ed25519.SignatureSize, "approval signature"),
 		})
 	})
 	return out
@@ -136,21 +136,21 @@ type RetentionPolicy struct {
 }
 
 func (p *RetentionPolicy) encodeTBS(w *writer) {
-	w.id(p.Group)
-	w.u64(p.Version)
-	w.u32(p.TextWindowDays)
-	w.u32(p.MediaWindowDays)
+	w.Array32(p.Group)
+	w.U64(p.Version)
+	w.U32(p.TextWindowDays)
+	w.U32(p.MediaWindowDays)
 }
 
 // TBS returns the bytes every approval signs.
-func (p *RetentionPolicy) TBS() []byte { var w writer; p.encodeTBS(&w); return w.b }
+func (p *RetentionPolicy) TBS() []byte { var w writer; p.encodeTBS(&w); return w.Bytes() }
 
 // Encode returns the canonical encoding.
 func (p *RetentionPolicy) Encode() []byte {
 	var w writer
 	p.encodeTBS(&w)
 	encodeApprovals(&w, p.Approvals)
-	return w.b
+	return w.Bytes()
 }
 
 // Approve appends priv's approval.
@@ -163,14 +163,14 @@ func (p *RetentionPolicy) Approve(priv ed25519.PrivateKey) {
 
 // DecodeRetentionPolicy decodes a policy.
 func DecodeRetentionPolicy(b []byte) (RetentionPolicy, error) {
-	r := newReader(b)
+	r := codec.NewReader(b)
 	var p RetentionPolicy
-	p.Group = r.id()
-	p.Version = r.u64()
-	p.TextWindowDays = r.u32()
-	p.MediaWindowDays = r.u32()
+	p.Group = ID(r.Array32())
+	p.Version = r.U64()
+	p.TextWindowDays = r.U32()
+	p.MediaWindowDays = r.U32()
 	p.Approvals = decodeApprovals(r)
-	if err := r.done(); err != nil {
+	if err := done(r); err != nil {
 		return RetentionPolicy{}, fmt.Errorf("decode retention policy: %w", err)
 	}
 	return p, nil
@@ -195,14 +195,14 @@ type RetentionDestruction struct {
 }
 
 func (d *RetentionDestruction) encodeTBS(w *writer) {
-	w.id(d.Group)
+	w.Array32(d.Group)
 	d.Checkpoint.encode(w)
-	w.u64(d.NotBefore)
-	w.u64(d.NotAfter)
+	w.U64(d.NotBefore)
+	w.U64(d.NotAfter)
 }
 
 // TBS returns the bytes every approval signs.
-func (d *RetentionDestruction) TBS() []byte { var w writer; d.encodeTBS(&w); return w.b }
+func (d *RetentionDestruction) TBS() []byte { var w writer; d.encodeTBS(&w); return w.Bytes() }
 
 func (d *RetentionDestruction) encode(w *writer) {
 	d.encodeTBS(w)
@@ -211,10 +211,10 @@ func (d *RetentionDestruction) encode(w *writer) {
 
 func decodeDestruction(r *reader) RetentionDestruction {
 	var d RetentionDestruction
-	d.Group = r.id()
+	d.Group = ID(r.Array32())
 	d.Checkpoint = decodeRef(r)
-	d.NotBefore = r.u64()
-	d.NotAfter = r.u64()
+	d.NotBefore = r.U64()
+	d.NotAfter = r.U64()
 	d.Approvals = decodeApprovals(r)
 	return d
 }
@@ -247,19 +247,19 @@ type RetentionResolution struct {
 }
 
 func (r *RetentionResolution) encodeTBS(w *writer) {
-	w.id(r.Group)
-	w.opaque(r.Key)
+	w.Array32(r.Group)
+	w.Opaque(r.Key)
 }
 
 // TBS returns the bytes every approval signs.
-func (r *RetentionResolution) TBS() []byte { var w writer; r.encodeTBS(&w); return w.b }
+func (r *RetentionResolution) TBS() []byte { var w writer; r.encodeTBS(&w); return w.Bytes() }
 
 // Encode returns the canonical encoding.
 func (r *RetentionResolution) Encode() []byte {
 	var w writer
 	r.encodeTBS(&w)
 	encodeApprovals(&w, r.Approvals)
-	return w.b
+	return w.Bytes()
 }
 
 // Approve appends priv's approval.
@@ -272,12 +272,12 @@ func (r *RetentionResolution) Approve(priv ed25519.PrivateKey) {
 
 // DecodeRetentionResolution decodes a resolution.
 func DecodeRetentionResolution(b []byte) (RetentionResolution, error) {
-	r := newReader(b)
+	r := codec.NewReader(b)
 	var x RetentionResolution
-	x.Group = r.id()
-	x.Key = r.fixed(ed25519.PublicKeySize, "key")
+	x.Group = ID(r.Array32())
+	x.Key = fixed(r, ed25519.PublicKeySize, "key")
 	x.Approvals = decodeApprovals(r)
-	if err := r.done(); err != nil {
+	if err := done(r); err != nil {
 		return RetentionResolution{}, fmt.Errorf("decode retention resolution: %w", err)
 	}
 	return x, nil
@@ -311,31 +311,31 @@ type Checkpoint struct {
 // SHA-256(opaque label<V> = "weald 1 manifest", group, EnvelopeRef snapshots<V>, opaque manifest<V>).
 func ManifestHash(group ID, snapshots []EnvelopeRef, manifest []byte) ID {
 	var w writer
-	w.str(codec.LabelPrefix + "manifest")
-	w.id(group)
+	w.String(codec.LabelPrefix + "manifest")
+	w.Array32(group)
 	encodeRefs(&w, snapshots)
-	w.opaque(manifest)
-	return sha256.Sum256(w.b)
+	w.Opaque(manifest)
+	return sha256.Sum256(w.Bytes())
 }
 
 func (c *Checkpoint) encodeTBS(w *writer) {
-	w.id(c.Group)
+	w.Array32(c.Group)
 	encodeRefs(w, c.Barrier)
 	encodeRefs(w, c.Snapshots)
-	w.opaque(c.Manifest)
-	w.id(c.ManifestHash)
-	w.opaque(c.RetentionKey)
+	w.Opaque(c.Manifest)
+	w.Array32(c.ManifestHash)
+	w.Opaque(c.RetentionKey)
 }
 
 // TBS returns the bytes the signature covers.
-func (c *Checkpoint) TBS() []byte { var w writer; c.encodeTBS(&w); return w.b }
+func (c *Checkpoint) TBS() []byte { var w writer; c.encodeTBS(&w); return w.Bytes() }
 
 // Encode returns the canonical encoding.
 func (c *Checkpoint) Encode() []byte {
 	var w writer
 	c.encodeTBS(&w)
-	w.opaque(c.Signature)
-	return w.b
+	w.Opaque(c.Signature)
+	return w.Bytes()
 }
 
 // Sign computes ManifestHash, sets RetentionKey and signs c.
@@ -355,16 +355,16 @@ func (c *Checkpoint) Verify() error {
 
 // DecodeCheckpoint decodes a checkpoint.
 func DecodeCheckpoint(b []byte) (Checkpoint, error) {
-	r := newReader(b)
+	r := codec.NewReader(b)
 	var c Checkpoint
-	c.Group = r.id()
+	c.Group = ID(r.Array32())
 	c.Barrier = decodeRefs(r)
 	c.Snapshots = decodeRefs(r)
-	c.Manifest = r.opaqueMax(MaxCTSize, "manifest")
-	c.ManifestHash = r.id()
-	c.RetentionKey = r.fixed(ed25519.PublicKeySize, "retention_key")
-	c.Signature = r.fixed(ed25519.SignatureSize, "signature")
-	if err := r.done(); err != nil {
+	c.Manifest = opaqueMax(r, MaxCTSize, "manifest")
+	c.ManifestHash = ID(r.Array32())
+	c.RetentionKey = fixed(r, ed25519.PublicKeySize, "retention_key")
+	c.Signature = fixed(r, ed25519.SignatureSize, "signature")
+	if err := done(r); err != nil {
 		return Checkpoint{}, fmt.Errorf("decode checkpoint: %w", err)
 	}
 	return c, nil
@@ -406,30 +406,30 @@ type DropBefore struct {
 }
 
 func (d *DropBefore) encodeTBS(w *writer) {
-	w.id(d.Group)
+	w.Array32(d.Group)
 	d.Checkpoint.encode(w)
-	w.id(d.ManifestHash)
+	w.Array32(d.ManifestHash)
 	encodeRefs(w, d.Snapshots)
-	w.u8(d.Authorization)
+	w.U8(d.Authorization)
 	switch d.Authorization {
 	case AuthorizedByPolicy:
 		d.Policy.encode(w)
 	case AuthorizedByDestruction:
 		d.Destruction.encode(w)
 	}
-	w.opaque(d.RetentionKey)
+	w.Opaque(d.RetentionKey)
 }
 
 // TBS returns the bytes the signature covers.
-func (d *DropBefore) TBS() []byte { var w writer; d.encodeTBS(&w); return w.b }
+func (d *DropBefore) TBS() []byte { var w writer; d.encodeTBS(&w); return w.Bytes() }
 
 func (d *DropBefore) encode(w *writer) {
 	d.encodeTBS(w)
-	w.opaque(d.Signature)
+	w.Opaque(d.Signature)
 }
 
 // Encode returns the canonical encoding.
-func (d *DropBefore) Encode() []byte { var w writer; d.encode(&w); return w.b }
+func (d *DropBefore) Encode() []byte { var w writer; d.encode(&w); return w.Bytes() }
 
 // Sign sets RetentionKey and signs d.
 func (d *DropBefore) Sign(priv ed25519.PrivateKey) {
@@ -444,29 +444,29 @@ func (d *DropBefore) VerifySignature() error {
 
 func decodeDropBefore(r *reader) DropBefore {
 	var d DropBefore
-	d.Group = r.id()
+	d.Group = ID(r.Array32())
 	d.Checkpoint = decodeRef(r)
-	d.ManifestHash = r.id()
+	d.ManifestHash = ID(r.Array32())
 	d.Snapshots = decodeRefs(r)
-	d.Authorization = r.u8()
+	d.Authorization = r.U8()
 	switch d.Authorization {
 	case AuthorizedByPolicy:
 		d.Policy = decodeRef(r)
 	case AuthorizedByDestruction:
 		d.Destruction = decodeDestruction(r)
 	default:
-		r.fail("unknown drop authorization %d", d.Authorization)
+		fail(r, "unknown drop authorization %d", d.Authorization)
 	}
-	d.RetentionKey = r.fixed(ed25519.PublicKeySize, "retention_key")
-	d.Signature = r.fixed(ed25519.SignatureSize, "signature")
+	d.RetentionKey = fixed(r, ed25519.PublicKeySize, "retention_key")
+	d.Signature = fixed(r, ed25519.SignatureSize, "signature")
 	return d
 }
 
 // DecodeDropBefore decodes a drop_before.
 func DecodeDropBefore(b []byte) (DropBefore, error) {
-	r := newReader(b)
+	r := codec.NewReader(b)
 	d := decodeDropBefore(r)
-	if err := r.done(); err != nil {
+	if err := done(r); err != nil {
 		return DropBefore{}, fmt.Errorf("decode drop_before: %w", err)
 	}
 	return d, nil

@@ -3,6 +3,8 @@ package wire
 import (
 	"crypto/ed25519"
 	"fmt"
+
+	"weald/backend/internal/codec"
 )
 
 // Frames of the recovery-wrap deletion (spec/lifecycle.md "Removing a
@@ -44,22 +46,22 @@ type WrapsDelete struct {
 }
 
 func (d *WrapsDelete) encodeTBS(w *writer) {
-	w.id(d.Workspace)
-	w.id(d.Group)
-	w.vector(func(w *writer) {
+	w.Array32(d.Workspace)
+	w.Array32(d.Group)
+	w.Vector(func(w *writer) {
 		for _, t := range d.Tags {
-			w.id(t)
+			w.Array32(t)
 		}
 	})
-	w.opaque(d.DeviceKey)
+	w.Opaque(d.DeviceKey)
 }
 
 // TBS returns the bytes the signature covers.
-func (d *WrapsDelete) TBS() []byte { var w writer; d.encodeTBS(&w); return w.b }
+func (d *WrapsDelete) TBS() []byte { var w writer; d.encodeTBS(&w); return w.Bytes() }
 
 func (d *WrapsDelete) encode(w *writer) {
 	d.encodeTBS(w)
-	w.opaque(d.Signature)
+	w.Opaque(d.Signature)
 }
 
 // Sign sets DeviceKey and signs d.
@@ -74,24 +76,24 @@ func (d *WrapsDelete) VerifySignature() error {
 }
 
 func decodeWrapsDelete(r *reader) Body {
-	d := &WrapsDelete{Workspace: r.id(), Group: r.id()}
-	r.list(func(r *reader) {
+	d := &WrapsDelete{Workspace: ID(r.Array32()), Group: ID(r.Array32())}
+	list(r, func(r *reader) {
 		if len(d.Tags) >= MaxWrapTags {
-			r.fail("more than %d tags", MaxWrapTags)
+			fail(r, "more than %d tags", MaxWrapTags)
 			return
 		}
-		d.Tags = append(d.Tags, r.id())
+		d.Tags = append(d.Tags, ID(r.Array32()))
 	})
-	d.DeviceKey = r.fixed(ed25519.PublicKeySize, "device_key")
-	d.Signature = r.fixed(ed25519.SignatureSize, "signature")
+	d.DeviceKey = fixed(r, ed25519.PublicKeySize, "device_key")
+	d.Signature = fixed(r, ed25519.SignatureSize, "signature")
 	return d
 }
 
 // DecodeWrapsDelete decodes a WrapsDelete body.
 func DecodeWrapsDelete(b []byte) (WrapsDelete, error) {
-	r := newReader(b)
+	r := codec.NewReader(b)
 	d := decodeWrapsDelete(r).(*WrapsDelete)
-	if err := r.done(); err != nil {
+	if err := done(r); err != nil {
 		return WrapsDelete{}, fmt.Errorf("decode wraps_delete: %w", err)
 	}
 	return *d, nil
@@ -106,9 +108,9 @@ type WrapsDeleted struct {
 }
 
 func (d *WrapsDeleted) encode(w *writer) {
-	w.id(d.Group)
-	w.u64(d.Envelopes)
-	w.u64(d.Bytes)
+	w.Array32(d.Group)
+	w.U64(d.Envelopes)
+	w.U64(d.Bytes)
 }
 
 func (*WrapsDelete) FrameType() FrameType  { return FrameWrapsDelete }
@@ -126,6 +128,6 @@ func WrapTag(ct []byte) (ID, bool) {
 func init() {
 	bodyDecoders[FrameWrapsDelete] = decodeWrapsDelete
 	bodyDecoders[FrameWrapsDeleted] = func(r *reader) Body {
-		return &WrapsDeleted{Group: r.id(), Envelopes: r.u64(), Bytes: r.u64()}
+		return &WrapsDeleted{Group: ID(r.Array32()), Envelopes: r.U64(), Bytes: r.U64()}
 	}
 }

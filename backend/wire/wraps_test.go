@@ -34,7 +34,7 @@ func TestWrapsDeleteSignature(t *testing.T) {
 	many.Sign(testKey("admin"))
 	var w writer
 	many.encode(&w)
-	if _, err := DecodeWrapsDelete(w.b); err == nil {
+	if _, err := DecodeWrapsDelete(w.Bytes()); err == nil {
 		t.Fatal("a WrapsDelete with too many tags decoded")
 	}
 	if _, ok := WrapTag([]byte{1, 2}); ok {

@@ -109,3 +109,6 @@ func (w *Writer) fail(err error) {
 		w.err = err
 	}
 }
+
+// Array32 writes a fixed 32-byte array (opaque[32]), such as an id.
+func (w *Writer) Array32(a [32]byte) { w.buf = append(w.buf, a[:]...) }
