@@ -162,6 +162,7 @@ func (e *Engine) MessagesBefore(ctx context.Context, channel, before string, lim
 			return nil, false, fmt.Errorf("engine: indexed message: %w", err)
 		}
 	}
+	e.nameAuthors(out)
 	return out, more, nil
 }
 
@@ -236,6 +237,11 @@ func (e *Engine) Search(ctx context.Context, query, channel string, limit int) (
 		}
 		out = append(out, SearchResult{Channel: hexID(r.Shard.Group).hex(), ChannelName: name, Message: m})
 	}
+	e.mu.Lock()
+	for i := range out {
+		out[i].Message.AuthorName = e.authorName(out[i].Message.Author)
+	}
+	e.mu.Unlock()
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Message.Time.After(out[j].Message.Time) })
 	return out, nil
 }

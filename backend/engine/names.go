@@ -104,6 +104,9 @@ func (e *Engine) UserName(user identity.UserID) string {
 }
 
 func (e *Engine) userName(user identity.UserID) string {
+	if e.roster == nil { // opening: the roster is not loaded yet
+		return "user " + hex.EncodeToString(user[:4])
+	}
 	if u, ok := e.roster.User(user); ok && u.Name != "" {
 		return u.Name
 	}
@@ -159,4 +162,22 @@ func (e *Engine) People() []Person {
 			Joined: u.Joined.UTC(), Creator: u.Admitted.Index == 0})
 	}
 	return out
+}
+
+// nameAuthors sets each message's AuthorName from the roster now, for
+// messages read from the index (which keeps the name at indexing time).
+func (e *Engine) nameAuthors(ms []Message) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := range ms {
+		ms[i].AuthorName = e.authorName(ms[i].Author)
+	}
+}
+
+func (e *Engine) authorName(userHex string) string {
+	var id [32]byte
+	if parseHexID(userHex, &id) != nil {
+		return userHex
+	}
+	return e.userName(identity.UserID(id))
 }
