@@ -17,19 +17,21 @@ func TestDeserializationVectors(t *testing.T) {
 	}
 	mlstest.Load(t, "deserialization.json", &cases)
 	var c mlstest.Counter
-	for _, tc := range cases {
-		r := codec.NewReader(tc.Header)
-		n := r.Varint()
-		if err := r.Done(); err != nil {
-			t.Fatalf("header %x: %v", tc.Header, err)
-		}
-		if n != tc.Length {
-			t.Fatalf("header %x: got %d want %d", tc.Header, n, tc.Length)
-		}
-		if got := codec.AppendVarint(nil, tc.Length); !bytes.Equal(got, tc.Header) {
-			t.Fatalf("length %d: encoded %x want %x", tc.Length, got, tc.Header)
-		}
-		c.Ran++
+	for i, tc := range cases {
+		t.Run(mlstest.Case(i), func(t *testing.T) {
+			r := codec.NewReader(tc.Header)
+			n := r.Varint()
+			if err := r.Done(); err != nil {
+				t.Fatalf("header %x: %v", tc.Header, err)
+			}
+			if n != tc.Length {
+				t.Fatalf("header %x: got %d want %d", tc.Header, n, tc.Length)
+			}
+			if got := codec.AppendVarint(nil, tc.Length); !bytes.Equal(got, tc.Header) {
+				t.Fatalf("length %d: encoded %x want %x", tc.Length, got, tc.Header)
+			}
+			c.Ran++
+		})
 	}
 	c.Report(t, "deserialization.json")
 }

@@ -70,42 +70,44 @@ func TestMessagesVectors(t *testing.T) {
 	}
 	n := 0
 	for i, c := range cases {
-		for _, f := range []string{"mls_welcome", "mls_group_info", "mls_key_package",
-			"public_message_application", "public_message_proposal", "public_message_commit", "private_message"} {
-			roundTrip(i, f, c[f], mlsMessage)
-		}
-		roundTrip(i, "ratchet_tree", c["ratchet_tree"], func(b []byte) ([]byte, error) {
-			rt, err := tree.DecodeRatchetTree(cs, b)
-			if err != nil {
-				return nil, err
+		t.Run(mlstest.Case(i), func(t *testing.T) {
+			for _, f := range []string{"mls_welcome", "mls_group_info", "mls_key_package",
+				"public_message_application", "public_message_proposal", "public_message_commit", "private_message"} {
+				roundTrip(i, f, c[f], mlsMessage)
 			}
-			return rt.RatchetTreeBytes(), nil
-		})
-		roundTrip(i, "group_secrets", c["group_secrets"], func(b []byte) ([]byte, error) {
-			gs, err := DecodeGroupSecrets(b)
-			if err != nil {
-				return nil, err
+			roundTrip(i, "ratchet_tree", c["ratchet_tree"], func(b []byte) ([]byte, error) {
+				rt, err := tree.DecodeRatchetTree(cs, b)
+				if err != nil {
+					return nil, err
+				}
+				return rt.RatchetTreeBytes(), nil
+			})
+			roundTrip(i, "group_secrets", c["group_secrets"], func(b []byte) ([]byte, error) {
+				gs, err := DecodeGroupSecrets(b)
+				if err != nil {
+					return nil, err
+				}
+				w := codec.NewWriter(nil)
+				gs.Marshal(w)
+				return w.Bytes(), nil
+			})
+			for f, typ := range map[string]proposal.Type{
+				"add_proposal": proposal.TypeAdd, "update_proposal": proposal.TypeUpdate,
+				"remove_proposal": proposal.TypeRemove, "pre_shared_key_proposal": proposal.TypePreSharedKey,
+				"re_init_proposal": proposal.TypeReInit, "external_init_proposal": proposal.TypeExternalInit,
+				"group_context_extensions_proposal": proposal.TypeGroupContextExtensions,
+			} {
+				roundTrip(i, f, c[f], body(typ))
 			}
-			w := codec.NewWriter(nil)
-			gs.Marshal(w)
-			return w.Bytes(), nil
+			roundTrip(i, "commit", c["commit"], func(b []byte) ([]byte, error) {
+				cm, err := proposal.DecodeCommit(b)
+				if err != nil {
+					return nil, err
+				}
+				return cm.Bytes(), nil
+			})
+			n++
 		})
-		for f, typ := range map[string]proposal.Type{
-			"add_proposal": proposal.TypeAdd, "update_proposal": proposal.TypeUpdate,
-			"remove_proposal": proposal.TypeRemove, "pre_shared_key_proposal": proposal.TypePreSharedKey,
-			"re_init_proposal": proposal.TypeReInit, "external_init_proposal": proposal.TypeExternalInit,
-			"group_context_extensions_proposal": proposal.TypeGroupContextExtensions,
-		} {
-			roundTrip(i, f, c[f], body(typ))
-		}
-		roundTrip(i, "commit", c["commit"], func(b []byte) ([]byte, error) {
-			cm, err := proposal.DecodeCommit(b)
-			if err != nil {
-				return nil, err
-			}
-			return cm.Bytes(), nil
-		})
-		n++
 	}
 	t.Logf("messages.json: %d cases ran (17 objects each), 0 n/a", n)
 	if n == 0 {

@@ -36,50 +36,52 @@ func TestWelcomeVectors(t *testing.T) {
 		if !n.Suite(c.CipherSuite) {
 			continue
 		}
-		cs, err := newCipher(c.CipherSuite, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		kp := bundleFromVector(t, c.KeyPackage, c.InitPriv, nil, nil)
-		body, err := expectMLSMessage(c.Welcome, wireWelcome)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wl, err := DecodeWelcome(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(wl.Bytes(), body) {
-			t.Fatalf("case %d: welcome does not re-encode", i)
-		}
-		ref := kp.KeyPackage.Ref(cs)
-		var egs *EncryptedGroupSecrets
-		for j := range wl.Secrets {
-			if bytes.Equal(wl.Secrets[j].NewMember, ref) {
-				egs = &wl.Secrets[j]
+		t.Run(mlstest.SuiteCase(i, c.CipherSuite), func(t *testing.T) {
+			cs, err := newCipher(c.CipherSuite, nil)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		if egs == nil {
-			t.Fatalf("case %d: no secrets for our key package", i)
-		}
-		pt, err := cs.DecryptWithLabel(kp.InitPriv, "Welcome", wl.EncryptedGroupInfo, egs.EncryptedGroupSecrets.KEMOutput, egs.EncryptedGroupSecrets.Ciphertext)
-		if err != nil {
-			t.Fatalf("case %d: group secrets: %v", i, err)
-		}
-		gs, err := DecodeGroupSecrets(pt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gi, psk, err := openWelcome(nil, cs, wl, gs)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		if !cs.VerifyWithLabel(c.SignerPub, "GroupInfoTBS", gi.tbs(), gi.Signature) {
-			t.Fatalf("case %d: group info signature", i)
-		}
-		if _, err := welcomeEpoch(cs, gs, psk, gi); err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
+			kp := bundleFromVector(t, c.KeyPackage, c.InitPriv, nil, nil)
+			body, err := expectMLSMessage(c.Welcome, wireWelcome)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wl, err := DecodeWelcome(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(wl.Bytes(), body) {
+				t.Fatalf("case %d: welcome does not re-encode", i)
+			}
+			ref := kp.KeyPackage.Ref(cs)
+			var egs *EncryptedGroupSecrets
+			for j := range wl.Secrets {
+				if bytes.Equal(wl.Secrets[j].NewMember, ref) {
+					egs = &wl.Secrets[j]
+				}
+			}
+			if egs == nil {
+				t.Fatalf("case %d: no secrets for our key package", i)
+			}
+			pt, err := cs.DecryptWithLabel(kp.InitPriv, "Welcome", wl.EncryptedGroupInfo, egs.EncryptedGroupSecrets.KEMOutput, egs.EncryptedGroupSecrets.Ciphertext)
+			if err != nil {
+				t.Fatalf("case %d: group secrets: %v", i, err)
+			}
+			gs, err := DecodeGroupSecrets(pt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gi, psk, err := openWelcome(nil, cs, wl, gs)
+			if err != nil {
+				t.Fatalf("case %d: %v", i, err)
+			}
+			if !cs.VerifyWithLabel(c.SignerPub, "GroupInfoTBS", gi.tbs(), gi.Signature) {
+				t.Fatalf("case %d: group info signature", i)
+			}
+			if _, err := welcomeEpoch(cs, gs, psk, gi); err != nil {
+				t.Fatalf("case %d: %v", i, err)
+			}
+		})
 	}
 	n.Report(t, "welcome.json")
 }
@@ -115,44 +117,46 @@ func runPassive(t *testing.T, file string) {
 		if !n.Suite(c.CipherSuite) {
 			continue
 		}
-		psks := map[string][]byte{}
-		for _, p := range c.ExternalPSKs {
-			psks[string(p.PSKID)] = p.PSK
-		}
-		cfg := &Config{PSKs: func(id []byte) ([]byte, bool) { s, ok := psks[string(id)]; return s, ok }}
-		kp := bundleFromVector(t, c.KeyPackage, c.InitPriv, c.EncryptionPriv, c.SignaturePriv)
-		var rt []byte
-		if c.RatchetTree != nil {
-			rt = *c.RatchetTree
-		}
-		g, _, err := JoinWelcome(cfg, c.Welcome, []*KeyPackageBundle{kp}, rt)
-		if err != nil {
-			t.Fatalf("%s case %d (suite %d): join: %v", file, i, c.CipherSuite, err)
-		}
-		if !bytes.Equal(g.EpochAuthenticator(), c.InitialEpochAuthenticator) {
-			t.Fatalf("%s case %d: initial epoch authenticator", file, i)
-		}
-		for e, ep := range c.Epochs {
-			for k, p := range ep.Proposals {
-				if _, err := g.Process(p); err != nil {
-					t.Fatalf("%s case %d epoch %d proposal %d: %v", file, i, e, k, err)
-				}
+		t.Run(mlstest.SuiteCase(i, c.CipherSuite), func(t *testing.T) {
+			psks := map[string][]byte{}
+			for _, p := range c.ExternalPSKs {
+				psks[string(p.PSKID)] = p.PSK
 			}
-			r, err := g.Process(ep.Commit)
+			cfg := &Config{PSKs: func(id []byte) ([]byte, bool) { s, ok := psks[string(id)]; return s, ok }}
+			kp := bundleFromVector(t, c.KeyPackage, c.InitPriv, c.EncryptionPriv, c.SignaturePriv)
+			var rt []byte
+			if c.RatchetTree != nil {
+				rt = *c.RatchetTree
+			}
+			g, _, err := JoinWelcome(cfg, c.Welcome, []*KeyPackageBundle{kp}, rt)
 			if err != nil {
-				t.Fatalf("%s case %d (suite %d) epoch %d: commit: %v", file, i, c.CipherSuite, e, err)
+				t.Fatalf("%s case %d (suite %d): join: %v", file, i, c.CipherSuite, err)
 			}
-			if r.Commit == nil {
-				t.Fatalf("%s case %d epoch %d: not a commit", file, i, e)
+			if !bytes.Equal(g.EpochAuthenticator(), c.InitialEpochAuthenticator) {
+				t.Fatalf("%s case %d: initial epoch authenticator", file, i)
 			}
-			if err := g.Merge(r.Commit); err != nil {
-				t.Fatal(err)
+			for e, ep := range c.Epochs {
+				for k, p := range ep.Proposals {
+					if _, err := g.Process(p); err != nil {
+						t.Fatalf("%s case %d epoch %d proposal %d: %v", file, i, e, k, err)
+					}
+				}
+				r, err := g.Process(ep.Commit)
+				if err != nil {
+					t.Fatalf("%s case %d (suite %d) epoch %d: commit: %v", file, i, c.CipherSuite, e, err)
+				}
+				if r.Commit == nil {
+					t.Fatalf("%s case %d epoch %d: not a commit", file, i, e)
+				}
+				if err := g.Merge(r.Commit); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(g.EpochAuthenticator(), ep.EpochAuthenticator) {
+					t.Fatalf("%s case %d epoch %d: epoch authenticator %x, want %x", file, i, e, g.EpochAuthenticator(), []byte(ep.EpochAuthenticator))
+				}
+				epochs++
 			}
-			if !bytes.Equal(g.EpochAuthenticator(), ep.EpochAuthenticator) {
-				t.Fatalf("%s case %d epoch %d: epoch authenticator %x, want %x", file, i, e, g.EpochAuthenticator(), []byte(ep.EpochAuthenticator))
-			}
-			epochs++
-		}
+		})
 	}
 	t.Logf("%s: %d epochs processed", file, epochs)
 	n.Report(t, file)

@@ -31,19 +31,21 @@ func TestMessagesVectorsFraming(t *testing.T) {
 	mlstest.Load(t, "messages.json", &cases)
 	n := 0
 	for i, c := range cases {
-		for name, b := range map[string][]byte{"public_message_application": c.PublicApplication,
-			"public_message_proposal": c.PublicProposal, "public_message_commit": c.PublicCommit,
-			"private_message": c.Private, "mls_welcome": c.Welcome, "mls_group_info": c.GroupInfo,
-			"mls_key_package": c.KeyPackage} {
-			m, err := DecodeMLSMessage(b)
-			if err != nil {
-				t.Fatalf("case %d %s: %v", i, name, err)
+		t.Run(mlstest.Case(i), func(t *testing.T) {
+			for name, b := range map[string][]byte{"public_message_application": c.PublicApplication,
+				"public_message_proposal": c.PublicProposal, "public_message_commit": c.PublicCommit,
+				"private_message": c.Private, "mls_welcome": c.Welcome, "mls_group_info": c.GroupInfo,
+				"mls_key_package": c.KeyPackage} {
+				m, err := DecodeMLSMessage(b)
+				if err != nil {
+					t.Fatalf("case %d %s: %v", i, name, err)
+				}
+				if !bytes.Equal(m.Bytes(), b) {
+					t.Fatalf("case %d %s: re-encoding differs", i, name)
+				}
+				n++
 			}
-			if !bytes.Equal(m.Bytes(), b) {
-				t.Fatalf("case %d %s: re-encoding differs", i, name)
-			}
-			n++
-		}
+		})
 	}
 	t.Logf("messages.json (framing part): %d cases, %d messages decoded and re-encoded", len(cases), n)
 }

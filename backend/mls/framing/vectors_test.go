@@ -212,35 +212,37 @@ func TestTranscriptHashVectors(t *testing.T) {
 	}
 	mlstest.Load(t, "transcript-hashes.json", &cases)
 	var c mlstest.Counter
-	for _, tc := range cases {
+	for i, tc := range cases {
 		if !c.Suite(tc.CipherSuite) {
 			continue
 		}
-		s, err := suite.ByID(suite.ID(tc.CipherSuite))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ac, err := DecodeAuthenticatedContent(tc.AuthenticatedContent)
-		if err != nil {
-			t.Fatalf("suite %d: %v", tc.CipherSuite, err)
-		}
-		if !bytes.Equal(ac.Bytes(), tc.AuthenticatedContent) {
-			t.Errorf("suite %d: re-encoding differs", tc.CipherSuite)
-		}
-		if ac.Content.ContentType != ContentCommit {
-			t.Fatalf("suite %d: content type %d", tc.CipherSuite, ac.Content.ContentType)
-		}
-		confirmed := keyschedule.ConfirmedTranscriptHash(s, tc.InterimTranscriptHashBefore, ac.ConfirmedTranscriptHashInput())
-		if !bytes.Equal(confirmed, tc.ConfirmedTranscriptHashAfter) {
-			t.Errorf("suite %d: confirmed transcript hash %x want %x", tc.CipherSuite, confirmed, tc.ConfirmedTranscriptHashAfter)
-		}
-		if tag := keyschedule.ConfirmationTag(s, tc.ConfirmationKey, confirmed); !bytes.Equal(tag, ac.Auth.ConfirmationTag) {
-			t.Errorf("suite %d: confirmation tag %x want %x", tc.CipherSuite, tag, ac.Auth.ConfirmationTag)
-		}
-		interim := keyschedule.InterimTranscriptHash(s, confirmed, ac.Auth.ConfirmationTag)
-		if !bytes.Equal(interim, tc.InterimTranscriptHashAfter) {
-			t.Errorf("suite %d: interim transcript hash %x want %x", tc.CipherSuite, interim, tc.InterimTranscriptHashAfter)
-		}
+		t.Run(mlstest.SuiteCase(i, tc.CipherSuite), func(t *testing.T) {
+			s, err := suite.ByID(suite.ID(tc.CipherSuite))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ac, err := DecodeAuthenticatedContent(tc.AuthenticatedContent)
+			if err != nil {
+				t.Fatalf("suite %d: %v", tc.CipherSuite, err)
+			}
+			if !bytes.Equal(ac.Bytes(), tc.AuthenticatedContent) {
+				t.Errorf("suite %d: re-encoding differs", tc.CipherSuite)
+			}
+			if ac.Content.ContentType != ContentCommit {
+				t.Fatalf("suite %d: content type %d", tc.CipherSuite, ac.Content.ContentType)
+			}
+			confirmed := keyschedule.ConfirmedTranscriptHash(s, tc.InterimTranscriptHashBefore, ac.ConfirmedTranscriptHashInput())
+			if !bytes.Equal(confirmed, tc.ConfirmedTranscriptHashAfter) {
+				t.Errorf("suite %d: confirmed transcript hash %x want %x", tc.CipherSuite, confirmed, tc.ConfirmedTranscriptHashAfter)
+			}
+			if tag := keyschedule.ConfirmationTag(s, tc.ConfirmationKey, confirmed); !bytes.Equal(tag, ac.Auth.ConfirmationTag) {
+				t.Errorf("suite %d: confirmation tag %x want %x", tc.CipherSuite, tag, ac.Auth.ConfirmationTag)
+			}
+			interim := keyschedule.InterimTranscriptHash(s, confirmed, ac.Auth.ConfirmationTag)
+			if !bytes.Equal(interim, tc.InterimTranscriptHashAfter) {
+				t.Errorf("suite %d: interim transcript hash %x want %x", tc.CipherSuite, interim, tc.InterimTranscriptHashAfter)
+			}
+		})
 	}
 	c.Report(t, "transcript-hashes.json")
 }

@@ -28,36 +28,38 @@ func TestMessagesRoundTrip(t *testing.T) {
 	mlstest.Load(t, "messages.json", &cases)
 	ran := 0
 	for i, c := range cases {
-		bodies := []struct {
-			typ Type
-			b   []byte
-		}{
-			{TypeAdd, c.Add}, {TypeUpdate, c.Update}, {TypeRemove, c.Remove},
-			{TypePreSharedKey, c.PSK}, {TypeReInit, c.ReInit},
-			{TypeExternalInit, c.ExtIn}, {TypeGroupContextExtensions, c.GCE},
-		}
-		for _, body := range bodies {
-			p, err := DecodeBody(body.typ, body.b)
+		t.Run(mlstest.Case(i), func(t *testing.T) {
+			bodies := []struct {
+				typ Type
+				b   []byte
+			}{
+				{TypeAdd, c.Add}, {TypeUpdate, c.Update}, {TypeRemove, c.Remove},
+				{TypePreSharedKey, c.PSK}, {TypeReInit, c.ReInit},
+				{TypeExternalInit, c.ExtIn}, {TypeGroupContextExtensions, c.GCE},
+			}
+			for _, body := range bodies {
+				p, err := DecodeBody(body.typ, body.b)
+				if err != nil {
+					t.Fatalf("case %d: %v: %v", i, body.typ, err)
+				}
+				if got := p.BodyBytes(); !bytes.Equal(got, body.b) {
+					t.Fatalf("case %d: %v does not re-encode", i, body.typ)
+				}
+				// The full Proposal (with its type) round-trips too.
+				q, err := Decode(p.Bytes())
+				if err != nil || !bytes.Equal(q.Bytes(), p.Bytes()) {
+					t.Fatalf("case %d: %v as Proposal: %v", i, body.typ, err)
+				}
+			}
+			cm, err := DecodeCommit(c.Commit)
 			if err != nil {
-				t.Fatalf("case %d: %v: %v", i, body.typ, err)
+				t.Fatalf("case %d: commit: %v", i, err)
 			}
-			if got := p.BodyBytes(); !bytes.Equal(got, body.b) {
-				t.Fatalf("case %d: %v does not re-encode", i, body.typ)
+			if !bytes.Equal(cm.Bytes(), c.Commit) {
+				t.Fatalf("case %d: commit does not re-encode", i)
 			}
-			// The full Proposal (with its type) round-trips too.
-			q, err := Decode(p.Bytes())
-			if err != nil || !bytes.Equal(q.Bytes(), p.Bytes()) {
-				t.Fatalf("case %d: %v as Proposal: %v", i, body.typ, err)
-			}
-		}
-		cm, err := DecodeCommit(c.Commit)
-		if err != nil {
-			t.Fatalf("case %d: commit: %v", i, err)
-		}
-		if !bytes.Equal(cm.Bytes(), c.Commit) {
-			t.Fatalf("case %d: commit does not re-encode", i)
-		}
-		ran++
+			ran++
+		})
 	}
 	if ran == 0 {
 		t.Fatal("no case ran")

@@ -34,42 +34,44 @@ func TestSecretTreeVectors(t *testing.T) {
 	}
 	mlstest.Load(t, "secret-tree.json", &cases)
 	var c mlstest.Counter
-	for _, tc := range cases {
+	for i, tc := range cases {
 		if !c.Suite(tc.CipherSuite) {
 			continue
 		}
-		s, err := suite.ByID(suite.ID(tc.CipherSuite))
-		if err != nil {
-			t.Fatal(err)
-		}
-		k, n := SenderDataKeyNonce(s, tc.SenderData.Secret, tc.SenderData.Ciphertext)
-		if !bytes.Equal(k, tc.SenderData.Key) || !bytes.Equal(n, tc.SenderData.Nonce) {
-			t.Errorf("suite %d: sender data key/nonce mismatch", tc.CipherSuite)
-		}
-		tree, err := New(s, tc.EncryptionSecret, uint32(len(tc.Leaves)), Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for leaf, gens := range tc.Leaves {
-			for _, g := range gens {
-				for _, rt := range []struct {
-					typ        RatchetType
-					key, nonce []byte
-				}{{Handshake, g.HandshakeKey, g.HandshakeNonce}, {Application, g.ApplicationKey, g.ApplicationNonce}} {
-					kn, err := tree.Key(treemath.LeafIndex(leaf), rt.typ, g.Generation)
-					if err != nil || !bytes.Equal(kn.Key, rt.key) || !bytes.Equal(kn.Nonce, rt.nonce) {
-						t.Fatalf("suite %d leaf %d gen %d type %d: Key mismatch (%v)", tc.CipherSuite, leaf, g.Generation, rt.typ, err)
-					}
-					kn2, err := tree.Consume(treemath.LeafIndex(leaf), rt.typ, g.Generation)
-					if err != nil || !bytes.Equal(kn2.Key, rt.key) {
-						t.Fatalf("Consume mismatch: %v", err)
-					}
-					if _, err := tree.Key(treemath.LeafIndex(leaf), rt.typ, g.Generation); !errors.Is(err, ErrKeyConsumed) {
-						t.Fatalf("reuse of a consumed key: %v", err)
+		t.Run(mlstest.SuiteCase(i, tc.CipherSuite), func(t *testing.T) {
+			s, err := suite.ByID(suite.ID(tc.CipherSuite))
+			if err != nil {
+				t.Fatal(err)
+			}
+			k, n := SenderDataKeyNonce(s, tc.SenderData.Secret, tc.SenderData.Ciphertext)
+			if !bytes.Equal(k, tc.SenderData.Key) || !bytes.Equal(n, tc.SenderData.Nonce) {
+				t.Errorf("suite %d: sender data key/nonce mismatch", tc.CipherSuite)
+			}
+			tree, err := New(s, tc.EncryptionSecret, uint32(len(tc.Leaves)), Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for leaf, gens := range tc.Leaves {
+				for _, g := range gens {
+					for _, rt := range []struct {
+						typ        RatchetType
+						key, nonce []byte
+					}{{Handshake, g.HandshakeKey, g.HandshakeNonce}, {Application, g.ApplicationKey, g.ApplicationNonce}} {
+						kn, err := tree.Key(treemath.LeafIndex(leaf), rt.typ, g.Generation)
+						if err != nil || !bytes.Equal(kn.Key, rt.key) || !bytes.Equal(kn.Nonce, rt.nonce) {
+							t.Fatalf("suite %d leaf %d gen %d type %d: Key mismatch (%v)", tc.CipherSuite, leaf, g.Generation, rt.typ, err)
+						}
+						kn2, err := tree.Consume(treemath.LeafIndex(leaf), rt.typ, g.Generation)
+						if err != nil || !bytes.Equal(kn2.Key, rt.key) {
+							t.Fatalf("Consume mismatch: %v", err)
+						}
+						if _, err := tree.Key(treemath.LeafIndex(leaf), rt.typ, g.Generation); !errors.Is(err, ErrKeyConsumed) {
+							t.Fatalf("reuse of a consumed key: %v", err)
+						}
 					}
 				}
 			}
-		}
+		})
 	}
 	c.Report(t, "secret-tree.json")
 }

@@ -39,48 +39,50 @@ func TestTreeOperationsVectors(t *testing.T) {
 		if !n.Suite(c.CipherSuite) {
 			continue
 		}
-		cs, err := suite.ByID(suite.ID(c.CipherSuite))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := hashOnly{s: cs}
-		tr, err := tree.DecodeRatchetTree(s, c.TreeBefore)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		if !bytes.Equal(tr.TreeHash(), c.TreeHashBefore) {
-			t.Fatalf("case %d: tree hash before", i)
-		}
-		p, err := proposal.Decode(c.Proposal)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		switch p.Type {
-		case proposal.TypeAdd:
-			leaf := p.Add.KeyPackage.LeafNode
-			tr.AddLeaf(&leaf)
-		case proposal.TypeUpdate:
-			leaf := p.Update.LeafNode
-			err = tr.UpdateLeaf(tm.LeafIndex(c.ProposalSender), &leaf)
-		case proposal.TypeRemove:
-			err = tr.RemoveLeaf(tm.LeafIndex(p.Remove.Removed))
-		default:
-			t.Fatalf("case %d: unexpected %v", i, p.Type)
-		}
-		if err != nil {
-			t.Fatalf("case %d: %v: %v", i, p.Type, err)
-		}
-		if !bytes.Equal(tr.RatchetTreeBytes(), c.TreeAfter) {
-			t.Fatalf("case %d: %v: tree after differs", i, p.Type)
-		}
-		if !bytes.Equal(tr.TreeHash(), c.TreeHashAfter) {
-			t.Fatalf("case %d: %v: tree hash after", i, p.Type)
-		}
-		// The cached hash equals a fresh computation over the decoded tree.
-		fresh, err := tree.DecodeRatchetTree(s, c.TreeAfter)
-		if err != nil || !bytes.Equal(fresh.TreeHash(), c.TreeHashAfter) {
-			t.Fatalf("case %d: fresh tree hash: %v", i, err)
-		}
+		t.Run(mlstest.SuiteCase(i, c.CipherSuite), func(t *testing.T) {
+			cs, err := suite.ByID(suite.ID(c.CipherSuite))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := hashOnly{s: cs}
+			tr, err := tree.DecodeRatchetTree(s, c.TreeBefore)
+			if err != nil {
+				t.Fatalf("case %d: %v", i, err)
+			}
+			if !bytes.Equal(tr.TreeHash(), c.TreeHashBefore) {
+				t.Fatalf("case %d: tree hash before", i)
+			}
+			p, err := proposal.Decode(c.Proposal)
+			if err != nil {
+				t.Fatalf("case %d: %v", i, err)
+			}
+			switch p.Type {
+			case proposal.TypeAdd:
+				leaf := p.Add.KeyPackage.LeafNode
+				tr.AddLeaf(&leaf)
+			case proposal.TypeUpdate:
+				leaf := p.Update.LeafNode
+				err = tr.UpdateLeaf(tm.LeafIndex(c.ProposalSender), &leaf)
+			case proposal.TypeRemove:
+				err = tr.RemoveLeaf(tm.LeafIndex(p.Remove.Removed))
+			default:
+				t.Fatalf("case %d: unexpected %v", i, p.Type)
+			}
+			if err != nil {
+				t.Fatalf("case %d: %v: %v", i, p.Type, err)
+			}
+			if !bytes.Equal(tr.RatchetTreeBytes(), c.TreeAfter) {
+				t.Fatalf("case %d: %v: tree after differs", i, p.Type)
+			}
+			if !bytes.Equal(tr.TreeHash(), c.TreeHashAfter) {
+				t.Fatalf("case %d: %v: tree hash after", i, p.Type)
+			}
+			// The cached hash equals a fresh computation over the decoded tree.
+			fresh, err := tree.DecodeRatchetTree(s, c.TreeAfter)
+			if err != nil || !bytes.Equal(fresh.TreeHash(), c.TreeHashAfter) {
+				t.Fatalf("case %d: fresh tree hash: %v", i, err)
+			}
+		})
 	}
 	n.Report(t, "tree-operations.json")
 }

@@ -84,15 +84,17 @@ func TestImportRejects(t *testing.T) {
 		}},
 	}
 	for _, c := range cases {
-		tr := good.Clone()
-		c.mut(tr)
-		if err := tr.Validate(opts()); !errors.Is(err, c.want) {
-			t.Errorf("%s: got %v, want %v", c.name, err, c.want)
-		}
-		// The import path agrees.
-		if _, err := Import(s, tr.RatchetTreeBytes(), opts()); err == nil {
-			t.Errorf("%s: import accepted", c.name)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			tr := good.Clone()
+			c.mut(tr)
+			if err := tr.Validate(opts()); !errors.Is(err, c.want) {
+				t.Errorf("%s: got %v, want %v", c.name, err, c.want)
+			}
+			// The import path agrees.
+			if _, err := Import(s, tr.RatchetTreeBytes(), opts()); err == nil {
+				t.Errorf("%s: import accepted", c.name)
+			}
+		})
 	}
 	reject := errors.New("not on the roster")
 	o := opts()
@@ -205,32 +207,34 @@ func TestMessagesVectors(t *testing.T) {
 	mlstest.Load(t, "messages.json", &cases)
 	ran := 0
 	for i, c := range cases {
-		// MLSMessage: version, wire_format = mls_key_package (5), KeyPackage.
-		b := c.KeyPackage
-		if len(b) < 4 || b[0] != 0 || b[1] != 1 || b[2] != 0 || b[3] != 5 {
-			t.Fatalf("case %d: not an mls_key_package message", i)
-		}
-		kp, err := DecodeKeyPackage(b[4:])
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		if !bytes.Equal(kp.Bytes(), b[4:]) {
-			t.Fatalf("case %d: key package does not re-encode", i)
-		}
-		if mlstest.SuiteSupported(kp.CipherSuite) {
-			s := newTestSuite(t, kp.CipherSuite)
-			if err := kp.Validate(&LeafContext{Suite: s}); err != nil {
-				t.Fatalf("case %d: key package: %v", i, err)
+		t.Run(mlstest.Case(i), func(t *testing.T) {
+			// MLSMessage: version, wire_format = mls_key_package (5), KeyPackage.
+			b := c.KeyPackage
+			if len(b) < 4 || b[0] != 0 || b[1] != 1 || b[2] != 0 || b[3] != 5 {
+				t.Fatalf("case %d: not an mls_key_package message", i)
 			}
-		}
-		tr, err := DecodeRatchetTree(newTestSuite(t, 1), c.RatchetTree)
-		if err != nil {
-			t.Fatalf("case %d: ratchet tree: %v", i, err)
-		}
-		if !bytes.Equal(tr.RatchetTreeBytes(), c.RatchetTree) {
-			t.Fatalf("case %d: ratchet tree does not re-encode", i)
-		}
-		ran++
+			kp, err := DecodeKeyPackage(b[4:])
+			if err != nil {
+				t.Fatalf("case %d: %v", i, err)
+			}
+			if !bytes.Equal(kp.Bytes(), b[4:]) {
+				t.Fatalf("case %d: key package does not re-encode", i)
+			}
+			if mlstest.SuiteSupported(kp.CipherSuite) {
+				s := newTestSuite(t, kp.CipherSuite)
+				if err := kp.Validate(&LeafContext{Suite: s}); err != nil {
+					t.Fatalf("case %d: key package: %v", i, err)
+				}
+			}
+			tr, err := DecodeRatchetTree(newTestSuite(t, 1), c.RatchetTree)
+			if err != nil {
+				t.Fatalf("case %d: ratchet tree: %v", i, err)
+			}
+			if !bytes.Equal(tr.RatchetTreeBytes(), c.RatchetTree) {
+				t.Fatalf("case %d: ratchet tree does not re-encode", i)
+			}
+			ran++
+		})
 	}
 	t.Logf("messages.json (key packages, ratchet trees): %d cases ran, 0 n/a", ran)
 }

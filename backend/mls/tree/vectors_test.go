@@ -29,40 +29,42 @@ func TestTreeValidationVectors(t *testing.T) {
 		if !n.Suite(c.CipherSuite) {
 			continue
 		}
-		s := newTestSuite(t, c.CipherSuite)
-		tr, err := DecodeRatchetTree(s, c.Tree)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		if !bytes.Equal(tr.RatchetTreeBytes(), c.Tree) {
-			t.Fatalf("case %d: tree does not re-encode", i)
-		}
-		if int(tr.Width()) != len(c.TreeHashes) {
-			t.Fatalf("case %d: width %d, vector has %d nodes", i, tr.Width(), len(c.TreeHashes))
-		}
-		for x := range c.TreeHashes {
-			if got := tr.NodeHash(tm.NodeIndex(x)); !bytes.Equal(got, c.TreeHashes[x]) {
-				t.Fatalf("case %d: tree hash of node %d", i, x)
+		t.Run(mlstest.SuiteCase(i, c.CipherSuite), func(t *testing.T) {
+			s := newTestSuite(t, c.CipherSuite)
+			tr, err := DecodeRatchetTree(s, c.Tree)
+			if err != nil {
+				t.Fatalf("case %d: %v", i, err)
 			}
-			var want []tm.NodeIndex
-			for _, y := range c.Resolutions[x] {
-				want = append(want, tm.NodeIndex(y))
+			if !bytes.Equal(tr.RatchetTreeBytes(), c.Tree) {
+				t.Fatalf("case %d: tree does not re-encode", i)
 			}
-			if got := tr.Resolution(nil, tm.NodeIndex(x)); !slices.Equal(got, want) {
-				t.Fatalf("case %d: resolution of node %d = %v, want %v", i, x, got, want)
+			if int(tr.Width()) != len(c.TreeHashes) {
+				t.Fatalf("case %d: width %d, vector has %d nodes", i, tr.Width(), len(c.TreeHashes))
 			}
-		}
-		if err := tr.Validate(&ImportOptions{GroupID: c.GroupID, TreeHash: c.TreeHashes[tr.Root()]}); err != nil {
-			t.Fatalf("case %d: validate: %v", i, err)
-		}
-		if _, err := Import(s, c.Tree, &ImportOptions{GroupID: c.GroupID, TreeHash: c.TreeHashes[tr.Root()]}); err != nil {
-			t.Fatalf("case %d: import: %v", i, err)
-		}
-		// A wrong group id breaks the signatures of update/commit leaves;
-		// a wrong tree hash is always caught.
-		if _, err := Import(s, c.Tree, &ImportOptions{GroupID: c.GroupID, TreeHash: make([]byte, len(c.TreeHashes[0]))}); err == nil {
-			t.Fatalf("case %d: wrong tree hash accepted", i)
-		}
+			for x := range c.TreeHashes {
+				if got := tr.NodeHash(tm.NodeIndex(x)); !bytes.Equal(got, c.TreeHashes[x]) {
+					t.Fatalf("case %d: tree hash of node %d", i, x)
+				}
+				var want []tm.NodeIndex
+				for _, y := range c.Resolutions[x] {
+					want = append(want, tm.NodeIndex(y))
+				}
+				if got := tr.Resolution(nil, tm.NodeIndex(x)); !slices.Equal(got, want) {
+					t.Fatalf("case %d: resolution of node %d = %v, want %v", i, x, got, want)
+				}
+			}
+			if err := tr.Validate(&ImportOptions{GroupID: c.GroupID, TreeHash: c.TreeHashes[tr.Root()]}); err != nil {
+				t.Fatalf("case %d: validate: %v", i, err)
+			}
+			if _, err := Import(s, c.Tree, &ImportOptions{GroupID: c.GroupID, TreeHash: c.TreeHashes[tr.Root()]}); err != nil {
+				t.Fatalf("case %d: import: %v", i, err)
+			}
+			// A wrong group id breaks the signatures of update/commit leaves;
+			// a wrong tree hash is always caught.
+			if _, err := Import(s, c.Tree, &ImportOptions{GroupID: c.GroupID, TreeHash: make([]byte, len(c.TreeHashes[0]))}); err == nil {
+				t.Fatalf("case %d: wrong tree hash accepted", i)
+			}
+		})
 	}
 	n.Report(t, "tree-validation.json")
 }
@@ -136,66 +138,68 @@ func TestTreeKEMVectors(t *testing.T) {
 		if !n.Suite(c.CipherSuite) {
 			continue
 		}
-		s := newTestSuite(t, c.CipherSuite)
-		base, err := DecodeRatchetTree(s, c.RatchetTree)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		if err := base.Validate(&ImportOptions{GroupID: c.GroupID}); err != nil {
-			t.Fatalf("case %d: tree: %v", i, err)
-		}
-		gcFor := func(th []byte) ([]byte, error) {
-			return groupContext(c.CipherSuite, c.GroupID, c.Epoch, th, c.ConfirmedTranscriptHash), nil
-		}
-		privs := make([]*PrivateState, len(c.LeavesPrivate))
-		for lp := range c.LeavesPrivate {
-			privs[lp] = vectorPrivate(t, base, lp, c)
-		}
-		for j, up := range c.UpdatePaths {
-			path, err := DecodeUpdatePath(up.UpdatePath)
+		t.Run(mlstest.SuiteCase(i, c.CipherSuite), func(t *testing.T) {
+			s := newTestSuite(t, c.CipherSuite)
+			base, err := DecodeRatchetTree(s, c.RatchetTree)
 			if err != nil {
-				t.Fatalf("case %d path %d: %v", i, j, err)
+				t.Fatalf("case %d: %v", i, err)
 			}
-			lc := &LeafContext{Suite: s, GroupID: c.GroupID}
-			for lp, l := range c.LeavesPrivate {
-				if l.Index == up.Sender {
-					continue
-				}
-				// The first receiver validates the new leaf (signature
-				// included); it is the same for all.
-				if lp > 1 {
-					lc = nil
-				}
-				tr := base.Clone()
-				priv := privs[lp].Clone()
-				res, err := tr.ApplyUpdatePath(path, &ApplyOptions{Sender: tm.LeafIndex(up.Sender), Leaf: lc, GroupContext: gcFor, Private: priv})
+			if err := base.Validate(&ImportOptions{GroupID: c.GroupID}); err != nil {
+				t.Fatalf("case %d: tree: %v", i, err)
+			}
+			gcFor := func(th []byte) ([]byte, error) {
+				return groupContext(c.CipherSuite, c.GroupID, c.Epoch, th, c.ConfirmedTranscriptHash), nil
+			}
+			privs := make([]*PrivateState, len(c.LeavesPrivate))
+			for lp := range c.LeavesPrivate {
+				privs[lp] = vectorPrivate(t, base, lp, c)
+			}
+			for j, up := range c.UpdatePaths {
+				path, err := DecodeUpdatePath(up.UpdatePath)
 				if err != nil {
-					t.Fatalf("case %d path %d leaf %d: %v", i, j, l.Index, err)
+					t.Fatalf("case %d path %d: %v", i, j, err)
 				}
-				if !bytes.Equal(res.PathSecret, up.PathSecrets[l.Index]) {
-					t.Fatalf("case %d path %d leaf %d: path secret", i, j, l.Index)
+				lc := &LeafContext{Suite: s, GroupID: c.GroupID}
+				for lp, l := range c.LeavesPrivate {
+					if l.Index == up.Sender {
+						continue
+					}
+					// The first receiver validates the new leaf (signature
+					// included); it is the same for all.
+					if lp > 1 {
+						lc = nil
+					}
+					tr := base.Clone()
+					priv := privs[lp].Clone()
+					res, err := tr.ApplyUpdatePath(path, &ApplyOptions{Sender: tm.LeafIndex(up.Sender), Leaf: lc, GroupContext: gcFor, Private: priv})
+					if err != nil {
+						t.Fatalf("case %d path %d leaf %d: %v", i, j, l.Index, err)
+					}
+					if !bytes.Equal(res.PathSecret, up.PathSecrets[l.Index]) {
+						t.Fatalf("case %d path %d leaf %d: path secret", i, j, l.Index)
+					}
+					if !bytes.Equal(res.CommitSecret, up.CommitSecret) {
+						t.Fatalf("case %d path %d leaf %d: commit secret", i, j, l.Index)
+					}
+					if !bytes.Equal(tr.TreeHash(), up.TreeHashAfter) {
+						t.Fatalf("case %d path %d leaf %d: tree hash after", i, j, l.Index)
+					}
+					if err := tr.VerifyParentHashes(); err != nil {
+						t.Fatalf("case %d path %d: parent hashes after merge: %v", i, j, err)
+					}
 				}
-				if !bytes.Equal(res.CommitSecret, up.CommitSecret) {
-					t.Fatalf("case %d path %d leaf %d: commit secret", i, j, l.Index)
+				// Merging with no private state (an observer) gives the same tree.
+				tr := base.Clone()
+				if _, err := tr.ApplyUpdatePath(path, &ApplyOptions{Sender: tm.LeafIndex(up.Sender), GroupContext: gcFor}); err != nil || !bytes.Equal(tr.TreeHash(), up.TreeHashAfter) {
+					t.Fatalf("case %d path %d: observer merge: %v", i, j, err)
 				}
-				if !bytes.Equal(tr.TreeHash(), up.TreeHashAfter) {
-					t.Fatalf("case %d path %d leaf %d: tree hash after", i, j, l.Index)
-				}
-				if err := tr.VerifyParentHashes(); err != nil {
-					t.Fatalf("case %d path %d: parent hashes after merge: %v", i, j, err)
+				// A fresh path from this sender (for every sender in suite 1,
+				// the first one in the slower suites to bound the test time).
+				if j == 0 || c.CipherSuite == 1 {
+					checkFreshPath(t, i, j, base, c, privs, up.Sender, gcFor)
 				}
 			}
-			// Merging with no private state (an observer) gives the same tree.
-			tr := base.Clone()
-			if _, err := tr.ApplyUpdatePath(path, &ApplyOptions{Sender: tm.LeafIndex(up.Sender), GroupContext: gcFor}); err != nil || !bytes.Equal(tr.TreeHash(), up.TreeHashAfter) {
-				t.Fatalf("case %d path %d: observer merge: %v", i, j, err)
-			}
-			// A fresh path from this sender (for every sender in suite 1,
-			// the first one in the slower suites to bound the test time).
-			if j == 0 || c.CipherSuite == 1 {
-				checkFreshPath(t, i, j, base, c, privs, up.Sender, gcFor)
-			}
-		}
+		})
 	}
 	n.Report(t, "treekem.json")
 }

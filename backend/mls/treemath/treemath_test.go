@@ -3,6 +3,7 @@ package treemath
 import (
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -79,24 +80,26 @@ func TestTreeMathVectors(t *testing.T) {
 	}
 	ran := 0
 	for _, c := range cases {
-		if got := Width(c.NLeaves); got != c.NNodes {
-			t.Errorf("Width(%d) = %d, want %d", c.NLeaves, got, c.NNodes)
-		}
-		if got := Root(c.NLeaves); uint32(got) != c.Root {
-			t.Errorf("Root(%d) = %d, want %d", c.NLeaves, got, c.Root)
-		}
-		for i := uint32(0); i < c.NNodes; i++ {
-			x := NodeIndex(i)
-			l, ok := Left(x)
-			check(t, "Left", i, l, ok, c.Left[i])
-			r, ok := Right(x)
-			check(t, "Right", i, r, ok, c.Right[i])
-			p, ok := Parent(x, c.NLeaves)
-			check(t, "Parent", i, p, ok, c.Parent[i])
-			s, ok := Sibling(x, c.NLeaves)
-			check(t, "Sibling", i, s, ok, c.Sibling[i])
-		}
-		ran++
+		t.Run(fmt.Sprintf("n_leaves_%d", c.NLeaves), func(t *testing.T) {
+			if got := Width(c.NLeaves); got != c.NNodes {
+				t.Errorf("Width(%d) = %d, want %d", c.NLeaves, got, c.NNodes)
+			}
+			if got := Root(c.NLeaves); uint32(got) != c.Root {
+				t.Errorf("Root(%d) = %d, want %d", c.NLeaves, got, c.Root)
+			}
+			for i := uint32(0); i < c.NNodes; i++ {
+				x := NodeIndex(i)
+				l, ok := Left(x)
+				check(t, "Left", i, l, ok, c.Left[i])
+				r, ok := Right(x)
+				check(t, "Right", i, r, ok, c.Right[i])
+				p, ok := Parent(x, c.NLeaves)
+				check(t, "Parent", i, p, ok, c.Parent[i])
+				s, ok := Sibling(x, c.NLeaves)
+				check(t, "Sibling", i, s, ok, c.Sibling[i])
+			}
+			ran++
+		})
 	}
 	if ran != len(cases) || ran == 0 {
 		t.Fatalf("ran %d of %d cases", ran, len(cases))

@@ -130,3 +130,9 @@ func (c *Counter) Suite(id uint16) bool {
 	c.NotApplicable++
 	return false
 }
+
+// Case names the subtest of vector case i, so a failure names its case.
+func Case(i int) string { return fmt.Sprintf("case_%d", i) }
+
+// SuiteCase names the subtest of vector case i of cipher suite id.
+func SuiteCase(i int, id uint16) string { return fmt.Sprintf("case_%d_suite_%d", i, id) }
