@@ -68,10 +68,15 @@ type Options struct {
 // meta is the workspace record, persisted as the store record
 // store.RecordWorkspace (sealed, docs/protocol/store.md).
 type meta struct {
-	Workspace   hexID                  `json:"workspace"`
-	Name        string                 `json:"name"`
-	DisplayName string                 `json:"display_name,omitempty"` // this user's name, as asked at create or join
-	Relay       string                 `json:"relay"`
+	Workspace   hexID  `json:"workspace"`
+	Name        string `json:"name"`
+	DisplayName string `json:"display_name,omitempty"` // this user's name, as asked at create or join
+	Relay       string `json:"relay"`
+	// RelayID is the id the relay presented on this device's first
+	// connection for this workspace (trust on first use): a relay at the
+	// same address presenting another is refused (relay/changed,
+	// docs/security.md section 7). Zero until the first connection.
+	RelayID     hexID                  `json:"relay_id"`
 	User        hexID                  `json:"user"`
 	DeviceSeed  []byte                 `json:"device_seed"`
 	GenesisSeed []byte                 `json:"genesis_seed,omitempty"` // the creator only, until the genesis set is accepted
@@ -302,8 +307,22 @@ func (e *Engine) connect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := e.pinRelay(ctx, c); err != nil {
+		c.Close()
+		return err
+	}
 	e.install(c)
 	return nil
+}
+
+// pinRelay keeps the relay id c was shown on this workspace's first
+// connection; later dials pass it as relayclient.Config.RelayID.
+func (e *Engine) pinRelay(ctx context.Context, c *relayclient.Client) error {
+	if e.meta.RelayID != (hexID{}) {
+		return nil
+	}
+	e.meta.RelayID = hexID(c.RelayID())
+	return e.persistMeta(ctx)
 }
 
 // dialLive is connect for Run: it dials without holding e.mu, so the
@@ -334,6 +353,10 @@ func (e *Engine) dialLive(ctx context.Context) error {
 		c.Close()
 		return nil
 	}
+	if err := e.pinRelay(ctx, c); err != nil {
+		c.Close()
+		return err
+	}
 	e.install(c)
 	return nil
 }
@@ -351,7 +374,8 @@ func (e *Engine) dialConfig(ctx context.Context) (relayclient.Config, error) {
 			}
 		}
 	}
-	return relayclient.Config{URL: e.meta.Relay, Workspace: wire.ID(e.meta.Workspace), Credential: cred, Rand: e.rand}, nil
+	return relayclient.Config{URL: e.meta.Relay, Workspace: wire.ID(e.meta.Workspace), Credential: cred, Rand: e.rand,
+		RelayID: wire.ID(e.meta.RelayID)}, nil
 }
 
 func (e *Engine) install(c *relayclient.Client) {
@@ -430,10 +454,13 @@ func (e *Engine) grantNeeded(ctx context.Context) (bool, error) {
 	}
 	c, err := relayclient.Dial(ctx, relayclient.Config{URL: e.meta.Relay, Workspace: wire.ID(e.meta.Workspace),
 		Credential: relayclient.KeyCredential(e.edKey, wire.PrincipalDevice), Rand: e.rand,
-		Backoff: relayclient.Backoff{Min: time.Millisecond, Max: time.Millisecond}})
+		Backoff: relayclient.Backoff{Min: time.Millisecond, Max: time.Millisecond}, RelayID: wire.ID(e.meta.RelayID)})
 	if err == nil {
 		c.Close()
 		e.meta.Steps["device_in_access_set"] = true
+		if e.meta.RelayID == (hexID{}) {
+			e.meta.RelayID = hexID(c.RelayID())
+		}
 		return false, e.persistMeta(ctx)
 	}
 	var we *wire.Error

@@ -3,6 +3,7 @@ package engine
 import (
 	"crypto/ed25519"
 	"errors"
+	"net/url"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 // replayCred answers every challenge with one captured AUTH.
 type replayCred struct{ a *wire.Auth }
 
-func (r replayCred) Answer(_, _ wire.ID) *wire.Auth { return r.a }
+func (r replayCred) Answer(wire.AuthBinding) *wire.Auth { return r.a }
 
 // A network observer or the relay itself records the invitee's grant AUTH
 // (issue 11 finding 3, docs/security.md section 3). Replayed on a fresh
@@ -44,7 +45,15 @@ func TestCapturedGrantAuthCannotRedeem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	captured := cred.Answer(ws, wire.ID{7})
+	relayID, err := r.svc.RelayID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	captured := cred.Answer(wire.AuthBinding{Workspace: ws, Nonce: wire.ID{7}, Relay: relayID, Host: wire.CanonicalHost(u.Host)})
 	frame, err := wire.EncodeFrame(wire.Frame{ID: 1, Body: captured})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 
 	"weald/backend/relay/store"
 	"weald/backend/wire"
@@ -251,17 +252,32 @@ func sortIDs(ids []wire.ID) {
 	}
 }
 
-// Authenticate checks an Auth answering nonce (design/gaps.md "Relay
-// protocol": a device, agent or recovery key of the current access set, or
-// an invite grant). It returns the principal: the key's id and kind.
-func (s *Service) Authenticate(ctx context.Context, ws, nonce wire.ID, a *wire.Auth) (wire.AuthOK, error) {
+// Authenticate checks an Auth answering the challenge b (design/gaps.md
+// "Relay protocol": a device, agent or recovery key of the current access
+// set, or an invite grant). b.Relay must be this relay's id and b.Host a
+// host this relay serves (the transport checks the host against the
+// request). It returns the principal: the key's id and kind.
+func (s *Service) Authenticate(ctx context.Context, b wire.AuthBinding, a *wire.Auth) (wire.AuthOK, error) {
 	if a == nil {
 		return wire.AuthOK{}, wire.Errorf(wire.CodeMalformed, "Missing authentication.")
 	}
 	if a.Method == wire.PrincipalGrant && !(wire.PrimeOrderKey(a.Grant) && wire.PrimeOrderKey(a.Key)) {
 		return wire.AuthOK{}, wire.Errorf(wire.CodeAuthBadSignature, "The grant or device key is not a valid Ed25519 key of prime order.")
 	}
-	if err := a.VerifyChallenge(ws, nonce); err != nil {
+	ws := b.Workspace
+	self, err := s.RelayID(ctx)
+	if err != nil {
+		return wire.AuthOK{}, err
+	}
+	if b.Relay != self {
+		return wire.AuthOK{}, wire.Errorf(wire.CodeAuthWrongRelay, "This authentication answers another relay's challenge.")
+	}
+	if a.Host != b.Host {
+		return wire.AuthOK{}, wire.Errorf(wire.CodeAuthWrongRelay,
+			fmt.Sprintf("This authentication was made for the relay at %q, not for this relay (%q).", a.Host, b.Host),
+			wire.T("host", b.Host))
+	}
+	if err := a.VerifyChallenge(b); err != nil {
 		return wire.AuthOK{}, wire.Errorf(wire.CodeAuthBadSignature, "The challenge signature does not verify.")
 	}
 	id := wire.KeyID(a.Key)
@@ -271,7 +287,7 @@ func (s *Service) Authenticate(ctx context.Context, ws, nonce wire.ID, a *wire.A
 	if update {
 		run = s.st.Update
 	}
-	err := run(ctx, func(tx store.Tx) error {
+	err = run(ctx, func(tx store.Tx) error {
 		w, err := tx.Workspace(ctx, ws)
 		if errors.Is(err, store.ErrNotFound) {
 			return errUnknownWorkspace(ws)

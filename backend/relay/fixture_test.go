@@ -303,3 +303,16 @@ func (f *fixture) refused(code wire.Code, fn func() error) *wire.Error {
 	}
 	return we
 }
+
+// testHost is the host the relay tests' clients say they dialled.
+const testHost = "relay.test"
+
+// bind is the challenge a client answers on svc: nonce in ws at svc's
+// relay id, dialled at testHost.
+func bind(svc *Service, ws, nonce wire.ID) wire.AuthBinding {
+	id, err := svc.RelayID(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	return wire.AuthBinding{Workspace: ws, Nonce: nonce, Relay: id, Host: testHost}
+}

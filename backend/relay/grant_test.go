@@ -21,7 +21,7 @@ func TestGrantCarriesOneKey(t *testing.T) {
 		}
 		auth := func(device, grant, nonce string) error {
 			n := id(nonce)
-			_, err := f.svc.Authenticate(f.ctx, f.ws, n, wire.SignGrantChallenge(key(device), grantKey(grant), f.ws, n))
+			_, err := f.svc.Authenticate(f.ctx, bind(f.svc, f.ws, n), wire.SignGrantChallenge(key(device), grantKey(grant), bind(f.svc, f.ws, n)))
 			return err
 		}
 		if err := auth("joiner", "invite-1", "n1"); err != nil {
@@ -51,22 +51,22 @@ func TestCapturedGrantAuthIsRefused(t *testing.T) {
 		if _, err := f.svc.Publish(f.ctx, f.ws, s2); err != nil {
 			t.Fatal(err)
 		}
-		captured := wire.SignGrantChallenge(key("joiner"), grantKey("invite-1"), f.ws, id("victim's nonce"))
+		captured := wire.SignGrantChallenge(key("joiner"), grantKey("invite-1"), bind(f.svc, f.ws, id("victim's nonce")))
 		// Replayed on a new connection, with its own nonce.
-		wantCode(t, errOf(f.svc.Authenticate(f.ctx, f.ws, id("attacker's nonce"), captured)), wire.CodeAuthBadSignature)
+		wantCode(t, errOf(f.svc.Authenticate(f.ctx, bind(f.svc, f.ws, id("attacker's nonce")), captured)), wire.CodeAuthBadSignature)
 		// The attacker's own device key with the captured grant signature.
 		n := id("attacker's nonce")
-		mine := wire.SignChallenge(key("thief"), wire.PrincipalGrant, f.ws, n)
+		mine := wire.SignChallenge(key("thief"), wire.PrincipalGrant, bind(f.svc, f.ws, n))
 		mine.Grant, mine.GrantSignature = captured.Grant, captured.GrantSignature
-		wantCode(t, errOf(f.svc.Authenticate(f.ctx, f.ws, n, mine)), wire.CodeAuthBadSignature)
+		wantCode(t, errOf(f.svc.Authenticate(f.ctx, bind(f.svc, f.ws, n), mine)), wire.CodeAuthBadSignature)
 		// A grant key with a torsion component (or of small order) is refused
 		// before any signature check.
-		small := wire.SignChallenge(key("thief"), wire.PrincipalGrant, f.ws, n)
+		small := wire.SignChallenge(key("thief"), wire.PrincipalGrant, bind(f.svc, f.ws, n))
 		small.Grant, small.GrantSignature = make([]byte, 32), make([]byte, 64)
 		small.Grant[0] = 1 // the identity point
-		wantCode(t, errOf(f.svc.Authenticate(f.ctx, f.ws, n, small)), wire.CodeAuthBadSignature)
+		wantCode(t, errOf(f.svc.Authenticate(f.ctx, bind(f.svc, f.ws, n), small)), wire.CodeAuthBadSignature)
 		// The victim's genuine answer to its own nonce still works.
-		if _, err := f.svc.Authenticate(f.ctx, f.ws, id("victim's nonce"), captured); err != nil {
+		if _, err := f.svc.Authenticate(f.ctx, bind(f.svc, f.ws, id("victim's nonce")), captured); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -113,7 +113,7 @@ func (f *rosterFixture) grantConn(name string) wire.AuthOK {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	p, err := f.svc.Authenticate(f.ctx, f.ws, nonce, wire.SignGrantChallenge(key(name), ed25519.NewKeyFromSeed(gk.Seed()), f.ws, nonce))
+	p, err := f.svc.Authenticate(f.ctx, bind(f.svc, f.ws, nonce), wire.SignGrantChallenge(key(name), ed25519.NewKeyFromSeed(gk.Seed()), bind(f.svc, f.ws, nonce)))
 	if err != nil {
 		f.t.Fatalf("grant auth: %v", err)
 	}

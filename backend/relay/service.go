@@ -77,6 +77,8 @@ type Service struct {
 	prepared map[wire.ID]*ed25519batch.PreparedKey
 	// Claim allowance per (workspace, owner key).
 	claims map[[2]wire.ID]*claimBucket
+	// relayID is the relay's id, read once (relayid.go).
+	relayID relayID
 
 	// Sends accepted by store.Store.Send, and by the general path.
 	fastSends, generalSends atomic.Uint64

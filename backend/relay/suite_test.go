@@ -91,11 +91,11 @@ func TestRemovalRevokesKeysAndVoidsGrants(t *testing.T) {
 		f := newFixture(t, st)
 		nonce := id("nonce")
 		auth := func(name string, kind wire.PrincipalKind, grant string) (wire.AuthOK, error) {
-			a := wire.SignChallenge(key(name), kind, f.ws, nonce)
+			a := wire.SignChallenge(key(name), kind, bind(f.svc, f.ws, nonce))
 			if grant != "" {
-				a = wire.SignGrantChallenge(key(name), grantKey(grant), f.ws, nonce)
+				a = wire.SignGrantChallenge(key(name), grantKey(grant), bind(f.svc, f.ws, nonce))
 			}
-			return f.svc.Authenticate(f.ctx, f.ws, nonce, a)
+			return f.svc.Authenticate(f.ctx, bind(f.svc, f.ws, nonce), a)
 		}
 		for _, c := range []struct {
 			name string
@@ -108,8 +108,8 @@ func TestRemovalRevokesKeysAndVoidsGrants(t *testing.T) {
 		}
 		wantCode(t, errOf(auth("mallory", wire.PrincipalDevice, "")), wire.CodeAuthUnknownKey)
 		wantCode(t, errOf(auth("agent", wire.PrincipalDevice, "")), wire.CodeAuthUnknownKey) // wrong list
-		a := wire.SignChallenge(key("alice"), wire.PrincipalDevice, f.ws, nonce)
-		wantCode(t, errOf(f.svc.Authenticate(f.ctx, f.ws, id("other nonce"), a)), wire.CodeAuthBadSignature)
+		a := wire.SignChallenge(key("alice"), wire.PrincipalDevice, bind(f.svc, f.ws, nonce))
+		wantCode(t, errOf(f.svc.Authenticate(f.ctx, bind(f.svc, f.ws, id("other nonce")), a)), wire.CodeAuthBadSignature)
 
 		// v2 adds an invite grant; a joining device connects with it.
 		s2 := f.newSet(2, devices("alice", "bob"), "agent", "recovery", "invite-1", "invite-2")

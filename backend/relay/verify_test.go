@@ -87,7 +87,7 @@ func TestKeysOutsideThePrimeOrderSubgroupAreRefused(t *testing.T) {
 			}
 			wantCode(t, f.svc.ProvisionWorkspace(f.ctx, id("ws "+name), bad), wire.CodeMalformed)
 			grant := &wire.Auth{Method: wire.PrincipalGrant, Key: bad, Signature: make([]byte, 64), Grant: pub(key("grant")), GrantSignature: make([]byte, 64)}
-			wantCode(t, errOf(f.svc.Authenticate(f.ctx, f.ws, id("nonce"), grant)), wire.CodeAuthBadSignature)
+			wantCode(t, errOf(f.svc.Authenticate(f.ctx, bind(f.svc, f.ws, id("nonce")), grant)), wire.CodeAuthBadSignature)
 		}
 	})
 }

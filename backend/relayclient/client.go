@@ -29,9 +29,11 @@ import (
 // Subprotocol is the WebSocket subprotocol of protocol version 1.
 const Subprotocol = "weald.relay.v1"
 
-// Credential answers the relay's challenge.
+// Credential answers the relay's challenge: b names the workspace, the
+// connection's nonce, the relay id the challenge carried and the host the
+// client dialled, and the answer's signatures cover all four.
 type Credential interface {
-	Answer(workspace, nonce wire.ID) *wire.Auth
+	Answer(b wire.AuthBinding) *wire.Auth
 }
 
 type keyCred struct {
@@ -39,8 +41,8 @@ type keyCred struct {
 	kind wire.PrincipalKind
 }
 
-func (k keyCred) Answer(ws, nonce wire.ID) *wire.Auth {
-	return wire.SignChallenge(k.priv, k.kind, ws, nonce)
+func (k keyCred) Answer(b wire.AuthBinding) *wire.Auth {
+	return wire.SignChallenge(k.priv, k.kind, b)
 }
 
 // KeyCredential authenticates with a device, agent or recovery key.
@@ -52,8 +54,8 @@ type grantCred struct {
 	priv, grant ed25519.PrivateKey
 }
 
-func (g grantCred) Answer(ws, nonce wire.ID) *wire.Auth {
-	return wire.SignGrantChallenge(g.priv, g.grant, ws, nonce)
+func (g grantCred) Answer(b wire.AuthBinding) *wire.Auth {
+	return wire.SignGrantChallenge(g.priv, g.grant, b)
 }
 
 // GrantCredential authenticates a joining device (priv, not yet in the access
@@ -70,10 +72,16 @@ type Config struct {
 	URL        string // the relay's address, normalized by NormalizeAddress
 	Workspace  wire.ID
 	Credential Credential
-	Clock      Clock        // default: real time
-	Rand       io.Reader    // backoff jitter; default crypto/rand
-	Backoff    Backoff      // default DefaultBackoff
-	Logger     *slog.Logger // default: discard
+	// RelayID is the relay id the workspace pinned on its first contact
+	// with the relay (trust on first use). A relay that presents another is
+	// refused with relay/changed before anything is signed for it. The zero
+	// id pins none: the client takes the first id it is shown, keeps it
+	// across reconnects, and RelayID reports it for the caller to persist.
+	RelayID wire.ID
+	Clock   Clock        // default: real time
+	Rand    io.Reader    // backoff jitter; default crypto/rand
+	Backoff Backoff      // default DefaultBackoff
+	Logger  *slog.Logger // default: discard
 	// HandshakeTimeout bounds one connect + authenticate (default 10 s).
 	HandshakeTimeout time.Duration
 	// EventBuffer is the events channel's capacity (default 256). When it is
@@ -128,6 +136,7 @@ type Client struct {
 	ready   chan struct{} // closed while cur != nil or stopped
 	stopErr error         // set when the client stops for good
 	subs    map[wire.ID]uint64
+	relayID wire.ID // pinned (Config.RelayID) or first seen; zero until then
 }
 
 // Dial connects and authenticates, retrying transient failures with backoff
@@ -144,7 +153,7 @@ func Dial(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	cfg.URL = url
 	c := &Client{cfg: cfg, clock: cfg.Clock, rnd: cfg.Rand, log: cfg.Logger, subs: map[wire.ID]uint64{},
-		ready: make(chan struct{})}
+		ready: make(chan struct{}), relayID: cfg.RelayID}
 	if c.clock == nil {
 		c.clock = realClock{}
 	}

@@ -53,7 +53,8 @@ func protocolError(e *wire.Error) error {
 func permanentCode(c wire.Code) bool {
 	switch c {
 	case wire.CodeAuthRevoked, wire.CodeAuthUnknownKey, wire.CodeAuthBadSignature,
-		wire.CodeBadVersion, wire.CodeWorkspaceUnknown, wire.CodeNoAccessSet:
+		wire.CodeBadVersion, wire.CodeWorkspaceUnknown, wire.CodeNoAccessSet,
+		wire.CodeAuthWrongRelay, CodeRelayChanged:
 		return true
 	}
 	return false

@@ -69,7 +69,11 @@ func (c *Client) connect(ctx context.Context) (*session, error) {
 	if !ok {
 		return fail(fmt.Errorf("relayclient: expected a challenge, got frame 0x%02x", uint8(f.Body.FrameType())))
 	}
-	f, err = exchange(c.newID(), c.cfg.Credential.Answer(c.cfg.Workspace, ch.Nonce))
+	if err := c.pinRelay(ch.Relay); err != nil {
+		return fail(err)
+	}
+	f, err = exchange(c.newID(), c.cfg.Credential.Answer(wire.AuthBinding{Workspace: c.cfg.Workspace, Nonce: ch.Nonce,
+		Relay: ch.Relay, Host: dialledHost(c.cfg.URL)}))
 	if err != nil {
 		return fail(err)
 	}

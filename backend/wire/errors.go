@@ -33,6 +33,10 @@ const (
 	// may not write {type}: a grant connection writes only the redemption of
 	// its own invite.
 	CodeAuthRosterKind Code = "auth/roster_kind"
+	// CodeAuthWrongRelay refuses an AUTH made for another relay: it names
+	// another host than the one this connection reached, or answers another
+	// relay id (docs/protocol/wire.md "Handshake").
+	CodeAuthWrongRelay Code = "auth/wrong_relay"
 
 	CodeLimitFrameSize   Code = "limit/frame_size"   // {limit_bytes}
 	CodeLimitBatchSize   Code = "limit/batch_size"   // {limit}

@@ -7,8 +7,9 @@ import (
 	"weald/backend/internal/codec"
 )
 
-// ProtocolVersion is the version a client states in [Hello].
-const ProtocolVersion uint16 = 1
+// ProtocolVersion is the version a client states in [Hello]. Version 2
+// binds AUTH to the relay (the relay id in [Challenge], the host in [Auth]).
+const ProtocolVersion uint16 = 2
 
 // FrameType is the first byte of every frame.
 type FrameType uint8
@@ -118,7 +119,7 @@ func (e *UnknownFrameError) Unwrap() error { return ErrMalformed }
 
 var bodyDecoders = map[FrameType]func(r *reader) Body{
 	FrameHello:     func(r *reader) Body { return &Hello{Version: r.U16(), Workspace: ID(r.Array32())} },
-	FrameChallenge: func(r *reader) Body { return &Challenge{Nonce: ID(r.Array32())} },
+	FrameChallenge: func(r *reader) Body { return &Challenge{Nonce: ID(r.Array32()), Relay: ID(r.Array32())} },
 	FrameAuth:      decodeAuth,
 	FrameAuthOK: func(r *reader) Body {
 		return &AuthOK{Kind: PrincipalKind(r.U8()), Principal: ID(r.Array32()), AccessVersion: r.U64()}
@@ -164,17 +165,24 @@ type Hello struct {
 	Workspace ID
 }
 
-// Challenge is the relay's fresh nonce: struct { opaque nonce[32]; }.
-type Challenge struct{ Nonce ID }
+// Challenge is the relay's fresh nonce and its relay id:
+// struct { opaque nonce[32]; opaque relay[32]; }. The relay id is random,
+// chosen once and kept in the relay's database; a client pins it per
+// workspace on first contact (docs/protocol/wire.md "Handshake").
+type Challenge struct {
+	Nonce ID
+	Relay ID
+}
 
 // Auth proves a principal:
 //
 //	struct {
 //	    uint8 method;               // PrincipalDevice, PrincipalAgent, PrincipalRecovery or PrincipalGrant
 //	    opaque key<V>;              // the Ed25519 public key that answers the challenge
-//	    opaque signature<V>;        // Sign(key, "auth-challenge", AuthChallengeContent(workspace, nonce, key))
+//	    opaque signature<V>;        // Sign(key, "auth-challenge", AuthChallengeContent(binding, key))
 //	    opaque grant<V>;            // method = PrincipalGrant: the invite's grant key (32 bytes); otherwise empty
-//	    opaque grant_signature<V>;  // method = PrincipalGrant: Sign(grant, "grant-auth", AuthChallengeContent(workspace, nonce, key)); otherwise empty
+//	    opaque grant_signature<V>;  // method = PrincipalGrant: Sign(grant, "grant-auth", AuthChallengeContent(binding, key)); otherwise empty
+//	    opaque host<V>;             // the host the client dialled (CanonicalHost form, 1..255 bytes)
 //	} Auth;
 //
 // With a key method the key must be in the access set's list of that kind.
@@ -184,12 +192,17 @@ type Challenge struct{ Nonce ID }
 // set, and the grant carries it (and no other key) until an admin
 // republishes the set with it (design/gaps.md "Invites and bootstrap"). The
 // invite secret itself never reaches the relay.
+//
+// Both signatures cover the [AuthBinding]: the relay's nonce and relay id
+// and the host the client dialled, so an AUTH one relay obtained answers no
+// other relay.
 type Auth struct {
 	Method         PrincipalKind
 	Key            []byte
 	Signature      []byte
 	Grant          []byte
 	GrantSignature []byte
+	Host           string
 }
 
 func decodeAuth(r *reader) Body {
@@ -205,45 +218,43 @@ func decodeAuth(r *reader) Body {
 	if a.Method == PrincipalGrant {
 		a.Grant = fixed(r, ed25519.PublicKeySize, "grant key")
 		a.GrantSignature = fixed(r, ed25519.SignatureSize, "grant signature")
-		return a
+	} else {
+		opaqueMax(r, 0, "grant key of a key auth")
+		opaqueMax(r, 0, "grant signature of a key auth")
 	}
-	opaqueMax(r, 0, "grant key of a key auth")
-	opaqueMax(r, 0, "grant signature of a key auth")
+	a.Host = str(r, MaxHostLen, "auth host")
+	if r.Err() == nil && (a.Host == "" || CanonicalHost(a.Host) != a.Host) {
+		fail(r, "auth host %q is not a canonical host", a.Host)
+	}
 	return a
 }
 
-// AuthChallengeContent is what a key signs to authenticate:
-// struct { opaque workspace[32]; opaque nonce[32]; opaque key<V>; }.
-func AuthChallengeContent(workspace, nonce ID, key []byte) []byte {
-	var w writer
-	w.Array32(workspace)
-	w.Array32(nonce)
-	w.Opaque(key)
-	return w.Bytes()
-}
-
-// SignChallenge returns an Auth frame body for priv answering nonce with a
-// device, agent or recovery key.
-func SignChallenge(priv ed25519.PrivateKey, kind PrincipalKind, workspace, nonce ID) *Auth {
+// SignChallenge returns an Auth frame body for priv answering the challenge
+// b with a device, agent or recovery key.
+func SignChallenge(priv ed25519.PrivateKey, kind PrincipalKind, b AuthBinding) *Auth {
 	pub := priv.Public().(ed25519.PublicKey)
-	return &Auth{Method: kind, Key: append([]byte(nil), pub...),
-		Signature: Sign(priv, LabelAuthChallenge, AuthChallengeContent(workspace, nonce, pub))}
+	return &Auth{Method: kind, Key: append([]byte(nil), pub...), Host: b.Host,
+		Signature: Sign(priv, LabelAuthChallenge, AuthChallengeContent(b, pub))}
 }
 
 // SignGrantChallenge returns the Auth frame body of a joining device priv
 // carried by the invite grant key grant: both sign the same challenge
 // content, which names the device's key.
-func SignGrantChallenge(priv, grant ed25519.PrivateKey, workspace, nonce ID) *Auth {
-	a := SignChallenge(priv, PrincipalGrant, workspace, nonce)
+func SignGrantChallenge(priv, grant ed25519.PrivateKey, b AuthBinding) *Auth {
+	a := SignChallenge(priv, PrincipalGrant, b)
 	a.Grant = append([]byte(nil), grant.Public().(ed25519.PublicKey)...)
-	a.GrantSignature = Sign(grant, LabelGrantAuth, AuthChallengeContent(workspace, nonce, a.Key))
+	a.GrantSignature = Sign(grant, LabelGrantAuth, AuthChallengeContent(b, a.Key))
 	return a
 }
 
-// VerifyChallenge checks a's signature over the challenge content and, for
-// a grant, the grant key's signature over the same content.
-func (a *Auth) VerifyChallenge(workspace, nonce ID) error {
-	content := AuthChallengeContent(workspace, nonce, a.Key)
+// VerifyChallenge checks a's signature over the challenge content of b and,
+// for a grant, the grant key's signature over the same content. The caller
+// has checked that b.Host is a host it serves; a's own Host must be it.
+func (a *Auth) VerifyChallenge(b AuthBinding) error {
+	if a.Host != b.Host {
+		return ErrBadSignature
+	}
+	content := AuthChallengeContent(b, a.Key)
 	if err := Verify(a.Key, LabelAuthChallenge, content, a.Signature); err != nil {
 		return err
 	}

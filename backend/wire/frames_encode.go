@@ -1,13 +1,17 @@
 package wire
 
-func (h *Hello) encode(w *writer)     { w.U16(h.Version); w.Array32(h.Workspace) }
-func (c *Challenge) encode(w *writer) { w.Array32(c.Nonce) }
+func (h *Hello) encode(w *writer) { w.U16(h.Version); w.Array32(h.Workspace) }
+func (c *Challenge) encode(w *writer) {
+	w.Array32(c.Nonce)
+	w.Array32(c.Relay)
+}
 func (a *Auth) encode(w *writer) {
 	w.U8(uint8(a.Method))
 	w.Opaque(a.Key)
 	w.Opaque(a.Signature)
 	w.Opaque(a.Grant)
 	w.Opaque(a.GrantSignature)
+	w.String(a.Host)
 }
 func (a *AuthOK) encode(w *writer) {
 	w.U8(uint8(a.Kind))

@@ -103,3 +103,18 @@ func FuzzDecodeObjects(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCanonicalHost: CanonicalHost never panics and is idempotent, so the
+// host a client signs always decodes at the relay (decodeAuth accepts only
+// canonical hosts).
+func FuzzCanonicalHost(f *testing.F) {
+	for _, s := range []string{"relay.example", "Relay.Example.:443", "[::1]:7447", "::1", "127.0.0.1:80", "a:b:c", "[", "]:", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		c := CanonicalHost(in)
+		if again := CanonicalHost(c); again != c {
+			t.Fatalf("CanonicalHost(%q) = %q, then %q", in, c, again)
+		}
+	})
+}

@@ -56,9 +56,9 @@ func sampleFrames() []Frame {
 	e := sampleEnvelope()
 	return []Frame{
 		{ID: 1, Body: &Hello{Version: ProtocolVersion, Workspace: testID("ws")}},
-		{ID: 1, Body: &Challenge{Nonce: testID("nonce")}},
-		{ID: 2, Body: SignChallenge(testKey("alice"), PrincipalDevice, testID("ws"), testID("nonce"))},
-		{ID: 2, Body: SignGrantChallenge(testKey("joiner"), testKey("grant"), testID("ws"), testID("nonce"))},
+		{ID: 1, Body: &Challenge{Nonce: testID("nonce"), Relay: testID("relay")}},
+		{ID: 2, Body: SignChallenge(testKey("alice"), PrincipalDevice, testBinding("ws", "nonce"))},
+		{ID: 2, Body: SignGrantChallenge(testKey("joiner"), testKey("grant"), testBinding("ws", "nonce"))},
 		{ID: 2, Body: &AuthOK{Kind: PrincipalDevice, Principal: KeyID(pubOf(testKey("alice"))), AccessVersion: 4}},
 		{ID: 3, Body: &Send{Envelopes: []Envelope{e, e}}},
 		{ID: 3, Body: &Ack{Items: []AckItem{{Group: e.Group, Seq: 10, Hash: e.Hash()}}}},
@@ -202,42 +202,115 @@ func TestSignatureDomainSeparation(t *testing.T) {
 	}
 }
 
+func testBinding(ws, nonce string) AuthBinding {
+	return AuthBinding{Workspace: testID(ws), Nonce: testID(nonce), Relay: testID("relay"), Host: "relay.example:7447"}
+}
+
 func TestAuthChallenge(t *testing.T) {
-	a := SignChallenge(testKey("alice"), PrincipalDevice, testID("ws"), testID("n1"))
-	if err := a.VerifyChallenge(testID("ws"), testID("n1")); err != nil {
+	b := testBinding("ws", "n1")
+	a := SignChallenge(testKey("alice"), PrincipalDevice, b)
+	if err := a.VerifyChallenge(b); err != nil {
 		t.Fatal(err)
 	}
-	if a.VerifyChallenge(testID("ws"), testID("n2")) == nil || a.VerifyChallenge(testID("ws2"), testID("n1")) == nil {
+	if a.VerifyChallenge(testBinding("ws", "n2")) == nil || a.VerifyChallenge(testBinding("ws2", "n1")) == nil {
 		t.Error("challenge signature verifies for another nonce or workspace")
 	}
-	b, _ := EncodeFrame(Frame{ID: 1, Body: &Auth{Method: PrincipalGrant, Key: a.Key, Signature: a.Signature}})
-	if _, err := DecodeFrame(b); !errors.Is(err, ErrMalformed) {
+	enc, _ := EncodeFrame(Frame{ID: 1, Body: &Auth{Method: PrincipalGrant, Key: a.Key, Signature: a.Signature, Host: b.Host}})
+	if _, err := DecodeFrame(enc); !errors.Is(err, ErrMalformed) {
 		t.Errorf("grant auth without a grant key: %v", err)
 	}
-	b, _ = EncodeFrame(Frame{ID: 1, Body: &Auth{Method: PrincipalDevice, Key: a.Key, Signature: a.Signature,
-		Grant: pubOf(testKey("grant")), GrantSignature: a.Signature}})
-	if _, err := DecodeFrame(b); !errors.Is(err, ErrMalformed) {
+	enc, _ = EncodeFrame(Frame{ID: 1, Body: &Auth{Method: PrincipalDevice, Key: a.Key, Signature: a.Signature,
+		Grant: pubOf(testKey("grant")), GrantSignature: a.Signature, Host: b.Host}})
+	if _, err := DecodeFrame(enc); !errors.Is(err, ErrMalformed) {
 		t.Errorf("key auth carrying a grant: %v", err)
 	}
 	// A grant AUTH proves the grant key over this nonce and this device
 	// key; a captured one answers no other challenge, and its grant
 	// signature carries no other device.
-	g := SignGrantChallenge(testKey("joiner"), testKey("grant"), testID("ws"), testID("n1"))
-	if err := g.VerifyChallenge(testID("ws"), testID("n1")); err != nil {
+	g := SignGrantChallenge(testKey("joiner"), testKey("grant"), b)
+	if err := g.VerifyChallenge(b); err != nil {
 		t.Fatal(err)
 	}
-	if g.VerifyChallenge(testID("ws"), testID("n2")) == nil {
+	if g.VerifyChallenge(testBinding("ws", "n2")) == nil {
 		t.Error("a grant auth verifies for another nonce")
 	}
-	other := SignChallenge(testKey("thief"), PrincipalGrant, testID("ws"), testID("n1"))
+	other := SignChallenge(testKey("thief"), PrincipalGrant, b)
 	other.Grant, other.GrantSignature = g.Grant, g.GrantSignature
-	if other.VerifyChallenge(testID("ws"), testID("n1")) == nil {
+	if other.VerifyChallenge(b) == nil {
 		t.Error("a grant signature made for one device verifies for another")
 	}
 	forged := *g
-	forged.GrantSignature = Sign(testKey("thief"), LabelGrantAuth, AuthChallengeContent(testID("ws"), testID("n1"), g.Key))
-	if forged.VerifyChallenge(testID("ws"), testID("n1")) == nil {
+	forged.GrantSignature = Sign(testKey("thief"), LabelGrantAuth, AuthChallengeContent(b, g.Key))
+	if forged.VerifyChallenge(b) == nil {
 		t.Error("a grant signature by another key verifies")
+	}
+}
+
+// TestAuthIsBoundToTheRelay: an AUTH answers only the relay id and host it
+// was made for, for a key and for a grant; the host it names is the one it
+// signed, and a frame with a host that is empty or not canonical does not
+// decode.
+func TestAuthIsBoundToTheRelay(t *testing.T) {
+	b := testBinding("ws", "n1")
+	otherRelay, otherHost := b, b
+	otherRelay.Relay = testID("relay B")
+	otherHost.Host = "relay-b.example"
+	for name, a := range map[string]*Auth{
+		"key":   SignChallenge(testKey("alice"), PrincipalDevice, b),
+		"grant": SignGrantChallenge(testKey("joiner"), testKey("grant"), b),
+	} {
+		if a.Host != b.Host {
+			t.Errorf("%s: auth names host %q, want %q", name, a.Host, b.Host)
+		}
+		if a.VerifyChallenge(otherRelay) == nil {
+			t.Errorf("%s: verifies for another relay id", name)
+		}
+		if a.VerifyChallenge(otherHost) == nil {
+			t.Errorf("%s: verifies for another host", name)
+		}
+		relabelled := *a
+		relabelled.Host = otherHost.Host
+		if relabelled.VerifyChallenge(otherHost) == nil {
+			t.Errorf("%s: verifies with its host field rewritten", name)
+		}
+	}
+	a := SignChallenge(testKey("alice"), PrincipalDevice, b)
+	for _, h := range []string{"", "Relay.Example", "relay.example:443", "relay.example.", "::1"} {
+		bad := *a
+		bad.Host = h
+		enc, _ := EncodeFrame(Frame{ID: 1, Body: &bad})
+		if _, err := DecodeFrame(enc); !errors.Is(err, ErrMalformed) {
+			t.Errorf("host %q: err = %v, want ErrMalformed", h, err)
+		}
+	}
+}
+
+func TestCanonicalHost(t *testing.T) {
+	for in, want := range map[string]string{
+		"relay.example":          "relay.example",
+		"Relay.Example.":         "relay.example",
+		"relay.example:443":      "relay.example",
+		"relay.example:80":       "relay.example",
+		"relay.example:7447":     "relay.example:7447",
+		"127.0.0.1:7447":         "127.0.0.1:7447",
+		"[::1]:7447":             "[::1]:7447",
+		"[::1]":                  "[::1]",
+		"::1":                    "[::1]",
+		"[FE80::1]:443":          "[fe80::1]",
+		"relay.example.:8443":    "relay.example:8443",
+		" relay.example:8443 \t": "relay.example:8443",
+		"":                       "",
+		"relay example":          "",
+		"relay.example:http":     "",
+		"[::1]]":                 "",
+		".":                      "",
+	} {
+		if got := CanonicalHost(in); got != want {
+			t.Errorf("CanonicalHost(%q) = %q, want %q", in, got, want)
+		}
+		if again := CanonicalHost(want); again != want {
+			t.Errorf("CanonicalHost(%q) = %q: not idempotent", want, again)
+		}
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"weald/backend/wire"
 )
 
 // DefaultListen is where the relay listens with no configuration.
@@ -31,6 +33,8 @@ type config struct {
 	RetentionDays int    // warning threshold; 0 = no warning
 	Limits        limitsConfig
 	ShutdownGrace time.Duration
+	// PublicHosts are the hosts clients dial for this relay (server.Config.PublicHosts).
+	PublicHosts []string
 }
 
 type limitsConfig struct {
@@ -126,6 +130,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		rate      = fs.Float64("rate", 200, "requests per second per connection, sustained (limit/request_rate)")
 		burst     = fs.Int("burst", 400, "request burst per connection")
 		grace     = fs.Duration("shutdown-grace", 5*time.Second, "how long SIGTERM waits for connections to finish")
+		public    = fs.String("public-host", "", "host[:port] clients dial for this relay, comma-separated; AUTH must name one (env WEALD_RELAY_PUBLIC_HOST; default: the Host header of each request)")
 	)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -176,6 +181,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 			return config{}, err
 		}
 	}
+	if v, n := pick(*public, "WEALD_RELAY_PUBLIC_HOST"); v != "" {
+		if c.PublicHosts, err = parsePublicHosts(n, v); err != nil {
+			return config{}, err
+		}
+	}
 	c.Limits = limitsConfig{MaxFrameBytes: *frame, MaxEnvelopes: *envs, MaxConnsPerKey: *conns,
 		RequestsPerSec: *rate, RequestBurst: *burst}
 	switch {
@@ -194,6 +204,20 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	c.ShutdownGrace = *grace
 	return c, nil
+}
+
+// parsePublicHosts reads a comma-separated list of hosts (host or
+// host:port), each in the form AUTH binds (wire.CanonicalHost).
+func parsePublicHosts(name, s string) ([]string, error) {
+	var out []string
+	for _, h := range strings.Split(s, ",") {
+		c := wire.CanonicalHost(h)
+		if c == "" || strings.Contains(h, "/") {
+			return nil, usagef("%s: %q is not a host or host:port (e.g. relay.example.com or relay.example.com:8443)", name, strings.TrimSpace(h))
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 type dbChoice struct{ path, dataDir string }

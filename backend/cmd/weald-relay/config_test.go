@@ -44,13 +44,15 @@ func TestConfigEnvAndFlagsOverride(t *testing.T) {
 		"WEALD_RELAY_MAX_STORAGE_GB": "2",
 		"WEALD_RELAY_RETENTION_DAYS": "30",
 		"WEALD_RELAY_MAX_ROSTER_MB":  "8",
+		"WEALD_RELAY_PUBLIC_HOST":    "Relay.Example.COM, relay.example.com:8443",
 	})
 	c, err := parseConfig(nil, env, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Listen != "127.0.0.1:0" || !isPostgres(c.DB) || c.MaxLogBytes != 500_000_000 ||
-		c.MaxStorage != 2_000_000_000 || c.RetentionDays != 30 || c.MaxRoster != 8_000_000 {
+		c.MaxStorage != 2_000_000_000 || c.RetentionDays != 30 || c.MaxRoster != 8_000_000 ||
+		strings.Join(c.PublicHosts, " ") != "relay.example.com relay.example.com:8443" {
 		t.Fatalf("env not applied: %+v", c)
 	}
 	c, err = parseConfig([]string{"-listen", "127.0.0.1:9999", "-db", "/tmp/x.db", "-max-log-gb", "1.25",
@@ -85,6 +87,8 @@ func TestConfigBadValues(t *testing.T) {
 		{args: []string{"-max-frame-bytes", "10"}, want: "4096"},
 		{args: []string{"-no-such-flag"}, want: "no-such-flag"},
 		{args: []string{"stray"}, want: "unexpected argument"},
+		{env: map[string]string{"WEALD_RELAY_PUBLIC_HOST": "wss://relay.example.com/v1/ws"}, want: "WEALD_RELAY_PUBLIC_HOST"},
+		{args: []string{"-public-host", "relay.example.com,"}, want: "-public-host"},
 	}
 	for _, tc := range cases {
 		env := map[string]string{"HOME": "/h"}

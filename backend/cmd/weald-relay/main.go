@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -113,7 +114,7 @@ func serve(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	defer st.Close()
 	svc := relay.New(relay.Config{Store: st, MaxLogBytes: uint64(c.MaxLogBytes), MaxRosterBytes: uint64(c.MaxRoster),
 		RetentionDays: uint32(c.RetentionDays), MaxBatch: c.Limits.MaxEnvelopes})
-	srv := server.New(server.Config{Backend: svc, Logger: log, Limits: server.Limits{
+	srv := server.New(server.Config{Backend: svc, Logger: log, PublicHosts: c.PublicHosts, Limits: server.Limits{
 		MaxFrameBytes:          c.Limits.MaxFrameBytes,
 		MaxEnvelopesPerRequest: c.Limits.MaxEnvelopes,
 		MaxConnsPerKey:         c.Limits.MaxConnsPerKey,
@@ -132,6 +133,11 @@ func serve(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	if c.MaxStorage > 0 {
 		fmt.Fprintf(stdout, "weald-relay: blob storage ceiling %s (this relay version stores no blobs, so nothing counts against it)\n",
 			gbText(c.MaxStorage))
+	}
+	if len(c.PublicHosts) > 0 {
+		fmt.Fprintf(stdout, "weald-relay: public host %s (an AUTH made for another host is refused)\n", strings.Join(c.PublicHosts, ", "))
+	} else {
+		fmt.Fprintf(stdout, "weald-relay: no public host set: an AUTH must name the Host header of its request (set -public-host behind a proxy that rewrites Host)\n")
 	}
 	fmt.Fprintf(stdout, "weald-relay: listening on %s (WebSocket ws://%s/v1/ws, http://%s/healthz, http://%s/metrics)\n",
 		addr, addr, addr, addr)

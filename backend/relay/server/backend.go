@@ -18,9 +18,12 @@ type Principal = wire.AuthOK
 // internal/error.
 type Backend interface {
 	Ping(ctx context.Context) error
-	// Authenticate checks an Auth answering nonce against the workspace's
-	// current access set (keys) or its live grants.
-	Authenticate(ctx context.Context, ws, nonce wire.ID, a *wire.Auth) (Principal, error)
+	// RelayID is this relay's id, sent in every CHALLENGE.
+	RelayID(ctx context.Context) (wire.ID, error)
+	// Authenticate checks an Auth answering the challenge b (this relay's
+	// id, a host it serves) against the workspace's current access set
+	// (keys) or its live grants.
+	Authenticate(ctx context.Context, b wire.AuthBinding, a *wire.Auth) (Principal, error)
 	// Send accepts a batch all-or-nothing and returns the ack items and the
 	// accepted envelopes with their seqs, after the commit.
 	Send(ctx context.Context, ws wire.ID, p Principal, envs []wire.Envelope) ([]wire.AckItem, []wire.SeqEnvelope, error)

@@ -26,6 +26,7 @@ type conn struct {
 	out    chan []byte
 	rate   *bucket
 	addr   netip.Addr // the address the connection counts against before it authenticates
+	host   string     // the Host header of the request that opened it (servedHost)
 
 	// Set once at authentication, read-only afterwards.
 	workspace wire.ID

@@ -43,13 +43,21 @@ func (f *fakeBackend) Ping(context.Context) error {
 	return f.pingErr
 }
 
-func (f *fakeBackend) Authenticate(_ context.Context, ws, nonce wire.ID, a *wire.Auth) (Principal, error) {
+// fakeRelayID is the fake relay's id.
+var fakeRelayID = wire.ID{0xFA, 0x4E}
+
+func (f *fakeBackend) RelayID(context.Context) (wire.ID, error) { return fakeRelayID, nil }
+
+func (f *fakeBackend) Authenticate(_ context.Context, b wire.AuthBinding, a *wire.Auth) (Principal, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if ws != f.set.Workspace {
+	if b.Workspace != f.set.Workspace {
 		return Principal{}, wire.Errorf(wire.CodeWorkspaceUnknown, "unknown workspace")
 	}
-	if err := a.VerifyChallenge(ws, nonce); err != nil {
+	if b.Relay != fakeRelayID {
+		return Principal{}, wire.Errorf(wire.CodeAuthWrongRelay, "another relay")
+	}
+	if err := a.VerifyChallenge(b); err != nil {
 		return Principal{}, wire.Errorf(wire.CodeAuthBadSignature, "bad signature")
 	}
 	if a.Method == wire.PrincipalGrant {

@@ -53,7 +53,7 @@ func TestPreAuthFloodFromOneAddressIsCapped(t *testing.T) {
 	if !ok {
 		t.Fatal("no challenge")
 	}
-	r.send(2, wire.SignChallenge(a.priv, wire.PrincipalDevice, f.ws, ch.Nonce))
+	r.send(2, wire.SignChallenge(a.priv, wire.PrincipalDevice, f.bind(ch)))
 	if _, ok := r.read().Body.(*wire.AuthOK); !ok {
 		t.Fatal("no AuthOK")
 	}

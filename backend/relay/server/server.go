@@ -14,6 +14,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -133,6 +134,12 @@ type Config struct {
 	Rand    io.Reader        // challenge nonces; default crypto/rand
 	Logger  *slog.Logger     // default: discard
 	Metrics *Metrics         // default: NewMetrics()
+	// PublicHosts are the hosts (an authority: "name" or "name:port")
+	// clients reach this relay at. An AUTH must name one of them. Empty:
+	// the AUTH must name the Host header of the request that opened the
+	// connection (behind a reverse proxy that rewrites Host, set these;
+	// weald-relay's -public-host, WEALD_RELAY_PUBLIC_HOST).
+	PublicHosts []string
 }
 
 // Server serves the relay protocol over WebSocket at /v1/ws, plus /healthz
@@ -148,6 +155,7 @@ type Server struct {
 	pre     *preAuth
 	heads   heads
 	mux     *http.ServeMux
+	hosts   map[string]bool // CanonicalHost of Config.PublicHosts; nil: the request's Host
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -171,6 +179,14 @@ func New(cfg Config) *Server {
 	}
 	if s.metrics == nil {
 		s.metrics = NewMetrics()
+	}
+	for _, h := range cfg.PublicHosts {
+		if c := wire.CanonicalHost(h); c != "" {
+			if s.hosts == nil {
+				s.hosts = map[string]bool{}
+			}
+			s.hosts[c] = true
+		}
 	}
 	s.pre = newPreAuth(s.lim.MaxPreAuthConns, s.lim.MaxPreAuthPerAddr, s.lim.GenesisPerSecond, s.lim.GenesisBurst)
 	s.hub = newHub(s.lim.MaxConnsPerKey, func(d int) { s.metrics.Connections.Add(float64(d)) })
@@ -271,7 +287,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	ws.SetReadLimit(int64(s.lim.PreAuthFrameBytes))
 	ctx, cancel := context.WithCancel(s.ctx)
 	c := &conn{s: s, ws: ws, ctx: ctx, cancel: cancel, out: make(chan []byte, s.lim.OutboundQueue),
-		subs: map[wire.ID]*subState{}, addr: addr}
+		subs: map[wire.ID]*subState{}, addr: addr, host: r.Host}
 	defer c.closeWith(websocket.StatusNormalClosure, "")
 	if !s.handshake(c, releasePre) {
 		return
@@ -341,7 +357,12 @@ func (s *Server) handshake(c *conn, authenticated func()) bool {
 	if _, err := io.ReadFull(s.rand, nonce[:]); err != nil {
 		return refuse(f.ID, wire.Errorf(wire.CodeInternal, "The relay could not make a challenge."))
 	}
-	if err := writeNow(wire.Frame{ID: f.ID, Body: &wire.Challenge{Nonce: nonce}}); err != nil {
+	relayID, err := s.backend.RelayID(ctx)
+	if err != nil {
+		s.log.Warn("handshake: relay id", "err", err)
+		return refuse(f.ID, wire.Errorf(wire.CodeInternal, "The relay could not make a challenge."))
+	}
+	if err := writeNow(wire.Frame{ID: f.ID, Body: &wire.Challenge{Nonce: nonce, Relay: relayID}}); err != nil {
 		return false
 	}
 	// Bootstrap: before authenticating, a client may publish a workspace's
@@ -380,7 +401,11 @@ func (s *Server) handshake(c *conn, authenticated func()) bool {
 	if !isAuth {
 		return refuse(f.ID, wire.Errorf(wire.CodeAuthRequired, "After Hello (and at most one bootstrap publish) the next frame must be Auth."))
 	}
-	p, err := s.backend.Authenticate(ctx, hello.Workspace, nonce, auth)
+	host, e := s.servedHost(c, auth)
+	if e != nil {
+		return refuse(f.ID, e)
+	}
+	p, err := s.backend.Authenticate(ctx, wire.AuthBinding{Workspace: hello.Workspace, Nonce: nonce, Relay: relayID, Host: host}, auth)
 	if err != nil {
 		return refuse(f.ID, asWireError(err))
 	}
@@ -397,6 +422,30 @@ func (s *Server) handshake(c *conn, authenticated func()) bool {
 		return false
 	}
 	return true
+}
+
+// servedHost returns the host an AUTH must name on connection c: the one
+// it names if it is a configured public host, else the request's Host
+// header. A client that dialled another host made its signature for
+// another relay (or a proxy in front of this one rewrites Host and
+// PublicHosts is not set): auth/wrong_relay.
+func (s *Server) servedHost(c *conn, a *wire.Auth) (string, *wire.Error) {
+	if s.hosts != nil {
+		if s.hosts[a.Host] {
+			return a.Host, nil
+		}
+		return "", wire.Errorf(wire.CodeAuthWrongRelay,
+			fmt.Sprintf("This authentication was made for the relay at %q, which is not a public host of this relay.", a.Host),
+			wire.T("host", a.Host))
+	}
+	served := wire.CanonicalHost(c.host)
+	if served == "" || served != a.Host {
+		return "", wire.Errorf(wire.CodeAuthWrongRelay,
+			fmt.Sprintf("This authentication was made for the relay at %q, but the connection reached %q; "+
+				"a proxy in front of the relay must pass the Host header through, or the relay must be given its public host.", a.Host, served),
+			wire.T("host", served))
+	}
+	return served, nil
 }
 
 func (s *Server) readHandshakeFrame(ctx context.Context, c *conn, refuse func(uint32, *wire.Error) bool) (wire.Frame, bool) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -108,11 +109,21 @@ func (f *fixture) raw(k keyPair) *raw {
 	if !ok {
 		f.t.Fatal("no challenge")
 	}
-	r.send(2, wire.SignChallenge(k.priv, wire.PrincipalDevice, f.ws, ch.Nonce))
+	r.send(2, wire.SignChallenge(k.priv, wire.PrincipalDevice, f.bind(ch)))
 	if _, ok := r.read().Body.(*wire.AuthOK); !ok {
 		f.t.Fatal("no AuthOK")
 	}
 	return r
+}
+
+// bind is the challenge ch answered by a client of f: f's workspace, at
+// the host of f.url.
+func (f *fixture) bind(ch *wire.Challenge) wire.AuthBinding {
+	u, err := url.Parse(f.url)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return wire.AuthBinding{Workspace: f.ws, Nonce: ch.Nonce, Relay: ch.Relay, Host: wire.CanonicalHost(u.Host)}
 }
 
 func (r *raw) send(id uint32, b wire.Body) {
@@ -422,8 +433,10 @@ func TestHandshakeRefusals(t *testing.T) {
 	// A signature over a different nonce.
 	r = dial()
 	r.send(1, &wire.Hello{Version: wire.ProtocolVersion, Workspace: f.ws})
-	r.read()
-	r.send(2, wire.SignChallenge(a.priv, wire.PrincipalDevice, f.ws, wire.ID{0xAA}))
+	ch := r.read().Body.(*wire.Challenge)
+	other := f.bind(ch)
+	other.Nonce = wire.ID{0xAA}
+	r.send(2, wire.SignChallenge(a.priv, wire.PrincipalDevice, other))
 	r.expectCode(2, wire.CodeAuthBadSignature)
 	// A key not in the set.
 	_, err := relayclient.Dial(ctx, relayclient.Config{URL: f.url, Workspace: f.ws,

@@ -161,6 +161,17 @@ func (t *sqlTx) ListWorkspaces(ctx context.Context) ([]wire.ID, error) {
 	return out, rows.Err()
 }
 
+func (t *sqlTx) RelayID(ctx context.Context, fresh wire.ID) (wire.ID, error) {
+	if _, err := t.exec(ctx, `INSERT INTO relay_identity (singleton, relay_id) VALUES (1, ?) ON CONFLICT (singleton) DO NOTHING`, b(fresh)); err != nil {
+		return wire.ID{}, fmt.Errorf("relay id: %w", err)
+	}
+	var id []byte
+	if err := t.row(ctx, `SELECT relay_id FROM relay_identity WHERE singleton = 1`).Scan(&id); err != nil {
+		return wire.ID{}, fmt.Errorf("relay id: %w", err)
+	}
+	return toID(id), nil
+}
+
 func (t *sqlTx) AccessSet(ctx context.Context, ws wire.ID, version uint64) ([]byte, int64, error) {
 	var body []byte
 	var at int64

@@ -148,6 +148,9 @@ type Tx interface {
 	LockWorkspace(ctx context.Context, id wire.ID) (Workspace, error)
 	ConsumeGenesis(ctx context.Context, id wire.ID) error
 	ListWorkspaces(ctx context.Context) ([]wire.ID, error)
+	// RelayID returns the relay's id, storing fresh as it when there is
+	// none yet (the first caller's value wins on every process).
+	RelayID(ctx context.Context, fresh wire.ID) (wire.ID, error)
 
 	AccessSet(ctx context.Context, ws wire.ID, version uint64) (body []byte, acceptedAt int64, err error)
 	// PutAccessSet stores version and makes it current (the caller holds the
