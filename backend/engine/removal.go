@@ -29,8 +29,8 @@ type RemoveOptions struct {
 	Reapprove bool
 }
 
-// Remove removes a person (a user id in hex or a unique prefix of at least
-// 8 hex digits) from the workspace, or with opts.Channel from one explicit
+// Remove removes a person (a display name, a user id in hex or a unique
+// prefix of at least 8 hex digits) from the workspace, or with opts.Channel from one explicit
 // channel. It resumes the unfinished operation for the same person and
 // scope if there is one (after a crash), else starts one, persisted before
 // its first step. It returns the operation as it stands: done with its
@@ -94,22 +94,23 @@ func (e *Engine) Remove(ctx context.Context, user string, opts RemoveOptions) (*
 	return op, err
 }
 
-// findUserAny is findUser that also finds revoked users (a removal
-// resumed after its revocation).
+// findUserAny is findUser that also finds revoked users, by display name
+// or id (a removal resumed after its revocation).
 func (e *Engine) findUserAny(s string) (roster.UserInfo, error) {
 	u, err := e.findUser(s)
 	if code, _ := errcode.Of(err); err == nil || code != ErrUnknownUser.ErrorCode() {
 		return u, err
 	}
-	s = strings.ToLower(strings.TrimPrefix(s, "@"))
+	q := strings.TrimPrefix(strings.TrimSpace(s), "@")
+	lq := strings.ToLower(q)
 	var found []roster.UserInfo
 	for _, u := range e.roster.Users() {
-		if len(s) >= 8 && strings.HasPrefix(hexID(u.ID).hex(), s) {
+		if u.RevokedAt != nil && (u.Name != "" && strings.EqualFold(u.Name, q) || len(lq) >= 8 && strings.HasPrefix(hexID(u.ID).hex(), lq)) {
 			found = append(found, u)
 		}
 	}
 	if len(found) != 1 {
-		return roster.UserInfo{}, fmt.Errorf("%w (%q)", ErrUnknownUser, s)
+		return roster.UserInfo{}, err
 	}
 	return found[0], nil
 }
@@ -180,7 +181,7 @@ func (e *Engine) newRemoval(ctx context.Context, u roster.UserInfo, channel *ros
 	if err != nil {
 		return nil, err
 	}
-	op := &lifecycle.RemovalOperation{ID: id, User: lifecycle.ID(u.ID), Name: hexID(u.ID).hex()[:16],
+	op := &lifecycle.RemovalOperation{ID: id, User: lifecycle.ID(u.ID), Name: e.userName(u.ID),
 		BasedOn: lifecycle.ID(e.roster.Head()), State: lifecycle.StateRunning, Step: lifecycle.StepRevoke, StartedAt: e.now()}
 	op.Targets, op.Leaves, op.Invites = e.removalTargets(u.ID, channel)
 	if channel != nil {
@@ -277,7 +278,7 @@ func (e *Engine) Receipts() []lifecycle.Receipt {
 
 func (e *Engine) receiptOf(r roster.ReceiptInfo) lifecycle.Receipt {
 	b := &r.Receipt
-	out := lifecycle.Receipt{Operation: lifecycle.ID(b.Operation), User: lifecycle.ID(b.User), Name: hexID(b.User).hex()[:16],
+	out := lifecycle.Receipt{Operation: lifecycle.ID(b.Operation), User: lifecycle.ID(b.User), Name: e.userName(b.User),
 		Channel: lifecycle.ID(b.Channel), Groups: []lifecycle.RotatedGroup{}, Revoked: []lifecycle.Principal{},
 		AccessVersion: b.AccessVersion, At: time.Unix(r.At, 0).UTC(), RosterIndex: r.Created.Index, By: lifecycle.ID(r.By)}
 	for _, g := range b.Groups {

@@ -12,8 +12,9 @@ import (
 	"weald/backend/wire"
 )
 
-// removalScene: dana (admin) created the workspace; sam (two devices) and
-// lee joined and read #general.
+// removalScene: dana (admin) created the workspace; sam and lee joined by
+// invite and are in #general; sam has a second device in the roster (in
+// no group until added to an explicit channel by Welcome).
 func removalScene(t *testing.T, r *testRelay, dana *Engine, seed byte) (sam, sam2, lee *Engine) {
 	t.Helper()
 	ctx := testCtx(t)
@@ -350,5 +351,61 @@ func TestLastAdminRefusedBeforeAnythingRuns(t *testing.T) {
 	}
 	if err := dana.Demote(ctx, lee.meta.User.hex()); err != nil {
 		t.Fatalf("demote the second admin: %v", err)
+	}
+}
+
+// A lost device is revoked from another device of the same user: the
+// roster revokes it, the groups it was in rotate, and once an admin's
+// client publishes the access set it can no longer sync. This device
+// cannot revoke itself, and a member cannot revoke another's device.
+func TestRevokeLostDevice(t *testing.T) {
+	r := startRelay(t)
+	ctx := testCtx(t)
+	dana := createWorkspace(t, r, 200)
+	sam, sam2, lee := removalScene(t, r, dana, 201)
+	// sam's second device has a leaf in #secret (added by Welcome).
+	if _, err := dana.CreateChannel(ctx, "secret", roster.AdmissionExplicit); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana.AddPeople(ctx, "secret", []string{sam.meta.User.hex()}); err != nil {
+		t.Fatal(err)
+	}
+	readsOnly(t, sam, "secret")
+	readsOnly(t, sam2, "secret")
+	if _, err := sam.RevokeDevice(ctx, hexID(sam.devID).hex()); !errors.Is(err, ErrRevokeSelf) {
+		t.Fatalf("revoke self: %v", err)
+	}
+	if _, err := lee.RevokeDevice(ctx, hexID(sam2.devID).hex()[:10]); !errors.Is(err, ErrNotYourDevice) {
+		t.Fatalf("lee revokes sam's device: %v", err)
+	}
+	res, err := sam.RevokeDevice(ctx, hexID(sam2.devID).hex()[:10])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Groups) != 1 || res.Groups[0] != "secret" || res.AccessVersion != 0 {
+		t.Fatalf("revocation %+v", res)
+	}
+	if d, _ := dana.roster.Device(sam2.devID); d.RevokedAt != nil {
+		t.Fatal("dana saw the revocation before syncing")
+	}
+	if _, err := dana.Sync(ctx); err != nil { // publishes the access set
+		t.Fatal(err)
+	}
+	if d, _ := dana.roster.Device(sam2.devID); d.RevokedAt == nil {
+		t.Fatal("sam2 not revoked")
+	}
+	if _, err := sam2.Sync(ctx); err == nil {
+		t.Fatal("the revoked device synced")
+	}
+	if _, err := dana.Send(ctx, "general", "sam keeps one device"); err != nil {
+		t.Fatal(err)
+	}
+	readsLast(t, lee, "general", "sam keeps one device")
+	if n := len(sam.Devices()); n != 2 {
+		t.Fatalf("sam lists %d devices", n)
+	}
+	// Again: nothing more to do.
+	if again, err := sam.RevokeDevice(ctx, hexID(sam2.devID).hex()); err != nil || len(again.Groups) != 0 {
+		t.Fatalf("again: %+v %v", again, err)
 	}
 }

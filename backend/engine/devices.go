@@ -1,0 +1,204 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"weald/backend/errcode"
+	"weald/backend/identity"
+	"weald/backend/lifecycle"
+	"weald/backend/mls"
+	"weald/backend/roster"
+)
+
+// Key compromise: a lost or stolen device (spec/lifecycle.md "Key
+// compromise": "Same machinery as removal, scoped to one device").
+
+// Device is one device of a user.
+type Device struct {
+	Device    string     `json:"device"` // device id (hex)
+	User      string     `json:"user"`
+	This      bool       `json:"this,omitempty"`
+	Probation bool       `json:"probation,omitempty"`
+	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	Admitted  int        `json:"admitted"` // roster index
+}
+
+// Devices lists this user's devices in order of admission.
+func (e *Engine) Devices() []Device {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	u, ok := e.roster.User(identity.UserID(e.meta.User))
+	if !ok {
+		return []Device{}
+	}
+	out := []Device{}
+	for _, d := range u.Devices {
+		di, _ := e.roster.Device(d)
+		out = append(out, Device{Device: hexID(d).hex(), User: hexID(u.ID).hex(), This: d == e.devID,
+			Probation: di.Probation, RevokedAt: di.RevokedAt, Admitted: di.Admitted.Index})
+	}
+	return out
+}
+
+// DeviceRevocation is what RevokeDevice did.
+type DeviceRevocation struct {
+	Device string   `json:"device"`
+	Agents int      `json:"agents_revoked"`
+	Groups []string `json:"groups_rotated"` // names
+	// AccessVersion is the access set published without the device (0
+	// when this device is no admin: an admin's client publishes it on its
+	// next sync, and until then the relay still admits the device).
+	AccessVersion uint64 `json:"access_set_version"`
+}
+
+// Errors of device revocation.
+var (
+	ErrUnknownDevice = errcode.New("device/unknown", "no device of this workspace has that id")
+	ErrRevokeSelf    = errcode.New("device/self", "this is the device you are using; revoke it from another of your devices")
+	ErrNotYourDevice = errcode.New("device/not_yours", "only an admin can revoke another person's device")
+)
+
+// RevokeDevice revokes one device (a 64-hex id or a unique prefix of at
+// least 8 hex digits): a device of this user, or any device when this
+// device is an admin's. In order: one roster.revoke of the device and the
+// agents it issued; a Remove commit in every group this client is in that
+// holds one of their leaves; an access set without it (admins). Run again,
+// it finds each step done.
+func (e *Engine) RevokeDevice(ctx context.Context, device string) (DeviceRevocation, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var res DeviceRevocation
+	if err := e.connect(ctx); err != nil {
+		return res, err
+	}
+	if _, err := e.syncRoster(ctx); err != nil {
+		return res, err
+	}
+	d, err := e.findDevice(device)
+	if err != nil {
+		return res, err
+	}
+	res.Device = hexID(d.ID).hex()
+	if d.ID == e.devID {
+		return res, ErrRevokeSelf
+	}
+	admin := e.roster.IsAdmin(e.devID)
+	if d.User != identity.UserID(e.meta.User) && !admin {
+		return res, ErrNotYourDevice
+	}
+	owner, _ := e.roster.User(d.User)
+	if d.RevokedAt == nil && e.roster.IsAdmin(d.ID) && e.roster.LiveAdmins() <= 1 {
+		// Is it the owner's last admin device?
+		others := 0
+		for _, od := range owner.Devices {
+			if od != d.ID && e.roster.IsAdmin(od) {
+				others++
+			}
+		}
+		if others == 0 {
+			return res, lifecycle.ErrLastAdmin
+		}
+	}
+	// The device and every live agent whose certificate it issued.
+	var leaves []lifecycle.ID
+	targets := []identity.Principal{}
+	if d.RevokedAt == nil {
+		targets = append(targets, identity.DevicePrincipal(d.ID))
+	}
+	leaves = append(leaves, lifecycle.ID(d.ID))
+	for _, a := range e.roster.Agents() {
+		if a.Cert.IssuingDevice == d.ID {
+			leaves = append(leaves, lifecycle.ID(a.ID))
+			if a.RevokedAt == nil {
+				targets = append(targets, identity.AgentPrincipal(a.ID))
+				res.Agents++
+			}
+		}
+	}
+	if err := e.appendRoster(ctx, func() (roster.Body, error) {
+		var live []identity.Principal
+		for _, p := range targets {
+			if _, revoked := e.principalRevoked(p); !revoked {
+				live = append(live, p)
+			}
+		}
+		if len(live) == 0 {
+			return nil, nil
+		}
+		return &roster.Revoke{RevokedAt: e.now(), Targets: live}, nil
+	}); err != nil {
+		return res, err
+	}
+	res.Groups = []string{}
+	for _, gi := range e.roster.Groups() {
+		g := e.groups[gi.Policy.Group]
+		if gi.Deleted || g == nil || g.mls == nil || !g.mls.Active() {
+			continue
+		}
+		if err := e.catchUp(ctx, g); err != nil {
+			return res, err
+		}
+		if ls := removalLeaves(g.mls, leaves); len(ls) > 0 {
+			if err := e.commit(ctx, g, mls.CommitOptions{Remove: ls}); err != nil {
+				return res, fmt.Errorf("%s: %w", gi.Name, err)
+			}
+			res.Groups = append(res.Groups, gi.Name)
+		}
+	}
+	if admin {
+		if err := e.publishAccessSet(ctx); err != nil {
+			return res, err
+		}
+		cur, err := e.client.CurrentAccessSet(ctx)
+		if err != nil {
+			return res, err
+		}
+		res.AccessVersion = cur.Set.Version
+	}
+	e.emit(Event{Kind: EventRoster})
+	return res, nil
+}
+
+// findDevice resolves a device id or a unique prefix of 8+ hex digits.
+func (e *Engine) findDevice(s string) (roster.DeviceInfo, error) {
+	q := strings.ToLower(strings.TrimSpace(s))
+	var found []roster.DeviceInfo
+	if len(q) >= 8 {
+		for _, u := range e.roster.Users() {
+			for _, d := range u.Devices {
+				if strings.HasPrefix(hexID(d).hex(), q) {
+					di, _ := e.roster.Device(d)
+					found = append(found, di)
+				}
+			}
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return roster.DeviceInfo{}, fmt.Errorf("%w (%q)", ErrUnknownDevice, q)
+	default:
+		return roster.DeviceInfo{}, errcode.Errorf("device/ambiguous", "%q names more than one device; give more of its id", q)
+	}
+}
+
+// principalRevoked reports whether p is in the roster and whether it is
+// revoked.
+func (e *Engine) principalRevoked(p identity.Principal) (known, revoked bool) {
+	switch p.Kind {
+	case identity.KindDevice:
+		d, ok := e.roster.Device(identity.DeviceID(p.ID))
+		return ok, ok && d.RevokedAt != nil
+	case identity.KindAgent:
+		for _, a := range e.roster.Agents() {
+			if a.ID == identity.AgentID(p.ID) {
+				return true, a.RevokedAt != nil
+			}
+		}
+	}
+	return false, false
+}
