@@ -545,3 +545,79 @@ func (s removalSteps) Progress(op *lifecycle.RemovalOperation, step lifecycle.St
 }
 
 func (s removalSteps) Crash(step string) error { return s.e.crash("removal/" + step) }
+
+// RemovalPlan is what a removal would do, shown before the admin confirms.
+type RemovalPlan struct {
+	User    string `json:"user"`
+	Name    string `json:"name"`
+	Channel string `json:"channel,omitempty"`
+	Devices int    `json:"devices"`
+	Agents  int    `json:"agents"`
+	Groups  int    `json:"groups"`
+	// Resumes: an unfinished operation for this person and scope exists;
+	// Remove continues it.
+	Resumes string `json:"resumes,omitempty"`
+}
+
+// PlanRemoval checks a removal as Remove would, before anything runs, and
+// says what it would revoke and rotate.
+func (e *Engine) PlanRemoval(ctx context.Context, user, channel string) (RemovalPlan, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.connect(ctx); err != nil {
+		return RemovalPlan{}, err
+	}
+	if _, err := e.syncRoster(ctx); err != nil {
+		return RemovalPlan{}, err
+	}
+	if !e.roster.IsAdmin(e.devID) {
+		return RemovalPlan{}, lifecycle.ErrNotAdmin
+	}
+	u, err := e.findUserAny(user)
+	if err != nil {
+		return RemovalPlan{}, err
+	}
+	plan := RemovalPlan{User: hexID(u.ID).hex(), Name: e.userName(u.ID)}
+	var ch *roster.GroupInfo
+	if channel != "" {
+		gi, err := e.resolveChannel(channel)
+		if err != nil {
+			return plan, err
+		}
+		if gi.Policy.Admission != roster.AdmissionExplicit {
+			return plan, lifecycle.ErrParentChannel
+		}
+		ch, plan.Channel = &gi, gi.Name
+	}
+	if op, err := e.unfinishedRemoval(ctx, u.ID, ch); err != nil {
+		return plan, err
+	} else if op != nil {
+		plan.Resumes = op.ID.Hex()
+		return plan, nil
+	}
+	if err := e.checkRemovable(u, ch); err != nil {
+		if done := e.doneRemoval(ctx, u.ID, ch); done != nil {
+			plan.Resumes = done.ID.Hex()
+			return plan, nil
+		}
+		return plan, err
+	}
+	_, leaves, _ := e.removalTargets(u.ID, ch)
+	for _, l := range leaves {
+		if _, ok := e.roster.Device(identity.DeviceID(l)); ok {
+			plan.Devices++
+		} else {
+			plan.Agents++
+		}
+	}
+	plan.Groups = 1
+	if ch == nil {
+		plan.Groups = 0
+		for _, gi := range e.roster.Groups() {
+			if !gi.Deleted {
+				plan.Groups++
+			}
+		}
+	}
+	return plan, nil
+}

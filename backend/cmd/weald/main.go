@@ -90,7 +90,11 @@ func exitFor(err error) int {
 		return exitPending
 	case code == "channel/unknown" || code == "workspace/none" || code == "invite/unknown" || code == "workspace/unknown" || code == "user/unknown" || code == "dm/none":
 		return exitNotFound
-	case area == "auth" || area == "roster" || area == "invite" || area == "limit" || area == "join" || area == "quota":
+	case code == "removal/needs_reapproval":
+		return exitPending
+	case code == "device/unknown":
+		return exitNotFound
+	case area == "auth" || area == "roster" || area == "invite" || area == "limit" || area == "join" || area == "quota" || area == "removal" || area == "device":
 		return exitRefused
 	}
 	return exitFailed
@@ -111,7 +115,8 @@ func newRoot(c *cli) *cobra.Command {
 for agents, CI and scripts. With --json every command prints one JSON object.
 
 Exit codes: 0 done, 1 failed, 2 bad usage, 3 pending (not provisioned or
-not ready yet), 4 not found, 5 refused (auth, roster, invite, limit, join).`,
+not ready yet, a paused removal), 4 not found, 5 refused (auth, roster,
+invite, limit, join, removal, device).`,
 		Version:       version.Get().String(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
