@@ -67,3 +67,34 @@ func (d *Document) Frontier(set []Head) ([]Head, error) {
 	}
 	return sortHeads(out), nil
 }
+
+// Ancestors returns heads and every change they depend on, transitively,
+// in ascending order: the change set a trusted snapshot at heads stands for
+// when the envelopes beneath it are gone (a later checkpoint's barrier set
+// is these plus the changes of the envelopes above).
+func (d *Document) Ancestors(heads []Head) ([]Head, error) {
+	seen := map[Head]bool{}
+	stack := append([]Head(nil), heads...)
+	for len(stack) > 0 {
+		h := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[h] {
+			continue
+		}
+		ch, err := d.doc.Change([32]byte(h))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s", ErrUnknownHeads, h)
+		}
+		seen[h] = true
+		for _, dep := range ch.Dependencies() {
+			if !seen[Head(dep)] {
+				stack = append(stack, Head(dep))
+			}
+		}
+	}
+	out := make([]Head, 0, len(seen))
+	for h := range seen {
+		out = append(out, h)
+	}
+	return sortHeads(out), nil
+}

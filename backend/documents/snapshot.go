@@ -112,3 +112,26 @@ func LoadSnapshot(s Snapshot, o Options) (*Document, error) {
 	}
 	return LoadDocument(s.Doc, s.Bytes, nil, o)
 }
+
+// MergeSnapshot adds the changes of a verified snapshot that d lacks (a
+// reader whose log was compacted below a checkpoint reads what went from
+// the snapshot; spec/lifecycle.md "Interaction with open history"). The
+// next Save proves the result loads.
+func (d *Document) MergeSnapshot(s Snapshot) error {
+	if s.Doc != d.id {
+		return fmt.Errorf("%w: the snapshot is another document's", ErrBadSnapshot)
+	}
+	if err := VerifySnapshot(s); err != nil {
+		return err
+	}
+	other, err := automerge.Load(s.Bytes)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrBadSnapshot, err)
+	}
+	if _, err := d.doc.Merge(other); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadSnapshot, err)
+	}
+	d.unproven = true
+	d.seqs, d.maxOps, d.creators, d.objects = nil, nil, nil, nil // rebuilt from the changes when next needed
+	return nil
+}

@@ -1,0 +1,185 @@
+package retention
+
+import (
+	"crypto/ed25519"
+	"fmt"
+	"sort"
+
+	"weald/backend/docs"
+	"weald/backend/wire"
+)
+
+// MaxSnapshotBytes is the largest snapshot one envelope carries (the
+// envelope's ct limit less room for the seal).
+const MaxSnapshotBytes = wire.MaxCTSize - 1024
+
+// Source is one document a writer captures: the document as the writer
+// holds it and the set of its changes carried by the content envelopes at
+// or below the author barrier (docs.ChangeHashes of each, plus, beneath a
+// drop, the changes the trusted checkpoint's snapshot stands for).
+type Source struct {
+	Key DocKey
+	Doc *docs.Document
+	Set []docs.Head
+}
+
+// Snapshots captures each source exactly at the barrier: its heads are the
+// frontier of its set (docs/not_closed if the set misses an ancestor) and
+// its snapshot is the document at those heads, proven to load to exactly
+// them before anything is signed ("the writer proves locally that each
+// listed snapshot applies to the named heads"). The result is in inventory
+// order.
+func Snapshots(srcs []Source) ([]DocKey, []docs.Snapshot, error) {
+	srcs = append([]Source(nil), srcs...)
+	sort.Slice(srcs, func(i, j int) bool { return srcs[i].Key.less(srcs[j].Key) })
+	keys := make([]DocKey, 0, len(srcs))
+	out := make([]docs.Snapshot, 0, len(srcs))
+	for i, s := range srcs {
+		if i > 0 && !srcs[i-1].Key.less(s.Key) {
+			return nil, nil, fmt.Errorf("%w: document listed twice", ErrBadManifest)
+		}
+		heads, err := s.Doc.Frontier(s.Set)
+		if err != nil {
+			return nil, nil, err
+		}
+		snap, err := s.Doc.SnapshotAt(heads)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := docs.VerifySnapshot(snap); err != nil {
+			return nil, nil, err
+		}
+		if len(snap.Bytes) > MaxSnapshotBytes {
+			return nil, nil, fmt.Errorf("%w: %d bytes", ErrTooLarge, len(snap.Bytes))
+		}
+		keys = append(keys, s.Key)
+		out = append(out, snap)
+	}
+	return keys, out, nil
+}
+
+// Entries pairs the snapshots with the envelopes that carried them.
+func Entries(keys []DocKey, snaps []docs.Snapshot, refs []wire.EnvelopeRef) []Entry {
+	out := make([]Entry, len(snaps))
+	for i, s := range snaps {
+		out[i] = Entry{Key: keys[i], Doc: s.Doc, SnapshotHash: s.Hash, Heads: s.Heads, Snapshot: refs[i]}
+	}
+	return out
+}
+
+// Sign builds the relay-visible checkpoint: the barrier, the snapshot list,
+// the sealed manifest and the manifest hash, signed by the group's current
+// retention key.
+func Sign(group wire.ID, barrier, snapshots []wire.EnvelopeRef, sealed []byte, key ed25519.PrivateKey) wire.Checkpoint {
+	cp := wire.Checkpoint{Group: group, Barrier: barrier, Snapshots: snapshots, Manifest: sealed}
+	cp.Sign(key)
+	return cp
+}
+
+// Check is what a receiver holds to judge a checkpoint.
+type Check struct {
+	// Chain is the group's chain as of the checkpoint's place in the log.
+	Chain *Chain
+	// Manifest is the opened manifest.
+	Manifest *Manifest
+	// Snapshots are the opened snapshot bytes, by the envelope that carried
+	// them (a missing one is refused).
+	Snapshots map[wire.EnvelopeRef][]byte
+	// Sets, when the receiver holds the envelopes at or below the barrier,
+	// is each document's change set there; nil beneath a drop, where the
+	// receiver verifies the signature rather than replaying ("Clients verify
+	// chain continuity above the newest checkpoint they trust, and verify
+	// the checkpoint's signature rather than replaying beneath it").
+	Sets map[DocKey][]docs.Head
+	// Frontier returns the heads of a document's change set (the
+	// receiver's own copy of the document).
+	Frontier func(DocKey, []docs.Head) ([]docs.Head, error)
+}
+
+// Verify judges a received checkpoint (spec/lifecycle.md "Checkpoints":
+// "Receivers verify the signature, the index inventory, every referenced
+// snapshot hash and head, and reject a checkpoint that omits a known
+// document or has a snapshot above/below its claimed barrier"). It returns
+// the snapshots, in inventory order, for a reader that needs them.
+func Verify(cp *wire.Checkpoint, c Check) ([]docs.Snapshot, error) {
+	if err := cp.Verify(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadCheckpoint, err)
+	}
+	if c.Chain == nil || !c.Chain.IsTip(cp.RetentionKey) {
+		return nil, ErrNotInChain
+	}
+	m := c.Manifest
+	if m.Group != cp.Group {
+		return nil, fmt.Errorf("%w: the manifest names another group", ErrBadCheckpoint)
+	}
+	if !sameRefs(m.Refs(), cp.Snapshots) {
+		return nil, fmt.Errorf("%w: the manifest and the checkpoint list different snapshots", ErrBadCheckpoint)
+	}
+	listed := map[DocKey]bool{}
+	for _, e := range m.Documents {
+		listed[e.Key] = true
+	}
+	if c.Sets != nil {
+		for k := range c.Sets {
+			if !listed[k] {
+				return nil, fmt.Errorf("%w: day %s (epoch %d)", ErrOmitted, docs.Day(k.Day), k.Epoch)
+			}
+		}
+	}
+	out := make([]docs.Snapshot, 0, len(m.Documents))
+	for _, e := range m.Documents {
+		b, ok := c.Snapshots[e.Snapshot]
+		if !ok {
+			return nil, fmt.Errorf("%w: snapshot of day %s is missing", ErrBadCheckpoint, docs.Day(e.Key.Day))
+		}
+		s := docs.Snapshot{Doc: e.Doc, Heads: e.Heads, Bytes: b, Hash: e.SnapshotHash}
+		if err := docs.VerifyEntry(docs.InventoryEntry{Doc: e.Doc, SnapshotHash: e.SnapshotHash, Heads: e.Heads}, s); err != nil {
+			return nil, fmt.Errorf("%w: day %s: %v", ErrBadCheckpoint, docs.Day(e.Key.Day), err)
+		}
+		if c.Sets != nil {
+			set, ok := c.Sets[e.Key]
+			if !ok {
+				return nil, fmt.Errorf("%w: day %s has no change at or below the barrier", ErrBarrier, docs.Day(e.Key.Day))
+			}
+			want, err := c.Frontier(e.Key, set)
+			if err != nil {
+				return nil, fmt.Errorf("%w: day %s: %v", ErrBarrier, docs.Day(e.Key.Day), err)
+			}
+			if !sameHeads(want, e.Heads) {
+				return nil, fmt.Errorf("%w: day %s", ErrBarrier, docs.Day(e.Key.Day))
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func sameHeads(a, b []docs.Head) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// sameRefs reports whether a and b hold the same references, in any order.
+func sameRefs(a, b []wire.EnvelopeRef) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	m := map[wire.EnvelopeRef]int{}
+	for _, r := range a {
+		m[r]++
+	}
+	for _, r := range b {
+		if m[r] == 0 {
+			return false
+		}
+		m[r]--
+	}
+	return true
+}

@@ -1,0 +1,198 @@
+package retention
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"weald/backend/docs"
+	"weald/backend/wire"
+)
+
+func readOpts() docs.Options { return docs.Options{Clock: func() time.Time { return time.Time{} }} }
+
+func TestCheckpointWrittenVerifiesAndHoldsEveryMessage(t *testing.T) {
+	c := newChannel(t, 300, 30)
+	w := write(t, c)
+	if len(w.m.Documents) != 30 {
+		t.Fatalf("inventory holds %d documents, want every one of 30 daily shards", len(w.m.Documents))
+	}
+	m, err := DecodeManifest(w.m.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.m = m
+	snaps, err := Verify(&w.cp, w.check(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i, s := range snaps {
+		sh, err := docs.LoadShard(testGroup, docs.Day(m.Documents[i].Key.Day), s.Bytes, nil, readOpts())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(sh.Messages())
+	}
+	if n != 300 {
+		t.Fatalf("the snapshots hold %d messages, want 300", n)
+	}
+}
+
+// Each tampering a member could try, and what a receiver holding the
+// envelopes answers.
+func TestTamperedCheckpointsAreRefused(t *testing.T) {
+	c := newChannel(t, 60, 6)
+	cases := []struct {
+		name   string
+		tamper func(t *testing.T, w *written)
+		want   error
+	}{
+		{"shard left out", func(t *testing.T, w *written) {
+			w.m.Documents = w.m.Documents[1:]
+			w.cp = Sign(testGroup, w.cp.Barrier, w.m.Refs(), w.m.Encode(), key(5))
+		}, ErrOmitted},
+		{"wrong snapshot hash", func(t *testing.T, w *written) {
+			w.m.Documents[2].SnapshotHash[0] ^= 1
+			w.cp = Sign(testGroup, w.cp.Barrier, w.m.Refs(), w.m.Encode(), key(5))
+		}, ErrBadCheckpoint},
+		{"snapshot bytes swapped", func(t *testing.T, w *written) {
+			r0, r1 := w.m.Documents[0].Snapshot, w.m.Documents[1].Snapshot
+			w.snaps[r0], w.snaps[r1] = w.snaps[r1], w.snaps[r0]
+		}, ErrBadCheckpoint},
+		{"barrier above: a snapshot holds a change past it", func(t *testing.T, w *written) {
+			k := w.m.Documents[3].Key
+			c.sets[k] = c.sets[k][:len(c.sets[k])-1] // the receiver's barrier set ends one change earlier
+		}, ErrBarrier},
+		{"barrier below: a snapshot lacks a change at it", func(t *testing.T, w *written) {
+			e := &w.m.Documents[4]
+			sh := c.shards[e.Key]
+			set := c.sets[e.Key]
+			heads, err := sh.Frontier(set[:len(set)-1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := sh.SnapshotAt(heads)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Heads, e.SnapshotHash = s.Heads, s.Hash
+			w.snaps[e.Snapshot] = s.Bytes
+			w.cp = Sign(testGroup, w.cp.Barrier, w.m.Refs(), w.m.Encode(), key(5))
+		}, ErrBarrier},
+		{"signer outside the chain", func(t *testing.T, w *written) {
+			w.cp = Sign(testGroup, w.cp.Barrier, w.m.Refs(), w.m.Encode(), key(6))
+		}, ErrNotInChain},
+		{"signer a superseded key", func(t *testing.T, w *written) {
+			next := Successor(testGroup, 2, key(5), key(6))
+			if err := w.chain.Add(&next, nil); err != nil {
+				t.Fatal(err)
+			}
+		}, ErrNotInChain},
+		{"manifest changed after signing", func(t *testing.T, w *written) {
+			w.cp.Manifest = append([]byte(nil), w.cp.Manifest...)
+			w.cp.Manifest[len(w.cp.Manifest)-1] ^= 1
+		}, ErrBadCheckpoint},
+		{"snapshot list differs from the manifest", func(t *testing.T, w *written) {
+			w.cp = Sign(testGroup, w.cp.Barrier, w.m.Refs()[1:], w.m.Encode(), key(5))
+		}, ErrBadCheckpoint},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			saved := map[DocKey][]docs.Head{}
+			for k, v := range c.sets {
+				saved[k] = v
+			}
+			defer func() { c.sets = saved }()
+			w := write(t, c)
+			if _, err := Verify(&w.cp, w.check(c)); err != nil {
+				t.Fatalf("untampered: %v", err)
+			}
+			tc.tamper(t, w)
+			_, err := Verify(&w.cp, w.check(c))
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("got %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+// Beneath a drop a receiver cannot replay: it checks signature, chain,
+// inventory and every snapshot, and reads from them.
+func TestCheckpointBeneathADropVerifiesWithoutSets(t *testing.T) {
+	c := newChannel(t, 40, 4)
+	w := write(t, c)
+	ch := w.check(c)
+	ch.Sets, ch.Frontier = nil, nil
+	if _, err := Verify(&w.cp, ch); err != nil {
+		t.Fatal(err)
+	}
+	w.m.Documents[0].SnapshotHash[5] ^= 1
+	if _, err := Verify(&w.cp, ch); !errors.Is(err, ErrBadCheckpoint) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestWriterRefusesABarrierSetMissingAnAncestor(t *testing.T) {
+	c := newChannel(t, 10, 1)
+	src := c.sources()
+	src[0].Set = src[0].Set[1:] // the first change left out, its successors kept
+	if _, _, err := Snapshots(src); !errors.Is(err, docs.ErrNotClosed) {
+		t.Fatalf("got %v, want docs/not_closed", err)
+	}
+}
+
+func TestManifestRoundTripAndRefusals(t *testing.T) {
+	c := newChannel(t, 20, 3)
+	w := write(t, c)
+	b := w.m.Encode()
+	m, err := DecodeManifest(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(m.Encode()) != string(b) {
+		t.Fatal("re-encoding differs")
+	}
+	bad := []func(m *Manifest){
+		func(m *Manifest) { m.Documents[0], m.Documents[1] = m.Documents[1], m.Documents[0] },
+		func(m *Manifest) { m.Documents[1] = m.Documents[0] },
+		func(m *Manifest) { m.Documents[0].Doc[0] ^= 1 },
+		func(m *Manifest) { m.Documents[0].Key.Kind = 2 },
+		func(m *Manifest) { m.Documents[0].Heads = nil },
+	}
+	for i, f := range bad {
+		m, _ := DecodeManifest(b)
+		f(&m)
+		if _, err := DecodeManifest(m.Encode()); !errors.Is(err, ErrBadManifest) {
+			t.Errorf("case %d: got %v", i, err)
+		}
+	}
+	if _, err := DecodeManifest(append(b, 0)); !errors.Is(err, ErrBadManifest) {
+		t.Errorf("trailing byte: %v", err)
+	}
+	v2 := append([]byte{2}, b[1:]...)
+	if _, err := DecodeManifest(v2); !errors.Is(err, ErrBadManifest) {
+		t.Errorf("version 2: %v", err)
+	}
+}
+
+func FuzzDecodeManifest(f *testing.F) {
+	c := newChannel(f, 6, 2)
+	w := write(f, c)
+	f.Add(w.m.Encode())
+	f.Add([]byte{1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := DecodeManifest(b)
+		if err != nil {
+			if !errors.Is(err, ErrBadManifest) {
+				t.Fatalf("uncoded error %v", err)
+			}
+			return
+		}
+		if string(m.Encode()) != string(b) {
+			t.Fatal("a decoded manifest re-encodes differently")
+		}
+		_ = m.Refs()
+		_ = wire.ID{}
+	})
+}

@@ -1,0 +1,116 @@
+package retention
+
+import (
+	"crypto/ed25519"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"weald/backend/docs"
+	"weald/backend/wire"
+)
+
+type chachaRand struct{ r *rand.ChaCha8 }
+
+func (c chachaRand) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+func seeded(b byte) chachaRand { return chachaRand{rand.NewChaCha8([32]byte{b})} }
+
+func key(b byte) ed25519.PrivateKey { return ed25519.NewKeyFromSeed(append(make([]byte, 31), b)) }
+
+var testGroup = wire.ID{7}
+
+// channel is a group's shards written by one author over days, with the
+// change set of every message (as the writer reads it from the envelopes).
+type channel struct {
+	shards map[DocKey]*docs.Shard
+	sets   map[DocKey][]docs.Head
+	order  []DocKey
+}
+
+// newChannel posts n messages spread over days days.
+func newChannel(t testing.TB, n, days int) *channel {
+	t.Helper()
+	c := &channel{shards: map[DocKey]*docs.Shard{}, sets: map[DocKey][]docs.Head{}}
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	now := start
+	opts := docs.Options{Author: wire.ID{1}, Principal: wire.ID{2}, Clock: func() time.Time { return now }, Rand: seeded(3)}
+	for i := 0; i < n; i++ {
+		now = start.Add(time.Duration(i*days) * 24 * time.Hour / time.Duration(n))
+		day, _ := docs.DayOf(now)
+		k := DocKey{Kind: KindChat, Day: uint32(day)}
+		s := c.shards[k]
+		if s == nil {
+			var err error
+			if s, err = docs.NewShard(testGroup, day, opts); err != nil {
+				t.Fatal(err)
+			}
+			c.shards[k] = s
+			c.order = append(c.order, k)
+		}
+		_, ch, err := s.Post("message")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := docs.Payload{Docs: []docs.DocChanges{{Ref: docs.DocRef{Kind: docs.KindChat, Day: day}, Changes: ch}}}
+		pb, err := p.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs, err := docs.ChangeHashes(pb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hs {
+			c.sets[k] = append(c.sets[k], h...)
+		}
+	}
+	return c
+}
+
+func (c *channel) sources() []Source {
+	var out []Source
+	for _, k := range c.order {
+		out = append(out, Source{Key: k, Doc: c.shards[k].Document, Set: c.sets[k]})
+	}
+	return out
+}
+
+func (c *channel) frontier(k DocKey, set []docs.Head) ([]docs.Head, error) {
+	return c.shards[k].Frontier(set)
+}
+
+// written is a checkpoint as a writer makes it, with what a receiver opens.
+type written struct {
+	cp    wire.Checkpoint
+	m     Manifest
+	snaps map[wire.EnvelopeRef][]byte
+	chain Chain
+}
+
+// write checkpoints c under a one-key chain rooted by device key 9.
+func write(t testing.TB, c *channel) *written {
+	t.Helper()
+	keys, snaps, err := Snapshots(c.sources())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &written{snaps: map[wire.EnvelopeRef][]byte{}}
+	refs := make([]wire.EnvelopeRef, len(snaps))
+	for i, s := range snaps {
+		refs[i] = wire.EnvelopeRef{Author: wire.ID{1}, Ctr: uint64(100 + i), Hash: wire.ID(s.Hash)}
+		w.snaps[refs[i]] = s.Bytes
+	}
+	w.m = Manifest{Group: testGroup, CreatedAt: 1, Changes: 1, Documents: Entries(keys, snaps, refs)}
+	rk := key(5)
+	root := Root(testGroup, 1, rk, key(9))
+	if err := w.chain.Add(&root, Pub(key(9))); err != nil {
+		t.Fatal(err)
+	}
+	w.cp = Sign(testGroup, []wire.EnvelopeRef{{Author: wire.ID{1}, Ctr: 99}}, w.m.Refs(), w.m.Encode(), rk)
+	return w
+}
+
+func (w *written) check(c *channel) Check {
+	return Check{Chain: &w.chain, Manifest: &w.m, Snapshots: w.snaps, Sets: c.sets, Frontier: c.frontier}
+}

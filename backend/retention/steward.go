@@ -1,0 +1,41 @@
+package retention
+
+import "time"
+
+// The steward's cadence (spec/lifecycle.md "Dropping": "a checkpoint per
+// group every 512 changes or 7 days, whichever first").
+const (
+	CheckpointChanges = 512
+	CheckpointAge     = 7 * Day
+	// BudgetWarn is the share of the workspace byte budget at which admins
+	// are told once, with compact-now (80 %).
+	BudgetWarnPercent = 80
+)
+
+// CheckpointDue reports whether a group whose log holds changes content
+// envelopes since its last checkpoint is due for one; since is when that
+// checkpoint was written (the first of those changes, when there is none).
+func CheckpointDue(changes int, since, now time.Time) bool {
+	if changes <= 0 {
+		return false
+	}
+	return changes >= CheckpointChanges || now.Sub(since) >= CheckpointAge
+}
+
+// DropDue reports whether the material below a checkpoint written at
+// written is older than the already-authorized policy's text window, the
+// only case in which the steward sends a drop_before on its own ("issues
+// the matching drop_before only for material older than the group's
+// already-authorized retention policy"). An unlimited window never is.
+func DropDue(p Policy, written, now time.Time) bool {
+	if !p.Active || p.TextWindow <= 0 {
+		return false
+	}
+	return !now.Before(written.Add(time.Duration(WindowDays(p.TextWindow)) * Day))
+}
+
+// NearBudget reports whether used bytes reach the warning share of limit
+// (0 = no budget).
+func NearBudget(used, limit uint64) bool {
+	return limit > 0 && used*100 >= limit*BudgetWarnPercent
+}
