@@ -34,6 +34,7 @@ type shard struct {
 	logN    int                          // rows in the stored log
 	pending [][]byte                     // author(32) ‖ changes, not stored yet
 	touched map[documents.MessageID]bool // messages to re-read into the index (history.go)
+	rebase  bool                         // changed other than by changes (a snapshot read): save whole
 }
 
 const maxShardLog = 64
@@ -92,10 +93,10 @@ func (e *Engine) saveShards(t *txn) error {
 		if err := e.indexShard(t, k, s); err != nil {
 			return err
 		}
-		if len(s.pending) == 0 {
+		if len(s.pending) == 0 && !s.rebase {
 			continue
 		}
-		if !s.hasBase || s.logN+len(s.pending) > maxShardLog {
+		if s.rebase || !s.hasBase || s.logN+len(s.pending) > maxShardLog {
 			b, err := saveShard(s.s)
 			if err != nil {
 				return err
@@ -103,7 +104,7 @@ func (e *Engine) saveShards(t *txn) error {
 			if err := t.tx.PutShard(k.id(), b); err != nil { // drops the stored changes
 				return err
 			}
-			s.hasBase, s.logN = true, 0
+			s.hasBase, s.logN, s.rebase = true, 0, false
 		} else {
 			for _, c := range s.pending {
 				if err := t.tx.AddShardChange(k.id(), s.logN, c); err != nil {
@@ -293,6 +294,7 @@ func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, text string,
 	}
 	sh.record(wire.ID(e.devID), changes)
 	sh.touch(m.ID)
+	g.rec.Retention.noteChange(e.now())
 	if seq == g.rec.LastSeq+1 {
 		g.rec.LastSeq = seq
 	}

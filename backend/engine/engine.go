@@ -141,6 +141,8 @@ type Engine struct {
 	kick   chan struct{}
 	// rootFresh: the root was caught up at the start of this join loop.
 	rootFresh bool
+	// storageChecked: when the steward last read the relay's STATS.
+	storageChecked time.Time
 }
 
 // Errors of the engine, each a stable code and one sentence.

@@ -43,6 +43,8 @@ type groupRec struct {
 	// Joins: when this device merged each principal's self-joins into the
 	// group in the last hour (groups.JoinRate, the receivers' limit).
 	Joins groups.JoinRate `json:"joins,omitempty"`
+	// Retention: retention keys, chain, checkpoints (retention.go).
+	Retention retentionRec `json:"retention"`
 }
 
 // group is a group this client holds state for.
@@ -143,6 +145,9 @@ func (e *Engine) member(id identity.GroupID) bool {
 func (e *Engine) noteEpoch(g *group, closed, root bool) error {
 	if g.mls == nil {
 		return nil
+	}
+	if err := e.noteRetentionSeed(g); err != nil {
+		return err
 	}
 	ep := strconv.FormatUint(g.mls.Epoch(), 10)
 	if closed {

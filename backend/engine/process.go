@@ -91,6 +91,9 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 			if changed, err := e.applyContent(ctx, g, env); err == nil && changed {
 				messages = true
 			}
+			g.rec.Retention.noteChange(e.now())
+		case wire.KindRetentionTransition, wire.KindRetentionResolution, wire.KindRetentionPolicy, wire.KindCheckpoint:
+			e.processRetention(ctx, g, se, pub)
 		}
 	}
 	if err := e.db.update(ctx, func(t *txn) error {

@@ -446,6 +446,9 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 		}
 		e.emit(Event{Kind: EventReady})
 	}
+	if rep.Ready {
+		e.steward(ctx) // retention duties (compact.go); failures are alerts
+	}
 	return rep, err
 }
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"weald/backend/docs"
+	"weald/backend/documents"
 	"weald/backend/wire"
 )
 
@@ -15,12 +15,12 @@ const MaxSnapshotBytes = wire.MaxCTSize - 1024
 
 // Source is one document a writer captures: the document as the writer
 // holds it and the set of its changes carried by the content envelopes at
-// or below the author barrier (docs.ChangeHashes of each, plus, beneath a
+// or below the author barrier (documents.ChangeHashes of each, plus, beneath a
 // drop, the changes the trusted checkpoint's snapshot stands for).
 type Source struct {
 	Key DocKey
-	Doc *docs.Document
-	Set []docs.Head
+	Doc *documents.Document
+	Set []documents.Head
 }
 
 // Snapshots captures each source exactly at the barrier: its heads are the
@@ -29,11 +29,11 @@ type Source struct {
 // them before anything is signed ("the writer proves locally that each
 // listed snapshot applies to the named heads"). The result is in inventory
 // order.
-func Snapshots(srcs []Source) ([]DocKey, []docs.Snapshot, error) {
+func Snapshots(srcs []Source) ([]DocKey, []documents.Snapshot, error) {
 	srcs = append([]Source(nil), srcs...)
 	sort.Slice(srcs, func(i, j int) bool { return srcs[i].Key.less(srcs[j].Key) })
 	keys := make([]DocKey, 0, len(srcs))
-	out := make([]docs.Snapshot, 0, len(srcs))
+	out := make([]documents.Snapshot, 0, len(srcs))
 	for i, s := range srcs {
 		if i > 0 && !srcs[i-1].Key.less(s.Key) {
 			return nil, nil, fmt.Errorf("%w: document listed twice", ErrBadManifest)
@@ -46,7 +46,7 @@ func Snapshots(srcs []Source) ([]DocKey, []docs.Snapshot, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := docs.VerifySnapshot(snap); err != nil {
+		if err := documents.VerifySnapshot(snap); err != nil {
 			return nil, nil, err
 		}
 		if len(snap.Bytes) > MaxSnapshotBytes {
@@ -59,7 +59,7 @@ func Snapshots(srcs []Source) ([]DocKey, []docs.Snapshot, error) {
 }
 
 // Entries pairs the snapshots with the envelopes that carried them.
-func Entries(keys []DocKey, snaps []docs.Snapshot, refs []wire.EnvelopeRef) []Entry {
+func Entries(keys []DocKey, snaps []documents.Snapshot, refs []wire.EnvelopeRef) []Entry {
 	out := make([]Entry, len(snaps))
 	for i, s := range snaps {
 		out[i] = Entry{Key: keys[i], Doc: s.Doc, SnapshotHash: s.Hash, Heads: s.Heads, Snapshot: refs[i]}
@@ -90,10 +90,10 @@ type Check struct {
 	// receiver verifies the signature rather than replaying ("Clients verify
 	// chain continuity above the newest checkpoint they trust, and verify
 	// the checkpoint's signature rather than replaying beneath it").
-	Sets map[DocKey][]docs.Head
+	Sets map[DocKey][]documents.Head
 	// Frontier returns the heads of a document's change set (the
 	// receiver's own copy of the document).
-	Frontier func(DocKey, []docs.Head) ([]docs.Head, error)
+	Frontier func(DocKey, []documents.Head) ([]documents.Head, error)
 }
 
 // Verify judges a received checkpoint (spec/lifecycle.md "Checkpoints":
@@ -101,7 +101,7 @@ type Check struct {
 // snapshot hash and head, and reject a checkpoint that omits a known
 // document or has a snapshot above/below its claimed barrier"). It returns
 // the snapshots, in inventory order, for a reader that needs them.
-func Verify(cp *wire.Checkpoint, c Check) ([]docs.Snapshot, error) {
+func Verify(cp *wire.Checkpoint, c Check) ([]documents.Snapshot, error) {
 	if err := cp.Verify(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadCheckpoint, err)
 	}
@@ -122,31 +122,31 @@ func Verify(cp *wire.Checkpoint, c Check) ([]docs.Snapshot, error) {
 	if c.Sets != nil {
 		for k := range c.Sets {
 			if !listed[k] {
-				return nil, fmt.Errorf("%w: day %s (epoch %d)", ErrOmitted, docs.Day(k.Day), k.Epoch)
+				return nil, fmt.Errorf("%w: day %s (epoch %d)", ErrOmitted, documents.Day(k.Day), k.Epoch)
 			}
 		}
 	}
-	out := make([]docs.Snapshot, 0, len(m.Documents))
+	out := make([]documents.Snapshot, 0, len(m.Documents))
 	for _, e := range m.Documents {
 		b, ok := c.Snapshots[e.Snapshot]
 		if !ok {
-			return nil, fmt.Errorf("%w: snapshot of day %s is missing", ErrBadCheckpoint, docs.Day(e.Key.Day))
+			return nil, fmt.Errorf("%w: snapshot of day %s is missing", ErrBadCheckpoint, documents.Day(e.Key.Day))
 		}
-		s := docs.Snapshot{Doc: e.Doc, Heads: e.Heads, Bytes: b, Hash: e.SnapshotHash}
-		if err := docs.VerifyEntry(docs.InventoryEntry{Doc: e.Doc, SnapshotHash: e.SnapshotHash, Heads: e.Heads}, s); err != nil {
-			return nil, fmt.Errorf("%w: day %s: %v", ErrBadCheckpoint, docs.Day(e.Key.Day), err)
+		s := documents.Snapshot{Doc: e.Doc, Heads: e.Heads, Bytes: b, Hash: e.SnapshotHash}
+		if err := documents.VerifyEntry(documents.InventoryEntry{Doc: e.Doc, SnapshotHash: e.SnapshotHash, Heads: e.Heads}, s); err != nil {
+			return nil, fmt.Errorf("%w: day %s: %v", ErrBadCheckpoint, documents.Day(e.Key.Day), err)
 		}
 		if c.Sets != nil {
 			set, ok := c.Sets[e.Key]
 			if !ok {
-				return nil, fmt.Errorf("%w: day %s has no change at or below the barrier", ErrBarrier, docs.Day(e.Key.Day))
+				return nil, fmt.Errorf("%w: day %s has no change at or below the barrier", ErrBarrier, documents.Day(e.Key.Day))
 			}
 			want, err := c.Frontier(e.Key, set)
 			if err != nil {
-				return nil, fmt.Errorf("%w: day %s: %v", ErrBarrier, docs.Day(e.Key.Day), err)
+				return nil, fmt.Errorf("%w: day %s: %v", ErrBarrier, documents.Day(e.Key.Day), err)
 			}
 			if !sameHeads(want, e.Heads) {
-				return nil, fmt.Errorf("%w: day %s", ErrBarrier, docs.Day(e.Key.Day))
+				return nil, fmt.Errorf("%w: day %s", ErrBarrier, documents.Day(e.Key.Day))
 			}
 		}
 		out = append(out, s)
@@ -154,7 +154,7 @@ func Verify(cp *wire.Checkpoint, c Check) ([]docs.Snapshot, error) {
 	return out, nil
 }
 
-func sameHeads(a, b []docs.Head) bool {
+func sameHeads(a, b []documents.Head) bool {
 	if len(a) != len(b) {
 		return false
 	}

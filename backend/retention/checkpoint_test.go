@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"weald/backend/docs"
+	"weald/backend/documents"
 	"weald/backend/wire"
 )
 
-func readOpts() docs.Options { return docs.Options{Clock: func() time.Time { return time.Time{} }} }
+func readOpts() documents.Options { return documents.Options{Clock: func() time.Time { return time.Time{} }} }
 
 func TestCheckpointWrittenVerifiesAndHoldsEveryMessage(t *testing.T) {
 	c := newChannel(t, 300, 30)
@@ -28,7 +28,7 @@ func TestCheckpointWrittenVerifiesAndHoldsEveryMessage(t *testing.T) {
 	}
 	n := 0
 	for i, s := range snaps {
-		sh, err := docs.LoadShard(testGroup, docs.Day(m.Documents[i].Key.Day), s.Bytes, nil, readOpts())
+		sh, err := documents.LoadShard(testGroup, documents.Day(m.Documents[i].Key.Day), s.Bytes, nil, readOpts())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +99,7 @@ func TestTamperedCheckpointsAreRefused(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			saved := map[DocKey][]docs.Head{}
+			saved := map[DocKey][]documents.Head{}
 			for k, v := range c.sets {
 				saved[k] = v
 			}
@@ -137,7 +137,7 @@ func TestWriterRefusesABarrierSetMissingAnAncestor(t *testing.T) {
 	c := newChannel(t, 10, 1)
 	src := c.sources()
 	src[0].Set = src[0].Set[1:] // the first change left out, its successors kept
-	if _, _, err := Snapshots(src); !errors.Is(err, docs.ErrNotClosed) {
+	if _, _, err := Snapshots(src); !errors.Is(err, documents.ErrNotClosed) {
 		t.Fatalf("got %v, want docs/not_closed", err)
 	}
 }

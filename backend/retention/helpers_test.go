@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"weald/backend/docs"
+	"weald/backend/documents"
 	"weald/backend/wire"
 )
 
@@ -23,26 +23,26 @@ var testGroup = wire.ID{7}
 // channel is a group's shards written by one author over days, with the
 // change set of every message (as the writer reads it from the envelopes).
 type channel struct {
-	shards map[DocKey]*docs.Shard
-	sets   map[DocKey][]docs.Head
+	shards map[DocKey]*documents.Shard
+	sets   map[DocKey][]documents.Head
 	order  []DocKey
 }
 
 // newChannel posts n messages spread over days days.
 func newChannel(t testing.TB, n, days int) *channel {
 	t.Helper()
-	c := &channel{shards: map[DocKey]*docs.Shard{}, sets: map[DocKey][]docs.Head{}}
+	c := &channel{shards: map[DocKey]*documents.Shard{}, sets: map[DocKey][]documents.Head{}}
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	now := start
-	opts := docs.Options{Author: wire.ID{1}, Principal: wire.ID{2}, Clock: func() time.Time { return now }, Rand: seeded(3)}
+	opts := documents.Options{Author: wire.ID{1}, Principal: wire.ID{2}, Clock: func() time.Time { return now }, Rand: seeded(3)}
 	for i := 0; i < n; i++ {
 		now = start.Add(time.Duration(i*days) * 24 * time.Hour / time.Duration(n))
-		day, _ := docs.DayOf(now)
+		day, _ := documents.DayOf(now)
 		k := DocKey{Kind: KindChat, Day: uint32(day)}
 		s := c.shards[k]
 		if s == nil {
 			var err error
-			if s, err = docs.NewShard(testGroup, day, opts); err != nil {
+			if s, err = documents.NewShard(testGroup, day, opts); err != nil {
 				t.Fatal(err)
 			}
 			c.shards[k] = s
@@ -52,12 +52,12 @@ func newChannel(t testing.TB, n, days int) *channel {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := docs.Payload{Docs: []docs.DocChanges{{Ref: docs.DocRef{Kind: docs.KindChat, Day: day}, Changes: ch}}}
+		p := documents.Payload{Docs: []documents.DocChanges{{Ref: documents.DocRef{Kind: documents.KindChat, Day: day}, Changes: ch}}}
 		pb, err := p.Encode()
 		if err != nil {
 			t.Fatal(err)
 		}
-		hs, err := docs.ChangeHashes(pb)
+		hs, err := documents.ChangeHashes(pb)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func (c *channel) sources() []Source {
 	return out
 }
 
-func (c *channel) frontier(k DocKey, set []docs.Head) ([]docs.Head, error) {
+func (c *channel) frontier(k DocKey, set []documents.Head) ([]documents.Head, error) {
 	return c.shards[k].Frontier(set)
 }
 

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"fmt"
 
-	"weald/backend/docs"
-	"weald/backend/identity/canon"
+	"weald/backend/documents"
+	"weald/backend/internal/codec"
 	"weald/backend/wire"
 )
 
@@ -34,9 +34,9 @@ func (k DocKey) less(o DocKey) bool {
 // Entry is one document of the inventory.
 type Entry struct {
 	Key          DocKey
-	Doc          docs.DocID
+	Doc          documents.DocID
 	SnapshotHash [32]byte
-	Heads        []docs.Head     // ascending
+	Heads        []documents.Head     // ascending
 	Snapshot     wire.EnvelopeRef // the snapshot envelope that carries it
 }
 
@@ -52,8 +52,8 @@ type Entry struct {
 //	} Manifest;
 //	struct {
 //	    uint8 kind; uint32 day; uint64 epoch;
-//	    opaque document_id[32];       // docs.ChatID(group, day)
-//	    opaque snapshot_hash[32];     // docs.SnapshotHash(document_id, heads, bytes)
+//	    opaque document_id[32];       // documents.ChatID(group, day)
+//	    opaque snapshot_hash[32];     // documents.SnapshotHash(document_id, heads, bytes)
 //	    opaque heads<V>;              // 32-byte change hashes, ascending, at most 4096
 //	    EnvelopeRef snapshot;         // author[32], uint64 ctr, hash[32]
 //	} Entry;
@@ -73,19 +73,19 @@ const (
 
 // Encode returns the canonical encoding.
 func (m *Manifest) Encode() []byte {
-	var w canon.Writer
+	var w codec.Writer
 	w.U8(version)
 	w.Raw(m.Group[:])
 	w.U64(m.CreatedAt)
 	w.U64(m.Changes)
-	w.Vector(func(w *canon.Writer) {
+	w.Vector(func(w *codec.Writer) {
 		for _, e := range m.Documents {
 			w.U8(e.Key.Kind)
 			w.U32(e.Key.Day)
 			w.U64(e.Key.Epoch)
 			w.Raw(e.Doc[:])
 			w.Raw(e.SnapshotHash[:])
-			w.Vector(func(w *canon.Writer) {
+			w.Vector(func(w *codec.Writer) {
 				for _, h := range e.Heads {
 					w.Raw(h[:])
 				}
@@ -103,25 +103,25 @@ func (m *Manifest) Encode() []byte {
 // its group's and day's, heads ascending without repeats. Anything else is
 // ErrBadManifest.
 func DecodeManifest(b []byte) (Manifest, error) {
-	r := canon.NewReader(b)
+	r := codec.NewReader(b)
 	var m Manifest
 	v := r.U8()
 	m.Group = r.Array32()
 	m.CreatedAt = r.U64()
 	m.Changes = r.U64()
-	r.Vector(maxDocuments, func(r *canon.Reader) {
+	r.VectorMax(maxDocuments, func(r *codec.Reader) {
 		var e Entry
 		e.Key.Kind = r.U8()
 		e.Key.Day = r.U32()
 		e.Key.Epoch = r.U64()
 		e.Doc = r.Array32()
 		e.SnapshotHash = r.Array32()
-		hb := r.Opaque(maxHeads * 32)
+		hb := r.OpaqueMax(maxHeads * 32)
 		if len(hb)%32 != 0 {
 			r.Fail(fmt.Errorf("heads are not whole 32-byte hashes"))
 		}
 		for i := 0; i+32 <= len(hb); i += 32 {
-			e.Heads = append(e.Heads, docs.Head(hb[i:i+32]))
+			e.Heads = append(e.Heads, documents.Head(hb[i:i+32]))
 		}
 		e.Snapshot.Author = r.Array32()
 		e.Snapshot.Ctr = r.U64()
@@ -145,7 +145,7 @@ func (m *Manifest) check() error {
 		if e.Key.Kind != KindChat {
 			return fmt.Errorf("%w: document kind %d", ErrBadManifest, e.Key.Kind)
 		}
-		if e.Doc != docs.ChatID(m.Group, docs.Day(e.Key.Day)) {
+		if e.Doc != documents.ChatID(m.Group, documents.Day(e.Key.Day)) {
 			return fmt.Errorf("%w: document %d is not its day's shard of this group", ErrBadManifest, i)
 		}
 		if i > 0 && !m.Documents[i-1].Key.less(e.Key) {

@@ -1,0 +1,424 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"weald/backend/errcode"
+	"weald/backend/groups"
+	"weald/backend/identity"
+	"weald/backend/retention"
+	"weald/backend/roster"
+	"weald/backend/wire"
+)
+
+// retentionTip returns this member's key for the head of g's retention
+// chain, first publishing the transition that makes the current epoch's key
+// the head: the root (signed by this device) when the chain is empty, else
+// a successor signed by the head's key, which this member must hold.
+func (e *Engine) retentionTip(ctx context.Context, g *group) ([]byte, error) {
+	if g.mls == nil || !g.mls.Active() {
+		return nil, ErrNotMember
+	}
+	if err := e.noteRetentionSeed(g); err != nil {
+		return nil, err
+	}
+	r := &g.rec.Retention
+	if r.Chain.Frozen {
+		e.raise(ctx, Alert{Code: "retention/chain_frozen", Group: hexID(g.rec.ID).hex(),
+			Message: "This channel's retention chain has two successors for one key, so nothing is compacted until an admin resolves it."})
+		return nil, retention.ErrChainFrozen
+	}
+	cur := g.mls.Epoch()
+	key, err := retention.Key(r.Seeds[strconv.FormatUint(cur, 10)])
+	if err != nil {
+		return nil, err
+	}
+	group := wire.ID(g.rec.ID)
+	head := r.Chain.Head()
+	if head != nil && bytes.Equal(head.Key, retention.Pub(key)) {
+		return key, nil
+	}
+	var t wire.RetentionTransition
+	if head == nil {
+		t = retention.Root(group, cur, key, e.edKey)
+	} else {
+		prev, err := retention.Key(r.Seeds[strconv.FormatUint(head.Epoch, 10)])
+		if err != nil || !bytes.Equal(retention.Pub(prev), head.Key) {
+			return nil, retention.ErrNoKey
+		}
+		t = retention.Successor(group, cur, prev, key)
+	}
+	if _, err := e.sendCT(ctx, g, wire.KindRetentionTransition, t.Encode()); err != nil {
+		return nil, err
+	}
+	if err := r.Chain.Add(&t, retention.Pub(e.edKey)); err != nil {
+		return nil, err
+	}
+	return key, nil
+}
+
+// written is a checkpoint this client wrote, with what its drop deletes.
+type written struct {
+	cp        trustedCP
+	documents int
+	changes   int
+	below     int    // envelopes below the checkpoint a drop deletes
+	belowSize uint64 // their ct bytes
+}
+
+// writeCheckpoint writes a checkpoint of g at everything this client has
+// processed (spec/lifecycle.md "Checkpoints"): the author barrier is each
+// author's last envelope in the log it read; every chat shard with changes
+// at or below it is snapshotted at exactly those changes, proven to load to
+// its heads, and sent as a snapshot envelope; then the manifest (the
+// complete inventory), sealed for members, goes out in a checkpoint signed
+// by the group's current retention key.
+func (e *Engine) writeCheckpoint(ctx context.Context, g *group, gi *roster.GroupInfo) (*written, error) {
+	if g.mls == nil || !g.mls.Active() {
+		return nil, ErrNotMember
+	}
+	if err := e.catchUp(ctx, g); err != nil {
+		return nil, err
+	}
+	key, err := e.retentionTip(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	group := wire.ID(g.rec.ID)
+	log, dropped, err := e.fetchLogTo(ctx, group, g.rec.LastSeq)
+	if err != nil {
+		return nil, err
+	}
+	last := map[wire.ID]wire.EnvelopeRef{}
+	for i := range log {
+		env := &log[i].Envelope
+		if r, ok := last[env.Author]; !ok || env.Ctr > r.Ctr {
+			last[env.Author] = wire.RefOf(env)
+		}
+	}
+	barrier := make([]wire.EnvelopeRef, 0, len(last))
+	ctrs := map[wire.ID]uint64{}
+	for a, r := range last {
+		barrier = append(barrier, r)
+		ctrs[a] = r.Ctr
+	}
+	sort.Slice(barrier, func(i, j int) bool { return bytes.Compare(barrier[i].Author[:], barrier[j].Author[:]) < 0 })
+	sets, n, full, err := e.barrierSets(ctx, g, log, ctrs, dropped)
+	if err != nil {
+		return nil, err
+	}
+	if !full {
+		return nil, ErrNotFullHistory
+	}
+	srcs := make([]retention.Source, 0, len(sets))
+	for k, set := range sets {
+		sh, err := e.shardFor(ctx, shardOf(g, k))
+		if err != nil {
+			return nil, err
+		}
+		srcs = append(srcs, retention.Source{Key: k, Doc: sh.s.Document, Set: set})
+	}
+	keys, snaps, err := retention.Snapshots(srcs)
+	if err != nil {
+		return nil, err
+	}
+	refs := make([]wire.EnvelopeRef, len(snaps))
+	for i, s := range snaps {
+		scheme, kid, ep, ck, err := e.snapshotKey(g, &gi.Policy, keys[i])
+		if err != nil {
+			return nil, err
+		}
+		if _, err := e.send(ctx, g, wire.KindSnapshot, func(env *wire.Envelope) ([]byte, error) {
+			c, err := groups.SealContent(e.rand, scheme, kid, ep, ck, env.Group, wire.ID(e.devID), env.Ctr, s.Bytes)
+			return c.Encode(), err
+		}); err != nil {
+			return nil, err
+		}
+		refs[i] = wire.EnvelopeRef{Author: wire.ID(e.devID), Ctr: g.rec.OwnCtr, Hash: wire.ID(g.rec.OwnPrev)}
+	}
+	now := e.now()
+	m := retention.Manifest{Group: group, CreatedAt: uint64(now.UnixMilli()), Changes: uint64(n),
+		Documents: retention.Entries(keys, snaps, refs)}
+	mb := m.Encode()
+	scheme, kid, ep, ck, err := e.contentKey(g, &gi.Policy)
+	if err != nil {
+		return nil, err
+	}
+	var cp wire.Checkpoint
+	seq, err := e.send(ctx, g, wire.KindCheckpoint, func(env *wire.Envelope) ([]byte, error) {
+		c, err := groups.SealContent(e.rand, scheme, kid, ep, ck, env.Group, wire.ID(e.devID), env.Ctr, mb)
+		if err != nil {
+			return nil, err
+		}
+		cp = retention.Sign(group, barrier, m.Refs(), c.Encode(), key)
+		return cp.Encode(), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	w := &written{documents: len(m.Documents), changes: n,
+		cp: trustedCP{Seq: seq, Ref: wire.EnvelopeRef{Author: wire.ID(e.devID), Ctr: g.rec.OwnCtr, Hash: wire.ID(g.rec.OwnPrev)},
+			ManifestHash: cp.ManifestHash, Snapshots: cp.Snapshots, Manifest: mb, At: time.UnixMilli(int64(m.CreatedAt)).UTC()}}
+	for i := range log {
+		if k := log[i].Envelope.Kind; k != wire.KindRetentionTransition && k != wire.KindRetentionPolicy &&
+			!(log[i].Seq == dropped) && !isAnchor(g, log[i].Envelope) {
+			w.below++
+			w.belowSize += uint64(len(log[i].Envelope.CT))
+		}
+	}
+	r := &g.rec.Retention
+	r.trust(w.cp)
+	r.Changes, r.Since = 0, now
+	return w, e.persistGroup(ctx, g)
+}
+
+// isAnchor reports whether env is a checkpoint or snapshot an earlier drop
+// kept for good.
+func isAnchor(g *group, env wire.Envelope) bool {
+	if env.Kind == wire.KindCheckpoint || env.Kind == wire.KindSnapshot {
+		ref := wire.RefOf(&env)
+		for _, t := range g.rec.Retention.Trusted {
+			if t.Seq <= g.rec.Retention.DroppedBelow && t.Ref == ref {
+				return true
+			}
+			for _, s := range t.Snapshots {
+				if t.Seq <= g.rec.Retention.DroppedBelow && s == ref {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// snapshotKey is the key a shard's snapshot is sealed under: the newest
+// history key of an open group (every joiner receives them all), the
+// shard's own epoch key in a closed one (so it reaches only those who could
+// read it already).
+func (e *Engine) snapshotKey(g *group, pol *roster.GroupPolicy, k retention.DocKey) (uint8, [32]byte, uint64, []byte, error) {
+	if pol.History == roster.HistoryOpen {
+		return e.contentKey(g, pol)
+	}
+	key := g.rec.EpochKeys[strconv.FormatUint(k.Epoch, 10)]
+	if key == nil {
+		return 0, [32]byte{}, 0, nil, ErrNotFullHistory
+	}
+	return groups.SchemeEpoch, [32]byte{}, k.Epoch, key, nil
+}
+
+// dropBelow sends the drop_before naming cp, signed by the chain's head,
+// authorized by the group's policy or by a one-off destruction this admin
+// device approves (compact-now).
+func (e *Engine) dropBelow(ctx context.Context, g *group, cp trustedCP, destruction bool) (*wire.Dropped, error) {
+	key, err := e.retentionTip(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	r := &g.rec.Retention
+	d := wire.DropBefore{Group: wire.ID(g.rec.ID), Checkpoint: cp.Ref, ManifestHash: cp.ManifestHash, Snapshots: cp.Snapshots}
+	if destruction {
+		now := uint64(e.now().Unix())
+		d.Authorization = wire.AuthorizedByDestruction
+		d.Destruction = wire.RetentionDestruction{Group: d.Group, Checkpoint: cp.Ref, NotBefore: now - 60, NotAfter: now + 3600}
+		d.Destruction.Approve(e.edKey)
+	} else {
+		if r.Policy == nil {
+			return nil, errors.New("engine: no retention policy envelope in this channel")
+		}
+		d.Authorization, d.Policy = wire.AuthorizedByPolicy, *r.Policy
+	}
+	d.Sign(key)
+	res, err := e.client.DropBefore(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	if res.BarrierSeq > r.DroppedBelow {
+		r.DroppedBelow = res.BarrierSeq
+	}
+	return res, e.persistGroup(ctx, g)
+}
+
+// CompactReport says what a compaction did.
+type CompactReport struct {
+	Channel    string `json:"channel"`
+	Checkpoint uint64 `json:"checkpoint_seq"` // 0: none written
+	Documents  int    `json:"documents"`
+	Changes    int    `json:"changes"`
+	// Statement is the plain statement of what is (or would be) deleted.
+	Statement string `json:"statement"`
+	Dropped   bool   `json:"dropped"`
+	Envelopes uint64 `json:"envelopes_deleted"`
+	Bytes     uint64 `json:"bytes_deleted"`
+	// NotDue says why nothing was dropped (the policy keeps it, or no
+	// policy allows a drop yet).
+	NotDue string `json:"not_due,omitempty"`
+}
+
+// Compact checkpoints a channel now and drops what its already-authorized
+// policy lets go; with now (an admin's compact-now) it drops everything
+// below the fresh checkpoint under a one-off RetentionDestruction this
+// admin approves (spec/lifecycle.md "Dropping"). The newest standing
+// bundles are republished above the checkpoint first, so joiners can still
+// join once what is below it is gone.
+func (e *Engine) Compact(ctx context.Context, channel string, now bool) (CompactReport, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.connect(ctx); err != nil {
+		return CompactReport{}, err
+	}
+	gi, err := e.resolveChannel(channel)
+	if err != nil {
+		return CompactReport{}, err
+	}
+	return e.compact(ctx, &gi, now)
+}
+
+func (e *Engine) compact(ctx context.Context, gi *roster.GroupInfo, now bool) (CompactReport, error) {
+	rep := CompactReport{Channel: gi.Name}
+	if now && !e.roster.IsAdmin(e.devID) {
+		return rep, retention.ErrNotAdmin
+	}
+	g := e.groups[gi.Policy.Group]
+	if g == nil || g.mls == nil || !g.mls.Active() {
+		return rep, ErrNotMember
+	}
+	if gi.Policy.Admission != roster.AdmissionParent {
+		return rep, ErrCompactUnsupported
+	}
+	w, err := e.writeCheckpoint(ctx, g, gi)
+	if err != nil {
+		return rep, err
+	}
+	rep.Checkpoint, rep.Documents, rep.Changes = w.cp.Seq, w.documents, w.changes
+	if err := e.publishBundles(ctx, g, &gi.Policy); err != nil {
+		return rep, err
+	}
+	if now {
+		rep.Statement = fmt.Sprintf("Deleting %d envelopes (%d bytes) of %s from the relay: everything below the checkpoint just written. Every message stays readable from the checkpoint's %d snapshots; author chains beneath it can no longer be replayed.",
+			w.below, w.belowSize, gi.Name, w.documents)
+		res, err := e.dropBelow(ctx, g, w.cp, true)
+		if err != nil {
+			return rep, err
+		}
+		rep.Dropped, rep.Envelopes, rep.Bytes = true, res.Envelopes, res.Bytes
+		return rep, nil
+	}
+	return e.policyDrop(ctx, g, gi, rep)
+}
+
+// policyDrop drops below the newest trusted checkpoint older than the
+// group's already-authorized text window, if any.
+func (e *Engine) policyDrop(ctx context.Context, g *group, gi *roster.GroupInfo, rep CompactReport) (CompactReport, error) {
+	r := &g.rec.Retention
+	pol := retention.Effective(*gi)
+	var due *trustedCP
+	for i := range r.Trusted {
+		t := r.Trusted[i]
+		if t.Seq > r.DroppedBelow && retention.DropDue(pol, t.At, e.now()) {
+			due = &r.Trusted[i]
+		}
+	}
+	switch {
+	case !pol.Active || pol.TextWindow == 0:
+		rep.NotDue = "The channel's retention policy keeps text forever, so nothing is deleted."
+		return rep, nil
+	case r.Policy == nil:
+		rep.NotDue = "No admin-approved retention policy has reached the relay for this channel yet."
+		return rep, nil
+	case due == nil:
+		rep.NotDue = "No checkpoint is older than the channel's text window yet."
+		return rep, nil
+	}
+	rep.Statement = fmt.Sprintf("Deleting what lies below the checkpoint of %s, older than the channel's %d-day text window.",
+		due.At.Format(time.DateOnly), retention.WindowDays(pol.TextWindow))
+	res, err := e.dropBelow(ctx, g, *due, false)
+	if err != nil {
+		return rep, err
+	}
+	rep.Dropped, rep.Envelopes, rep.Bytes = true, res.Envelopes, res.Bytes
+	return rep, nil
+}
+
+// CompactAll compacts every channel this device is a member of.
+func (e *Engine) CompactAll(ctx context.Context, now bool) ([]CompactReport, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.connect(ctx); err != nil {
+		return nil, err
+	}
+	var out []CompactReport
+	for _, gi := range e.roster.Groups() {
+		if gi.Deleted || !e.member(gi.Policy.Group) || gi.Policy.Admission != roster.AdmissionParent {
+			continue
+		}
+		rep, err := e.compact(ctx, &gi, now)
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", gi.Name, err)
+		}
+		out = append(out, rep)
+	}
+	return out, nil
+}
+
+// isSteward reports whether this device is g's steward: the member with
+// the lowest leaf index (every member computes the same one), so one
+// device checkpoints each group rather than all of them.
+func (e *Engine) isSteward(g *group) bool {
+	if g.mls == nil || !g.mls.Active() {
+		return false
+	}
+	own := g.mls.OwnLeaf()
+	for _, m := range g.mls.Members() {
+		if m.Index < own {
+			return false
+		}
+	}
+	return true
+}
+
+// steward runs the steward's duties for every group this device stewards
+// (spec/lifecycle.md "Dropping"): a checkpoint every 512 changes or 7
+// days, whichever first, and the matching drop_before only for material
+// older than the already-authorized policy. A failure is raised as an
+// alert, never a failed sync.
+func (e *Engine) steward(ctx context.Context) {
+	if e.roster.IsAdmin(e.devID) && e.now().Sub(e.storageChecked) >= time.Hour {
+		e.storageChecked = e.now()
+		_, _ = e.storage(ctx) // raises storage/near_budget at 80 %
+	}
+	for _, gi := range e.roster.Groups() {
+		g := e.groups[gi.Policy.Group]
+		if gi.Deleted || g == nil || !e.isSteward(g) {
+			continue
+		}
+		r := &g.rec.Retention
+		if !retention.CheckpointDue(r.Changes, r.Since, e.now()) {
+			continue
+		}
+		if _, err := e.writeCheckpoint(ctx, g, &gi); err != nil {
+			if !errors.Is(err, retention.ErrChainFrozen) {
+				e.raise(ctx, Alert{Code: "retention/steward", Group: hexID(gi.Policy.Group).hex(),
+					Message: fmt.Sprintf("The checkpoint of %s could not be written: %v", gi.Name, err)})
+			}
+			continue
+		}
+		if gi.Retention != nil && gi.Retention.TextWindow > 0 && gi.Policy.Admission == roster.AdmissionParent {
+			if err := e.publishBundles(ctx, g, &gi.Policy); err == nil {
+				_, _ = e.policyDrop(ctx, g, &gi, CompactReport{})
+			}
+		}
+	}
+}
+
+// ErrCompactUnsupported: only channels joined from the workspace are
+// compacted; the root, explicit channels and DMs carry Welcomes and invite
+// bundles a drop would take from devices still joining.
+var ErrCompactUnsupported = errcode.New("retention/unsupported_group", "only channels everyone in the workspace can join are compacted yet; explicit channels, DMs and the workspace root are not")
+
+var _ = identity.GroupID{}

@@ -1,0 +1,166 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"weald/backend/errcode"
+	"weald/backend/retention"
+	"weald/backend/wire"
+)
+
+// testClock is a settable clock shared by an engine and a test.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// now returns the set time, or the real time once set to zero.
+func (c *testClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.t.IsZero() {
+		return time.Now()
+	}
+	return c.t
+}
+func (c *testClock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+
+// historyWorkspace creates a workspace whose #general holds n messages
+// posted over days days, ending now (the relay's clock is the real one).
+func historyWorkspace(t testing.TB, r *testRelay, n, days int, seed byte) (*Engine, *testClock) {
+	t.Helper()
+	end := time.Now()
+	clk := &testClock{t: end.Add(-time.Duration(days) * 24 * time.Hour)}
+	opts := r.options(t, "dana", seed)
+	opts.Clock = clk.now
+	dana, err := CreateWorkspace(testCtx(t), opts, "Acme", r.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dana.Close() })
+	start := clk.now()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	for i := 0; i < n; i++ {
+		clk.set(start.Add(time.Duration(i) * (end.Sub(start) / time.Duration(n))))
+		if _, err := dana.Send(ctx, "general", fmt.Sprintf("m%05d", i)); err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+	clk.set(time.Time{}) // the real clock from now on
+	return dana, clk
+}
+
+func countPrefixed(t testing.TB, e *Engine, channel, prefix string) int {
+	t.Helper()
+	ms, err := e.Messages(testCtx(t), channel, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range ms {
+		if strings.HasPrefix(m.Text, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// spec/lifecycle.md "Checkpoints", "Dropping", "Interaction with open
+// history": a channel with a month of messages is checkpointed and
+// compacted; the relay's envelope count and bytes fall, and a member who
+// joins afterwards reads every message from the snapshot, with "history
+// verified from" the checkpoint.
+func TestCompactionDropsAndJoinerReadsFromSnapshot(t *testing.T) {
+	n := 10000
+	if testing.Short() {
+		n = 600
+	}
+	r := startRelay(t)
+	dana, _ := historyWorkspace(t, r, n, 30, 140)
+	ctx := testCtx(t)
+	before, err := dana.Storage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := dana.Compact(ctx, "general", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Dropped || rep.Documents < 30 || rep.Changes != n {
+		t.Fatalf("compaction: %+v", rep)
+	}
+	after, err := dana.Storage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d messages, %d shards: relay envelopes %d → %d, bytes %d → %d; %s", n, rep.Documents,
+		before.Envelopes, after.Envelopes, before.LogBytes, after.LogBytes, rep.Statement)
+	if after.Envelopes >= before.Envelopes-uint64(n)/2 || after.LogBytes >= before.LogBytes {
+		t.Fatalf("the relay holds %d envelopes / %d bytes after compaction, %d / %d before", after.Envelopes, after.LogBytes, before.Envelopes, before.LogBytes)
+	}
+	sam := joinWith(t, r, invite(t, dana), "sam", 141)
+	if _, err := sam.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := countPrefixed(t, sam, "general", "m"); got != n {
+		t.Fatalf("the joiner reads %d of %d messages", got, n)
+	}
+	info, err := sam.Retention("general")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.VerifiedFrom.IsZero() || info.DroppedBelow == 0 {
+		t.Fatalf("the joiner's retention view: %+v", info)
+	}
+	// Writing continues across the drop, for both.
+	if _, err := sam.Send(ctx, "general", "after the drop"); err != nil {
+		t.Fatal(err)
+	}
+	readsLast(t, dana, "general", "after the drop")
+	// A second compaction writes its checkpoint over the first one's
+	// snapshots and verifies at the new joiner.
+	if _, err := dana.Compact(ctx, "general", true); err != nil {
+		t.Fatal(err)
+	}
+	lee := joinWith(t, r, invite(t, dana), "lee", 142)
+	if _, err := lee.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := countPrefixed(t, lee, "general", "m"); got != n {
+		t.Fatalf("the second joiner reads %d of %d messages", got, n)
+	}
+	for _, e := range []*Engine{dana, sam, lee} {
+		for _, a := range e.Status().Alerts {
+			if strings.HasPrefix(a.Code, "retention/") {
+				t.Fatalf("alert at %s: %+v", e.DeviceID().ShortString(), a)
+			}
+		}
+	}
+}
+
+func readsLast(t *testing.T, e *Engine, channel, text string) {
+	t.Helper()
+	if _, err := e.Sync(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := e.Messages(testCtx(t), channel, 1)
+	if err != nil || len(ms) != 1 || ms[0].Text != text {
+		t.Fatalf("last message %+v %v, want %q", ms, err, text)
+	}
+}
+
+func codeOf(err error) string {
+	c, _ := errcode.Of(err)
+	return string(c)
+}
+
+var _ = errors.Is
+var _ = retention.ErrBarrier
+var _ = wire.KindCheckpoint
