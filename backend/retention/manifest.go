@@ -36,7 +36,7 @@ type Entry struct {
 	Key          DocKey
 	Doc          documents.DocID
 	SnapshotHash [32]byte
-	Heads        []documents.Head     // ascending
+	Heads        []documents.Head // ascending
 	Snapshot     wire.EnvelopeRef // the snapshot envelope that carries it
 }
 
