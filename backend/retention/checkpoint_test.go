@@ -9,7 +9,9 @@ import (
 	"weald/backend/wire"
 )
 
-func readOpts() documents.Options { return documents.Options{Clock: func() time.Time { return time.Time{} }} }
+func readOpts() documents.Options {
+	return documents.Options{Clock: func() time.Time { return time.Time{} }}
+}
 
 func TestCheckpointWrittenVerifiesAndHoldsEveryMessage(t *testing.T) {
 	c := newChannel(t, 300, 30)
