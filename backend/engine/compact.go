@@ -3,12 +3,14 @@ package engine
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"time"
 
+	"weald/backend/documents"
 	"weald/backend/errcode"
 	"weald/backend/groups"
 	"weald/backend/identity"
@@ -21,7 +23,7 @@ import (
 // chain, first publishing the transition that makes the current epoch's key
 // the head: the root (signed by this device) when the chain is empty, else
 // a successor signed by the head's key, which this member must hold.
-func (e *Engine) retentionTip(ctx context.Context, g *group) ([]byte, error) {
+func (e *Engine) retentionTip(ctx context.Context, g *group) (ed25519.PrivateKey, error) {
 	if g.mls == nil || !g.mls.Active() {
 		return nil, ErrNotMember
 	}
@@ -61,6 +63,18 @@ func (e *Engine) retentionTip(ctx context.Context, g *group) ([]byte, error) {
 		return nil, err
 	}
 	return key, nil
+}
+
+// checkpointDraft is a checkpoint being written, as Engine.tamper (tests
+// only) sees it at stage "snapshots" (before they are sent) and "manifest"
+// (before it is sealed and signed).
+type checkpointDraft struct {
+	srcs     []retention.Source
+	keys     []retention.DocKey
+	snaps    []documents.Snapshot
+	barrier  []wire.EnvelopeRef
+	key      ed25519.PrivateKey
+	manifest *retention.Manifest
 }
 
 // written is a checkpoint this client wrote, with what its drop deletes.
@@ -128,6 +142,11 @@ func (e *Engine) writeCheckpoint(ctx context.Context, g *group, gi *roster.Group
 	if err != nil {
 		return nil, err
 	}
+	draft := &checkpointDraft{srcs: srcs, keys: keys, snaps: snaps, barrier: barrier, key: key}
+	if e.tamper != nil {
+		e.tamper("snapshots", draft)
+		keys, snaps, barrier, key = draft.keys, draft.snaps, draft.barrier, draft.key
+	}
 	refs := make([]wire.EnvelopeRef, len(snaps))
 	for i, s := range snaps {
 		scheme, kid, ep, ck, err := e.snapshotKey(g, &gi.Policy, keys[i])
@@ -145,6 +164,11 @@ func (e *Engine) writeCheckpoint(ctx context.Context, g *group, gi *roster.Group
 	now := e.now()
 	m := retention.Manifest{Group: group, CreatedAt: uint64(now.UnixMilli()), Changes: uint64(n),
 		Documents: retention.Entries(keys, snaps, refs)}
+	if e.tamper != nil {
+		draft.manifest = &m
+		e.tamper("manifest", draft)
+		key = draft.key
+	}
 	mb := m.Encode()
 	scheme, kid, ep, ck, err := e.contentKey(g, &gi.Policy)
 	if err != nil {

@@ -143,6 +143,8 @@ type Engine struct {
 	rootFresh bool
 	// storageChecked: when the steward last read the relay's STATS.
 	storageChecked time.Time
+	// tamper, in tests only, alters a checkpoint being written (compact.go).
+	tamper func(stage string, d *checkpointDraft)
 }
 
 // Errors of the engine, each a stable code and one sentence.
