@@ -145,17 +145,6 @@ func TestCompactionDropsAndJoinerReadsFromSnapshot(t *testing.T) {
 	}
 }
 
-func readsLast(t *testing.T, e *Engine, channel, text string) {
-	t.Helper()
-	if _, err := e.Sync(testCtx(t)); err != nil {
-		t.Fatal(err)
-	}
-	ms, err := e.Messages(testCtx(t), channel, 1)
-	if err != nil || len(ms) != 1 || ms[0].Text != text {
-		t.Fatalf("last message %+v %v, want %q", ms, err, text)
-	}
-}
-
 func codeOf(err error) string {
 	c, _ := errcode.Of(err)
 	return string(c)
