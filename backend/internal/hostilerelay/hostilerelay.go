@@ -13,15 +13,12 @@ package hostilerelay
 
 import (
 	"context"
-	"net"
-	"net/http"
-	"path/filepath"
 	"sync"
 	"testing"
 
 	"weald/backend/relay"
+	"weald/backend/relay/relaytest"
 	"weald/backend/relay/server"
-	"weald/backend/relay/store"
 	"weald/backend/wire"
 )
 
@@ -43,25 +40,11 @@ type Relay struct {
 // Start runs a hostile relay until the test ends.
 func Start(t testing.TB) *Relay {
 	t.Helper()
-	st, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "relay.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := relay.New(relay.Config{Store: st})
-	r := &Relay{Service: svc, subst: map[wire.ID][][]byte{}, claims: map[wire.ID]int{}}
-	srv := server.New(server.Config{Backend: &backend{Backend: svc, r: r}})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: srv}
-	go hs.Serve(ln)
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-		st.Close()
+	r := &Relay{subst: map[wire.ID][][]byte{}, claims: map[wire.ID]int{}}
+	honest := relaytest.StartWrapped(t, relay.Config{}, func(svc *relay.Service) server.Backend {
+		return &backend{Backend: svc, r: r}
 	})
-	r.URL = "ws://" + ln.Addr().String() + "/v1/ws"
+	r.URL, r.Service = honest.URL, honest.Service
 	return r
 }
 

@@ -30,13 +30,25 @@ func Start(t testing.TB) *Relay {
 // StartWith starts a relay with cfg, its Store filled in.
 func StartWith(t testing.TB, cfg relay.Config) *Relay {
 	t.Helper()
+	return StartWrapped(t, cfg, nil)
+}
+
+// StartWrapped starts a relay with cfg whose WebSocket server talks to
+// wrap(service) instead of the service itself (nil wrap: the service), so a
+// test can put an interceptor between the transport and the accept path.
+func StartWrapped(t testing.TB, cfg relay.Config, wrap func(*relay.Service) server.Backend) *Relay {
+	t.Helper()
 	st, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "relay.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Store = st
 	svc := relay.New(cfg)
-	srv := server.New(server.Config{Backend: svc})
+	var backend server.Backend = svc
+	if wrap != nil {
+		backend = wrap(svc)
+	}
+	srv := server.New(server.Config{Backend: backend})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
