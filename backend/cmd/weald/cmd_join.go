@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -54,14 +53,8 @@ func (c *cli) cmdJoin(ctx context.Context, link, name string) error {
 	if e == nil {
 		return jerr
 	}
-	st := e.Status()
-	chans := e.Channels()
-	phrase, _ := e.TakeRecoveryPhrase(ctx)
-	e.Close()
-	if err := os.Rename(tmp, c.wsDir(st.Workspace)); err != nil {
-		return err
-	}
-	if err := c.setCurrent(st.Workspace); err != nil {
+	st, chans, phrase, err := c.settle(ctx, e, tmp)
+	if err != nil {
 		return err
 	}
 	if jerr != nil {

@@ -39,6 +39,21 @@ func workspaceCommands(c *cli) []*cobra.Command {
 		"workspace create NAME --relay URL | workspace list", create, list)}
 }
 
+// settle closes e, the engine of a workspace just created or joined in the
+// temporary folder tmp, moves the folder to the workspace's id and makes it
+// the current workspace. It returns what the command prints: the status, the
+// channels and the recovery phrase (shown once).
+func (c *cli) settle(ctx context.Context, e *engine.Engine, tmp string) (engine.Status, []engine.Channel, string, error) {
+	st := e.Status()
+	chans := e.Channels()
+	phrase, _ := e.TakeRecoveryPhrase(ctx)
+	e.Close()
+	if err := os.Rename(tmp, c.wsDir(st.Workspace)); err != nil {
+		return st, chans, phrase, err
+	}
+	return st, chans, phrase, c.setCurrent(st.Workspace)
+}
+
 func (c *cli) cmdWorkspaceCreate(ctx context.Context, name, relay string) error {
 	pr, err := c.profile()
 	if err != nil {
@@ -51,14 +66,8 @@ func (c *cli) cmdWorkspaceCreate(ctx context.Context, name, relay string) error 
 	if e == nil {
 		return cerr
 	}
-	st := e.Status()
-	chans := e.Channels()
-	phrase, _ := e.TakeRecoveryPhrase(ctx)
-	e.Close()
-	if err := os.Rename(tmp, c.wsDir(st.Workspace)); err != nil {
-		return err
-	}
-	if err := c.setCurrent(st.Workspace); err != nil {
+	st, chans, phrase, err := c.settle(ctx, e, tmp)
+	if err != nil {
 		return err
 	}
 	if c.json {
