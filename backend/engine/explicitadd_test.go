@@ -16,7 +16,7 @@ import (
 // secondDevice gives user's person (of engine first) a second device: a new
 // engine whose device key the admin admits to the roster under the same
 // user (what pairing will do; issue 13 "A second device").
-func secondDevice(t *testing.T, r *testRelay, admin, first *Engine, seed byte) *Engine {
+func secondDevice(t testing.TB, r *testRelay, admin, first *Engine, seed byte) *Engine {
 	t.Helper()
 	ctx := testCtx(t)
 	opts := r.options(t, fmt.Sprintf("second-%d", seed), seed)
@@ -119,7 +119,7 @@ func TestAddPeopleIsOneCommit(t *testing.T) {
 	}
 }
 
-func invite(t *testing.T, e *Engine) string {
+func invite(t testing.TB, e *Engine) string {
 	t.Helper()
 	link, err := e.CreateInvite(testCtx(t), []string{"general"}, roster.RoleMember, time.Hour)
 	if err != nil {

@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"weald/backend/lifecycle"
+	"weald/backend/relay"
+	"weald/backend/roster"
+)
+
+// BenchmarkRemovePerson measures a removal from operation start to receipt
+// (issue 12 goal: under 5 s for a user with 3 devices in 512 groups): sam's
+// three devices are in WEALD_BENCH_GROUPS explicit channels (default 64;
+// the workspace's own three groups come on top), each with dana and sam's
+// devices. Run with -benchtime=1x: each iteration builds its workspace.
+func BenchmarkRemovePerson(b *testing.B) {
+	n := 64
+	if s := os.Getenv("WEALD_BENCH_GROUPS"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	for it := 0; it < b.N; it++ {
+		b.StopTimer()
+		r := startRelayWith(b, relay.Config{ClaimBurst: 1 << 20})
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+		defer cancel()
+		dana := createWorkspace(b, r, byte(210+it))
+		sam := joinWith(b, r, invite(b, dana), "sam", byte(220+it))
+		if _, err := dana.Sync(ctx); err != nil {
+			b.Fatal(err)
+		}
+		sam2 := secondDevice(b, r, dana, sam, byte(230+it))
+		sam3 := secondDevice(b, r, dana, sam, byte(240+it))
+		for _, e := range []*Engine{sam, sam2, sam3} {
+			if _, err := e.Sync(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		setup := time.Now()
+		for i := 0; i < n; i++ {
+			name := fmt.Sprintf("chan-%03d", i)
+			if _, err := dana.CreateChannel(ctx, name, roster.AdmissionExplicit); err != nil {
+				b.Fatal(err)
+			}
+			res, err := dana.AddPeople(ctx, name, []string{sam.meta.User.hex()})
+			if err != nil || len(res.Added) != 3 {
+				b.Fatalf("add to %s: %+v %v", name, res, err)
+			}
+		}
+		b.Logf("setup of %d channels: %s", n, time.Since(setup).Round(time.Millisecond))
+		b.StartTimer()
+		start := time.Now()
+		op, err := dana.Remove(ctx, sam.meta.User.hex(), RemoveOptions{})
+		took := time.Since(start)
+		b.StopTimer()
+		if err != nil || op.State != lifecycle.StateDone {
+			b.Fatalf("remove: %v", err)
+		}
+		rotated := len(op.Receipt.Groups)
+		if rotated < n || op.Receipt.DevicesRevoked != 3 {
+			b.Fatalf("receipt: %d groups rotated, %d devices", rotated, op.Receipt.DevicesRevoked)
+		}
+		b.ReportMetric(float64(rotated), "groups_rotated")
+		b.ReportMetric(took.Seconds(), "s/removal")
+		b.StartTimer()
+	}
+}
