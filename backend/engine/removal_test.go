@@ -409,3 +409,30 @@ func TestRevokeLostDevice(t *testing.T) {
 		t.Fatalf("again: %+v %v", again, err)
 	}
 }
+
+// "Provisional grants die here too": an invite the removed person created
+// is revoked by the removal, so its link no longer joins anybody.
+func TestRemovalRevokesTheirInvites(t *testing.T) {
+	r := startRelay(t)
+	ctx := testCtx(t)
+	dana := createWorkspace(t, r, 230)
+	sam, _, _ := removalScene(t, r, dana, 231)
+	if err := dana.Promote(ctx, sam.meta.User.hex()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sam.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	link := invite(t, sam) // sam's invite, not yet used
+	op, err := dana.Remove(ctx, sam.meta.User.hex(), RemoveOptions{})
+	if err != nil || len(op.Invites) != 1 {
+		t.Fatalf("remove: %v, invites %d", err, len(op.Invites))
+	}
+	inv, ok := dana.roster.Invite(roster.InviteID(op.Invites[0]))
+	if !ok || !inv.Revoked {
+		t.Fatal("sam's invite is not revoked")
+	}
+	if _, err := Join(ctx, r.options(t, "late", 235), link); err == nil {
+		t.Fatal("sam's invite link joined somebody after sam's removal")
+	}
+}
