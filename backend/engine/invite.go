@@ -30,10 +30,40 @@ var (
 	ErrStaleBundle = errcode.New("invite/stale_bundle", "the invite bundle is older than the workspace root; a member's app refreshes it when it next syncs, then run sync again")
 )
 
-// CreateInvite creates an invite (docs/protocol/invites.md): the roster
-// record with the root and the named open channels as scopes, the grant in
-// the access set, a bundle in the root log; it returns the link.
+// InviteOptions are an invite's choices (docs/protocol/invites.md).
+type InviteOptions struct {
+	Scopes  []string      // open channels besides the root, by name or id
+	Role    roster.Role   // the role the joiner gets
+	Expires time.Duration // from now
+	Uses    int           // how many people may join with the link, 1 to MaxInviteUses
+}
+
+// MaxInviteUses bounds an invite's uses (the roster allows 1 to 1000).
+const MaxInviteUses = 1000
+
+// ErrInviteUses is an invite use count out of range.
+var ErrInviteUses = errcode.New("invite/bad_uses", "an invite allows 1 to 1000 uses")
+
+// CreateInvite creates a single-use invite; see CreateInviteWith.
 func (e *Engine) CreateInvite(ctx context.Context, scopes []string, role roster.Role, expires time.Duration) (string, error) {
+	return e.CreateInviteWith(ctx, InviteOptions{Scopes: scopes, Role: role, Expires: expires, Uses: 1})
+}
+
+// CreateInviteWith creates an invite (docs/protocol/invites.md): the
+// roster record with the root and the named open channels as scopes, the
+// grant in the access set, a bundle in the root log; it returns the link.
+// A multi-use link admits up to o.Uses people, each with its own device key
+// (the relay binds one key per use to the grant).
+func (e *Engine) CreateInviteWith(ctx context.Context, o InviteOptions) (string, error) {
+	if o.Uses < 1 || o.Uses > MaxInviteUses {
+		return "", ErrInviteUses
+	}
+	if o.Role != roster.RoleAdmin && o.Role != roster.RoleMember {
+		return "", errcode.New("invite/bad_role", "an invite's role is member or admin")
+	}
+	if o.Expires <= 0 {
+		return "", errcode.New("invite/bad_expiry", "an invite must expire some time after now")
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err := e.connect(ctx); err != nil {
@@ -46,7 +76,7 @@ func (e *Engine) CreateInvite(ctx context.Context, scopes []string, role roster.
 		return "", ErrNotAdmin
 	}
 	var ids []identity.GroupID
-	for _, s := range scopes {
+	for _, s := range o.Scopes {
 		gi, err := e.resolveChannel(s)
 		if err != nil {
 			return "", fmt.Errorf("%w: %q", err, s)
@@ -60,7 +90,7 @@ func (e *Engine) CreateInvite(ctx context.Context, scopes []string, role roster.
 	var inv *roster.Invite
 	var sec identity.InviteSecret
 	if err := e.appendRoster(ctx, func() (roster.Body, error) {
-		inv, sec, err = roster.NewInvite(e.rand, e.roster, ids, role, e.now().Add(expires), pub, 1)
+		inv, sec, err = roster.NewInvite(e.rand, e.roster, ids, o.Role, e.now().Add(o.Expires), pub, uint16(o.Uses))
 		return inv, err
 	}); err != nil {
 		return "", err
@@ -75,6 +105,78 @@ func (e *Engine) CreateInvite(ctx context.Context, scopes []string, role roster.
 	l := groups.Link{Relay: e.meta.Relay, Workspace: e.wsID(), Invite: inv.ID, Secret: sec, UpdatePriv: priv}
 	e.emit(Event{Kind: EventRoster})
 	return l.String(), nil
+}
+
+// Invite is one invite record as the invite list shows it.
+type Invite struct {
+	ID        string    `json:"id"` // hex; what RevokeInvite takes
+	Role      string    `json:"role"`
+	Uses      int       `json:"uses"`
+	MaxUses   int       `json:"max_uses"`
+	Created   time.Time `json:"created"`
+	Expires   time.Time `json:"expires"`
+	CreatedBy string    `json:"created_by"` // the creator's display name
+	Mine      bool      `json:"mine"`       // created by this device
+	Scopes    []string  `json:"scopes"`     // channel names beyond the workspace
+	JoinedBy  []string  `json:"joined_by"`  // display names of those who joined with it
+	// State is live, used (no uses left), expired or revoked.
+	State string `json:"state"`
+}
+
+// Invites lists the workspace's invites, newest first (live ones and the
+// others, with their state), from the local roster.
+func (e *Engine) Invites() []Invite {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	joined := map[roster.InviteID][]string{}
+	for _, u := range e.roster.Users() {
+		for _, d := range u.Devices {
+			if di, ok := e.roster.Device(d); ok && di.Invite != nil && di.Admitted == u.Admitted {
+				joined[*di.Invite] = append(joined[*di.Invite], e.userName(u.ID))
+			}
+		}
+	}
+	out := []Invite{}
+	all := e.roster.Invites()
+	for i := len(all) - 1; i >= 0; i-- {
+		in := all[i]
+		it := Invite{ID: hexID(in.Invite.ID).hex(), Role: in.Invite.Role.String(), Uses: in.Uses, MaxUses: int(in.Invite.MaxUses),
+			Created: in.CreatedAt.UTC(), Expires: in.Invite.ExpiresAt.UTC(), Mine: in.CreatedBy == e.devID,
+			Scopes: []string{}, JoinedBy: joined[in.Invite.ID]}
+		if d, ok := e.roster.Device(in.CreatedBy); ok {
+			it.CreatedBy = e.userName(d.User)
+		}
+		if it.JoinedBy == nil {
+			it.JoinedBy = []string{}
+		}
+		for _, g := range in.Invite.Scopes {
+			if gi, ok := e.roster.Group(g); ok && g != e.roster.RootGroup() && !gi.Deleted {
+				it.Scopes = append(it.Scopes, gi.Name)
+			}
+		}
+		switch {
+		case in.Revoked:
+			it.State = "revoked"
+		case in.Uses >= int(in.Invite.MaxUses):
+			it.State = "used"
+		case !e.now().Before(in.Invite.ExpiresAt):
+			it.State = "expired"
+		case !e.roster.DeviceLive(in.CreatedBy):
+			it.State = "revoked"
+		default:
+			it.State = "live"
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// CanInvite reports whether this device may create invites (an admin,
+// not on probation): members get no Invite button.
+func (e *Engine) CanInvite() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.roster.IsAdmin(e.devID)
 }
 
 // RevokeInvite revokes an invite (hex id) with a roster invite-revoke

@@ -326,14 +326,19 @@ func (s *Service) Authenticate(ctx context.Context, b wire.AuthBinding, a *wire.
 				return wire.Errorf(wire.CodeAuthRevoked, "This key was removed from the workspace.")
 			}
 		}
-		// A grant carries one key: the first that authenticated with it.
-		if err := tx.BindGrantKey(ctx, ws, g, a.Key); err != nil {
+		// A grant carries one key per use of its invite: the first that
+		// authenticated with it, up to the roster's max_uses.
+		uses, err := s.grantUses(ctx, tx, ws, g)
+		if err != nil {
+			return err
+		}
+		if err := tx.BindGrantKey(ctx, ws, g, a.Key, uses); err != nil {
 			return err
 		}
 		_, bound, err := tx.GrantKey(ctx, ws, id)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			return wire.Errorf(wire.CodeAuthGrantUsed, "This invite grant already carries another device's key.")
+			return wire.Errorf(wire.CodeAuthGrantUsed, "This invite link has already been used as many times as it allows.")
 		case err != nil:
 			return err
 		case bound != g:

@@ -215,3 +215,26 @@ func (s *Service) dropFold(ws wire.ID) {
 	delete(s.rosters, ws)
 	s.mu.Unlock()
 }
+
+// grantUses is how many device keys grant may carry: the max_uses of the
+// invite whose grant it is in ws's roster, or 1 when the roster holds none
+// (or is invalid before it). It locks the workspace (the caller is in an
+// update transaction).
+func (s *Service) grantUses(ctx context.Context, tx store.Tx, ws, grant wire.ID) (int, error) {
+	w, err := tx.LockWorkspace(ctx, ws)
+	if err != nil {
+		return 0, err
+	}
+	if w.RosterIndex == 0 {
+		return 1, nil
+	}
+	f, err := s.foldRoster(ctx, tx, ws, w)
+	if err != nil {
+		return 0, err
+	}
+	defer f.mu.Unlock()
+	if inv, ok := f.state.InviteByGrant(grant); ok && inv.Invite.MaxUses > 1 {
+		return int(inv.Invite.MaxUses), nil
+	}
+	return 1, nil
+}

@@ -212,7 +212,7 @@ func (s *State) checkInvite(op *Operation, a actor, b *Invite) (func(), error) {
 		c := *b
 		c.Scopes = slices.Clone(b.Scopes)
 		c.UpdatePub = slices.Clone(b.UpdatePub)
-		s.invites[b.ID] = &InviteInfo{Invite: c, CreatedBy: a.device.ID, Created: ref}
+		s.invites[b.ID] = &InviteInfo{Invite: c, CreatedBy: a.device.ID, Created: ref, CreatedAt: op.CreatedAt}
 	}, nil
 }
 

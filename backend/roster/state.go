@@ -90,6 +90,7 @@ type InviteInfo struct {
 	Invite    Invite
 	CreatedBy identity.DeviceID
 	Created   Ref
+	CreatedAt time.Time
 	Uses      int
 	Revoked   bool
 }

@@ -233,10 +233,13 @@ func (t *sqlTx) GrantVoid(ctx context.Context, ws wire.ID, hash wire.ID) (bool, 
 	return n > 0, err
 }
 
-func (t *sqlTx) BindGrantKey(ctx context.Context, ws, grant wire.ID, key []byte) error {
+func (t *sqlTx) BindGrantKey(ctx context.Context, ws, grant wire.ID, key []byte, uses int) error {
 	id := wire.KeyID(key)
-	_, err := t.exec(ctx, `INSERT INTO grant_keys (workspace_id, key_id, key, grant_hash) VALUES (?, ?, ?, ?)
-		ON CONFLICT DO NOTHING`, b(ws), b(id), key, b(grant))
+	// The next free slot, if fewer than uses are taken; a key already bound
+	// (to this or another grant) or a slot taken meanwhile is a conflict.
+	_, err := t.exec(ctx, `INSERT INTO grant_keys (workspace_id, key_id, key, grant_hash, slot)
+		SELECT ?, ?, ?, ?, count(*) FROM grant_keys WHERE workspace_id = ? AND grant_hash = ? HAVING count(*) < ?
+		ON CONFLICT DO NOTHING`, b(ws), b(id), key, b(grant), b(ws), b(grant), uses)
 	return err
 }
 

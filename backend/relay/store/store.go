@@ -163,9 +163,10 @@ type Tx interface {
 	VoidGrants(ctx context.Context, ws wire.ID, hashes []wire.ID, version uint64) error
 	GrantVoid(ctx context.Context, ws wire.ID, hash wire.ID) (bool, error)
 	// BindGrantKey records that key authenticated with grant, unless key is
-	// bound already or grant already carries a key: a grant carries one key,
-	// a key one grant, and the first binding wins.
-	BindGrantKey(ctx context.Context, ws, grant wire.ID, key []byte) error
+	// bound already or grant already carries uses keys: a grant carries at
+	// most uses keys (its invite's max_uses), a key one grant, and the first
+	// bindings win.
+	BindGrantKey(ctx context.Context, ws, grant wire.ID, key []byte, uses int) error
 	// GrantKey returns the key with id keyID bound to a grant and that grant.
 	GrantKey(ctx context.Context, ws, keyID wire.ID) (key []byte, grant wire.ID, err error)
 
