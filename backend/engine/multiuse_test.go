@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"weald/backend/errcode"
 	"weald/backend/roster"
 	"weald/backend/wire"
 )
@@ -29,7 +28,7 @@ func TestMultiUseInviteAndRevoke(t *testing.T) {
 	// A third person with the same link: the relay carries no third key
 	// (auth/grant_used), before anything is written to the roster.
 	_, err = Join(ctx, r.options(t, "kim", 73), link)
-	if c, _ := errcode.Of(err); c != wire.CodeAuthGrantUsed {
+	if c := codeOf(err); c != string(wire.CodeAuthGrantUsed) {
 		t.Fatalf("third use: %v, want %s", err, wire.CodeAuthGrantUsed)
 	}
 	if _, err := dana.Sync(ctx); err != nil {
@@ -65,7 +64,7 @@ func TestMultiUseInviteAndRevoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Join(ctx, r.options(t, "max", 75), spare)
-	if c, _ := errcode.Of(err); c != wire.CodeAuthRevoked {
+	if c := codeOf(err); c != string(wire.CodeAuthRevoked) {
 		t.Fatalf("revoked link: %v, want %s", err, wire.CodeAuthRevoked)
 	}
 	if _, err := dana.Sync(ctx); err != nil {
@@ -81,5 +80,3 @@ func TestMultiUseInviteAndRevoke(t *testing.T) {
 		t.Fatalf("member invites: %v", err)
 	}
 }
-
-func codeOf(err error) errcode.Code { code, _ := errcode.Of(err); return code }
