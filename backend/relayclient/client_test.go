@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,6 +20,7 @@ import (
 
 	"weald/backend/identity"
 	"weald/backend/relay"
+	"weald/backend/relay/relaytest"
 	"weald/backend/relay/server"
 	"weald/backend/relay/store"
 	"weald/backend/relayclient"
@@ -71,39 +71,20 @@ func seededKey(name string) keyPair {
 	return keyPair{pub: priv.Public().(ed25519.PublicKey), priv: priv}
 }
 
-// relayAt serves a relay over st on a fixed listener address.
+// relayAt is a relay over a test's store on a fixed listener address.
 type relayAt struct {
 	srv  *server.Server
-	hs   *http.Server
-	done chan struct{}
+	stop func() // stops serving; the store stays open
 }
 
 func serveAt(t *testing.T, addr string, st store.Store, cfg relay.Config, lim server.Limits) *relayAt {
 	t.Helper()
-	var ln net.Listener
-	var err error
-	for i := 0; i < 50; i++ { // the previous listener may linger briefly
-		if ln, err = net.Listen("tcp", addr); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := relaytest.Listen(t, addr)
 	cfg.Store = st
 	log := slog.New(slog.NewTextHandler(testWriter{t}, nil))
-	r := &relayAt{srv: server.New(server.Config{Backend: relay.New(cfg), Limits: lim, Logger: log}), done: make(chan struct{})}
-	r.hs = &http.Server{Handler: r.srv}
-	go func() { r.hs.Serve(ln); close(r.done) }()
-	t.Cleanup(r.stop)
+	r := &relayAt{srv: server.New(server.Config{Backend: relay.New(cfg), Limits: lim, Logger: log})}
+	r.stop = relaytest.Serve(t, ln, r.srv)
 	return r
-}
-
-func (r *relayAt) stop() {
-	r.srv.Close()
-	r.hs.Close()
-	<-r.done
 }
 
 type env struct {

@@ -3,14 +3,13 @@ package relayclient_test
 import (
 	"context"
 	"errors"
-	"net"
-	"net/http"
 	"testing"
 	"time"
 
 	"weald/backend/errcode"
 	"weald/backend/internal/hostilerelay"
 	"weald/backend/relay"
+	"weald/backend/relay/relaytest"
 	"weald/backend/relay/server"
 	"weald/backend/relayclient"
 	"weald/backend/wire"
@@ -22,17 +21,7 @@ func relayB(t *testing.T, e *env, cfg server.Config) *relay.Service {
 	t.Helper()
 	svc := relay.New(relay.Config{Store: e.st})
 	cfg.Backend = svc
-	srv := server.New(cfg)
-	ln, err := net.Listen("tcp", e.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: srv}
-	go hs.Serve(ln)
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-	})
+	relaytest.Serve(t, relaytest.Listen(t, e.addr), server.New(cfg))
 	e.provision(svc)
 	return svc
 }
@@ -119,17 +108,8 @@ func TestAuthForOneRelayIsRefusedByAnother(t *testing.T) {
 // returns its URL.
 func publicRelayB(t *testing.T, e *env) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := server.New(server.Config{Backend: relay.New(relay.Config{Store: e.st}), PublicHosts: []string{ln.Addr().String()}})
-	hs := &http.Server{Handler: srv}
-	go hs.Serve(ln)
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-	})
+	ln := relaytest.Listen(t, "127.0.0.1:0")
+	relaytest.Serve(t, ln, server.New(server.Config{Backend: relay.New(relay.Config{Store: e.st}), PublicHosts: []string{ln.Addr().String()}}))
 	return "ws://" + ln.Addr().String() + "/v1/ws"
 }
 

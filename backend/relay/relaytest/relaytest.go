@@ -8,7 +8,9 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"weald/backend/relay"
 	"weald/backend/relay/server"
@@ -42,23 +44,50 @@ func StartWrapped(t testing.TB, cfg relay.Config, wrap func(*relay.Service) serv
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { st.Close() }) // after the server has stopped
 	cfg.Store = st
 	svc := relay.New(cfg)
 	var backend server.Backend = svc
 	if wrap != nil {
 		backend = wrap(svc)
 	}
-	srv := server.New(server.Config{Backend: backend})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: srv}
-	go hs.Serve(ln)
-	t.Cleanup(func() {
-		hs.Close()
-		srv.Close()
-		st.Close()
-	})
+	ln := Listen(t, "127.0.0.1:0")
+	Serve(t, ln, server.New(server.Config{Backend: backend}))
 	return &Relay{URL: "ws://" + ln.Addr().String() + "/v1/ws", Service: svc}
+}
+
+// Listen listens on addr ("127.0.0.1:0" for any port), retrying for up to a
+// second while a listener that just closed on the same address lingers (a
+// test restarting its relay where its clients expect it).
+func Listen(t testing.TB, addr string) net.Listener {
+	t.Helper()
+	var ln net.Listener
+	var err error
+	for range 50 {
+		if ln, err = net.Listen("tcp", addr); err == nil {
+			return ln
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal(err)
+	return nil
+}
+
+// Serve serves srv on ln until the test ends or stop is called; stop closes
+// the server and its listener and waits until serving has ended. Calling it
+// more than once is harmless.
+func Serve(t testing.TB, ln net.Listener, srv *server.Server) (stop func()) {
+	hs := &http.Server{Handler: srv}
+	done := make(chan struct{})
+	go func() { hs.Serve(ln); close(done) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			srv.Close()
+			hs.Close()
+			<-done
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }
