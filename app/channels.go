@@ -34,6 +34,10 @@ type Channel struct {
 	// DefaultName is the spec's name of a default channel ("general" or
 	// "activity"), whatever it is called locally; empty for the others.
 	DefaultName string `json:"defaultName"`
+	// Kind is "chan", or "dm" for a direct message, whose Peer is the
+	// other person's user id and whose Name is that person's.
+	Kind string `json:"kind"`
+	Peer string `json:"peer"`
 }
 
 // Message is one chat message.
@@ -125,13 +129,18 @@ func (w *Workspaces) channels(r *wsRun) []Channel {
 	defaultNames := defaultChannelNames(st.Workspace)
 	out := []Channel{}
 	for _, c := range all {
-		// Not the root (not a chat surface), not DMs, and not a private
-		// channel this device is not in (its members add people).
-		if c.Kind != "chan" || (c.Admission == "explicit" && !c.Member) {
+		// Not the root (not a chat surface), and not a private channel
+		// this device is not in (its members add people). A DM of this
+		// person's is listed before this device is in it (it waits to be
+		// added by the device that started it).
+		if (c.Kind != "chan" && c.Kind != "dm") || (c.Kind == "chan" && c.Admission == "explicit" && !c.Member) {
 			continue
 		}
-		ch := Channel{ID: c.Group, Name: c.Name, Muted: c.Muted, Joined: c.Member,
+		ch := Channel{ID: c.Group, Name: c.Name, Muted: c.Muted, Joined: c.Member, Kind: c.Kind, Peer: c.Peer,
 			Policy: Policy{Admission: c.Admission, History: c.History, Default: c.Default, Hash: c.Policy}}
+		if c.Kind == "dm" {
+			ch.Name = w.personName(r, st.User, c.Peer)
+		}
 		ch.DefaultName = defaultNames[c.Group]
 		if n, ok := names[c.Group]; ok {
 			ch.Name = n
@@ -361,16 +370,29 @@ func (w *Workspaces) toMessage(r *wsRun, user, channel string, m engine.Message)
 			out.Error = toError(errors.New(m.Error))
 		}
 	}
-	switch {
-	case out.Mine && you != "":
-		out.Author = you
-	case out.Mine:
-		out.Author = "You"
-	default:
-		// The roster carries no display names yet (docs/protocol/engine-requests.md).
-		out.Author = "Member " + m.Author[:min(8, len(m.Author))]
-	}
+	out.Author = personNameOf(you, user, m.Author)
 	return out
+}
+
+// personName is how the app names a person (user id, hex) to this device's
+// user (me): "You" (or your display name) for yourself; for the others,
+// while the roster carries no display names
+// (docs/protocol/engine-requests.md), "Member" and 8 digits of the user id.
+func (w *Workspaces) personName(r *wsRun, me, user string) string {
+	r.mu.Lock()
+	you := r.prefs.You
+	r.mu.Unlock()
+	return personNameOf(you, me, user)
+}
+
+func personNameOf(you, me, user string) string {
+	switch {
+	case user == me && you != "":
+		return you
+	case user == me:
+		return "You"
+	}
+	return "Member " + user[:min(8, len(user))]
 }
 
 // Messages returns a channel's history, oldest first.
@@ -405,12 +427,9 @@ func (w *Workspaces) Send(ws, channel, text string) (Message, error) {
 	if err != nil {
 		return Message{}, err
 	}
-	text = strings.TrimSpace(text)
-	switch {
-	case text == "":
-		return Message{}, &Error{Code: "bad_request/empty", Message: "Type a message first."}
-	case len(text) > MaxMessageBytes || !utf8.ValidString(text):
-		return Message{}, &Error{Code: "limit/message_size", Message: fmt.Sprintf("This message is longer than %d KiB; shorten it or split it.", MaxMessageBytes>>10)}
+	text, terr := checkText(text)
+	if terr != nil {
+		return Message{}, terr
 	}
 	ctx, cancel := w.callCtx()
 	defer cancel()
@@ -525,4 +544,16 @@ func (w *Workspaces) CreateInvite(ws string, scopes []string, hours int) (Invite
 		return Invite{}, toError(ierr)
 	}
 	return Invite{Link: link, ExpiresAt: time.Now().Add(time.Duration(hours) * time.Hour).UnixMilli()}, nil
+}
+
+// checkText trims a message and refuses an empty or oversized one.
+func checkText(text string) (string, *Error) {
+	text = strings.TrimSpace(text)
+	switch {
+	case text == "":
+		return "", &Error{Code: "bad_request/empty", Message: "Type a message first."}
+	case len(text) > MaxMessageBytes || !utf8.ValidString(text):
+		return "", &Error{Code: "limit/message_size", Message: fmt.Sprintf("This message is longer than %d KiB; shorten it or split it.", MaxMessageBytes>>10)}
+	}
+	return text, nil
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"time"
 
 	"weald/backend/errcode"
 	"weald/backend/identity"
@@ -264,4 +265,32 @@ func (e *Engine) completePending(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// PendingMember is a pending add as a channel's member list shows it:
+// "waiting for that device to check in" since the date it was recorded.
+type PendingMember struct {
+	User    string    `json:"user"`   // user id (hex)
+	Device  string    `json:"device"` // device id (hex)
+	AddedBy string    `json:"added_by"`
+	Since   time.Time `json:"since"`
+}
+
+// PendingAdds lists a channel's pending adds, oldest first.
+func (e *Engine) PendingAdds(channel string) ([]PendingMember, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	gi, err := e.resolveChannel(channel)
+	if err != nil {
+		return nil, err
+	}
+	out := []PendingMember{}
+	for _, p := range gi.Pending {
+		pm := PendingMember{Device: hexID(p.Device).hex(), AddedBy: hexID(p.AddedBy).hex(), Since: p.Since.UTC()}
+		if d, ok := e.roster.Device(p.Device); ok {
+			pm.User = hexID(d.User).hex()
+		}
+		out = append(out, pm)
+	}
+	return out, nil
 }

@@ -14,10 +14,16 @@ export function ChannelHeader({
   title,
   onInvite,
   onMenu,
+  onMembers,
+  onAddPeople,
 }: {
   channel?: Channel
   title?: string
   onInvite?: () => void
+  /** Shows the channel's member list (pending adds included). */
+  onMembers?: () => void
+  /** A private channel: opens the people picker. */
+  onAddPeople?: () => void
   /** In a narrow window: shows the collapsed sidebar. */
   onMenu?: () => void
 }) {
@@ -35,6 +41,40 @@ export function ChannelHeader({
     )
   }
   const lock = lockState(channel.policy)
+  const dm = channel.kind === 'dm'
+  const actions = (
+    <>
+      {onMembers ? (
+        <button type="button" className="header-action" onClick={onMembers}>
+          Members
+        </button>
+      ) : null}
+      {onAddPeople && !dm && channel.policy.admission === 'explicit' ? (
+        <button type="button" className="header-action" onClick={onAddPeople}>
+          Add people
+        </button>
+      ) : null}
+    </>
+  )
+  if (dm) {
+    return (
+      <header className="channel-header">
+        {menu}
+        <h1>{channel.name}</h1>
+        <p className="lock" data-testid="lock-state" data-lock={lock.icon}>
+          <span className="e2e">
+            <LockIcon locked />
+            End-to-end encrypted
+          </span>
+          <span className="lock-detail">
+            <span aria-hidden="true"> · </span>
+            <span>Direct message: only the two of you</span>
+          </span>
+        </p>
+        {actions}
+      </header>
+    )
+  }
   return (
     <header className="channel-header">
       {menu}
@@ -52,6 +92,7 @@ export function ChannelHeader({
         </span>
       </p>
       <PolicyButton hash={channel.policy.hash} name={channel.name} rules={`${lock.who}. ${lock.sees}.`} key={channel.id} />
+      {actions}
       {onInvite ? (
         <button type="button" className="header-action" onClick={onInvite}>
           Invite people

@@ -106,7 +106,7 @@ export function MessagePane({
           ref={input}
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
-          placeholder={channel ? (channel.joined ? `Message #${channel.name}` : `Joining #${channel.name}…`) : 'Join a workspace to send messages'}
+          placeholder={composerPlaceholder(channel)}
           disabled={!channel || !channel.joined}
           autoComplete="off"
         />
@@ -119,6 +119,7 @@ export function MessagePane({
 }
 
 function emptyText(channel: Channel): string {
+  if (channel.kind === 'dm') return `No messages with ${channel.name} yet.`
   if (channel.defaultName === 'activity') {
     return `Nothing in #${channel.name} yet. It is the place for agent and CI output, kept apart from conversation.`
   }
@@ -349,4 +350,11 @@ function MessageRow({
       </div>
     </div>
   )
+}
+
+/** composerPlaceholder: what the empty composer says for a channel, a DM, or nothing yet. */
+function composerPlaceholder(channel?: Channel): string {
+  if (!channel) return 'Join a workspace to send messages'
+  if (channel.kind === 'dm') return channel.joined ? `Message ${channel.name}` : `Waiting for ${channel.name}'s Weald to add this device…`
+  return channel.joined ? `Message #${channel.name}` : `Joining #${channel.name}…`
 }

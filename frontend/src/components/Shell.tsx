@@ -10,7 +10,11 @@ import { plainMessage } from '../state/errors'
 import { PhraseOnScreen } from '../state/phrase'
 import { useNarrow } from '../state/useNarrow'
 import { ChannelHeader } from './ChannelHeader'
+import { AddPeopleDialog } from './AddPeopleDialog'
 import { ChannelList } from './ChannelList'
+import { DMList } from './DMList'
+import { MembersDialog } from './MembersDialog'
+import { NewDMDialog } from './NewDMDialog'
 import { ConnectionStatus } from './ConnectionStatus'
 import { ErrorNote } from './Dialog'
 import { FirstRun } from './FirstRun'
@@ -23,7 +27,7 @@ import { AddProjectDialog, ProjectList, ProjectView } from './Projects'
 import { Sidebar, WorkspaceSwitcher } from './Sidebar'
 
 type View = { kind: 'channel' } | { kind: 'project'; folder: string } | { kind: 'first-run'; step: 'choose' | 'create' | 'join' }
-type Modal = 'new-channel' | 'invite' | 'add-project' | null
+type Modal = 'new-channel' | 'invite' | 'add-project' | 'new-dm' | 'add-people' | 'members' | null
 
 /** Shell is the application frame: sidebar, channel header, message pane. */
 export function Shell() {
@@ -65,7 +69,7 @@ export function Shell() {
   }, [])
 
   const current = wss.workspaces.find((w) => w.id === wss.current)
-  const { defaults } = splitChannels(channels.channels)
+  const { defaults, dms } = splitChannels(channels.channels)
   const channelId = (wss.current && selected[wss.current]) || defaults[0]?.id || null
   const channel = channels.channels.find((c) => c.id === channelId)
   const messages = useMessages(wss.current, channel?.id ?? null)
@@ -203,6 +207,14 @@ export function Shell() {
           <p className="muted">Channels appear here once you are in a workspace.</p>
         </section>
       )}
+      {current?.ready ? (
+        <DMList
+          dms={dms}
+          selected={showChannel ? channel?.id : undefined}
+          onSelect={selectChannel}
+          onNew={() => (setModal('new-dm'), setSideShown(false))}
+        />
+      ) : null}
       {hasWorkspace ? (
         <ProjectList
           projects={projects.projects}
@@ -215,11 +227,15 @@ export function Shell() {
     </Sidebar>
   )
   const body = (
-    <main key="main" className="main" aria-label={showChannel && channel ? `#${channel.name}` : 'Main'}>
+    <main key="main" className="main" aria-label={showChannel && channel ? (channel.kind === 'dm' ? channel.name : `#${channel.name}`) : 'Main'}>
       <ChannelHeader
         channel={showChannel ? channel : undefined}
         title={project ? project.name : undefined}
-        onInvite={showChannel && current ? () => setModal('invite') : undefined}
+        onInvite={showChannel && current && channel?.kind !== 'dm' ? () => setModal('invite') : undefined}
+        onMembers={
+          showChannel && channel?.joined && (channel.kind === 'dm' || channel.policy.admission === 'explicit') ? () => setModal('members') : undefined
+        }
+        onAddPeople={showChannel && channel?.joined ? () => setModal('add-people') : undefined}
         onMenu={narrow && hasWorkspace ? () => setSideShown(true) : undefined}
       />
       <ProgressList items={progress} />
@@ -266,6 +282,19 @@ export function Shell() {
           />
         ) : null}
         {modal === 'invite' && current ? <InviteDialog workspace={current.id} onClose={() => setModal(null)} /> : null}
+        {modal === 'new-dm' && current ? (
+          <NewDMDialog
+            workspace={current.id}
+            onClose={(dm?: Channel) => {
+              setModal(null)
+              if (dm) selectChannel(dm.id)
+            }}
+          />
+        ) : null}
+        {modal === 'add-people' && current && channel ? (
+          <AddPeopleDialog workspace={current.id} channel={channel} onClose={() => setModal(null)} />
+        ) : null}
+        {modal === 'members' && current && channel ? <MembersDialog workspace={current.id} channel={channel} onClose={() => setModal(null)} /> : null}
       </div>
     </PhraseOnScreen.Provider>
   )

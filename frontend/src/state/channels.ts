@@ -1,12 +1,17 @@
 import type { Channel } from '../lib/api'
 
 /**
- * The sidebar's two lists: the default channels first (#general before
+ * The sidebar's lists: the default channels first (#general before
  * #activity unless reordered), then the others, each in the order the
- * backend gives (their position).
+ * backend gives (their position); direct messages apart.
  */
-export function splitChannels(all: Channel[]): { defaults: Channel[]; others: Channel[] } {
-  return { defaults: all.filter((c) => c.policy.default && c.policy.admission !== 'everyone'), others: all.filter((c) => !c.policy.default) }
+export function splitChannels(all: Channel[]): { defaults: Channel[]; others: Channel[]; dms: Channel[] } {
+  const chans = all.filter((c) => c.kind !== 'dm')
+  return {
+    defaults: chans.filter((c) => c.policy.default && c.policy.admission !== 'everyone'),
+    others: chans.filter((c) => !c.policy.default),
+    dms: all.filter((c) => c.kind === 'dm'),
+  }
 }
 
 /** moved returns the index a channel goes to when moved up (-1) or down (+1) within its list, or null at an edge. */

@@ -27,7 +27,11 @@ export function makeApi() {
       setMuted: vi.fn(),
       move: vi.fn(),
       onChanged: on('channels'),
+      members: vi.fn(),
+      addPeople: vi.fn(),
     },
+    people: { list: vi.fn() },
+    dms: { send: vi.fn() },
     messages: {
       list: vi.fn(),
       // By default a page is cut from what list resolves, as Go's MessagesBefore cuts its history.

@@ -1,5 +1,19 @@
 export namespace app {
 	
+	export class AddResult {
+	    added: number;
+	    pending: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new AddResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.added = source["added"];
+	        this.pending = source["pending"];
+	    }
+	}
 	export class Policy {
 	    admission: string;
 	    history: string;
@@ -26,6 +40,8 @@ export namespace app {
 	    unread: number;
 	    joined: boolean;
 	    defaultName: string;
+	    kind: string;
+	    peer: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Channel(source);
@@ -40,6 +56,8 @@ export namespace app {
 	        this.unread = source["unread"];
 	        this.joined = source["joined"];
 	        this.defaultName = source["defaultName"];
+	        this.kind = source["kind"];
+	        this.peer = source["peer"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -59,6 +77,28 @@ export namespace app {
 		    }
 		    return a;
 		}
+	}
+	export class ChannelMember {
+	    user: string;
+	    name: string;
+	    device: string;
+	    you: boolean;
+	    pending: boolean;
+	    since: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ChannelMember(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.user = source["user"];
+	        this.name = source["name"];
+	        this.device = source["device"];
+	        this.you = source["you"];
+	        this.pending = source["pending"];
+	        this.since = source["since"];
+	    }
 	}
 	export class Error {
 	    code: string;
@@ -170,39 +210,6 @@ export namespace app {
 		    return a;
 		}
 	}
-	
-	export class Invite {
-	    link: string;
-	    expiresAt: number;
-	
-	    static createFrom(source: any = {}) {
-	        return new Invite(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.link = source["link"];
-	        this.expiresAt = source["expiresAt"];
-	    }
-	}
-	export class InviteScope {
-	    group: string;
-	    name: string;
-	    root: boolean;
-	    history: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new InviteScope(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.group = source["group"];
-	        this.name = source["name"];
-	        this.root = source["root"];
-	        this.history = source["history"];
-	    }
-	}
 	export class Message {
 	    id: string;
 	    channel: string;
@@ -247,6 +254,72 @@ export namespace app {
 		    return a;
 		}
 	}
+	export class DMSent {
+	    channel: Channel;
+	    message: Message;
+	
+	    static createFrom(source: any = {}) {
+	        return new DMSent(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.channel = this.convertValues(source["channel"], Channel);
+	        this.message = this.convertValues(source["message"], Message);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class Invite {
+	    link: string;
+	    expiresAt: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Invite(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.link = source["link"];
+	        this.expiresAt = source["expiresAt"];
+	    }
+	}
+	export class InviteScope {
+	    group: string;
+	    name: string;
+	    root: boolean;
+	    history: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new InviteScope(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.group = source["group"];
+	        this.name = source["name"];
+	        this.root = source["root"];
+	        this.history = source["history"];
+	    }
+	}
+	
 	export class MessagePage {
 	    messages: Message[];
 	    more: boolean;
@@ -278,6 +351,24 @@ export namespace app {
 		    }
 		    return a;
 		}
+	}
+	export class Person {
+	    user: string;
+	    name: string;
+	    you: boolean;
+	    devices: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Person(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.user = source["user"];
+	        this.name = source["name"];
+	        this.you = source["you"];
+	        this.devices = source["devices"];
+	    }
 	}
 	
 	export class Project {

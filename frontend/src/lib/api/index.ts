@@ -6,7 +6,20 @@ import * as Projects from '../../../wailsjs/go/app/Projects'
 import * as Workspaces from '../../../wailsjs/go/app/Workspaces'
 import { app } from '../../../wailsjs/go/models'
 import { ClipboardSetText, EventsOn, WindowSetTitle } from '../../../wailsjs/runtime/runtime'
-import type { Channel, CreatedWorkspace, Invite, InviteScope, Message, MessagePage, Progress, Workspace } from './types'
+import type {
+  AddResult,
+  Channel,
+  ChannelMember,
+  CreatedWorkspace,
+  DMSent,
+  Invite,
+  InviteScope,
+  Message,
+  MessagePage,
+  Person,
+  Progress,
+  Workspace,
+} from './types'
 
 export type * from './types'
 export type Status = app.Status
@@ -107,6 +120,19 @@ export const api = {
     move: (ws: string, channel: string, toIndex: number): Promise<Channel[]> =>
       wrap(() => Workspaces.MoveChannel(ws, channel, toIndex) as Promise<Channel[]>),
     onChanged: (cb: (e: { workspace: string; channels: Channel[] }) => void) => on(events.channelsChanged, cb),
+    /** members: the devices in a channel, then its pending adds. */
+    members: (ws: string, channel: string): Promise<ChannelMember[]> =>
+      wrap(() => Workspaces.ChannelMembers(ws, channel) as Promise<ChannelMember[]>),
+    /** addPeople adds every device of each person (user ids) to a private channel in one commit. */
+    addPeople: (ws: string, channel: string, users: string[]): Promise<AddResult> =>
+      wrap(() => Workspaces.AddPeople(ws, channel, users) as Promise<AddResult>),
+  },
+  people: {
+    list: (ws: string): Promise<Person[]> => wrap(() => Workspaces.People(ws) as Promise<Person[]>),
+  },
+  dms: {
+    /** send sends a direct message to a person (user id); the first one starts the DM. */
+    send: (ws: string, user: string, text: string): Promise<DMSent> => wrap(() => Workspaces.SendDM(ws, user, text) as Promise<DMSent>),
   },
   messages: {
     list: (ws: string, channel: string): Promise<Message[]> => wrap(() => Workspaces.Messages(ws, channel) as Promise<Message[]>),

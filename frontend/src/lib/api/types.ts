@@ -29,6 +29,40 @@ export interface Channel {
   joined: boolean
   /** The spec's name of a default channel ('general', 'activity') whatever its local name; '' for others. */
   defaultName: string
+  /** 'dm' for a direct message (its name is the other person's), else 'chan'. */
+  kind?: 'chan' | 'dm'
+  /** A DM's other person (user id, 64 hex digits). */
+  peer?: string
+}
+
+/** Someone in the workspace (the people picker, a new message). */
+export interface Person {
+  user: string
+  name: string
+  you: boolean
+  devices: number
+}
+
+/** A device in a channel, or a pending add: waiting for that device to check in since `since` (Unix ms). */
+export interface ChannelMember {
+  user: string
+  name: string
+  device: string
+  you: boolean
+  pending: boolean
+  since: number
+}
+
+/** What an add did: devices added now, and pending adds. */
+export interface AddResult {
+  added: number
+  pending: number
+}
+
+/** A direct message sent (or waiting: its state says) and its DM. */
+export interface DMSent {
+  channel: Channel
+  message: Message
 }
 
 export interface Workspace {
