@@ -371,17 +371,24 @@ func (w *Workspaces) toMessage(r *wsRun, user, channel string, m engine.Message)
 		}
 	}
 	out.Author = personNameOf(you, user, m.Author)
+	if !out.Mine && m.AuthorName != "" {
+		out.Author = m.AuthorName
+	}
 	return out
 }
 
 // personName is how the app names a person (user id, hex) to this device's
-// user (me): "You" (or your display name) for yourself; for the others,
-// while the roster carries no display names
-// (docs/protocol/engine-requests.md), "Member" and 8 digits of the user id.
+// user (me): "You" (or your display name) for yourself; the others by
+// their display name in the roster (engine UserName).
 func (w *Workspaces) personName(r *wsRun, me, user string) string {
 	r.mu.Lock()
 	you := r.prefs.You
 	r.mu.Unlock()
+	var id identity.UserID
+	if b, err := hex.DecodeString(user); user != me && err == nil && len(b) == len(id) {
+		copy(id[:], b)
+		return r.eng.UserName(id)
+	}
 	return personNameOf(you, me, user)
 }
 
