@@ -371,7 +371,7 @@ func (w *Workspaces) toMessage(r *wsRun, user, channel string, m engine.Message)
 		}
 	}
 	out.Author = personNameOf(you, user, m.Author)
-	if !out.Mine && m.AuthorName != "" {
+	if !out.Mine && m.AuthorName != "" && m.AuthorName != engineUnnamed(m.Author) {
 		out.Author = m.AuthorName
 	}
 	return out
@@ -387,10 +387,16 @@ func (w *Workspaces) personName(r *wsRun, me, user string) string {
 	var id identity.UserID
 	if b, err := hex.DecodeString(user); user != me && err == nil && len(b) == len(id) {
 		copy(id[:], b)
-		return r.eng.UserName(id)
+		if n := r.eng.UserName(id); n != engineUnnamed(user) {
+			return n
+		}
 	}
 	return personNameOf(you, me, user)
 }
+
+// engineUnnamed is the engine's name for a person without a display name
+// (engine UserName), which the app says as "Member" and the same digits.
+func engineUnnamed(user string) string { return "user " + user[:min(8, len(user))] }
 
 func personNameOf(you, me, user string) string {
 	switch {
