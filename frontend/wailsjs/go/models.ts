@@ -14,6 +14,64 @@ export namespace app {
 	        this.pending = source["pending"];
 	    }
 	}
+	export class MemberDevice {
+	    device: string;
+	    revoked: boolean;
+	    you: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new MemberDevice(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.device = source["device"];
+	        this.revoked = source["revoked"];
+	        this.you = source["you"];
+	    }
+	}
+	export class AdminMember {
+	    user: string;
+	    name: string;
+	    role: string;
+	    revoked: boolean;
+	    you: boolean;
+	    joined: number;
+	    devices: MemberDevice[];
+	
+	    static createFrom(source: any = {}) {
+	        return new AdminMember(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.user = source["user"];
+	        this.name = source["name"];
+	        this.role = source["role"];
+	        this.revoked = source["revoked"];
+	        this.you = source["you"];
+	        this.joined = source["joined"];
+	        this.devices = this.convertValues(source["devices"], MemberDevice);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Policy {
 	    admission: string;
 	    history: string;
@@ -320,6 +378,7 @@ export namespace app {
 	    }
 	}
 	
+	
 	export class MessagePage {
 	    messages: Message[];
 	    more: boolean;
@@ -393,6 +452,103 @@ export namespace app {
 	        this.relay = source["relay"];
 	        this.member = source["member"];
 	        this.problem = this.convertValues(source["problem"], Error);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class RotatedGroup {
+	    name: string;
+	    epoch: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RotatedGroup(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.epoch = source["epoch"];
+	    }
+	}
+	export class Receipt {
+	    operation: string;
+	    user: string;
+	    name: string;
+	    channel: string;
+	    groups: RotatedGroup[];
+	    devicesRevoked: number;
+	    agentsRevoked: number;
+	    accessVersion: number;
+	    at: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Receipt(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.operation = source["operation"];
+	        this.user = source["user"];
+	        this.name = source["name"];
+	        this.channel = source["channel"];
+	        this.groups = this.convertValues(source["groups"], RotatedGroup);
+	        this.devicesRevoked = source["devicesRevoked"];
+	        this.agentsRevoked = source["agentsRevoked"];
+	        this.accessVersion = source["accessVersion"];
+	        this.at = source["at"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Removal {
+	    operation: string;
+	    state: string;
+	    intervening: string[];
+	    receipt?: Receipt;
+	
+	    static createFrom(source: any = {}) {
+	        return new Removal(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.operation = source["operation"];
+	        this.state = source["state"];
+	        this.intervening = source["intervening"];
+	        this.receipt = this.convertValues(source["receipt"], Receipt);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

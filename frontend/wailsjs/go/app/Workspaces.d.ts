@@ -4,6 +4,8 @@ import {app} from '../models';
 
 export function AddPeople(arg1:string,arg2:string,arg3:Array<string>):Promise<app.AddResult>;
 
+export function AdminMembers(arg1:string):Promise<Array<app.AdminMember>>;
+
 export function ChannelMembers(arg1:string,arg2:string):Promise<Array<app.ChannelMember>>;
 
 export function Channels(arg1:string):Promise<Array<app.Channel>>;
@@ -32,7 +34,11 @@ export function MoveChannel(arg1:string,arg2:string,arg3:number):Promise<Array<a
 
 export function People(arg1:string):Promise<Array<app.Person>>;
 
+export function Receipts(arg1:string):Promise<Array<app.Receipt>>;
+
 export function Remove(arg1:string):Promise<void>;
+
+export function RemovePerson(arg1:string,arg2:string,arg3:string,arg4:boolean):Promise<app.Removal>;
 
 export function RenameChannel(arg1:string,arg2:string,arg3:string):Promise<app.Channel>;
 
@@ -41,5 +47,7 @@ export function RetrySend(arg1:string,arg2:string):Promise<void>;
 export function Send(arg1:string,arg2:string,arg3:string):Promise<app.Message>;
 
 export function SendDM(arg1:string,arg2:string,arg3:string):Promise<app.DMSent>;
+
+export function SetAdmin(arg1:string,arg2:string,arg3:boolean):Promise<void>;
 
 export function SetMuted(arg1:string,arg2:string,arg3:boolean):Promise<app.Channel>;

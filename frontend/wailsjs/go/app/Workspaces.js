@@ -6,6 +6,10 @@ export function AddPeople(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['AddPeople'](arg1, arg2, arg3);
 }
 
+export function AdminMembers(arg1) {
+  return window['go']['app']['Workspaces']['AdminMembers'](arg1);
+}
+
 export function ChannelMembers(arg1, arg2) {
   return window['go']['app']['Workspaces']['ChannelMembers'](arg1, arg2);
 }
@@ -62,8 +66,16 @@ export function People(arg1) {
   return window['go']['app']['Workspaces']['People'](arg1);
 }
 
+export function Receipts(arg1) {
+  return window['go']['app']['Workspaces']['Receipts'](arg1);
+}
+
 export function Remove(arg1) {
   return window['go']['app']['Workspaces']['Remove'](arg1);
+}
+
+export function RemovePerson(arg1, arg2, arg3, arg4) {
+  return window['go']['app']['Workspaces']['RemovePerson'](arg1, arg2, arg3, arg4);
 }
 
 export function RenameChannel(arg1, arg2, arg3) {
@@ -80,6 +92,10 @@ export function Send(arg1, arg2, arg3) {
 
 export function SendDM(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['SendDM'](arg1, arg2, arg3);
+}
+
+export function SetAdmin(arg1, arg2, arg3) {
+  return window['go']['app']['Workspaces']['SetAdmin'](arg1, arg2, arg3);
 }
 
 export function SetMuted(arg1, arg2, arg3) {
