@@ -17,7 +17,10 @@ VERSION  ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null ||
 COMMIT   ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 LDFLAGS   = -X weald/backend/version.version=$(VERSION) -X weald/backend/version.commit=$(COMMIT)
 
-.PHONY: help run test test-go test-ui lint lint-go lint-ui build build-e2e frontend deps-run deps-test bindings relay cli clean
+PKG      := build/bin/pkg
+DEB_ARCH ?= $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+
+.PHONY: package help run test test-go test-ui lint lint-go lint-ui build build-e2e frontend deps-run deps-test bindings relay cli clean
 
 help: ## List the targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -90,6 +93,17 @@ relay: ## Build the relay server into build/bin/weald-relay.
 
 cli: ## Build the headless CLI into build/bin/weald.
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/weald ./backend/cmd/weald
+
+# The Debian packages (docs/packaging.md): stripped, stamped binaries into
+# build/bin/pkg, then tools/package (nfpm as a library, its own module).
+package: deps-run frontend ## Build the .deb of the desktop app and of the relay into build/bin.
+	$(GO) build -tags "$$(.ci/deps.sh tags)" -ldflags "-s -w $(LDFLAGS)" -o $(PKG)/weald-desktop .
+	$(GO) build -ldflags "-s -w $(LDFLAGS)" -o $(PKG)/weald ./backend/cmd/weald
+	$(GO) build -ldflags "-s -w $(LDFLAGS)" -o $(PKG)/weald-relay ./backend/cmd/weald-relay
+	$(PKG)/weald completion bash > $(PKG)/weald.bash
+	cd tools/package && $(GO) build -o $(abspath $(TOOLS))/package .
+	$(TOOLS)/package -config build/linux/weald.nfpm.yaml -version "$(VERSION)" -arch $(DEB_ARCH) -out $(BIN)
+	$(TOOLS)/package -config build/linux/relay/weald-relay.nfpm.yaml -version "$(VERSION)" -arch $(DEB_ARCH) -out $(BIN)
 
 clean: ## Remove built binaries and test artifacts.
 	rm -rf $(BIN) frontend/dist/assets frontend/dist/index.html test-artifacts

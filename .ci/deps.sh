@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages Weald needs, only those missing.
 #   .ci/deps.sh run    what building and running the desktop app needs
-#   .ci/deps.sh test   that, plus what the tests need (Chromium, Xvfb, PostgreSQL, ImageMagick)
+#   .ci/deps.sh test   that, plus what the tests need (Chromium, Xvfb, PostgreSQL, ImageMagick, lintian)
 #   .ci/deps.sh tags   prints the Go build tags for this system's WebKitGTK
 set -euo pipefail
 what=${1:-run}
@@ -18,7 +18,7 @@ fi
 
 pkgs=(gcc pkg-config libgtk-3-dev "$(webkit_pkg)" xvfb xauth dbus)
 if [ "$what" = test ]; then
-  pkgs+=(chromium imagemagick postgresql)
+  pkgs+=(chromium imagemagick postgresql lintian libglib2.0-bin)
 fi
 
 missing=()

@@ -36,6 +36,7 @@ step vitest       npm --prefix frontend run --silent test
 step playwright   env WEALD_E2E_BIN="$PWD/build/bin/weald-e2e" npm --prefix frontend run --silent e2e
 step desktop      .ci/desktop-smoke.sh build/bin/weald-desktop
 step desktop-ready frontend/e2e/desktop-ready.sh build/bin/weald-desktop
+step package      .ci/package-test.sh
 
 echo
 echo "== summary"

@@ -49,5 +49,8 @@ func (a *App) TakeLaunchLink() string {
 	defer a.launch.mu.Unlock()
 	l := a.launch.link
 	a.launch.link = ""
+	if l != "" {
+		a.logger.Printf("invite link handed to the join screen")
+	}
 	return l
 }
