@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -51,6 +52,7 @@ func (c *cli) cmdJoin(ctx context.Context, link, name string) error {
 	tmp := opts.Dir
 	e, jerr := engine.Join(ctx, opts, link)
 	if e == nil {
+		os.RemoveAll(tmp) // a refused or unreachable join leaves nothing behind
 		return jerr
 	}
 	st, chans, phrase, err := c.settle(ctx, e, tmp)

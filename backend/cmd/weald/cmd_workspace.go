@@ -35,8 +35,8 @@ func workspaceCommands(c *cli) []*cobra.Command {
 			return c.cmdWorkspaceList(cmd.Context())
 		},
 	}
-	return []*cobra.Command{group("workspace", "Create and list workspaces",
-		"workspace create NAME --relay URL | workspace list", create, list)}
+	return []*cobra.Command{group("workspace", "Create, list and remove workspaces",
+		"workspace create NAME --relay URL | workspace list | workspace remove ID --yes", create, list, workspaceRemoveCommand(c))}
 }
 
 // settle closes e, the engine of a workspace just created or joined in the
@@ -63,7 +63,13 @@ func (c *cli) cmdWorkspaceCreate(ctx context.Context, name, relay string) error 
 	opts.DisplayName = pr.Name
 	tmp := opts.Dir
 	e, cerr := engine.CreateWorkspace(ctx, opts, name, relay)
-	if e == nil {
+	if e == nil || errCode(cerr).Area() == "relay" {
+		// Nothing reached a relay (a bad address, nothing answering, not a
+		// Weald relay): nothing is left behind on this device either.
+		if e != nil {
+			e.Close()
+		}
+		os.RemoveAll(tmp)
 		return cerr
 	}
 	st, chans, phrase, err := c.settle(ctx, e, tmp)

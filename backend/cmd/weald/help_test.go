@@ -17,7 +17,7 @@ func TestHelpVersionCompletionUsage(t *testing.T) {
 		stdout string // a substring of stdout
 		stderr string // a substring of stderr
 	}{
-		{[]string{"help"}, exitOK, "workspace   Create and list workspaces", ""},
+		{[]string{"help"}, exitOK, "workspace   Create, list and remove workspaces", ""},
 		{[]string{"--help"}, exitOK, "Exit codes: 0 done", ""},
 		{[]string{"help", "channel", "add"}, exitOK, "weald channel add CHANNEL USER...", ""},
 		{[]string{"invite", "create", "--help"}, exitOK, "--scope stringArray", ""},
@@ -27,7 +27,7 @@ func TestHelpVersionCompletionUsage(t *testing.T) {
 		{[]string{"__complete", "wor"}, exitOK, "workspace", ""},
 		{nil, exitUsage, "", "missing command; run weald help"},
 		{[]string{"frobnicate"}, exitUsage, "", `unknown command "frobnicate"`},
-		{[]string{"workspace"}, exitUsage, "", "workspace create NAME --relay URL | workspace list"},
+		{[]string{"workspace"}, exitUsage, "", "workspace create NAME --relay URL | workspace list | workspace remove ID --yes"},
 		{[]string{"workspace", "create", "Acme"}, exitUsage, "", "workspace create NAME --relay URL"},
 		{[]string{"send", "general"}, exitUsage, "", "send CHANNEL TEXT"},
 		{[]string{"read", "general", "--limit", "x"}, exitUsage, "", "--limit is a whole number"},
