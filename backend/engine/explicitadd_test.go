@@ -128,7 +128,7 @@ func invite(t testing.TB, e *Engine) string {
 	return link
 }
 
-func chanID(t *testing.T, e *Engine, name string) string {
+func chanID(t testing.TB, e *Engine, name string) string {
 	t.Helper()
 	for _, c := range e.Channels() {
 		if c.Name == name {
