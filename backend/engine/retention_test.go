@@ -10,6 +10,10 @@ import (
 	"time"
 
 	"weald/backend/errcode"
+	"weald/backend/internal/pgtest"
+	"weald/backend/relay"
+	"weald/backend/relay/relaytest"
+	"weald/backend/relay/store"
 	"weald/backend/retention"
 	"weald/backend/wire"
 )
@@ -82,8 +86,11 @@ func TestCompactionDropsAndJoinerReadsFromSnapshot(t *testing.T) {
 	if testing.Short() {
 		n = 600
 	}
-	r := startRelay(t)
-	dana, _ := historyWorkspace(t, r, n, 30, 140)
+	compactionProof(t, startRelay(t), n, 140)
+}
+
+func compactionProof(t *testing.T, r *testRelay, n int, seed byte) {
+	dana, _ := historyWorkspace(t, r, n, 30, seed)
 	ctx := testCtx(t)
 	before, err := dana.Storage(ctx)
 	if err != nil {
@@ -105,7 +112,7 @@ func TestCompactionDropsAndJoinerReadsFromSnapshot(t *testing.T) {
 	if after.Envelopes >= before.Envelopes-uint64(n)/2 || after.LogBytes >= before.LogBytes {
 		t.Fatalf("the relay holds %d envelopes / %d bytes after compaction, %d / %d before", after.Envelopes, after.LogBytes, before.Envelopes, before.LogBytes)
 	}
-	sam := joinWith(t, r, invite(t, dana), "sam", 141)
+	sam := joinWith(t, r, invite(t, dana), "sam", seed+1)
 	if _, err := sam.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +136,7 @@ func TestCompactionDropsAndJoinerReadsFromSnapshot(t *testing.T) {
 	if _, err := dana.Compact(ctx, "general", true); err != nil {
 		t.Fatal(err)
 	}
-	lee := joinWith(t, r, invite(t, dana), "lee", 142)
+	lee := joinWith(t, r, invite(t, dana), "lee", seed+2)
 	if _, err := lee.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -153,3 +160,18 @@ func codeOf(err error) string {
 var _ = errors.Is
 var _ = retention.ErrBarrier
 var _ = wire.KindCheckpoint
+
+// The same proof on a PostgreSQL relay (spec/lifecycle.md "The workspace
+// byte budget": the counter is a trigger on either engine's envelope table).
+func TestCompactionOnPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts a PostgreSQL cluster (make test runs it)")
+	}
+	st, err := store.OpenPostgres(context.Background(), pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() }) // after the relay has stopped
+	rt := relaytest.StartOn(t, relay.Config{}, st)
+	compactionProof(t, &testRelay{URL: rt.URL, svc: rt.Service}, 1000, 150)
+}

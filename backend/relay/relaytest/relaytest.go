@@ -45,6 +45,21 @@ func StartWrapped(t testing.TB, cfg relay.Config, wrap func(*relay.Service) serv
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() }) // after the server has stopped
+	return StartOnWrapped(t, cfg, st, wrap)
+}
+
+// StartOn starts a relay with cfg on st (a SQLite or PostgreSQL store,
+// e.g. store.OpenPostgres of a pgtest database); the caller closes st, or
+// registers its Close with t.Cleanup before calling (cleanups run last
+// first, so the server stops before the store closes).
+func StartOn(t testing.TB, cfg relay.Config, st store.Store) *Relay {
+	t.Helper()
+	return StartOnWrapped(t, cfg, st, nil)
+}
+
+// StartOnWrapped is StartWrapped on st.
+func StartOnWrapped(t testing.TB, cfg relay.Config, st store.Store, wrap func(*relay.Service) server.Backend) *Relay {
+	t.Helper()
 	cfg.Store = st
 	svc := relay.New(cfg)
 	var backend server.Backend = svc
