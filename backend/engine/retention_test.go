@@ -175,3 +175,52 @@ func TestCompactionOnPostgres(t *testing.T) {
 	rt := relaytest.StartOn(t, relay.Config{}, st)
 	compactionProof(t, &testRelay{URL: rt.URL, svc: rt.Service}, 1000, 150)
 }
+
+// spec/lifecycle.md "Dropping": the steward emits a checkpoint per group
+// every 512 changes or 7 days, whichever first, at the end of a sync; a
+// member holding the whole history verifies it without an alert.
+func TestStewardCheckpointsEvery512ChangesOr7Days(t *testing.T) {
+	r := startRelay(t)
+	dana, clk := historyWorkspace(t, r, 20, 1, 180)
+	sam := joinWith(t, r, invite(t, dana), "sam", 181)
+	ctx := testCtx(t)
+	checkpoints := func(e *Engine) int {
+		t.Helper()
+		if _, err := e.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		info, err := e.Retention("general")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.Checkpoints
+	}
+	if n := checkpoints(dana); n != 0 {
+		t.Fatalf("20 changes within a day: %d checkpoints", n)
+	}
+	clk.set(time.Now().Add(8 * 24 * time.Hour))
+	if n := checkpoints(dana); n != 1 {
+		t.Fatalf("after 7 days: %d checkpoints, want 1", n)
+	}
+	if n := checkpoints(dana); n != 1 {
+		t.Fatalf("nothing new: %d checkpoints, want still 1", n)
+	}
+	for i := 0; i < retention.CheckpointChanges; i++ {
+		if _, err := dana.Send(ctx, "general", fmt.Sprintf("n%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := checkpoints(dana); n != 2 {
+		t.Fatalf("after 512 changes: %d checkpoints, want 2", n)
+	}
+	if n := checkpoints(sam); n != 2 {
+		t.Fatalf("sam trusts %d of the steward's checkpoints", n)
+	}
+	for _, e := range []*Engine{dana, sam} {
+		for _, a := range e.Status().Alerts {
+			if strings.HasPrefix(a.Code, "retention/") {
+				t.Fatalf("alert: %+v", a)
+			}
+		}
+	}
+}
