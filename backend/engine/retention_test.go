@@ -91,7 +91,10 @@ func TestCompactionDropsAndJoinerReadsFromSnapshot(t *testing.T) {
 
 func compactionProof(t *testing.T, r *testRelay, n int, seed byte) {
 	dana, _ := historyWorkspace(t, r, n, 30, seed)
-	ctx := testCtx(t)
+	// A joiner reads n messages from the snapshots and indexes them: more
+	// than testCtx's minute on a loaded machine at n = 10,000.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
 	before, err := dana.Storage(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 // channel of n messages over 30 daily shards. The engine's cost of reading
 // and decrypting the log is not included (see the engine's figures).
 func BenchmarkCheckpoint(b *testing.B) {
-	for _, n := range []int{10000, 100000} {
+	for _, n := range benchSizes {
 		c := newChannel(b, n, 30)
 		b.Run(fmt.Sprintf("write/%d", n), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
@@ -29,3 +29,5 @@ func BenchmarkCheckpoint(b *testing.B) {
 		})
 	}
 }
+
+var benchSizes = []int{10000, 100000}
