@@ -3,6 +3,8 @@ package app
 import (
 	"fmt"
 	"strings"
+
+	"weald/backend/engine"
 )
 
 // MessagePage is a window of a channel's history, oldest first.
@@ -23,22 +25,67 @@ var seededHistory func(ws, channel string) []Message
 
 // MessagesBefore returns up to limit (1 to MaxPage) messages of a channel
 // older than the message with id before ("" for the newest ones), oldest
-// first, and whether older ones remain.
+// first, and whether older ones remain. It reads one page of the engine's
+// message index (never the whole history); the newest page also carries
+// this device's outbox (pending and failed messages) after the log.
 func (w *Workspaces) MessagesBefore(ws, channel, before string, limit int) (MessagePage, error) {
 	if limit < 1 || limit > MaxPage {
 		return MessagePage{}, &Error{Code: "bad_request/limit", Message: fmt.Sprintf("A page holds from 1 to %d messages.", MaxPage)}
 	}
-	all, err := w.Messages(ws, channel)
+	var seeded []Message
+	if seededHistory != nil {
+		seeded = seededHistory(strings.ToLower(ws), strings.ToLower(channel))
+	}
+	if before != "" && len(seeded) > 0 && strings.HasPrefix(before, "seed-") {
+		return page(seeded, before, limit)
+	}
+	r, err := w.run(ws)
 	if err != nil {
 		return MessagePage{}, err
 	}
-	if seededHistory != nil {
-		if extra := seededHistory(strings.ToLower(ws), strings.ToLower(channel)); len(extra) > 0 {
-			// The seeded history is older than anything real in the channel.
-			all = append(append([]Message(nil), extra...), all...)
+	ctx, cancel := w.callCtx()
+	defer cancel()
+	user := r.eng.Status().User
+	var queued []engine.Message
+	if before == "" {
+		if queued, err = outboxOf(r, channel); err != nil {
+			return MessagePage{}, err
+		}
+	} else if q, qerr := outboxOf(r, channel); qerr == nil && hasID(q, before) {
+		before = "" // the outbox is newer than the log: the page before it is the log's newest
+	}
+	msgs, more, merr := r.eng.MessagesBefore(ctx, channel, before, limit)
+	if merr != nil {
+		return MessagePage{}, toError(merr)
+	}
+	out := make([]Message, 0, len(msgs)+len(queued))
+	for _, m := range append(msgs, queued...) {
+		out = append(out, w.toMessage(r, user, strings.ToLower(channel), m))
+	}
+	if !more && len(seeded) > 0 && len(msgs) < limit {
+		// The seeded history is older than anything real in the channel.
+		n := min(limit-len(msgs), len(seeded))
+		out = append(append([]Message{}, seeded[len(seeded)-n:]...), out...)
+		more = n < len(seeded)
+	}
+	return MessagePage{Messages: out, More: more}, nil
+}
+
+func outboxOf(r *wsRun, channel string) ([]engine.Message, *Error) {
+	q, err := r.eng.Outbox(channel)
+	if err != nil {
+		return nil, toError(err)
+	}
+	return q, nil
+}
+
+func hasID(ms []engine.Message, id string) bool {
+	for _, m := range ms {
+		if m.ID == id {
+			return true
 		}
 	}
-	return page(all, before, limit)
+	return false
 }
 
 // page cuts the window of up to limit messages before the one with id before.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"weald/backend/documents"
+	"weald/backend/errcode"
 	"weald/backend/identity"
 	"weald/backend/store"
 	"weald/backend/wire"
@@ -50,7 +51,8 @@ func (e *Engine) indexMessage(tx *store.Tx, k shardKey, m documents.Message) err
 	if m.Deleted {
 		return tx.DeleteMessage(k.id(), m.ID)
 	}
-	msg := e.toMessage(m)
+	// The author's name is set when the row is read: names change.
+	msg := Message{ID: m.ID.String(), Author: hexID(m.Author).hex(), Time: m.Time.UTC(), Text: m.Text, Edited: !m.Edited.IsZero()}
 	v, err := json.Marshal(msg)
 	if err != nil {
 		return err
@@ -112,6 +114,9 @@ func (e *Engine) readShard(tx *store.Tx, k shardKey) (*documents.Shard, error) {
 	return s, nil
 }
 
+// ErrBadCursor is returned for a page cursor naming no message of the channel.
+var ErrBadCursor = errcode.New("history/bad_cursor", "that message is not in this channel's history; open the channel again")
+
 // MaxPage bounds the messages of one MessagesBefore call.
 const MaxPage = 1000
 
@@ -135,14 +140,14 @@ func (e *Engine) MessagesBefore(ctx context.Context, channel, before string, lim
 		if before != "" {
 			id, err := documents.ParseMessageID(before)
 			if err != nil {
-				return err
+				return fmt.Errorf("%w: %s", ErrBadCursor, before)
 			}
 			at, err := tx.MessagesByID(group, id)
 			if err != nil {
 				return err
 			}
 			if len(at) == 0 {
-				return fmt.Errorf("%w: %s", documents.ErrNotFound, before)
+				return fmt.Errorf("%w: %s", ErrBadCursor, before)
 			}
 			cur = &store.MessageCursor{Time: at[0].Time, ID: id}
 		}

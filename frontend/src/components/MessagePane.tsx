@@ -44,6 +44,7 @@ export function MessagePane({
   messages,
   hasOlder = false,
   onOlder,
+  highlight,
   outgoing,
   loading,
   error,
@@ -57,6 +58,8 @@ export function MessagePane({
   /** Older messages exist before the first one held. */
   hasOlder?: boolean
   onOlder?: () => void
+  /** A message to scroll to and highlight (a search result), once it is held. */
+  highlight?: string
   outgoing: Outgoing[]
   loading: boolean
   error: { code: string; message: string } | null
@@ -82,6 +85,7 @@ export function MessagePane({
         messages={messages}
         hasOlder={hasOlder}
         onOlder={onOlder}
+        highlight={highlight}
         outgoing={outgoing}
         loading={loading}
         error={error}
@@ -131,6 +135,7 @@ function History({
   messages,
   hasOlder,
   onOlder,
+  highlight,
   outgoing,
   loading,
   error,
@@ -141,6 +146,7 @@ function History({
   messages: Message[]
   hasOlder: boolean
   onOlder?: () => void
+  highlight?: string
   outgoing: Outgoing[]
   loading: boolean
   error: { code: string; message: string } | null
@@ -204,6 +210,16 @@ function History({
     if (follow.current) toBottom()
   }, [total, outgoing.length])
 
+  // A highlighted message (a search result) is scrolled into the middle once it is held.
+  const shown = useRef<string | undefined>(undefined)
+  const hi = highlight ? items.findIndex((r) => r.key === highlight) : -1
+  useEffect(() => {
+    if (hi < 0 || shown.current === highlight) return
+    shown.current = highlight
+    follow.current = false
+    v.scrollToIndex(hi, { align: 'center' })
+  }, [hi, highlight]) // eslint-disable-line react-hooks/exhaustive-deps
+
   const onScroll = () => {
     const el = scroller.current
     if (!el) return
@@ -240,6 +256,8 @@ function History({
                 data-grouped={r.kind === 'message' && r.grouped ? true : undefined}
                 data-mine={r.kind === 'message' && r.message.mine ? true : undefined}
                 data-state={r.kind === 'message' ? r.message.state : undefined}
+                data-highlighted={r.kind === 'message' && r.key === highlight ? true : undefined}
+                aria-current={r.kind === 'message' && r.key === highlight ? 'true' : undefined}
                 style={{ transform: `translateY(${vi.start}px)` }}
               >
                 {r.kind === 'day' ? (

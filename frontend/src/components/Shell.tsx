@@ -22,6 +22,7 @@ import { InviteDialog } from './InviteDialog'
 import { MessagePane } from './MessagePane'
 import { NewChannelDialog } from './NewChannelDialog'
 import { ProgressList } from './Progress'
+import { SearchBar, SearchResults, useSearch } from './Search'
 import { SetupPanel } from './SetupPanel'
 import { AddProjectDialog, ProjectList, ProjectView } from './Projects'
 import { Sidebar, WorkspaceSwitcher } from './Sidebar'
@@ -72,7 +73,11 @@ export function Shell() {
   const { defaults, dms } = splitChannels(channels.channels)
   const channelId = (wss.current && selected[wss.current]) || defaults[0]?.id || null
   const channel = channels.channels.find((c) => c.id === channelId)
-  const messages = useMessages(wss.current, channel?.id ?? null)
+  // A search result chosen: its channel opens scrolled to the message, which is highlighted.
+  const [jump, setJump] = useState<{ channel: string; id: string } | null>(null)
+  const target = jump && jump.channel === channel?.id ? jump.id : undefined
+  const messages = useMessages(wss.current, channel?.id ?? null, target)
+  const search = useSearch(wss.current)
   const { workspaces, current: currentId } = wss
   const unread = useMemo(() => {
     const u: Record<string, number> = {}
@@ -99,6 +104,8 @@ export function Shell() {
     if (wss.current) setSelected((s) => ({ ...s, [wss.current!]: id }))
     setView({ kind: 'channel' })
     setSideShown(false)
+    setJump(null)
+    search.close()
   }
   const ready = (ws: Workspace) => {
     wss.added(ws)
@@ -150,12 +157,27 @@ export function Shell() {
     )
   } else if (current && !current.ready && !channel?.joined) {
     main = <SetupPanel ws={current} />
+  } else if (search.open && view.kind === 'channel') {
+    main = (
+      <SearchResults
+        query={search.query}
+        hits={search.hits}
+        error={search.error}
+        busy={search.busy}
+        onClose={search.close}
+        onOpen={(h) => {
+          selectChannel(h.channel)
+          setJump({ channel: h.channel, id: h.message.id })
+        }}
+      />
+    )
   } else {
     main = (
       <MessagePane
         channel={channel}
         messages={messages.messages}
         hasOlder={messages.hasOlder}
+        highlight={target}
         focusKey={focusKey}
         onOlder={messages.loadOlder}
         outgoing={messages.outgoing}
@@ -238,6 +260,7 @@ export function Shell() {
         onAddPeople={showChannel && channel?.joined ? () => setModal('add-people') : undefined}
         onMenu={narrow && hasWorkspace ? () => setSideShown(true) : undefined}
       />
+      {current?.ready && showChannel ? <SearchBar onSearch={search.run} /> : null}
       <ProgressList items={progress} />
       {current?.ready && showChannel ? <ConnectionStatus ws={current} /> : null}
       {alerts.map((a) => (

@@ -16,10 +16,10 @@ export const PAGE = 200
 /**
  * useMessages holds a window of one channel's history — the newest page on
  * open, older pages as the reader scrolls up (loadOlder), live from message
- * events — with this device's outbox (pending and failed messages, which
+ * events, back to target when one is given — with this device's outbox (pending and failed messages, which
  * Go lists after the log) and the sends in flight.
  */
-export function useMessages(ws: string | null, channel: string | null) {
+export function useMessages(ws: string | null, channel: string | null, target?: string) {
   const [messages, setMessages] = useState<Message[]>([])
   const [hasOlder, setHasOlder] = useState(false)
   const [outgoing, setOutgoing] = useState<Outgoing[]>([])
@@ -97,6 +97,11 @@ export function useMessages(ws: string | null, channel: string | null) {
       o.busy = false
     }
   }, [ws, channel])
+
+  // A message to show (a search result): older pages load until it is held or the history ends.
+  useEffect(() => {
+    if (target && !loading && hasOlder && !messages.some((m) => m.id === target)) void loadOlder()
+  }, [target, loading, hasOlder, messages, loadOlder])
 
   const sendOne = useCallback(
     async (key: string, text: string) => {

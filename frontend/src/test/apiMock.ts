@@ -1,7 +1,7 @@
 // A controllable stand-in for src/lib/api in component tests: every method is
 // a vi.fn, events are captured so a test can push them as Go would.
 import { vi } from 'vitest'
-import type { Channel, Message, Policy, Workspace } from '../lib/api'
+import type { Channel, Message, Policy, SearchHit, Workspace } from '../lib/api'
 
 type Handler = (v: never) => void
 
@@ -45,6 +45,7 @@ export function makeApi() {
       retry: vi.fn(),
       discard: vi.fn(),
       markRead: vi.fn(),
+      search: vi.fn(async (): Promise<SearchHit[]> => []),
       onChanged: on('messages'),
     },
     invites: { scopes: vi.fn(), create: vi.fn() },

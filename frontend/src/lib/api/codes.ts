@@ -89,6 +89,7 @@ export const errorCodes = [
   'groups/open',
   'groups/version',
   'groups/wrong_group',
+  'history/bad_cursor',
   'history/bad_page',
   'identity/bad_id',
   'identity/bad_key',

@@ -18,6 +18,7 @@ import type {
   MessagePage,
   Person,
   Progress,
+  SearchHit,
   Workspace,
 } from './types'
 
@@ -144,6 +145,9 @@ export const api = {
     retry: (ws: string, id: string): Promise<void> => wrap(() => Workspaces.RetrySend(ws, id)),
     discard: (ws: string, id: string): Promise<void> => wrap(() => Workspaces.DiscardSend(ws, id)),
     markRead: (ws: string, channel: string): Promise<void> => wrap(() => Workspaces.MarkRead(ws, channel)),
+    /** search: messages of the local history holding every word of query, newest first (at most 50); channel '' for all. */
+    search: (ws: string, query: string, channel: string): Promise<SearchHit[]> =>
+      wrap(() => Workspaces.Search(ws, query, channel) as Promise<SearchHit[]>),
     onChanged: (cb: (e: { workspace: string; channel: string }) => void) => on(events.messagesChanged, cb),
   },
   invites: {

@@ -112,6 +112,16 @@ export interface MessagePage {
   more: boolean
 }
 
+/** A message found by Workspaces.Search, newest first. */
+export interface SearchHit {
+  /** The channel's id. */
+  channel: string
+  channelName: string
+  message: Message
+  /** The query's words as matched (lower case, the last also as the start of a word). */
+  words: string[]
+}
+
 export interface CreatedWorkspace {
   workspace: Workspace
   /** The 24 words of the recovery phrase; returned once, never stored in the UI. Empty while the engine makes none. */

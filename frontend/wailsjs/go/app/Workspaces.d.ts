@@ -44,6 +44,8 @@ export function RenameChannel(arg1:string,arg2:string,arg3:string):Promise<app.C
 
 export function RetrySend(arg1:string,arg2:string):Promise<void>;
 
+export function Search(arg1:string,arg2:string,arg3:string):Promise<Array<app.SearchHit>>;
+
 export function Send(arg1:string,arg2:string,arg3:string):Promise<app.Message>;
 
 export function SendDM(arg1:string,arg2:string,arg3:string):Promise<app.DMSent>;

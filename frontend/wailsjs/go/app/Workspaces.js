@@ -86,6 +86,10 @@ export function RetrySend(arg1, arg2) {
   return window['go']['app']['Workspaces']['RetrySend'](arg1, arg2);
 }
 
+export function Search(arg1, arg2, arg3) {
+  return window['go']['app']['Workspaces']['Search'](arg1, arg2, arg3);
+}
+
 export function Send(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['Send'](arg1, arg2, arg3);
 }
