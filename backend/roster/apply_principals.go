@@ -7,11 +7,15 @@ import (
 	"unicode/utf8"
 
 	"weald/backend/identity"
+	"weald/backend/wire"
 )
 
 func (s *State) checkGenesis(op *Operation, tbs []byte, b *Genesis) (func(), error) {
 	if op.Actor != identity.DevicePrincipal(identity.DeviceIDOf(b.Device)) {
 		return nil, reject(ErrBadOperation, "genesis must be signed by the device it admits")
+	}
+	if err := primeOrder(identity.KindDevice, b.Device.Bytes()); err != nil {
+		return nil, err
 	}
 	if err := b.Device.Verify(identity.LabelRosterOp, tbs, op.Signature); err != nil {
 		return nil, reject(ErrBadSignature, "genesis device")
@@ -43,6 +47,9 @@ func (s *State) checkRedeem(op *Operation, tbs []byte, b *RedeemInvite) (func(),
 	did := identity.DeviceIDOf(b.Device)
 	if op.Actor != identity.DevicePrincipal(did) {
 		return nil, reject(ErrBadOperation, "a redemption is signed by the device it admits")
+	}
+	if err := primeOrder(identity.KindDevice, b.Device.Bytes()); err != nil {
+		return nil, err
 	}
 	if err := b.Device.Verify(identity.LabelRosterOp, tbs, op.Signature); err != nil {
 		return nil, reject(ErrBadSignature, "redeeming device")
@@ -340,9 +347,24 @@ func validName(n string) bool {
 	return !unicode.IsSpace(first) && !unicode.IsSpace(last)
 }
 
+// primeOrder refuses a key that is not a canonical Ed25519 point of the
+// prime-order subgroup: under a small-order key anyone can make signatures
+// crypto/ed25519 accepts (a proof of possession included), and the relay
+// refuses an access set that lists one, so admitting it would block every
+// later access set (docs/security.md section 7).
+func primeOrder(kind identity.PrincipalKind, pub []byte) error {
+	if !wire.PrimeOrderKey(pub) {
+		return reject(ErrBadKey, "%s key %x… is not of prime order", kind, pub[:min(4, len(pub))])
+	}
+	return nil
+}
+
 // checkPossession verifies a proof of possession (PossessionContent) by the
 // key being admitted.
 func (s *State) checkPossession(verify func(identity.Label, []byte, []byte) error, owner [32]byte, kind identity.PrincipalKind, pub, proof []byte) error {
+	if err := primeOrder(kind, pub); err != nil {
+		return err
+	}
 	if verify(identity.LabelPossession, PossessionContent(s.workspace, owner, kind, pub), proof) != nil {
 		return reject(ErrPossession, "%s key %x…", kind, pub[:min(4, len(pub))])
 	}

@@ -44,6 +44,7 @@ var (
 	ErrNotPending        = errcode.New("roster/not_pending", "there is no such pending add")
 	ErrBadRetention      = errcode.New("roster/bad_retention", "the retention policy or approval is not valid")
 	ErrProbation         = errcode.New("roster/probation", "this device was recovered and may not admit, revoke or change roles until a pre-existing admin approves it")
+	ErrBadKey            = errcode.New("roster/bad_key", "the admitted key is not a canonical Ed25519 key of the prime-order subgroup")
 	ErrPossession        = errcode.New("roster/possession", "the admitted key did not prove that its holder asked for this admission")
 	ErrBadOperation      = errcode.New("roster/bad_operation", "the operation's fields are inconsistent")
 )

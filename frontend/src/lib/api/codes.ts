@@ -268,6 +268,7 @@ export const errorCodes = [
   'roster/agent_external_commit',
   'roster/already_revoked',
   'roster/bad_group_id',
+  'roster/bad_key',
   'roster/bad_name',
   'roster/bad_operation',
   'roster/bad_retention',
