@@ -8,15 +8,16 @@ import (
 	"testing"
 
 	"weald/backend/identity"
+	"weald/backend/mls"
 	"weald/backend/roster"
 )
 
 // dmPair is a workspace of Dana (its creator) and Sam, both synced (so both
 // have key packages on the relay). hook, when set, is each engine's Crash
 // option.
-func dmPair(t *testing.T, hook func(step string) error) (dana, sam *Engine) {
+func dmPair(t *testing.T, hook func(step string) error) (r *testRelay, dana, sam *Engine) {
 	t.Helper()
-	r := startRelay(t)
+	r = startRelay(t)
 	ctx := testCtx(t)
 	do := r.options(t, "dana", 130)
 	do.Crash = hook
@@ -37,7 +38,7 @@ func dmPair(t *testing.T, hook func(step string) error) (dana, sam *Engine) {
 			t.Fatal(err)
 		}
 	}
-	return dana, sam
+	return r, dana, sam
 }
 
 // flush syncs e and sends its outbox until nothing waits (bounded).
@@ -83,7 +84,7 @@ func TestSimultaneousDMIsOneGroup(t *testing.T) {
 		}
 		return nil
 	}
-	dana, sam := dmPair(t, hook)
+	_, dana, sam := dmPair(t, hook)
 	ctx := testCtx(t)
 	var wg sync.WaitGroup
 	res := make([]DMResult, 2)
@@ -133,7 +134,7 @@ func TestSimultaneousDMIsOneGroup(t *testing.T) {
 // with its peer; a DM with oneself and a read of a DM never started are
 // refused with their codes.
 func TestDMListAndRefusals(t *testing.T) {
-	dana, sam := dmPair(t, nil)
+	_, dana, sam := dmPair(t, nil)
 	ctx := testCtx(t)
 	if _, err := dana.Messages(ctx, "@"+sam.meta.User.hex(), 0); !errors.Is(err, ErrNoDM) {
 		t.Fatalf("read before any DM: %v", err)
@@ -178,5 +179,54 @@ func readsSorted(t *testing.T, e *Engine, channel string, want ...string) {
 	slices.Sort(got)
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("%s reads %q in %s, want %q", e.DeviceID().ShortString(), got, channel, want)
+	}
+}
+
+// From the attacker's side: a DM member whose client skips the adder's
+// check commits an Add of a third person's device into the DM. The other
+// person's client refuses the commit (never merged: its epoch stays, the
+// third device is not in its tree) with a dm/third_party alert.
+func TestDMRefusesThirdPartyAdd(t *testing.T) {
+	r, dana, sam := dmPair(t, nil)
+	ctx := testCtx(t)
+	res, err := dana.SendDM(ctx, sam.meta.User.hex(), "just us")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readsOnly(t, sam, "@"+dana.meta.User.hex(), "just us")
+	lee := joinWith(t, r, invite(t, dana), "lee", 132)
+	for _, e := range []*Engine{lee, dana} {
+		if _, err := e.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := identity.GroupID(mustHex(t, res.Channel))
+	sg := sam.groups[id]
+	before := sg.mls.Epoch()
+	dana.mu.Lock()
+	g := dana.groups[id]
+	kp, err := dana.claimFor(ctx, g, lee.DeviceID())
+	if err == nil {
+		err = dana.commit(ctx, g, mls.CommitOptions{Add: [][]byte{kp}, RatchetTreeInWelcome: true})
+	}
+	dana.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sam.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if after := sg.mls.Epoch(); after != before {
+		t.Fatalf("sam merged the commit: epoch %d → %d", before, after)
+	}
+	if in := sam.groupDevices(sg); in[lee.DeviceID()] {
+		t.Fatal("lee's device is in sam's DM tree")
+	}
+	var alerted bool
+	for _, a := range sam.Status().Alerts {
+		alerted = alerted || (a.Code == "dm/third_party" && a.Actor == dana.DeviceID().String())
+	}
+	if !alerted {
+		t.Fatalf("no dm/third_party alert naming dana: %+v", sam.Status().Alerts)
 	}
 }

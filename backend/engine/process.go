@@ -63,6 +63,9 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 			switch {
 			case errors.Is(err, groups.ErrUnboundLeaf):
 				e.alertUnbound(ctx, id, env.Author, "the commit", err) // refused, never merged
+			case errors.Is(err, groups.ErrDMThirdParty):
+				e.raise(ctx, Alert{Code: "dm/third_party", Message: err.Error(), Group: hexID(id).hex(),
+					Actor: identity.DeviceID(env.Author).String()})
 			case errors.Is(err, groups.ErrSelfJoinRate):
 				e.raise(ctx, Alert{Code: "limit/self_join_rate", Message: err.Error(), Group: hexID(id).hex(),
 					Actor: identity.DeviceID(env.Author).String()})
@@ -232,6 +235,9 @@ func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPol
 		}
 		if err := groups.CheckAgentAdds(e.roster, identity.GroupID(g.rec.ID), adder, ids, e.now()); err != nil {
 			return evictee{}, err // refused, with an alert
+		}
+		if err := groups.CheckDMAdds(e.roster, identity.GroupID(g.rec.ID), ids); err != nil {
+			return evictee{}, err // refused, never merged, with an alert
 		}
 	}
 	// The joiner's leaf (index in the new epoch, credential, signature key),

@@ -50,6 +50,7 @@ export const errorCodes = [
   'device/unknown',
   'dm/none',
   'dm/self',
+  'dm/third_party',
   'dm/waiting',
   'docs/bad_changes',
   'docs/bad_day',
