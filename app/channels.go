@@ -66,6 +66,38 @@ type InviteScope struct {
 type Invite struct {
 	Link      string `json:"link"`
 	ExpiresAt int64  `json:"expiresAt"`
+	MaxUses   int    `json:"maxUses"`
+	Role      string `json:"role"`
+}
+
+// InviteRecord is one invite of the workspace as the invite list shows it
+// (the link itself is shown once, at creation, and never again).
+type InviteRecord struct {
+	ID        string   `json:"id"`
+	Role      string   `json:"role"`
+	Uses      int      `json:"uses"`
+	MaxUses   int      `json:"maxUses"`
+	CreatedAt int64    `json:"createdAt"`
+	ExpiresAt int64    `json:"expiresAt"`
+	CreatedBy string   `json:"createdBy"`
+	Mine      bool     `json:"mine"`
+	Scopes    []string `json:"scopes"`
+	JoinedBy  []string `json:"joinedBy"`
+	State     string   `json:"state"` // live, used, expired, revoked
+}
+
+// WorkspaceMember is one person of the workspace's roster, with when
+// they joined.
+type WorkspaceMember struct {
+	User    string `json:"user"`
+	Name    string `json:"name"`
+	Role    string `json:"role"`
+	You     bool   `json:"you"`
+	Creator bool   `json:"creator"`
+	Revoked bool   `json:"revoked"`
+	// JoinedAt is when the person entered the roster (Unix ms): "Dana
+	// joined" in #general is drawn from it.
+	JoinedAt int64 `json:"joinedAt"`
 }
 
 // Event payloads.
@@ -521,14 +553,26 @@ func (w *Workspaces) InviteScopes(ws string) ([]InviteScope, error) {
 }
 
 // CreateInvite makes an invite link for the root plus the open channels in
-// scopes, valid for hours (1 to 720).
-func (w *Workspaces) CreateInvite(ws string, scopes []string, hours int) (Invite, error) {
+// scopes, valid for hours (1 to 720), for uses people (1 to 1000) with role
+// (member or admin).
+func (w *Workspaces) CreateInvite(ws string, scopes []string, hours, uses int, role string) (Invite, error) {
 	r, err := w.run(ws)
 	if err != nil {
 		return Invite{}, err
 	}
 	if hours < 1 || hours > 720 {
 		return Invite{}, &Error{Code: "bad_request/expiry", Message: "An invite lasts from 1 hour to 30 days."}
+	}
+	if uses < 1 || uses > engine.MaxInviteUses {
+		return Invite{}, &Error{Code: "invite/bad_uses", Message: "An invite link can be used from 1 to 1000 times."}
+	}
+	rr := roster.RoleMember
+	switch role {
+	case "", "member":
+	case "admin":
+		rr = roster.RoleAdmin
+	default:
+		return Invite{}, &Error{Code: "invite/bad_role", Message: "An invite makes its joiners members or admins."}
 	}
 	offered, _ := w.InviteScopes(ws)
 	ok := map[string]bool{}
@@ -552,11 +596,76 @@ func (w *Workspaces) CreateInvite(ws string, scopes []string, hours int) (Invite
 	}
 	ctx, cancel := w.callCtx()
 	defer cancel()
-	link, ierr := r.eng.CreateInvite(ctx, names, roster.RoleMember, time.Duration(hours)*time.Hour)
+	link, ierr := r.eng.CreateInviteWith(ctx, engine.InviteOptions{Scopes: names, Role: rr, Expires: time.Duration(hours) * time.Hour, Uses: uses})
 	if ierr != nil {
 		return Invite{}, toError(ierr)
 	}
-	return Invite{Link: link, ExpiresAt: time.Now().Add(time.Duration(hours) * time.Hour).UnixMilli()}, nil
+	go w.emitWorkspaces()
+	return Invite{Link: link, ExpiresAt: time.Now().Add(time.Duration(hours) * time.Hour).UnixMilli(), MaxUses: uses, Role: rr.String()}, nil
+}
+
+// Invites lists the workspace's invites, newest first.
+func (w *Workspaces) Invites(ws string) ([]InviteRecord, error) {
+	r, err := w.run(ws)
+	if err != nil {
+		return nil, err
+	}
+	out := []InviteRecord{}
+	for _, in := range r.eng.Invites() {
+		out = append(out, InviteRecord{ID: in.ID, Role: in.Role, Uses: in.Uses, MaxUses: in.MaxUses, CreatedAt: in.Created.UnixMilli(),
+			ExpiresAt: in.Expires.UnixMilli(), CreatedBy: in.CreatedBy, Mine: in.Mine, Scopes: in.Scopes, JoinedBy: in.JoinedBy, State: in.State})
+	}
+	return out, nil
+}
+
+// RevokeInvite revokes an invite by id: a roster operation, then the access
+// set without its grant, so the relay refuses the link from then on.
+func (w *Workspaces) RevokeInvite(ws, id string) error {
+	r, err := w.run(ws)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := w.callCtx()
+	defer cancel()
+	if err := r.eng.RevokeInvite(ctx, id); err != nil {
+		return toError(err)
+	}
+	return nil
+}
+
+// WorkspaceMembers lists the roster's people (removed ones marked), in
+// order of joining.
+func (w *Workspaces) WorkspaceMembers(ws string) ([]WorkspaceMember, error) {
+	r, err := w.run(ws)
+	if err != nil {
+		return nil, err
+	}
+	out := []WorkspaceMember{}
+	for _, p := range r.eng.People() {
+		out = append(out, WorkspaceMember{User: p.User, Name: p.Name, Role: p.Role, You: p.You, Creator: p.Creator, Revoked: p.Revoked,
+			JoinedAt: p.Joined.UnixMilli()})
+	}
+	return out, nil
+}
+
+// SetName changes your display name in a workspace (a roster operation the
+// other members see on their next sync).
+func (w *Workspaces) SetName(ws, name string) error {
+	r, err := w.run(ws)
+	if err != nil {
+		return err
+	}
+	name, nerr := checkName("your name", name, 80)
+	if nerr != nil {
+		return nerr
+	}
+	ctx, cancel := w.callCtx()
+	defer cancel()
+	if err := r.eng.SetDisplayName(ctx, name); err != nil {
+		return toError(err)
+	}
+	w.emitWorkspaces()
+	return nil
 }
 
 // checkText trims a message and refuses an empty or oversized one.

@@ -67,7 +67,7 @@ func TestNoSecretInLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := dana.CreateInvite(c.Workspace.ID, []string{scopes[0].Group, chans[0].ID}, 24)
+	inv, err := dana.CreateInvite(c.Workspace.ID, []string{scopes[0].Group, chans[0].ID}, 24, 1, "member")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestNoSecretInLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := u.Query()
-	joined, err := sam.Join(inv.Link)
+	joined, err := sam.Join(inv.Link, "Sam")
 	if err != nil {
 		t.Fatal(err)
 	}

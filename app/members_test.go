@@ -29,11 +29,11 @@ func TestMemberListRemovesAPerson(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := dana.CreateInvite(ws, []string{scopes[0].Group}, 24)
+	inv, err := dana.CreateInvite(ws, []string{scopes[0].Group}, 24, 1, "member")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sam.Join(inv.Link); err != nil {
+	if _, err := sam.Join(inv.Link, "Sam"); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "sam ready", func() bool { return only(t, sam).Ready })

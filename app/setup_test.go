@@ -97,7 +97,7 @@ func TestTamperedLinkLeavesNothingAndTheRightLinkWorks(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "dana ready", func() bool { return only(t, dana).Ready })
-	inv, err := dana.CreateInvite(c.Workspace.ID, nil, 24)
+	inv, err := dana.CreateInvite(c.Workspace.ID, nil, 24, 1, "member")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestTamperedLinkLeavesNothingAndTheRightLinkWorks(t *testing.T) {
 		flip = 'B'
 	}
 	bad := inv.Link[:i] + string(flip) + inv.Link[i+1:]
-	_, err = sam.Join(bad)
+	_, err = sam.Join(bad, "Sam")
 	if err == nil {
 		t.Fatal("a tampered link was accepted")
 	}
@@ -118,7 +118,7 @@ func TestTamperedLinkLeavesNothingAndTheRightLinkWorks(t *testing.T) {
 	if list, err := sam.List(); err != nil || len(list) != 0 {
 		t.Fatalf("after the bad link: %+v, %v", list, err)
 	}
-	if _, err := sam.Join(inv.Link); err != nil {
+	if _, err := sam.Join(inv.Link, "Sam"); err != nil {
 		t.Fatalf("the right link after a bad one: %v", err)
 	}
 	eventually(t, "sam ready", func() bool { return only(t, sam).Ready })

@@ -27,6 +27,9 @@ type Workspace struct {
 	Unread    int      `json:"unread"`
 	Connected bool     `json:"connected"`
 	Pending   []string `json:"pending"`
+	// CanInvite: this device may create invites (an admin); members get no
+	// Invite button.
+	CanInvite bool `json:"canInvite"`
 	// Provision is set while the relay does not hold the workspace yet: an
 	// operator step (weald-relay provision) that the app cannot do itself.
 	Provision *Provision `json:"provision"`
@@ -289,7 +292,10 @@ func (w *Workspaces) describe(r *wsRun) Workspace {
 	you, problem, connected := r.prefs.You, r.problem, r.connected
 	r.mu.Unlock()
 	ws := Workspace{ID: st.Workspace, Name: st.Name, Relay: st.Relay, You: you, Ready: st.Ready, Connected: connected,
-		Pending: st.Pending, Problem: problem}
+		Pending: st.Pending, Problem: problem, CanInvite: st.Ready && r.eng.CanInvite()}
+	if name := r.eng.DisplayName(); name != "" {
+		ws.You = name // the roster's name, once set (a rename reaches every device)
+	}
 	if ws.You == "" {
 		ws.You = "You"
 	}
@@ -379,7 +385,7 @@ func (w *Workspaces) Create(name, you, relay string) (Created, error) {
 	}
 	var phrase string
 	c, merr := w.make(func(ctx context.Context, dir string) (*engine.Engine, error) {
-		eng, err := engine.CreateWorkspace(ctx, engine.Options{Dir: dir}, name, relay)
+		eng, err := engine.CreateWorkspace(ctx, engine.Options{Dir: dir, DisplayName: you}, name, relay)
 		if eng != nil {
 			// Drawn with the keys, so present even before provisioning;
 			// handed out once (the engine keeps it only until registered).
@@ -393,22 +399,27 @@ func (w *Workspaces) Create(name, you, relay string) (Created, error) {
 	return c, merr
 }
 
-// Join redeems an invite link: the device enters the workspace's roster
-// and root group, then joins every channel in scope by itself. The joiner's
-// own recovery phrase comes back once, as after Create.
-func (w *Workspaces) Join(link string) (Created, error) {
+// Join redeems an invite link under the joiner's name (you): the device
+// enters the workspace's roster (with its name) and root group, then joins
+// every channel in scope by itself. The joiner's own recovery phrase comes
+// back once, as after Create.
+func (w *Workspaces) Join(link, you string) (Created, error) {
 	link = strings.TrimSpace(link)
 	if link == "" {
 		return Created{}, &Error{Code: "invite/bad_link", Message: "Paste the invite link you were sent."}
 	}
+	you, nerr := checkName("your name", you, 80)
+	if nerr != nil {
+		return Created{}, nerr
+	}
 	var phrase string
 	c, err := w.make(func(ctx context.Context, dir string) (*engine.Engine, error) {
-		eng, err := engine.Join(ctx, engine.Options{Dir: dir}, link)
+		eng, err := engine.Join(ctx, engine.Options{Dir: dir, DisplayName: you}, link)
 		if eng != nil {
 			phrase, _ = eng.TakeRecoveryPhrase(ctx)
 		}
 		return eng, err
-	}, "", true)
+	}, you, true)
 	if err != nil {
 		return Created{}, err
 	}

@@ -104,15 +104,15 @@ func TestWorkspacesStoryAgainstARealRelay(t *testing.T) {
 	if err != nil || len(scopes) != 3 || !scopes[0].Root || scopes[0].Name != "Acme" {
 		t.Fatalf("scopes: %+v %v", scopes, err)
 	}
-	if _, err := dana.CreateInvite(ws, nil, 0); code(err) != "bad_request/expiry" {
+	if _, err := dana.CreateInvite(ws, nil, 0, 1, "member"); code(err) != "bad_request/expiry" {
 		t.Fatalf("expiry 0: %v", err)
 	}
-	inv, err := dana.CreateInvite(ws, []string{scopes[0].Group, general}, 24)
+	inv, err := dana.CreateInvite(ws, []string{scopes[0].Group, general}, 24, 1, "member")
 	if err != nil || inv.Link == "" {
 		t.Fatalf("invite: %+v %v", inv, err)
 	}
 
-	joined, err := sam.Join(inv.Link)
+	joined, err := sam.Join(inv.Link, "Sam")
 	if err != nil || joined.Workspace.ID != ws {
 		t.Fatalf("join: %+v %v", joined, err)
 	}
@@ -126,8 +126,15 @@ func TestWorkspacesStoryAgainstARealRelay(t *testing.T) {
 		seen, _ = sam.Messages(ws, general)
 		return len(seen) == 1
 	})
-	if seen[0].Text != "hello from Dana" || seen[0].Mine || !strings.HasPrefix(seen[0].Author, "Member ") {
+	// Named from the roster (issue 17 item 3), not by an id.
+	if seen[0].Text != "hello from Dana" || seen[0].Mine || seen[0].Author != "Dana" {
 		t.Fatalf("sam reads %+v", seen[0])
+	}
+	if w := only(t, sam); w.CanInvite || w.You != "Sam" {
+		t.Fatalf("sam (a member) %+v: no Invite, and named Sam", w)
+	}
+	if people, err := sam.WorkspaceMembers(ws); err != nil || len(people) != 2 || people[0].Name != "Dana" || !people[0].Creator || people[1].Name != "Sam" || !people[1].You || people[1].JoinedAt == 0 {
+		t.Fatalf("people %+v %v", people, err)
 	}
 	if w := only(t, sam); w.Unread != 1 {
 		t.Fatalf("sam unread before reading: %d", w.Unread)
@@ -198,7 +205,7 @@ func TestWorkspacesRefuseBadInput(t *testing.T) {
 		{second(w.Create("Acme", "Ada", "ftp://127.0.0.1:1")), "relay/bad_address"},
 		{second(w.Create("Acme", "Ada", "127.0.0.1:0")), "relay/bad_address"},
 		{second(w.Create(strings.Repeat("a", 81), "Ada", "ws://127.0.0.1:1")), "bad_request/name"},
-		{second(w.Join("")), "invite/bad_link"},
+		{second(w.Join("", "Sam")), "invite/bad_link"},
 		{second(w.Channels(strings.Repeat("a", 64))), "workspace/unknown"},
 	}
 	for i, c := range cases {
@@ -206,7 +213,7 @@ func TestWorkspacesRefuseBadInput(t *testing.T) {
 			t.Errorf("case %d: %v, want %s", i, c.err, c.want)
 		}
 	}
-	if _, err := w.Join("not a link"); err == nil || code(err) == "" {
+	if _, err := w.Join("not a link", "Sam"); err == nil || code(err) == "" {
 		t.Fatalf("bad link: %v", err)
 	}
 	if list, _ := w.List(); len(list) != 0 {

@@ -104,10 +104,14 @@ test('create, first message, invite, join, a parent channel appears by itself an
   await b.goto(sam.url)
   await b.getByRole('button', { name: 'Join with an invite' }).click()
   await b.getByLabel('Invite link').fill(link)
+  await b.getByLabel('Your name').fill('Sam') // issue 17 item 3: Sam is asked his name
   await b.getByRole('button', { name: 'Join', exact: true }).click()
   await confirmPhrase(b)
   await openChannel(b)
   await b.getByRole('log', { name: 'Messages' }).getByText('hello from Dana').waitFor({ timeout: slow })
+  // The author is named from the roster, not by an id; a member gets no Invite button.
+  await b.getByRole('log', { name: 'Messages' }).getByText('Dana', { exact: true }).first().waitFor({ timeout: slow })
+  assert.equal(await b.getByRole('button', { name: 'Invite people' }).count(), 0)
   console.log(`screenshot: ${await screenshot(b, 'e2e-story-joined.png')}`)
 
   // Dana creates a parent channel; it appears in Sam's sidebar with no action.

@@ -1,7 +1,7 @@
 import { describe, expect, it, beforeEach } from 'vitest'
 import { act, render, screen } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { ApiError, type Project } from '../lib/api'
+import { ApiError, type InviteRecord, type Project } from '../lib/api'
 import { chan, defaults, holder, hex, makeApi, msg, policy, ws } from '../test/apiMock'
 
 vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
@@ -89,7 +89,7 @@ describe('InviteDialog', () => {
       { group: hex(0xc), name: 'design', root: false, history: 'open' },
       { group: hex(0xd), name: 'secret', root: false, history: 'closed' },
     ])
-    a.invites.create.mockResolvedValue({ link: 'weald://join/xyz', expiresAt: 1_800_000_000_000 })
+    a.invites.create.mockResolvedValue({ link: 'weald://join/xyz', expiresAt: 1_800_000_000_000, maxUses: 1, role: 'member' })
     a.copy.mockResolvedValue(true)
     render(<InviteDialog workspace={hex(1)} onClose={() => {}} />)
     const root = (await screen.findByRole('checkbox', { name: /Acme/ })) as HTMLInputElement
@@ -99,15 +99,64 @@ describe('InviteDialog', () => {
     await userEvent.click(screen.getByRole('checkbox', { name: '#design' }))
     await userEvent.selectOptions(screen.getByLabelText('Expires after'), '1 day')
     await userEvent.click(screen.getByRole('button', { name: 'Create link' }))
-    expect(a.invites.create).toHaveBeenCalledWith(hex(1), [hex(0xa), hex(0xb)], 24)
+    expect(a.invites.create).toHaveBeenCalledWith(hex(1), [hex(0xa), hex(0xb)], 24, 1, 'member')
     const link = (await screen.findByLabelText('Invite link')) as HTMLInputElement
     // Links are single-use: the dialog says so, not "anyone with this link".
     expect(screen.getByText(/One person can join with this link, once/)).toBeTruthy()
-    expect(screen.queryByText(/Anyone with this link/)).toBeNull()
+    expect(screen.queryByText(/Anyone with this link can join/)).toBeNull()
     expect(link.value).toBe('weald://join/xyz')
     await userEvent.click(screen.getByRole('button', { name: 'Copy link' }))
     expect(a.copy).toHaveBeenCalledWith('weald://join/xyz')
     expect(screen.getByRole('status').textContent).toBe('Copied')
+  })
+
+  it('makes a multi-use admin link and says so', async () => {
+    const a = holder.current.api
+    a.invites.scopes.mockResolvedValue([{ group: hex(0xa), name: 'Acme', root: true, history: 'open' }])
+    a.invites.create.mockResolvedValue({ link: 'weald://invite?x', expiresAt: 1_800_000_000_000, maxUses: 10, role: 'admin' })
+    render(<InviteDialog workspace={hex(1)} onClose={() => {}} />)
+    await screen.findByRole('checkbox', { name: /Acme/ })
+    await userEvent.selectOptions(screen.getByLabelText('How many people can join with it'), 'Up to 10 people')
+    await userEvent.selectOptions(screen.getByLabelText('They join as'), 'admin')
+    await userEvent.click(screen.getByRole('button', { name: 'Create link' }))
+    expect(a.invites.create).toHaveBeenCalledWith(hex(1), [hex(0xa)], 24 * 7, 10, 'admin')
+    expect(await screen.findByText(/Up to 10 people can join with this link, each once, as an admin/)).toBeTruthy()
+  })
+
+  it('lists the live invites with their use count and revokes one', async () => {
+    const a = holder.current.api
+    a.invites.scopes.mockResolvedValue([{ group: hex(0xa), name: 'Acme', root: true, history: 'open' }])
+    const rec = (p: Partial<InviteRecord>): InviteRecord => ({
+      id: hex(0x11),
+      role: 'member',
+      uses: 2,
+      maxUses: 5,
+      createdAt: 1_700_000_000_000,
+      expiresAt: 1_800_000_000_000,
+      createdBy: 'Dana',
+      mine: true,
+      scopes: [],
+      joinedBy: ['Sam', 'Lee'],
+      state: 'live',
+      ...p,
+    })
+    a.invites.list.mockResolvedValueOnce([rec({}), rec({ id: hex(0x12), state: 'used', uses: 1, maxUses: 1 })]).mockResolvedValue([])
+    a.invites.revoke.mockResolvedValue(undefined)
+    render(<InviteDialog workspace={hex(1)} onClose={() => {}} />)
+    const row = await screen.findByText(/Member link by Dana: 2 of 5 used/)
+    expect(row.textContent).toContain('joined: Sam, Lee')
+    expect(screen.getAllByRole('button', { name: /^Revoke/ })).toHaveLength(1) // the used one is not live
+    await userEvent.click(screen.getByRole('button', { name: /^Revoke/ }))
+    expect(a.invites.revoke).toHaveBeenCalledWith(hex(1), hex(0x11))
+    expect(await screen.findByText('None.')).toBeTruthy()
+  })
+
+  it('is not offered to members who cannot invite', async () => {
+    inWorkspace()
+    holder.current.api.workspaces.list.mockResolvedValue([ws({ canInvite: false })])
+    render(<Shell />)
+    await screen.findByRole('main', { name: '#general' })
+    expect(screen.queryByRole('button', { name: 'Invite people' })).toBeNull()
   })
 
   it('is opened from the channel header', async () => {

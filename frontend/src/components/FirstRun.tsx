@@ -254,6 +254,7 @@ function JoinWithInvite({
   given?: string
 }) {
   const [link, setLink] = useState(given ?? '')
+  const [you, setYou] = useState('')
   useEffect(() => {
     if (given) setLink(given)
   }, [given])
@@ -276,7 +277,7 @@ function JoinWithInvite({
         setBusy(true)
         setError(null)
         try {
-          const r = await api.workspaces.join(link.trim())
+          const r = await api.workspaces.join(link.trim(), you.trim())
           // A joiner gets a recovery principal of its own: its phrase is shown once too.
           if (r.recoveryPhrase.length === 0) onReady(r.workspace)
           else setJoined({ ws: r.workspace, phrase: r.recoveryPhrase })
@@ -297,12 +298,14 @@ function JoinWithInvite({
         onChange={(e) => setLink(e.target.value)}
         placeholder="Paste the link you were sent"
       />
+      <label htmlFor="join-name">Your name</label>
+      <input id="join-name" value={you} onChange={(e) => setYou(e.target.value)} placeholder="Sam" />
       <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
       <div className="dialog-actions">
         <button type="button" onClick={onBack}>
           Back
         </button>
-        <button type="submit" className="primary" disabled={busy || !link.trim()}>
+        <button type="submit" className="primary" disabled={busy || !link.trim() || !you.trim()}>
           {busy ? 'Joining…' : 'Join'}
         </button>
       </div>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import { api, toApiError, type ApiError, type Invite, type InviteScope } from '../lib/api'
+import { api, toApiError, type ApiError, type Invite, type InviteRecord, type InviteScope, type Role } from '../lib/api'
 import { plainMessage } from '../state/errors'
 import { Dialog, ErrorNote } from './Dialog'
 
@@ -8,6 +8,70 @@ const expiries = [
   { hours: 24 * 7, label: '7 days' },
   { hours: 24 * 30, label: '30 days' },
 ]
+
+const useCounts = [1, 5, 10, 25, 100]
+
+/** What a link allows, said plainly. */
+export function usesSentence(maxUses: number): string {
+  return maxUses === 1 ? 'One person can join with this link, once' : `Up to ${maxUses} people can join with this link, each once`
+}
+
+/**
+ * LiveInvites lists the workspace's invites that still work, with their
+ * use count, and revokes one (the relay refuses its link from then on).
+ */
+export function LiveInvites({ workspace, refresh }: { workspace: string; refresh: number }) {
+  const [list, setList] = useState<InviteRecord[] | null>(null)
+  const [error, setError] = useState<ApiError | null>(null)
+  const [busy, setBusy] = useState('')
+  const load = () =>
+    api.invites.list(workspace).then(
+      (l) => setList(l.filter((i) => i.state === 'live')),
+      (e) => setError(toApiError(e)),
+    )
+  useEffect(() => {
+    load()
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [workspace, refresh])
+  return (
+    <section className="live-invites" aria-labelledby="live-invites-h">
+      <h3 id="live-invites-h">Links that still work</h3>
+      {list === null && !error ? <p className="muted">Loading…</p> : null}
+      {list?.length === 0 ? <p className="muted">None.</p> : null}
+      <ul>
+        {list?.map((i) => (
+          <li key={i.id} className="invite-row">
+            <span>
+              {i.role === 'admin' ? 'Admin' : 'Member'} link by {i.createdBy}: {i.uses} of {i.maxUses} used, expires{' '}
+              {new Date(i.expiresAt).toLocaleDateString()}
+              {i.joinedBy.length > 0 ? ` (joined: ${i.joinedBy.join(', ')})` : ''}
+            </span>
+            <button
+              type="button"
+              disabled={busy === i.id}
+              aria-label={`Revoke the ${i.role} link by ${i.createdBy} created ${new Date(i.createdAt).toLocaleString()}`}
+              onClick={async () => {
+                setBusy(i.id)
+                setError(null)
+                try {
+                  await api.invites.revoke(workspace, i.id)
+                  await load()
+                } catch (err) {
+                  setError(toApiError(err))
+                } finally {
+                  setBusy('')
+                }
+              }}
+            >
+              {busy === i.id ? 'Revoking…' : 'Revoke'}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
+    </section>
+  )
+}
 
 /**
  * InviteDialog makes an invite link. The workspace root is always in scope
@@ -18,6 +82,8 @@ export function InviteDialog({ workspace, onClose }: { workspace: string; onClos
   const [scopes, setScopes] = useState<InviteScope[] | null>(null)
   const [chosen, setChosen] = useState<Set<string>>(new Set())
   const [hours, setHours] = useState(24 * 7)
+  const [uses, setUses] = useState(1)
+  const [role, setRole] = useState<Role>('member')
   const [invite, setInvite] = useState<Invite | null>(null)
   const [busy, setBusy] = useState(false)
   const [copied, setCopied] = useState(false)
@@ -54,8 +120,11 @@ export function InviteDialog({ workspace, onClose }: { workspace: string; onClos
           <label htmlFor="invite-link">Invite link</label>
           <input id="invite-link" data-autofocus readOnly value={invite.link} onFocus={(e) => e.currentTarget.select()} />
           <p className="help">
-            Expires {new Date(invite.expiresAt).toLocaleString()}. One person can join with this link, once, until then; send it privately to them.
+            {usesSentence(invite.maxUses)}, as {invite.role === 'admin' ? 'an admin' : 'a member'}, until{' '}
+            {new Date(invite.expiresAt).toLocaleString()}. Anyone who has the link can use it: send it privately. This is the only time the link is
+            shown; you can revoke it below.
           </p>
+          <LiveInvites workspace={workspace} refresh={1} />
           <div className="dialog-actions">
             <span role="status" className="copied">
               {copied ? 'Copied' : ''}
@@ -82,7 +151,7 @@ export function InviteDialog({ workspace, onClose }: { workspace: string; onClos
             setError(null)
             try {
               const root = scopes?.filter((s) => s.root).map((s) => s.group) ?? []
-              setInvite(await api.invites.create(workspace, [...new Set([...root, ...chosen])], hours))
+              setInvite(await api.invites.create(workspace, [...new Set([...root, ...chosen])], hours, uses, role))
             } catch (err) {
               setError(toApiError(err))
             } finally {
@@ -121,6 +190,19 @@ export function InviteDialog({ workspace, onClose }: { workspace: string; onClos
               </option>
             ))}
           </select>
+          <label htmlFor="invite-uses">How many people can join with it</label>
+          <select id="invite-uses" value={uses} onChange={(e) => setUses(Number(e.target.value))}>
+            {useCounts.map((n) => (
+              <option key={n} value={n}>
+                {n === 1 ? 'One person (single use)' : `Up to ${n} people`}
+              </option>
+            ))}
+          </select>
+          <label htmlFor="invite-role">They join as</label>
+          <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
+            <option value="member">Members</option>
+            <option value="admin">Admins (can invite, remove people and change settings)</option>
+          </select>
           <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
           <div className="dialog-actions">
             <button type="button" onClick={onClose}>
@@ -130,6 +212,7 @@ export function InviteDialog({ workspace, onClose }: { workspace: string; onClos
               {busy ? 'Creating…' : 'Create link'}
             </button>
           </div>
+          <LiveInvites workspace={workspace} refresh={0} />
         </form>
       )}
     </Dialog>

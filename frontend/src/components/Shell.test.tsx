@@ -128,8 +128,11 @@ describe('Shell', () => {
     render(<Shell />)
     await userEvent.click(await screen.findByRole('button', { name: 'Join with an invite' }))
     await userEvent.type(screen.getByLabelText('Invite link'), '  weald://join/abc  ')
+    // Sam is asked his name: Join waits for it.
+    expect((screen.getByRole('button', { name: 'Join' }) as HTMLButtonElement).disabled).toBe(true)
+    await userEvent.type(screen.getByLabelText('Your name'), ' Sam ')
     await userEvent.click(screen.getByRole('button', { name: 'Join' }))
-    expect(a.workspaces.join).toHaveBeenCalledWith('weald://join/abc')
+    expect(a.workspaces.join).toHaveBeenCalledWith('weald://join/abc', 'Sam')
     const phrase = await screen.findByRole('list', { name: 'Recovery phrase' })
     expect(
       within(phrase)
@@ -151,6 +154,7 @@ describe('Shell', () => {
     render(<Shell />)
     await userEvent.click(await screen.findByRole('button', { name: 'Join with an invite' }))
     await userEvent.type(screen.getByLabelText('Invite link'), 'nonsense')
+    await userEvent.type(screen.getByLabelText('Your name'), 'Sam')
     await userEvent.click(screen.getByRole('button', { name: 'Join' }))
     expect((await screen.findByRole('alert')).textContent).toMatch(/not a Weald invite link.*paste it again/)
     expect((screen.getByLabelText('Invite link') as HTMLTextAreaElement).value).toBe('nonsense')

@@ -253,7 +253,7 @@ export function Shell() {
       <ChannelHeader
         channel={showChannel ? channel : undefined}
         title={project ? project.name : undefined}
-        onInvite={showChannel && current && channel?.kind !== 'dm' ? () => setModal('invite') : undefined}
+        onInvite={showChannel && current?.canInvite && channel?.kind !== 'dm' ? () => setModal('invite') : undefined}
         onMembers={
           showChannel && channel?.joined && (channel.kind === 'dm' || channel.policy.admission === 'explicit') ? () => setModal('members') : undefined
         }

@@ -197,6 +197,7 @@ export namespace app {
 	    unread: number;
 	    connected: boolean;
 	    pending: string[];
+	    canInvite: boolean;
 	    provision?: Provision;
 	    problem?: Error;
 	
@@ -214,6 +215,7 @@ export namespace app {
 	        this.unread = source["unread"];
 	        this.connected = source["connected"];
 	        this.pending = source["pending"];
+	        this.canInvite = source["canInvite"];
 	        this.provision = this.convertValues(source["provision"], Provision);
 	        this.problem = this.convertValues(source["problem"], Error);
 	    }
@@ -348,6 +350,8 @@ export namespace app {
 	export class Invite {
 	    link: string;
 	    expiresAt: number;
+	    maxUses: number;
+	    role: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Invite(source);
@@ -357,6 +361,40 @@ export namespace app {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.link = source["link"];
 	        this.expiresAt = source["expiresAt"];
+	        this.maxUses = source["maxUses"];
+	        this.role = source["role"];
+	    }
+	}
+	export class InviteRecord {
+	    id: string;
+	    role: string;
+	    uses: number;
+	    maxUses: number;
+	    createdAt: number;
+	    expiresAt: number;
+	    createdBy: string;
+	    mine: boolean;
+	    scopes: string[];
+	    joinedBy: string[];
+	    state: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new InviteRecord(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.role = source["role"];
+	        this.uses = source["uses"];
+	        this.maxUses = source["maxUses"];
+	        this.createdAt = source["createdAt"];
+	        this.expiresAt = source["expiresAt"];
+	        this.createdBy = source["createdBy"];
+	        this.mine = source["mine"];
+	        this.scopes = source["scopes"];
+	        this.joinedBy = source["joinedBy"];
+	        this.state = source["state"];
 	    }
 	}
 	export class InviteScope {
@@ -657,6 +695,30 @@ export namespace app {
 		}
 	}
 	
+	export class WorkspaceMember {
+	    user: string;
+	    name: string;
+	    role: string;
+	    you: boolean;
+	    creator: boolean;
+	    revoked: boolean;
+	    joinedAt: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorkspaceMember(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.user = source["user"];
+	        this.name = source["name"];
+	        this.role = source["role"];
+	        this.you = source["you"];
+	        this.creator = source["creator"];
+	        this.revoked = source["revoked"];
+	        this.joinedAt = source["joinedAt"];
+	    }
+	}
 
 }
 

@@ -13,13 +13,16 @@ import type {
   CreatedWorkspace,
   DMSent,
   Invite,
+  InviteRecord,
   InviteScope,
   Message,
   MessagePage,
   Person,
   Progress,
+  Role,
   SearchHit,
   Workspace,
+  WorkspaceMember,
 } from './types'
 
 export type * from './types'
@@ -105,7 +108,12 @@ export const api = {
     list: (): Promise<Workspace[]> => wrap(() => Workspaces.List() as Promise<Workspace[]>),
     create: (name: string, you: string, relay: string): Promise<CreatedWorkspace> =>
       wrap(() => Workspaces.Create(name, you, relay) as Promise<CreatedWorkspace>),
-    join: (link: string): Promise<CreatedWorkspace> => wrap(() => Workspaces.Join(link) as Promise<CreatedWorkspace>),
+    /** join redeems an invite link; you is the joiner's display name, written into the roster. */
+    join: (link: string, you: string): Promise<CreatedWorkspace> => wrap(() => Workspaces.Join(link, you) as Promise<CreatedWorkspace>),
+    /** members: the roster's people in order of joining, with when they joined. */
+    members: (ws: string): Promise<WorkspaceMember[]> => wrap(() => Workspaces.WorkspaceMembers(ws) as Promise<WorkspaceMember[]>),
+    /** setName changes your display name in a workspace. */
+    setName: (ws: string, name: string): Promise<void> => wrap(() => Workspaces.SetName(ws, name)),
     /** remove abandons a workspace whose setup has not finished (it leaves this device). */
     remove: (id: string): Promise<void> => wrap(() => Workspaces.Remove(id)),
     onChanged: (cb: (ws: Workspace[]) => void) => on<Workspace[]>(events.workspacesChanged, cb),
@@ -152,8 +160,10 @@ export const api = {
   },
   invites: {
     scopes: (ws: string): Promise<InviteScope[]> => wrap(() => Workspaces.InviteScopes(ws) as Promise<InviteScope[]>),
-    create: (ws: string, scopes: string[], expiresInHours: number): Promise<Invite> =>
-      wrap(() => Workspaces.CreateInvite(ws, scopes, expiresInHours) as Promise<Invite>),
+    create: (ws: string, scopes: string[], expiresInHours: number, uses = 1, role: Role = 'member'): Promise<Invite> =>
+      wrap(() => Workspaces.CreateInvite(ws, scopes, expiresInHours, uses, role) as Promise<Invite>),
+    list: (ws: string): Promise<InviteRecord[]> => wrap(() => Workspaces.Invites(ws) as Promise<InviteRecord[]>),
+    revoke: (ws: string, id: string): Promise<void> => wrap(() => Workspaces.RevokeInvite(ws, id)),
   },
   onProgress: (cb: (p: Progress) => void) => on<Progress>(events.progress, cb),
   /** onAlert: a security alert from the engine (e.g. a forged join was evicted). */

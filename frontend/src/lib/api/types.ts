@@ -77,6 +77,8 @@ export interface Workspace {
   /** Unread messages in its channels that are not muted. */
   unread: number
   connected: boolean
+  /** Whether this device may create invites (admins only; members get no Invite button). */
+  canInvite: boolean
   /** Work left: bootstrap steps, redemption, channels to join. */
   pending: string[]
   /** Set while the relay does not hold the workspace yet (an operator step). */
@@ -137,10 +139,42 @@ export interface InviteScope {
   history: History
 }
 
+export type Role = 'member' | 'admin'
+
 export interface Invite {
   link: string
   /** Unix milliseconds. */
   expiresAt: number
+  /** How many people may join with the link. */
+  maxUses: number
+  role: Role
+}
+
+/** One invite of the workspace; the link itself is shown only once, at creation. */
+export interface InviteRecord {
+  id: string
+  role: Role
+  uses: number
+  maxUses: number
+  createdAt: number
+  expiresAt: number
+  createdBy: string
+  mine: boolean
+  scopes: string[]
+  joinedBy: string[]
+  state: 'live' | 'used' | 'expired' | 'revoked'
+}
+
+/** A person of the workspace's roster, named, with when they joined. */
+export interface WorkspaceMember {
+  user: string
+  name: string
+  role: Role
+  you: boolean
+  creator: boolean
+  revoked: boolean
+  /** Unix milliseconds: when the person joined ("Dana joined" in #general). */
+  joinedAt: number
 }
 
 /** Long work (joining many channels, a first sync). */

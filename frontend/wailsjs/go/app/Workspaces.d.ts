@@ -14,13 +14,15 @@ export function Create(arg1:string,arg2:string,arg3:string):Promise<app.Created>
 
 export function CreateChannel(arg1:string,arg2:string,arg3:string):Promise<app.Channel>;
 
-export function CreateInvite(arg1:string,arg2:Array<string>,arg3:number):Promise<app.Invite>;
+export function CreateInvite(arg1:string,arg2:Array<string>,arg3:number,arg4:number,arg5:string):Promise<app.Invite>;
 
 export function DiscardSend(arg1:string,arg2:string):Promise<void>;
 
 export function InviteScopes(arg1:string):Promise<Array<app.InviteScope>>;
 
-export function Join(arg1:string):Promise<app.Created>;
+export function Invites(arg1:string):Promise<Array<app.InviteRecord>>;
+
+export function Join(arg1:string,arg2:string):Promise<app.Created>;
 
 export function List():Promise<Array<app.Workspace>>;
 
@@ -44,6 +46,8 @@ export function RenameChannel(arg1:string,arg2:string,arg3:string):Promise<app.C
 
 export function RetrySend(arg1:string,arg2:string):Promise<void>;
 
+export function RevokeInvite(arg1:string,arg2:string):Promise<void>;
+
 export function Search(arg1:string,arg2:string,arg3:string):Promise<Array<app.SearchHit>>;
 
 export function Send(arg1:string,arg2:string,arg3:string):Promise<app.Message>;
@@ -53,3 +57,7 @@ export function SendDM(arg1:string,arg2:string,arg3:string):Promise<app.DMSent>;
 export function SetAdmin(arg1:string,arg2:string,arg3:boolean):Promise<void>;
 
 export function SetMuted(arg1:string,arg2:string,arg3:boolean):Promise<app.Channel>;
+
+export function SetName(arg1:string,arg2:string):Promise<void>;
+
+export function WorkspaceMembers(arg1:string):Promise<Array<app.WorkspaceMember>>;

@@ -26,8 +26,8 @@ export function CreateChannel(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['CreateChannel'](arg1, arg2, arg3);
 }
 
-export function CreateInvite(arg1, arg2, arg3) {
-  return window['go']['app']['Workspaces']['CreateInvite'](arg1, arg2, arg3);
+export function CreateInvite(arg1, arg2, arg3, arg4, arg5) {
+  return window['go']['app']['Workspaces']['CreateInvite'](arg1, arg2, arg3, arg4, arg5);
 }
 
 export function DiscardSend(arg1, arg2) {
@@ -38,8 +38,12 @@ export function InviteScopes(arg1) {
   return window['go']['app']['Workspaces']['InviteScopes'](arg1);
 }
 
-export function Join(arg1) {
-  return window['go']['app']['Workspaces']['Join'](arg1);
+export function Invites(arg1) {
+  return window['go']['app']['Workspaces']['Invites'](arg1);
+}
+
+export function Join(arg1, arg2) {
+  return window['go']['app']['Workspaces']['Join'](arg1, arg2);
 }
 
 export function List() {
@@ -86,6 +90,10 @@ export function RetrySend(arg1, arg2) {
   return window['go']['app']['Workspaces']['RetrySend'](arg1, arg2);
 }
 
+export function RevokeInvite(arg1, arg2) {
+  return window['go']['app']['Workspaces']['RevokeInvite'](arg1, arg2);
+}
+
 export function Search(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['Search'](arg1, arg2, arg3);
 }
@@ -104,4 +112,12 @@ export function SetAdmin(arg1, arg2, arg3) {
 
 export function SetMuted(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['SetMuted'](arg1, arg2, arg3);
+}
+
+export function SetName(arg1, arg2) {
+  return window['go']['app']['Workspaces']['SetName'](arg1, arg2);
+}
+
+export function WorkspaceMembers(arg1) {
+  return window['go']['app']['Workspaces']['WorkspaceMembers'](arg1);
 }
