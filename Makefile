@@ -80,7 +80,7 @@ build: frontend ## Build the desktop app into build/bin/weald-desktop.
 	$(GO) build -tags "$$(.ci/deps.sh tags)" -ldflags "$(LDFLAGS)" -o $(BIN)/weald-desktop .
 
 build-e2e: frontend
-	$(GO) build -tags e2e -o $(BIN)/weald-e2e .
+	$(GO) build -tags e2e -ldflags "$(LDFLAGS)" -o $(BIN)/weald-e2e .
 
 # Regenerates frontend/wailsjs from the bound Go services (no Wails CLI needed).
 bindings: ## Regenerate frontend/wailsjs from the bound Go services.

@@ -21,8 +21,10 @@ test('the shell renders backend state from App.Status', { timeout: 60000 }, asyn
   // The data directory is only known to Go: seeing it proves the page reached the real method.
   await page.getByRole('button', { name: 'About' }).click()
   await page.getByRole('dialog', { name: 'About Weald' }).getByTestId('data-dir').filter({ hasText: app.home }).waitFor()
+  assert.match(await page.getByTestId('about-version').textContent(), /^v\d+\.\d+\.\d+(-\d+-g[0-9a-f]{12})?(-dirty)?$/)
   await page.getByRole('button', { name: 'Done' }).click()
-  assert.match(await page.getByTestId('version').textContent(), /^\d+\.\d+\.\d+/)
+  // The footer has the release (no commit hash); About has the whole version.
+  assert.match(await page.getByTestId('version').textContent(), /^v\d+\.\d+\.\d+(-\d+)?(-dirty)?$/)
   assert.equal(await page.getByRole('navigation', { name: 'Workspace' }).isVisible(), true)
   assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Welcome to Weald')
   assert.equal(await page.getByRole('button', { name: 'Create a workspace' }).isVisible(), true)

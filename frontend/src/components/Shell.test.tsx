@@ -7,6 +7,7 @@ import { chan, defaults, holder, hex, makeApi, msg, unreachable, policy, ws } fr
 vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
 
 import { Shell } from './Shell'
+import { releaseOf } from './Sidebar'
 
 const status = { version: '9.9.9', commit: '0123456789ab', dataDir: '/tmp/weald-x', hasWorkspace: false, workspaces: [] }
 
@@ -398,5 +399,13 @@ describe('Shell', () => {
     expect(alert.textContent).toContain('storage/unreadable')
     await userEvent.click(screen.getByRole('button', { name: 'Try again' }))
     expect(await screen.findByTestId('version')).toHaveProperty('textContent', '2')
+  })
+})
+
+describe('releaseOf', () => {
+  it('leaves the commit hash of git describe to the About view', () => {
+    expect(releaseOf('v0.0.0-387-g2244fedb6bc9-dirty')).toBe('v0.0.0-387-dirty')
+    expect(releaseOf('v0.4.1')).toBe('v0.4.1')
+    expect(releaseOf('v1.2.0-3-gabcdef1')).toBe('v1.2.0-3')
   })
 })

@@ -103,7 +103,7 @@ export function Sidebar({
         </div>
         <footer className="install" aria-label="This installation">
           <span>
-            Weald <span data-testid="version">{status?.version ?? '…'}</span>
+            Weald <span data-testid="version">{status ? releaseOf(status.version) : '…'}</span>
           </span>
           <button type="button" className="link-button" onClick={() => setAbout(true)}>
             About
@@ -113,6 +113,15 @@ export function Sidebar({
       {about ? <About status={status} onClose={() => setAbout(false)} /> : null}
     </>
   )
+}
+
+/**
+ * releaseOf: the footer's short version, "v0.4.1" or "v0.0.0-387": git
+ * describe's "-g<hash>" suffix is left to the About view, which shows the
+ * whole version and the commit.
+ */
+export function releaseOf(version: string): string {
+  return version.replace(/-g[0-9a-f]{7,40}/, '')
 }
 
 /** About: this installation's version and where it keeps its data. */
