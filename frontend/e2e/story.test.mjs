@@ -93,9 +93,21 @@ test('create, first message, invite, join, a parent channel appears by itself an
   const root = dlg.getByRole('checkbox', { name: /Acme/ })
   assert.equal(await root.isChecked(), true)
   assert.equal(await root.isDisabled(), true)
+  // Issue 17 item 5: a multi-use link, said plainly, and listed with its count.
+  await dlg.getByLabel('How many people can join with it').selectOption('5')
   await dlg.getByRole('button', { name: 'Create link' }).click()
   const link = await dlg.getByLabel('Invite link').inputValue({ timeout: slow })
   assert.ok(link.length > 20, `link: ${link}`)
+  await dlg.getByText(/Up to 5 people can join with this link, each once, as a member/).waitFor()
+  await dlg.getByText(/Member link by Dana: 0 of 5 used/).waitFor({ timeout: slow })
+  for (const size of [
+    { width: 1280, height: 800 },
+    { width: 800, height: 600 },
+  ]) {
+    await a.setViewportSize(size)
+    console.log(`screenshot: ${await screenshot(a, `e2e-invite-multi-${size.width}.png`)}`)
+  }
+  await a.setViewportSize({ width: 1200, height: 780 })
   await dlg.getByRole('button', { name: 'Done' }).click()
 
   // Sam, on another device, joins with the link and sees the first message.
