@@ -12,7 +12,6 @@ import (
 	"weald/backend/groups"
 	"weald/backend/identity"
 	"weald/backend/retention"
-	"weald/backend/roster"
 	"weald/backend/wire"
 )
 
@@ -443,12 +442,3 @@ func (e *Engine) fetchLogTo(ctx context.Context, group wire.ID, upto uint64) ([]
 // ErrNotFullHistory: this client cannot write a checkpoint of a group whose
 // history it does not hold in full.
 var ErrNotFullHistory = errcode.New("retention/not_full_history", "this device does not hold the channel's full history, so it cannot write its checkpoint")
-
-// effectivePolicy returns a group's retention policy (the defaults when
-// none is active).
-func (e *Engine) effectivePolicy(id identity.GroupID) retention.Policy {
-	gi, _ := e.roster.Group(id)
-	return retention.Effective(gi)
-}
-
-var _ = roster.KindWorkspace
