@@ -175,7 +175,9 @@ function History({
 
   // Before React commits a change of the window, remember where the first visible row is,
   // so that an older page put in front leaves the reader's view where it was.
-  const firstKey = items[0]?.key
+  // The first message, not the first row: the first row is a day separator
+  // whose key stays the same when the older page begins on the same day.
+  const firstKey = messages[0]?.id
   const lastKey = items[items.length - 1]?.key
   useLayoutEffect(() => {
     const prev = last.current
@@ -226,7 +228,9 @@ function History({
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM
     follow.current = atBottom
     if (atBottom) setUnseen(false)
-    const top = v.getVirtualItems()[0]
+    // The anchor is a message row: a day separator's key moves to the top
+    // of an older page that begins on the same day.
+    const top = v.getVirtualItems().find((vi) => items[vi.index]?.kind === 'message')
     if (top) {
       anchor.current = { key: String(top.key), offset: el.scrollTop - top.start }
     }
