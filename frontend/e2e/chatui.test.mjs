@@ -173,21 +173,24 @@ test('a long channel: day separators, older pages as the reader scrolls up', { t
     // The view stays on what the reader was looking at, not the top of the new page.
     assert.ok(await log.evaluate((el) => el.scrollTop > 200), 'an older page does not move the view to its top')
     // Scroll up a screenful at a time (1,440 seeded messages a day) until a day separator is in view.
-    // A step longer than the rows the virtual list renders (the view and its overscan) could jump
-    // over a separator; older pages keep the view where it was, so the top of the list is not reached.
-    const separator = log.getByRole('separator')
-    for (let i = 0; i < 120 && (await separator.count()) === 0; i++) {
-      await log.evaluate((el) => (el.scrollTop = Math.max(0, el.scrollTop - el.clientHeight)))
-      await page.waitForTimeout(50)
+    // A longer step than the rows the virtual list renders (the view and its overscan) could jump
+    // over a separator. Each step finds, scrolls to and reads a separator at once, or scrolls up a
+    // screen: rows may re-render between two Playwright actions (an older page arriving puts the view
+    // back on what the reader was looking at, which takes the window's top separator out of the DOM).
+    let label = ''
+    for (let i = 0; i < 120 && !label; i++) {
+      label = await log.evaluate((el) => {
+        const sep = el.querySelector('[role="separator"]')
+        if (sep) {
+          sep.scrollIntoView({ block: 'center' })
+          return sep.textContent ?? ''
+        }
+        el.scrollTop = Math.max(0, el.scrollTop - el.clientHeight)
+        return ''
+      })
+      if (!label) await page.waitForTimeout(50)
     }
-    assert.ok((await separator.count()) > 0, 'a day separator between days')
-    // One step in the page: the virtual list may re-render a row between
-    // two Playwright actions, so find, scroll to and read the separator at once.
-    const label = await log.evaluate((el) => {
-      const sep = el.querySelector('[role="separator"]')
-      sep?.scrollIntoView({ block: 'center' })
-      return sep?.textContent ?? ''
-    })
+    assert.ok(label, 'a day separator between days')
     assert.match(label, /^(Today|Yesterday|\w+day, \w+ \d+)$/)
     await screenshot(page, `e2e-chatui-day-separators-${size.name}.png`)
   }
