@@ -28,8 +28,8 @@ const slow = 90000
 async function fromSam(text) {
   if (!sam) {
     sam = await startApp()
-    const inv = await call(app, 'app.Workspaces.CreateInvite', ws, [], 24)
-    await call(sam, 'app.Workspaces.Join', inv.link)
+    const inv = await call(app, 'app.Workspaces.CreateInvite', ws, [], 24, 1, 'member')
+    await call(sam, 'app.Workspaces.Join', inv.link, 'Sam')
   }
   const deadline = Date.now() + slow
   for (;;) {

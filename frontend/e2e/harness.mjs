@@ -144,7 +144,7 @@ export const sizes = [
 export async function call(app, method, ...args) {
   const r = await fetch(`${app.url}/__weald/call`, { method: 'POST', body: JSON.stringify({ method, args }) })
   const body = await r.json()
-  if (body.error) throw new Error(body.error)
+  if (body.error) throw new Error(typeof body.error === 'string' ? body.error : JSON.stringify(body.error))
   return body.result
 }
 
