@@ -56,7 +56,18 @@ func (t *Tx) PutRecord(r Record, v []byte) error {
 
 // Groups returns every group's stored state by group id.
 func (t *Tx) Groups() (map[[32]byte][]byte, error) {
-	rows, err := t.query(`SELECT id, sealed FROM groups`)
+	return t.sealedByID("groups", "group")
+}
+
+// PutGroup stores the state of group id.
+func (t *Tx) PutGroup(id [32]byte, state []byte) error {
+	return t.putSealedByID("groups", id, state)
+}
+
+// sealedByID opens every row of an (id, sealed) table keyed by a 32-byte id;
+// what names the id in the error for a row of another length.
+func (t *Tx) sealedByID(table, what string) (map[[32]byte][]byte, error) {
+	rows, err := t.query(`SELECT id, sealed FROM ` + table)
 	if err != nil {
 		return nil, err
 	}
@@ -68,9 +79,9 @@ func (t *Tx) Groups() (map[[32]byte][]byte, error) {
 			return nil, err
 		}
 		if len(id) != 32 {
-			return nil, fmt.Errorf("%w (group id of %d bytes)", ErrUnreadable, len(id))
+			return nil, fmt.Errorf("%w (%s id of %d bytes)", ErrUnreadable, what, len(id))
 		}
-		v, err := t.open("groups", id, sealed)
+		v, err := t.open(table, id, sealed)
 		if err != nil {
 			return nil, err
 		}
@@ -79,13 +90,14 @@ func (t *Tx) Groups() (map[[32]byte][]byte, error) {
 	return out, rows.Err()
 }
 
-// PutGroup stores the state of group id.
-func (t *Tx) PutGroup(id [32]byte, state []byte) error {
-	sealed, err := t.seal("groups", id[:], state)
+// putSealedByID seals v for row id of an (id, sealed) table and stores it,
+// replacing what the row held.
+func (t *Tx) putSealedByID(table string, id [32]byte, v []byte) error {
+	sealed, err := t.seal(table, id[:], v)
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(`INSERT INTO groups (id, sealed) VALUES (?, ?)
+	_, err = t.exec(`INSERT INTO `+table+` (id, sealed) VALUES (?, ?)
 		ON CONFLICT (id) DO UPDATE SET sealed = excluded.sealed`, id[:], sealed)
 	return err
 }

@@ -113,22 +113,16 @@ func (c *cli) cmdInviteRevoke(ctx context.Context, id string) error {
 
 // cmdInviteList prints the invites the roster holds (after a sync).
 func (c *cli) cmdInviteList(ctx context.Context) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	if _, err := e.Sync(ctx); err != nil {
-		return err
-	}
-	invs := e.Invites()
-	if c.json {
-		c.print(map[string]any{"invites": invs})
+	return c.withSyncedEngine(ctx, func(e *engine.Engine) error {
+		invs := e.Invites()
+		if c.json {
+			c.print(map[string]any{"invites": invs})
+			return nil
+		}
+		for _, in := range invs {
+			fmt.Fprintf(c.stdout, "%s %s %s %d/%d used, expires %s, by %s\n", in.ID[:16], in.State, in.Role, in.Uses, in.MaxUses,
+				in.Expires.Format(time.RFC3339), in.CreatedBy)
+		}
 		return nil
-	}
-	for _, in := range invs {
-		fmt.Fprintf(c.stdout, "%s %s %s %d/%d used, expires %s, by %s\n", in.ID[:16], in.State, in.Role, in.Uses, in.MaxUses,
-			in.Expires.Format(time.RFC3339), in.CreatedBy)
-	}
-	return nil
+	})
 }

@@ -95,6 +95,17 @@ func (c *cli) withEngine(ctx context.Context, fn func(e *engine.Engine) error) e
 	return fn(e)
 }
 
+// withSyncedEngine runs fn on this workspace's engine after one sync, for
+// commands that print what the roster holds now.
+func (c *cli) withSyncedEngine(ctx context.Context, fn func(e *engine.Engine) error) error {
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		if _, err := e.Sync(ctx); err != nil {
+			return err
+		}
+		return fn(e)
+	})
+}
+
 func (c *cli) done(err error, what, user string) error {
 	if err != nil {
 		return err
@@ -191,65 +202,54 @@ func printReceipt(c *cli, r *lifecycle.Receipt) {
 }
 
 func (c *cli) cmdReceipts(ctx context.Context, dir string) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	if _, err := e.Sync(ctx); err != nil {
-		return err
-	}
-	rs := e.Receipts()
-	if rs == nil {
-		rs = []lifecycle.Receipt{}
-	}
-	var paths []string
-	if dir != "" {
-		if paths, err = lifecycle.Export(dir, rs); err != nil {
-			return err
+	return c.withSyncedEngine(ctx, func(e *engine.Engine) error {
+		rs := e.Receipts()
+		if rs == nil {
+			rs = []lifecycle.Receipt{}
 		}
-	}
-	if c.json {
-		c.print(map[string]any{"receipts": rs, "exported": nonNil(paths)})
+		var paths []string
+		if dir != "" {
+			var err error
+			if paths, err = lifecycle.Export(dir, rs); err != nil {
+				return err
+			}
+		}
+		if c.json {
+			c.print(map[string]any{"receipts": rs, "exported": nonNil(paths)})
+			return nil
+		}
+		for i := range rs {
+			printReceipt(c, &rs[i])
+		}
+		for _, p := range paths {
+			fmt.Fprintf(c.stdout, "exported %s\n", p)
+		}
 		return nil
-	}
-	for i := range rs {
-		printReceipt(c, &rs[i])
-	}
-	for _, p := range paths {
-		fmt.Fprintf(c.stdout, "exported %s\n", p)
-	}
-	return nil
+	})
 }
 
 func (c *cli) cmdDeviceList(ctx context.Context) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	if _, err := e.Sync(ctx); err != nil {
-		return err
-	}
-	ds := e.Devices()
-	if c.json {
-		c.print(map[string]any{"devices": ds})
+	return c.withSyncedEngine(ctx, func(e *engine.Engine) error {
+		ds := e.Devices()
+		if c.json {
+			c.print(map[string]any{"devices": ds})
+			return nil
+		}
+		for _, d := range ds {
+			state := "live"
+			if d.RevokedAt != nil {
+				state = "revoked"
+			} else if d.Probation {
+				state = "on probation"
+			}
+			this := ""
+			if d.This {
+				this = " (this device)"
+			}
+			fmt.Fprintf(c.stdout, "%s %s%s\n", d.Device, state, this)
+		}
 		return nil
-	}
-	for _, d := range ds {
-		state := "live"
-		if d.RevokedAt != nil {
-			state = "revoked"
-		} else if d.Probation {
-			state = "on probation"
-		}
-		this := ""
-		if d.This {
-			this = " (this device)"
-		}
-		fmt.Fprintf(c.stdout, "%s %s%s\n", d.Device, state, this)
-	}
-	return nil
+	})
 }
 
 func (c *cli) cmdDeviceRevoke(ctx context.Context, device string) error {
