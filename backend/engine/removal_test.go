@@ -202,14 +202,7 @@ func TestRemovalResumesAfterCrashAtEachStep(t *testing.T) {
 			if got := dana.Receipts(); len(got) != 1 || got[0].Operation != first.ID {
 				t.Fatalf("receipts %+v", got)
 			}
-			revokes := 0
-			raw, _ := dana.db.rosterOps(ctx)
-			for _, b := range raw {
-				if o, err := roster.Decode(b); err == nil && o.Type() == roster.OpRevoke {
-					revokes++
-				}
-			}
-			if revokes != 1 {
+			if revokes := rosterOpsOf(t, dana, roster.OpRevoke); revokes != 1 {
 				t.Fatalf("%d roster.revoke operations, want 1", revokes)
 			}
 		})

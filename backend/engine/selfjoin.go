@@ -448,6 +448,9 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 	}
 	if rep.Ready {
 		e.steward(ctx) // retention duties (compact.go); failures are alerts
+		if err := e.resumeRemovals(ctx); err != nil {
+			return rep, err
+		}
 	}
 	return rep, err
 }
