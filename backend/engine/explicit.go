@@ -83,7 +83,7 @@ func (e *Engine) ensureKeyPackages(ctx context.Context) error {
 	// Keep the private halves before the public ones can be claimed.
 	if err := e.db.update(ctx, func(t *txn) error {
 		for _, kp := range bundles {
-			b, err := kp.MarshalBinary()
+			b, err := kp.Encode()
 			if err != nil {
 				return err
 			}
@@ -205,7 +205,7 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 	var bundles []*mls.KeyPackageBundle
 	refs := map[int][]byte{}
 	for _, kp := range kps {
-		b, err := mls.UnmarshalKeyPackageBundle(kp.Private)
+		b, err := mls.DecodeKeyPackageBundle(kp.Private)
 		if err != nil {
 			continue
 		}

@@ -281,7 +281,7 @@ func TestStaleKeyPackageStockIsReplaced(t *testing.T) {
 		if _, err := sam.client.PutKeyPackages(ctx, wire.KeyPackageItem{KeyPackage: kp.Message()}); err != nil {
 			t.Fatal(err)
 		}
-		b, _ := kp.MarshalBinary()
+		b, _ := kp.Encode()
 		if err := sam.db.update(ctx, func(t *txn) error { return t.tx.PutKeyPackage(kp.Ref(), b) }); err != nil {
 			t.Fatal(err)
 		}

@@ -102,7 +102,7 @@ func (e *Engine) loadGroups(ctx context.Context) error {
 // saveGroup writes g's state in t.
 func (e *Engine) saveGroup(t *txn, g *group) error {
 	if g.mls != nil {
-		b, err := g.mls.MarshalBinary()
+		b, err := g.mls.Encode()
 		if err != nil {
 			return err
 		}

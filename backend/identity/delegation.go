@@ -213,7 +213,7 @@ func (c *DelegationCertificate) encodeTBS(w *codec.Writer) {
 	w.U64(UnixMilli(c.Expiry))
 	w.Bool(c.Parent != nil)
 	if c.Parent != nil {
-		c.Parent.Encode(w)
+		c.Parent.EncodeTo(w)
 	}
 }
 
@@ -223,22 +223,22 @@ func (c *DelegationCertificate) tbs() ([]byte, error) {
 	return w.Bytes(), w.Err()
 }
 
-// Encode appends the certificate's canonical encoding.
-func (c *DelegationCertificate) Encode(w *codec.Writer) {
+// EncodeTo appends the certificate's canonical encoding to w.
+func (c *DelegationCertificate) EncodeTo(w *codec.Writer) {
 	c.encodeTBS(w)
 	w.Opaque(c.Signature)
 }
 
-// Marshal returns the canonical encoding.
-func (c *DelegationCertificate) Marshal() ([]byte, error) {
+// Encode returns the canonical encoding.
+func (c *DelegationCertificate) Encode() ([]byte, error) {
 	var w codec.Writer
-	c.Encode(&w)
+	c.EncodeTo(&w)
 	return w.Bytes(), w.Err()
 }
 
-// DecodeDelegation reads one certificate (with its parents) from r. It
+// DecodeDelegationFrom reads one certificate (with its parents) from r. It
 // checks the encoding and shape, not signatures or time.
-func DecodeDelegation(r *codec.Reader) *DelegationCertificate {
+func DecodeDelegationFrom(r *codec.Reader) *DelegationCertificate {
 	return decodeDelegation(r, 1)
 }
 
@@ -271,10 +271,10 @@ func decodeDelegation(r *codec.Reader, depth int) *DelegationCertificate {
 	return c
 }
 
-// UnmarshalDelegation decodes a whole byte string as one certificate.
-func UnmarshalDelegation(b []byte) (*DelegationCertificate, error) {
+// DecodeDelegation decodes a whole byte string as one certificate.
+func DecodeDelegation(b []byte) (*DelegationCertificate, error) {
 	r := codec.NewReader(b)
-	c := DecodeDelegation(r)
+	c := DecodeDelegationFrom(r)
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("decode delegation certificate: %w", err)
 	}

@@ -92,18 +92,18 @@ func TestDelegationChain(t *testing.T) {
 	if err := root.Verify(func(DeviceID) (DevicePublic, bool) { return DevicePublic{}, false }, clock); !errors.Is(err, ErrCertUnknown) {
 		t.Fatalf("unknown device: %v", err)
 	}
-	b, err := sub.Marshal()
+	b, err := sub.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := UnmarshalDelegation(b)
+	back, err := DecodeDelegation(b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := back.Verify(devices, clock); err != nil {
 		t.Fatal(err)
 	}
-	b2, _ := back.Marshal()
+	b2, _ := back.Encode()
 	if !bytes.Equal(b, b2) {
 		t.Fatal("encoding does not round-trip")
 	}
@@ -119,7 +119,7 @@ func TestDelegationChain(t *testing.T) {
 		}
 		m := bytes.Clone(b)
 		m[i] ^= 0x01
-		if c, err := UnmarshalDelegation(m); err == nil {
+		if c, err := DecodeDelegation(m); err == nil {
 			if c.Verify(devices, clock) == nil {
 				t.Fatalf("flipped byte %d still verifies", i)
 			}
@@ -135,18 +135,18 @@ func FuzzDecodeDelegation(f *testing.F) {
 	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	root, _ := IssueDelegation(dev, a1.Public(), groups(2), t0, t0.Add(time.Hour))
 	sub, _ := SubDelegate(a1, root, a2.Public(), groups(1), t0, t0.Add(time.Hour))
-	b1, _ := root.Marshal()
-	b2, _ := sub.Marshal()
+	b1, _ := root.Encode()
+	b2, _ := sub.Encode()
 	f.Add(b1)
 	f.Add(b2)
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := UnmarshalDelegation(b)
+		c, err := DecodeDelegation(b)
 		if err != nil {
 			return
 		}
 		var w codec.Writer
-		c.Encode(&w)
+		c.EncodeTo(&w)
 		if !bytes.Equal(w.Bytes(), b) {
 			t.Fatalf("accepted encoding does not round-trip")
 		}

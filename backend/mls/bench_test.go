@@ -330,7 +330,7 @@ func BenchmarkApplication(b *testing.B) {
 	b.Run("protect-1KiB", func(b *testing.B) {
 		b.SetBytes(1024)
 		// Protect from a copy, so that the receiver's ratchet stays in reach.
-		st, err := f.committer.MarshalBinary()
+		st, err := f.committer.Encode()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -386,7 +386,7 @@ func BenchmarkStateBytes(b *testing.B) {
 			f := fullFixture(b, n)
 			var size int
 			for b.Loop() {
-				st, err := f.receiver.MarshalBinary()
+				st, err := f.receiver.Encode()
 				if err != nil {
 					b.Fatal(err)
 				}

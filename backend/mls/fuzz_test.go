@@ -66,7 +66,7 @@ func FuzzDecodeGroupSecrets(f *testing.F) {
 			return
 		}
 		w := codec.NewWriter(nil)
-		gs.Marshal(w)
+		gs.Encode(w)
 		if !bytes.Equal(w.Bytes(), b) {
 			t.Fatal("group secrets do not re-encode to their input")
 		}
@@ -116,7 +116,7 @@ func newLiveGroup(tb testing.TB) *liveGroup {
 	}
 	lg.gi = gi
 	lg.seeds = [][]byte{app, up, upc.Message, priv.Message, ext}
-	if lg.bobState, err = bob.MarshalBinary(); err != nil {
+	if lg.bobState, err = bob.Encode(); err != nil {
 		tb.Fatal(err)
 	}
 	return lg
@@ -140,7 +140,7 @@ func FuzzProcess(f *testing.F) {
 		}
 		r, err := g.Process(b)
 		if err != nil {
-			after, _ := g.MarshalBinary()
+			after, _ := g.Encode()
 			if !bytes.Equal(after, lg.bobState) {
 				t.Fatalf("rejected input changed the state: %v", err)
 			}

@@ -237,7 +237,7 @@ func (g *Group) leafContext(ctx *keyschedule.GroupContext, now uint64) (*tree.Le
 		Credential:      g.cfg.credential(),
 	}
 	if b, ok := ctx.Extensions.Find(tree.ExtRequiredCapabilities); ok {
-		rc, err := tree.UnmarshalRequiredCapabilities(b)
+		rc, err := tree.DecodeRequiredCapabilities(b)
 		if err != nil {
 			return nil, err
 		}

@@ -183,7 +183,7 @@ func TestGroupLifecycle(t *testing.T) {
 		}
 
 		// Serialisation round trip.
-		b, err := alice.MarshalBinary()
+		b, err := alice.Encode()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +191,7 @@ func TestGroupLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b2, _ := re.MarshalBinary()
+		b2, _ := re.Encode()
 		if !bytes.Equal(b, b2) {
 			t.Fatal("reloaded state serialises differently")
 		}
@@ -211,7 +211,7 @@ func TestRejectedCommitLeavesGroupUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, _ := bob.MarshalBinary()
+	before, _ := bob.Encode()
 	for i := range sc.Message {
 		bad := append([]byte{}, sc.Message...)
 		bad[i] ^= 0x01
@@ -222,7 +222,7 @@ func TestRejectedCommitLeavesGroupUnchanged(t *testing.T) {
 			break
 		}
 	}
-	after, _ := bob.MarshalBinary()
+	after, _ := bob.Encode()
 	if !bytes.Equal(before, after) {
 		t.Fatal("rejected messages changed the state")
 	}

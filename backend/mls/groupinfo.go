@@ -19,24 +19,24 @@ type GroupInfo struct {
 	Signature       []byte
 }
 
-func (gi *GroupInfo) marshalTBS(w *codec.Writer) {
-	gi.GroupContext.Marshal(w)
-	gi.Extensions.Marshal(w)
+func (gi *GroupInfo) encodeTBS(w *codec.Writer) {
+	gi.GroupContext.Encode(w)
+	gi.Extensions.Encode(w)
 	w.Opaque(gi.ConfirmationTag)
 	w.U32(gi.Signer)
 }
 
-// Marshal writes the GroupInfo.
-func (gi *GroupInfo) Marshal(w *codec.Writer) {
-	gi.marshalTBS(w)
+// Encode writes the GroupInfo.
+func (gi *GroupInfo) Encode(w *codec.Writer) {
+	gi.encodeTBS(w)
 	w.Opaque(gi.Signature)
 }
 
-// Unmarshal reads a GroupInfo (syntax only).
-func (gi *GroupInfo) Unmarshal(r *codec.Reader) {
+// Decode reads a GroupInfo (syntax only).
+func (gi *GroupInfo) Decode(r *codec.Reader) {
 	*gi = GroupInfo{}
-	gi.GroupContext = keyschedule.UnmarshalGroupContext(r)
-	gi.Extensions = tree.UnmarshalExtensions(r)
+	gi.GroupContext = keyschedule.DecodeGroupContext(r)
+	gi.Extensions = tree.DecodeExtensions(r)
 	gi.ConfirmationTag = r.OpaqueCopy()
 	gi.Signer = r.U32()
 	gi.Signature = r.OpaqueCopy()
@@ -45,7 +45,7 @@ func (gi *GroupInfo) Unmarshal(r *codec.Reader) {
 // Bytes returns the encoding of the GroupInfo.
 func (gi *GroupInfo) Bytes() []byte {
 	w := codec.NewWriter(nil)
-	gi.Marshal(w)
+	gi.Encode(w)
 	return w.Bytes()
 }
 
@@ -53,7 +53,7 @@ func (gi *GroupInfo) Bytes() []byte {
 func DecodeGroupInfo(b []byte) (*GroupInfo, error) {
 	r := codec.NewReader(b)
 	gi := new(GroupInfo)
-	gi.Unmarshal(r)
+	gi.Decode(r)
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("%w: group info: %w", ErrDecode, err)
 	}
@@ -62,7 +62,7 @@ func DecodeGroupInfo(b []byte) (*GroupInfo, error) {
 
 func (gi *GroupInfo) tbs() []byte {
 	w := codec.NewWriter(nil)
-	gi.marshalTBS(w)
+	gi.encodeTBS(w)
 	return w.Bytes()
 }
 
@@ -98,19 +98,19 @@ type GroupSecrets struct {
 	PSKs         []proposal.PreSharedKeyID
 }
 
-// Marshal writes the GroupSecrets.
-func (gs *GroupSecrets) Marshal(w *codec.Writer) {
+// Encode writes the GroupSecrets.
+func (gs *GroupSecrets) Encode(w *codec.Writer) {
 	w.Opaque(gs.JoinerSecret)
 	w.Optional(gs.PathSecret != nil, func(w *codec.Writer) { w.Opaque(gs.PathSecret) })
 	w.Vector(func(w *codec.Writer) {
 		for i := range gs.PSKs {
-			gs.PSKs[i].Marshal(w)
+			gs.PSKs[i].Encode(w)
 		}
 	})
 }
 
-// Unmarshal reads a GroupSecrets.
-func (gs *GroupSecrets) Unmarshal(r *codec.Reader) {
+// Decode reads a GroupSecrets.
+func (gs *GroupSecrets) Decode(r *codec.Reader) {
 	*gs = GroupSecrets{JoinerSecret: r.OpaqueCopy()}
 	if r.Optional() {
 		gs.PathSecret = r.OpaqueCopy()
@@ -119,7 +119,7 @@ func (gs *GroupSecrets) Unmarshal(r *codec.Reader) {
 		}
 	}
 	r.Vector(func(r *codec.Reader) {
-		gs.PSKs = append(gs.PSKs, keyschedule.UnmarshalPreSharedKeyID(r))
+		gs.PSKs = append(gs.PSKs, keyschedule.DecodePreSharedKeyID(r))
 	})
 }
 
@@ -127,7 +127,7 @@ func (gs *GroupSecrets) Unmarshal(r *codec.Reader) {
 func DecodeGroupSecrets(b []byte) (*GroupSecrets, error) {
 	r := codec.NewReader(b)
 	gs := new(GroupSecrets)
-	gs.Unmarshal(r)
+	gs.Decode(r)
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("%w: group secrets: %w", ErrDecode, err)
 	}

@@ -141,23 +141,23 @@ func (b *KeyPackageBundle) Message() []byte {
 	return encodeMLSMessage(wireKeyPackage, b.KeyPackage.Bytes())
 }
 
-// MarshalBinary encodes the bundle, private keys included:
+// Encode encodes the bundle, private keys included:
 //
 //	struct { KeyPackage key_package; opaque init_priv<V>; opaque encryption_priv<V>; opaque signature_priv<V>; }
-func (b *KeyPackageBundle) MarshalBinary() ([]byte, error) {
+func (b *KeyPackageBundle) Encode() ([]byte, error) {
 	w := codec.NewWriter(nil)
-	b.KeyPackage.Marshal(w)
+	b.KeyPackage.Encode(w)
 	w.Opaque(b.InitPriv)
 	w.Opaque(b.EncryptionKey)
 	w.Opaque(b.SignatureKey)
 	return w.Bytes(), w.Err()
 }
 
-// UnmarshalKeyPackageBundle decodes what MarshalBinary wrote.
-func UnmarshalKeyPackageBundle(data []byte) (*KeyPackageBundle, error) {
+// DecodeKeyPackageBundle decodes what Encode wrote.
+func DecodeKeyPackageBundle(data []byte) (*KeyPackageBundle, error) {
 	r := codec.NewReader(data)
 	b := &KeyPackageBundle{KeyPackage: new(tree.KeyPackage)}
-	b.KeyPackage.Unmarshal(r)
+	b.KeyPackage.Decode(r)
 	b.InitPriv = r.OpaqueCopy()
 	b.EncryptionKey = r.OpaqueCopy()
 	b.SignatureKey = r.OpaqueCopy()

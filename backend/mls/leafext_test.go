@@ -165,7 +165,7 @@ func TestExternalJoinRefusesUnmetNeeds(t *testing.T) {
 	}
 	w := codec.NewWriter(nil)
 	rc := tree.RequiredCapabilities{Extensions: []tree.ExtensionType{testExt}}
-	rc.Marshal(w)
+	rc.Encode(w)
 	sc, err := alice.Commit(CommitOptions{Extensions: tree.Extensions{{Type: tree.ExtRequiredCapabilities, Data: w.Bytes()}}})
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestExternalJoinRefusesUnmetNeeds(t *testing.T) {
 	// x509 required, as an OpenMLS group does.
 	w = codec.NewWriter(nil)
 	rc = tree.RequiredCapabilities{Credentials: []tree.CredentialType{tree.CredentialX509}}
-	rc.Marshal(w)
+	rc.Encode(w)
 	if err := checkNeeds(alice, w.Bytes()); !errors.Is(err, ErrGroupNeeds) {
 		t.Fatalf("x509 required: %v", err)
 	}

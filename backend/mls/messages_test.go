@@ -88,7 +88,7 @@ func TestMessagesVectors(t *testing.T) {
 					return nil, err
 				}
 				w := codec.NewWriter(nil)
-				gs.Marshal(w)
+				gs.Encode(w)
 				return w.Bytes(), nil
 			})
 			for f, typ := range map[string]proposal.Type{

@@ -81,11 +81,11 @@ func (g *Group) processPast(pm *framing.PrivateMessage) (*Received, error) {
 		AuthenticatedData: c.AuthenticatedData, Application: c.ApplicationData, PastEpoch: true}, nil
 }
 
-func (p *pastEpoch) marshal(w *codec.Writer) {
+func (p *pastEpoch) encode(w *codec.Writer) {
 	w.U64(p.epoch)
 	w.Opaque(p.ctx)
 	w.Opaque(p.senderData)
-	p.st.Marshal(w)
+	p.st.Encode(w)
 	leaves := make([]tm.LeafIndex, 0, len(p.sigKeys))
 	for i := range p.sigKeys {
 		leaves = append(leaves, i)
@@ -103,12 +103,12 @@ func (p *pastEpoch) marshal(w *codec.Writer) {
 	})
 }
 
-func unmarshalPastEpoch(r *codec.Reader) (*pastEpoch, error) {
+func decodePastEpoch(r *codec.Reader) (*pastEpoch, error) {
 	p := &pastEpoch{epoch: r.U64(), ctx: r.OpaqueCopy(), senderData: r.OpaqueCopy(), sigKeys: map[tm.LeafIndex][]byte{}}
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
-	st, err := secrettree.Unmarshal(r)
+	st, err := secrettree.Decode(r)
 	if err != nil {
 		return nil, err
 	}

@@ -245,7 +245,7 @@ func (g *Group) externalSenders() ([]ExternalSender, error) {
 	r.Vector(func(r *codec.Reader) {
 		var es ExternalSender
 		es.SignatureKey = r.OpaqueCopy()
-		es.Credential.Unmarshal(r)
+		es.Credential.Decode(r)
 		out = append(out, es)
 	})
 	if err := r.Done(); err != nil {

@@ -256,7 +256,7 @@ func (g *Group) checkExtensionsSupported(t *tree.Tree, exts tree.Extensions) err
 	var rc *tree.RequiredCapabilities
 	if b, ok := exts.Find(tree.ExtRequiredCapabilities); ok {
 		var err error
-		if rc, err = tree.UnmarshalRequiredCapabilities(b); err != nil {
+		if rc, err = tree.DecodeRequiredCapabilities(b); err != nil {
 			return fmt.Errorf("%w: required_capabilities: %w", ErrInvalidProposal, err)
 		}
 	}
@@ -304,7 +304,7 @@ func (g *Group) resolvePSKs(psks []appliedProposal, committer sender, res *propo
 	for _, ap := range psks {
 		id := ap.p.PreSharedKey.PSK
 		w := codec.NewWriter(nil)
-		id.Marshal(w)
+		id.Encode(w)
 		key := string(w.Bytes())
 		if seen[key] {
 			return fmt.Errorf("%w: the same psk twice", ErrInvalidProposal)

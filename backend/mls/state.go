@@ -15,7 +15,7 @@ import (
 // stateVersion tags the serialised group state layout.
 const stateVersion uint16 = 1
 
-// MarshalBinary serialises the group for persistence. The state holds
+// Encode serialises the group for persistence. The state holds
 // private keys: store it encrypted at rest. Layout (TLS presentation):
 //
 //	struct {
@@ -38,23 +38,23 @@ const stateVersion uint16 = 1
 //	} GroupState;
 //
 // Nothing derivable is stored: tree hashes are recomputed on load.
-func (g *Group) MarshalBinary() ([]byte, error) {
+func (g *Group) Encode() ([]byte, error) {
 	w := codec.NewWriter(make([]byte, 0, 1024))
 	w.U16(stateVersion)
-	g.ctx.Marshal(w)
+	g.ctx.Encode(w)
 	w.Opaque(g.tree.RatchetTreeBytes())
-	g.priv.Marshal(w)
+	g.priv.Encode(w)
 	k := &g.keys
 	for _, b := range [][]byte{k.senderData, k.exporter, k.external, k.confirmation, k.membership, k.resumption, k.authenticator, k.init} {
 		w.Opaque(b)
 	}
-	g.st.Marshal(w)
+	g.st.Encode(w)
 	w.Opaque(g.interim)
 	w.Opaque(g.tag)
 	w.Vector(func(w *codec.Writer) {
 		for _, p := range g.pending {
 			w.Opaque(p.ref)
-			p.p.Marshal(w)
+			p.p.Encode(w)
 			w.U8(uint8(p.sender.kind))
 			w.U32(uint32(p.sender.leaf))
 		}
@@ -70,21 +70,21 @@ func (g *Group) MarshalBinary() ([]byte, error) {
 		w.Opaque(g.pendingUpdateKey.pub)
 		w.Opaque(g.pendingUpdateKey.priv)
 	})
-	w.Optional(g.reinit != nil, func(w *codec.Writer) { g.reinit.Marshal(w) })
-	w.Optional(g.past != nil, func(w *codec.Writer) { g.past.marshal(w) })
+	w.Optional(g.reinit != nil, func(w *codec.Writer) { g.reinit.Encode(w) })
+	w.Optional(g.past != nil, func(w *codec.Writer) { g.past.encode(w) })
 	return w.Bytes(), w.Err()
 }
 
-// LoadGroup restores a group serialised by [Group.MarshalBinary]. The tree
+// LoadGroup restores a group serialised by [Group.Encode]. The tree
 // must hash to the stored GroupContext's tree_hash.
 func LoadGroup(cfg *Config, data []byte) (*Group, error) {
 	r := codec.NewReader(data)
 	if v := r.U16(); r.Err() == nil && v != stateVersion {
 		return nil, fmt.Errorf("%w: state version %d", ErrState, v)
 	}
-	ctx := keyschedule.UnmarshalGroupContext(r)
+	ctx := keyschedule.DecodeGroupContext(r)
 	treeBytes := r.Opaque()
-	priv := tree.UnmarshalPrivateState(r)
+	priv := tree.DecodePrivateState(r)
 	if err := r.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrState, err)
 	}
@@ -98,7 +98,7 @@ func LoadGroup(cfg *Config, data []byte) (*Group, error) {
 		*p = r.OpaqueCopy()
 	}
 	if r.Err() == nil {
-		if g.st, err = secrettree.Unmarshal(r); err != nil {
+		if g.st, err = secrettree.Decode(r); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrState, err)
 		}
 	}
@@ -108,7 +108,7 @@ func LoadGroup(cfg *Config, data []byte) (*Group, error) {
 		var p pendingProposal
 		p.ref = r.OpaqueCopy()
 		p.p = new(proposal.Proposal)
-		p.p.Unmarshal(r)
+		p.p.Decode(r)
 		p.sender = sender{kind: senderKind(r.U8()), leaf: tm.LeafIndex(r.U32())}
 		g.pending = append(g.pending, p)
 	})
@@ -121,10 +121,10 @@ func LoadGroup(cfg *Config, data []byte) (*Group, error) {
 	}
 	if r.Optional() {
 		g.reinit = new(proposal.ReInit)
-		g.reinit.Unmarshal(r)
+		g.reinit.Decode(r)
 	}
 	if r.Optional() && r.Err() == nil {
-		if g.past, err = unmarshalPastEpoch(r); err != nil {
+		if g.past, err = decodePastEpoch(r); err != nil {
 			return nil, fmt.Errorf("%w: past epoch: %w", ErrState, err)
 		}
 	}

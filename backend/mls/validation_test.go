@@ -27,7 +27,7 @@ func threeMembers(t *testing.T) (*Config, *Group, *Group, *Group) {
 
 func stateOf(t *testing.T, g *Group) []byte {
 	t.Helper()
-	b, err := g.MarshalBinary()
+	b, err := g.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestReInitSuspendsGroup(t *testing.T) {
 	if _, err := bob.Protect([]byte("x"), nil); !errors.Is(err, ErrReInit) {
 		t.Fatalf("send after reinit: %v", err)
 	}
-	st, _ := alice.MarshalBinary()
+	st, _ := alice.Encode()
 	re, err := LoadGroup(cfg, st)
 	if err != nil {
 		t.Fatal(err)
@@ -349,7 +349,7 @@ func TestLateApplicationMessage(t *testing.T) {
 	mustMerge(t, alice, sc)
 	process(t, carol, sc.Message)
 	// Reload carol in between: the past epoch survives serialisation.
-	st, _ := carol.MarshalBinary()
+	st, _ := carol.Encode()
 	carol, err = LoadGroup(cfg, st)
 	if err != nil {
 		t.Fatal(err)
@@ -464,7 +464,7 @@ func TestExternalProposals(t *testing.T) {
 	w.Vector(func(w *codec.Writer) {
 		w.Opaque(server.Public())
 		cred := basic("delivery service")
-		cred.Marshal(w)
+		cred.Encode(w)
 	})
 	sc, err := alice.Commit(CommitOptions{Extensions: tree.Extensions{{Type: tree.ExtExternalSenders, Data: w.Bytes()}}})
 	if err != nil {

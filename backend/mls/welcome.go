@@ -39,7 +39,7 @@ func (g *Group) makeWelcome(sc *StagedCommit, withTree bool) ([]byte, error) {
 			}
 		}
 		w := codec.NewWriter(nil)
-		gs.Marshal(w)
+		gs.Encode(w)
 		kem, ct, err := g.cs.EncryptWithLabel(a.kp.InitKey, "Welcome", egi, w.Bytes())
 		if err != nil {
 			return nil, fmt.Errorf("welcome for leaf %d: %w", a.leaf, err)
@@ -237,7 +237,7 @@ func (g *Group) importTree(gi *GroupInfo, oob []byte) (*tree.Tree, error) {
 		Credential:      g.cfg.credential(),
 	}
 	if rb, ok := gi.GroupContext.Extensions.Find(tree.ExtRequiredCapabilities); ok {
-		rc, err := tree.UnmarshalRequiredCapabilities(rb)
+		rc, err := tree.DecodeRequiredCapabilities(rb)
 		if err != nil {
 			return nil, fmt.Errorf("%w: required_capabilities: %w", ErrGroupInfo, err)
 		}

@@ -20,25 +20,25 @@ type Welcome struct {
 	EncryptedGroupInfo []byte
 }
 
-// Marshal writes the Welcome.
-func (wl *Welcome) Marshal(w *codec.Writer) {
+// Encode writes the Welcome.
+func (wl *Welcome) Encode(w *codec.Writer) {
 	w.U16(wl.CipherSuite)
 	w.Vector(func(w *codec.Writer) {
 		for i := range wl.Secrets {
 			w.Opaque(wl.Secrets[i].NewMember)
-			wl.Secrets[i].EncryptedGroupSecrets.Marshal(w)
+			wl.Secrets[i].EncryptedGroupSecrets.Encode(w)
 		}
 	})
 	w.Opaque(wl.EncryptedGroupInfo)
 }
 
-// Unmarshal reads a Welcome (syntax only).
-func (wl *Welcome) Unmarshal(r *codec.Reader) {
+// Decode reads a Welcome (syntax only).
+func (wl *Welcome) Decode(r *codec.Reader) {
 	*wl = Welcome{CipherSuite: r.U16()}
 	r.Vector(func(r *codec.Reader) {
 		var s EncryptedGroupSecrets
 		s.NewMember = r.OpaqueCopy()
-		s.EncryptedGroupSecrets.Unmarshal(r)
+		s.EncryptedGroupSecrets.Decode(r)
 		wl.Secrets = append(wl.Secrets, s)
 	})
 	wl.EncryptedGroupInfo = r.OpaqueCopy()
@@ -47,7 +47,7 @@ func (wl *Welcome) Unmarshal(r *codec.Reader) {
 // Bytes returns the encoding of the Welcome.
 func (wl *Welcome) Bytes() []byte {
 	w := codec.NewWriter(nil)
-	wl.Marshal(w)
+	wl.Encode(w)
 	return w.Bytes()
 }
 
@@ -55,7 +55,7 @@ func (wl *Welcome) Bytes() []byte {
 func DecodeWelcome(b []byte) (*Welcome, error) {
 	r := codec.NewReader(b)
 	wl := new(Welcome)
-	wl.Unmarshal(r)
+	wl.Decode(r)
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("%w: welcome: %w", ErrDecode, err)
 	}

@@ -140,8 +140,8 @@ func (f *File) validate(path string) error {
 	return nil
 }
 
-// Marshal encodes f with the known fields first and unknown fields kept.
-func (f *File) Marshal() ([]byte, error) {
+// Encode encodes f with the known fields first and unknown fields kept.
+func (f *File) Encode() ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString("{\n")
 	put := func(k string, v any) error {
@@ -211,7 +211,7 @@ func Write(folder string, f *File) error {
 	if err := f.validate(path); err != nil {
 		return err
 	}
-	b, err := f.Marshal()
+	b, err := f.Encode()
 	if err != nil {
 		return err
 	}

@@ -173,7 +173,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		out, err := file.Marshal()
+		out, err := file.Encode()
 		if err != nil {
 			t.Fatal(err)
 		}

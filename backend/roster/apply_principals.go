@@ -181,8 +181,8 @@ func (s *State) checkAdmitAgent(op *Operation, a actor, b *AdmitAgent) (func(), 
 			(c.Parent != nil && prev.Cert.Parent.AgentID() != c.Parent.AgentID()) {
 			return nil, reject(ErrNotAuthorized, "a renewal comes from the agent's own issuer")
 		}
-		old, _ := prev.Cert.Marshal()
-		cur, _ := c.Marshal()
+		old, _ := prev.Cert.Encode()
+		cur, _ := c.Encode()
 		if bytes.Equal(old, cur) {
 			return nil, reject(ErrDuplicate, "agent %s already holds this certificate", aid.ShortString())
 		}

@@ -289,7 +289,7 @@ func (b *AdmitDevice) encode(w *codec.Writer) {
 
 func (b *AdmitAgent) encode(w *codec.Writer) {
 	if b.Cert != nil {
-		b.Cert.Encode(w)
+		b.Cert.EncodeTo(w)
 	}
 	w.Opaque(b.Possession)
 }
@@ -438,7 +438,7 @@ func decodeBody(t OpType, r *codec.Reader) Body {
 		b.Possession = r.OpaqueMax(64)
 		return b
 	case OpAdmitAgent:
-		b := &AdmitAgent{Cert: identity.DecodeDelegation(r)}
+		b := &AdmitAgent{Cert: identity.DecodeDelegationFrom(r)}
 		b.Possession = r.OpaqueMax(64)
 		return b
 	case OpAdmitRecovery:

@@ -175,7 +175,7 @@ func (p *peer) save() error {
 	if p.group == nil {
 		return nil
 	}
-	b, err := p.group.MarshalBinary()
+	b, err := p.group.Encode()
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func (p *peer) keypackage() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	priv, err := kp.MarshalBinary()
+	priv, err := kp.Encode()
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +130,7 @@ func (p *peer) bundles() ([]*mls.KeyPackageBundle, []string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		kp, err := mls.UnmarshalKeyPackageBundle(b)
+		kp, err := mls.DecodeKeyPackageBundle(b)
 		if err != nil {
 			return nil, nil, fmt.Errorf("stored key package %s: %w", e.Name(), err)
 		}

@@ -58,15 +58,15 @@ type Sender struct {
 // Member returns the Sender for the member at leaf.
 func Member(leaf uint32) Sender { return Sender{Type: SenderMember, Index: leaf} }
 
-// Marshal writes the Sender.
-func (s Sender) Marshal(w *codec.Writer) {
+// Encode writes the Sender.
+func (s Sender) Encode(w *codec.Writer) {
 	w.U8(uint8(s.Type))
 	if s.Type == SenderMember || s.Type == SenderExternal {
 		w.U32(s.Index)
 	}
 }
 
-func unmarshalSender(r *codec.Reader) Sender {
+func decodeSender(r *codec.Reader) Sender {
 	s := Sender{Type: SenderType(r.U8())}
 	switch s.Type {
 	case SenderMember, SenderExternal:
@@ -114,33 +114,33 @@ type FramedContent struct {
 	Commit            *proposal.Commit
 }
 
-// Marshal writes the FramedContent.
-func (c *FramedContent) Marshal(w *codec.Writer) {
+// Encode writes the FramedContent.
+func (c *FramedContent) Encode(w *codec.Writer) {
 	w.Opaque(c.GroupID)
 	w.U64(c.Epoch)
-	c.Sender.Marshal(w)
+	c.Sender.Encode(w)
 	w.Opaque(c.AuthenticatedData)
 	w.U8(uint8(c.ContentType))
-	c.marshalBody(w)
+	c.encodeBody(w)
 }
 
-// marshalBody writes the content_type-selected body.
-func (c *FramedContent) marshalBody(w *codec.Writer) {
+// encodeBody writes the content_type-selected body.
+func (c *FramedContent) encodeBody(w *codec.Writer) {
 	switch c.ContentType {
 	case ContentApplication:
 		w.Opaque(c.ApplicationData)
 	case ContentProposal:
 		if c.Proposal != nil {
-			c.Proposal.Marshal(w)
+			c.Proposal.Encode(w)
 		}
 	case ContentCommit:
 		if c.Commit != nil {
-			c.Commit.Marshal(w)
+			c.Commit.Encode(w)
 		}
 	}
 }
 
-func (c *FramedContent) unmarshalBody(r *codec.Reader) {
+func (c *FramedContent) decodeBody(r *codec.Reader) {
 	switch c.ContentType {
 	case ContentApplication:
 		c.ApplicationData = r.OpaqueCopy()
@@ -149,10 +149,10 @@ func (c *FramedContent) unmarshalBody(r *codec.Reader) {
 		}
 	case ContentProposal:
 		c.Proposal = new(proposal.Proposal)
-		c.Proposal.Unmarshal(r)
+		c.Proposal.Decode(r)
 	case ContentCommit:
 		c.Commit = new(proposal.Commit)
-		c.Commit.Unmarshal(r)
+		c.Commit.Decode(r)
 	default:
 		if r.Err() == nil {
 			r.Fail(fmt.Errorf("%w: content type %d", ErrDecode, c.ContentType))
@@ -160,14 +160,14 @@ func (c *FramedContent) unmarshalBody(r *codec.Reader) {
 	}
 }
 
-func unmarshalFramedContent(r *codec.Reader) FramedContent {
+func decodeFramedContent(r *codec.Reader) FramedContent {
 	var c FramedContent
 	c.GroupID = r.OpaqueCopy()
 	c.Epoch = r.U64()
-	c.Sender = unmarshalSender(r)
+	c.Sender = decodeSender(r)
 	c.AuthenticatedData = r.OpaqueCopy()
 	c.ContentType = ContentType(r.U8())
-	c.unmarshalBody(r)
+	c.decodeBody(r)
 	return c
 }
 
@@ -185,14 +185,14 @@ type AuthData struct {
 	ConfirmationTag []byte
 }
 
-func (a *AuthData) marshal(w *codec.Writer, ct ContentType) {
+func (a *AuthData) encode(w *codec.Writer, ct ContentType) {
 	w.Opaque(a.Signature)
 	if ct == ContentCommit {
 		w.Opaque(a.ConfirmationTag)
 	}
 }
 
-func unmarshalAuthData(r *codec.Reader, ct ContentType) AuthData {
+func decodeAuthData(r *codec.Reader, ct ContentType) AuthData {
 	var a AuthData
 	a.Signature = r.OpaqueCopy()
 	if ct == ContentCommit {
@@ -214,17 +214,17 @@ type AuthenticatedContent struct {
 	Auth       AuthData
 }
 
-// Marshal writes the AuthenticatedContent.
-func (a *AuthenticatedContent) Marshal(w *codec.Writer) {
+// Encode writes the AuthenticatedContent.
+func (a *AuthenticatedContent) Encode(w *codec.Writer) {
 	w.U16(uint16(a.WireFormat))
-	a.Content.Marshal(w)
-	a.Auth.marshal(w, a.Content.ContentType)
+	a.Content.Encode(w)
+	a.Auth.encode(w, a.Content.ContentType)
 }
 
 // Bytes returns the encoding (the input of MakeProposalRef, RFC 9420 §5.2).
 func (a *AuthenticatedContent) Bytes() []byte {
 	w := codec.NewWriter(make([]byte, 0, 256))
-	a.Marshal(w)
+	a.Encode(w)
 	return w.Bytes()
 }
 
@@ -232,8 +232,8 @@ func (a *AuthenticatedContent) Bytes() []byte {
 func DecodeAuthenticatedContent(b []byte) (*AuthenticatedContent, error) {
 	r := codec.NewReader(b)
 	a := &AuthenticatedContent{WireFormat: WireFormat(r.U16())}
-	a.Content = unmarshalFramedContent(r)
-	a.Auth = unmarshalAuthData(r, a.Content.ContentType)
+	a.Content = decodeFramedContent(r)
+	a.Auth = decodeAuthData(r, a.Content.ContentType)
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("%w: authenticated content: %w", ErrDecode, err)
 	}
@@ -246,7 +246,7 @@ func DecodeAuthenticatedContent(b []byte) (*AuthenticatedContent, error) {
 func (a *AuthenticatedContent) ConfirmedTranscriptHashInput() []byte {
 	w := codec.NewWriter(make([]byte, 0, 256))
 	w.U16(uint16(a.WireFormat))
-	a.Content.Marshal(w)
+	a.Content.Encode(w)
 	w.Opaque(a.Auth.Signature)
 	return w.Bytes()
 }
@@ -267,7 +267,7 @@ func (a *AuthenticatedContent) ConfirmedTranscriptHashInput() []byte {
 func tbs(w *codec.Writer, wf WireFormat, c *FramedContent, groupContext []byte) error {
 	w.U16(ProtocolVersion)
 	w.U16(uint16(wf))
-	c.Marshal(w)
+	c.Encode(w)
 	if c.Sender.needsContext() {
 		if groupContext == nil {
 			return ErrGroupContext

@@ -93,7 +93,7 @@ func TestPrivateRejections(t *testing.T) {
 	}
 	recv := f.tree(t)
 	var before codec.Writer
-	recv.Marshal(&before)
+	recv.Encode(&before)
 	tamper := func(mut func(p *PrivateMessage)) error {
 		p := *pm
 		p.Ciphertext = append([]byte(nil), pm.Ciphertext...)
@@ -114,7 +114,7 @@ func TestPrivateRejections(t *testing.T) {
 		}
 	}
 	var after codec.Writer
-	recv.Marshal(&after)
+	recv.Encode(&after)
 	if !bytes.Equal(before.Bytes(), after.Bytes()) {
 		t.Fatal("rejected messages changed the secret tree")
 	}
@@ -140,8 +140,8 @@ func TestNonZeroPaddingRejected(t *testing.T) {
 	send := f.tree(t)
 	kn, _ := send.Next(2, secrettree.Application)
 	var w codec.Writer
-	ac.Content.marshalBody(&w)
-	ac.Auth.marshal(&w, ContentApplication)
+	ac.Content.encodeBody(&w)
+	ac.Auth.encode(&w, ContentApplication)
 	w.Raw([]byte{0, 0, 7})
 	guard := [4]byte{1, 2, 3, 4}
 	ct, _ := f.s.Seal(nil, kn.Key, applyReuseGuard(kn.Nonce, guard), contentAAD(f.fc.GroupID, f.fc.Epoch, ContentApplication, f.fc.AuthenticatedData), w.Bytes())

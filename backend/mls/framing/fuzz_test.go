@@ -103,8 +103,8 @@ func FuzzPrivateMessageContent(f *testing.F) {
 			return
 		}
 		var w codec.Writer
-		d.Content.Content.marshalBody(&w)
-		d.Content.Auth.marshal(&w, typ)
+		d.Content.Content.encodeBody(&w)
+		d.Content.Auth.encode(&w, typ)
 		got := w.Bytes()
 		if len(got) > len(pt) || !bytes.Equal(got, pt[:len(got)]) {
 			t.Fatalf("decoded content does not re-encode to the plaintext prefix")

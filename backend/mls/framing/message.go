@@ -30,18 +30,18 @@ type MLSMessage struct {
 	Body       []byte
 }
 
-// Marshal writes the MLSMessage.
-func (m *MLSMessage) Marshal(w *codec.Writer) {
+// Encode writes the MLSMessage.
+func (m *MLSMessage) Encode(w *codec.Writer) {
 	w.U16(ProtocolVersion)
 	w.U16(uint16(m.WireFormat))
 	switch m.WireFormat {
 	case WireFormatPublicMessage:
 		if m.Public != nil {
-			m.Public.Marshal(w)
+			m.Public.Encode(w)
 		}
 	case WireFormatPrivateMessage:
 		if m.Private != nil {
-			m.Private.Marshal(w)
+			m.Private.Encode(w)
 		}
 	default:
 		w.Raw(m.Body)
@@ -51,7 +51,7 @@ func (m *MLSMessage) Marshal(w *codec.Writer) {
 // Bytes returns the encoding of m.
 func (m *MLSMessage) Bytes() []byte {
 	w := codec.NewWriter(make([]byte, 0, 512+len(m.Body)))
-	m.Marshal(w)
+	m.Encode(w)
 	return w.Bytes()
 }
 
@@ -71,9 +71,9 @@ func DecodeMLSMessage(b []byte) (*MLSMessage, error) {
 	m := &MLSMessage{WireFormat: wf}
 	switch wf {
 	case WireFormatPublicMessage:
-		m.Public = unmarshalPublicMessage(r)
+		m.Public = decodePublicMessage(r)
 	case WireFormatPrivateMessage:
-		m.Private = unmarshalPrivateMessage(r)
+		m.Private = decodePrivateMessage(r)
 	case WireFormatWelcome, WireFormatGroupInfo, WireFormatKeyPackage:
 		m.Body = append([]byte{}, r.Raw(r.Len())...)
 	default:

@@ -29,8 +29,8 @@ type PrivateMessage struct {
 	Ciphertext          []byte
 }
 
-// Marshal writes the PrivateMessage.
-func (p *PrivateMessage) Marshal(w *codec.Writer) {
+// Encode writes the PrivateMessage.
+func (p *PrivateMessage) Encode(w *codec.Writer) {
 	w.Opaque(p.GroupID)
 	w.U64(p.Epoch)
 	w.U8(uint8(p.ContentType))
@@ -39,7 +39,7 @@ func (p *PrivateMessage) Marshal(w *codec.Writer) {
 	w.Opaque(p.Ciphertext)
 }
 
-func unmarshalPrivateMessage(r *codec.Reader) *PrivateMessage {
+func decodePrivateMessage(r *codec.Reader) *PrivateMessage {
 	p := &PrivateMessage{
 		GroupID:     r.OpaqueCopy(),
 		Epoch:       r.U64(),
@@ -117,8 +117,8 @@ func Encrypt(s *suite.Suite, rand io.Reader, st *secrettree.Tree, senderDataSecr
 	}
 	// PrivateMessageContent: body, auth, zero padding.
 	w := codec.NewWriter(make([]byte, 0, 256+len(c.ApplicationData)))
-	c.marshalBody(w)
-	ac.Auth.marshal(w, c.ContentType)
+	c.encodeBody(w)
+	ac.Auth.encode(w, c.ContentType)
 	if padBlock > 1 {
 		if rem := w.Len() % padBlock; rem != 0 {
 			w.Raw(make([]byte, padBlock-rem))
@@ -202,8 +202,8 @@ func Decrypt(s *suite.Suite, st *secrettree.Tree, senderDataSecret []byte, pm *P
 	fc := FramedContent{GroupID: pm.GroupID, Epoch: pm.Epoch, Sender: Member(leaf),
 		AuthenticatedData: pm.AuthenticatedData, ContentType: pm.ContentType}
 	cr := codec.NewReader(pt)
-	fc.unmarshalBody(cr)
-	auth := unmarshalAuthData(cr, pm.ContentType)
+	fc.decodeBody(cr)
+	auth := decodeAuthData(cr, pm.ContentType)
 	if cr.Err() != nil {
 		return nil, fmt.Errorf("%w: private message content: %w", ErrDecode, cr.Err())
 	}

@@ -28,18 +28,18 @@ type PublicMessage struct {
 	MembershipTag []byte
 }
 
-// Marshal writes the PublicMessage.
-func (p *PublicMessage) Marshal(w *codec.Writer) {
-	p.Content.Marshal(w)
-	p.Auth.marshal(w, p.Content.ContentType)
+// Encode writes the PublicMessage.
+func (p *PublicMessage) Encode(w *codec.Writer) {
+	p.Content.Encode(w)
+	p.Auth.encode(w, p.Content.ContentType)
 	if p.Content.Sender.Type == SenderMember {
 		w.Opaque(p.MembershipTag)
 	}
 }
 
-func unmarshalPublicMessage(r *codec.Reader) *PublicMessage {
-	p := &PublicMessage{Content: unmarshalFramedContent(r)}
-	p.Auth = unmarshalAuthData(r, p.Content.ContentType)
+func decodePublicMessage(r *codec.Reader) *PublicMessage {
+	p := &PublicMessage{Content: decodeFramedContent(r)}
+	p.Auth = decodeAuthData(r, p.Content.ContentType)
 	if p.Content.Sender.Type == SenderMember {
 		p.MembershipTag = r.OpaqueCopy()
 	}
@@ -60,7 +60,7 @@ func membershipTag(s *suite.Suite, membershipKey []byte, c *FramedContent, a *Au
 	if err := tbs(w, WireFormatPublicMessage, c, groupContext); err != nil {
 		return nil, err
 	}
-	a.marshal(w, c.ContentType)
+	a.encode(w, c.ContentType)
 	return s.MAC(membershipKey, w.Bytes()), nil
 }
 

@@ -79,7 +79,7 @@ func runProtection(t *testing.T, s *suite.Suite, tc *protectionCase) {
 			return fc.ApplicationData
 		}
 		var w codec.Writer
-		fc.marshalBody(&w)
+		fc.encodeBody(&w)
 		return w.Bytes()
 	}
 	checkPublic := func(name string, msg []byte, want []byte) {
@@ -155,7 +155,7 @@ func runProtection(t *testing.T, s *suite.Suite, tc *protectionCase) {
 		if name == "application" {
 			fc.ApplicationData = raw
 		} else {
-			fc.unmarshalBody(r)
+			fc.decodeBody(r)
 			if err := r.Done(); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}

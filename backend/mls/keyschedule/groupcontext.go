@@ -39,27 +39,27 @@ type GroupContext struct {
 	Extensions              tree.Extensions
 }
 
-// Marshal writes the encoding of g.
-func (g *GroupContext) Marshal(w *codec.Writer) {
+// Encode writes the encoding of g.
+func (g *GroupContext) Encode(w *codec.Writer) {
 	w.U16(g.Version)
 	w.U16(g.CipherSuite)
 	w.Opaque(g.GroupID)
 	w.U64(g.Epoch)
 	w.Opaque(g.TreeHash)
 	w.Opaque(g.ConfirmedTranscriptHash)
-	g.Extensions.Marshal(w)
+	g.Extensions.Encode(w)
 }
 
 // Bytes returns the encoding of g.
 func (g *GroupContext) Bytes() []byte {
 	w := codec.NewWriter(make([]byte, 0, 128+len(g.GroupID)))
-	g.Marshal(w)
+	g.Encode(w)
 	return w.Bytes()
 }
 
-// UnmarshalGroupContext reads a GroupContext. The version must be mls10;
+// DecodeGroupContext reads a GroupContext. The version must be mls10;
 // the cipher suite is not checked here.
-func UnmarshalGroupContext(r *codec.Reader) GroupContext {
+func DecodeGroupContext(r *codec.Reader) GroupContext {
 	var g GroupContext
 	g.Version = r.U16()
 	g.CipherSuite = r.U16()
@@ -67,7 +67,7 @@ func UnmarshalGroupContext(r *codec.Reader) GroupContext {
 	g.Epoch = r.U64()
 	g.TreeHash = r.OpaqueCopy()
 	g.ConfirmedTranscriptHash = r.OpaqueCopy()
-	g.Extensions = tree.UnmarshalExtensions(r)
+	g.Extensions = tree.DecodeExtensions(r)
 	if r.Err() == nil && g.Version != ProtocolVersionMLS10 {
 		r.Fail(ErrBadGroupContext)
 	}

@@ -52,8 +52,8 @@ type PreSharedKeyID struct {
 	Nonce []byte
 }
 
-// Marshal writes the encoding of p.
-func (p *PreSharedKeyID) Marshal(w *codec.Writer) {
+// Encode writes the encoding of p.
+func (p *PreSharedKeyID) Encode(w *codec.Writer) {
 	w.U8(uint8(p.Type))
 	switch p.Type {
 	case PSKExternal:
@@ -66,9 +66,9 @@ func (p *PreSharedKeyID) Marshal(w *codec.Writer) {
 	w.Opaque(p.Nonce)
 }
 
-// UnmarshalPreSharedKeyID reads a PreSharedKeyID, rejecting unknown
+// DecodePreSharedKeyID reads a PreSharedKeyID, rejecting unknown
 // PSK types and resumption usages.
-func UnmarshalPreSharedKeyID(r *codec.Reader) PreSharedKeyID {
+func DecodePreSharedKeyID(r *codec.Reader) PreSharedKeyID {
 	var p PreSharedKeyID
 	p.Type = PSKType(r.U8())
 	switch p.Type {
@@ -121,7 +121,7 @@ func PSKSecret(s *suite.Suite, psks []PSK) ([]byte, error) {
 	zero := make([]byte, s.Nh())
 	for i, p := range psks {
 		w := codec.NewWriter(make([]byte, 0, 64))
-		p.ID.Marshal(w)
+		p.ID.Encode(w)
 		w.U16(uint16(i))
 		w.U16(uint16(len(psks)))
 		input, err := s.ExpandWithLabel(s.Extract(zero, p.Secret), "derived psk", w.Bytes(), s.Nh())

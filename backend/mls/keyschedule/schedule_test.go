@@ -39,13 +39,13 @@ func TestBadInputs(t *testing.T) {
 	}
 	for _, in := range [][]byte{{0}, {3, 0}, {2, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {1}} {
 		r := codec.NewReader(in)
-		UnmarshalPreSharedKeyID(r)
+		DecodePreSharedKeyID(r)
 		if r.Done() == nil {
 			t.Errorf("%x accepted", in)
 		}
 	}
 	r := codec.NewReader([]byte{0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
-	UnmarshalGroupContext(r)
+	DecodeGroupContext(r)
 	if r.Done() == nil {
 		t.Error("version 2 group context accepted")
 	}
@@ -54,20 +54,20 @@ func TestBadInputs(t *testing.T) {
 func TestResumptionPSKIDRoundTrip(t *testing.T) {
 	id := PreSharedKeyID{Type: PSKResumption, Usage: UsageReinit, PSKGroupID: []byte("g"), PSKEpoch: 7, Nonce: make([]byte, 32)}
 	var w codec.Writer
-	id.Marshal(&w)
+	id.Encode(&w)
 	r := codec.NewReader(w.Bytes())
-	back := UnmarshalPreSharedKeyID(r)
+	back := DecodePreSharedKeyID(r)
 	if r.Done() != nil || back.Usage != UsageReinit || back.PSKEpoch != 7 || string(back.PSKGroupID) != "g" {
 		t.Fatal("round trip")
 	}
 }
 
-func FuzzUnmarshalGroupContext(f *testing.F) {
+func FuzzDecodeGroupContext(f *testing.F) {
 	gc := GroupContext{Version: 1, CipherSuite: 1, GroupID: []byte("g"), Epoch: 3, TreeHash: make([]byte, 32), ConfirmedTranscriptHash: make([]byte, 32)}
 	f.Add(gc.Bytes())
 	f.Fuzz(func(t *testing.T, in []byte) {
 		r := codec.NewReader(in)
-		g := UnmarshalGroupContext(r)
+		g := DecodeGroupContext(r)
 		if r.Done() != nil {
 			return
 		}

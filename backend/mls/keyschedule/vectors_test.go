@@ -64,7 +64,7 @@ func TestKeyScheduleVectors(t *testing.T) {
 					t.Fatalf("suite %d epoch %d: group context %x want %x", tc.CipherSuite, i, gcb, ep.GroupContext)
 				}
 				r := codec.NewReader(gcb)
-				back := UnmarshalGroupContext(r)
+				back := DecodeGroupContext(r)
 				if r.Done() != nil || !bytes.Equal(back.Bytes(), gcb) {
 					t.Fatalf("group context round trip: %v", r.Err())
 				}
@@ -146,9 +146,9 @@ func TestPSKSecretVectors(t *testing.T) {
 				}
 				// Round-trip the identifier encoding.
 				var w codec.Writer
-				id.Marshal(&w)
+				id.Encode(&w)
 				r := codec.NewReader(w.Bytes())
-				back := UnmarshalPreSharedKeyID(r)
+				back := DecodePreSharedKeyID(r)
 				if r.Done() != nil || !bytes.Equal(back.PSKID, id.PSKID) || !bytes.Equal(back.Nonce, id.Nonce) {
 					t.Fatal("PreSharedKeyID round trip")
 				}

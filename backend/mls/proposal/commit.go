@@ -24,26 +24,26 @@ type OrRef struct {
 	Reference []byte
 }
 
-// Marshal writes the ProposalOrRef.
-func (o *OrRef) Marshal(w *codec.Writer) {
+// Encode writes the ProposalOrRef.
+func (o *OrRef) Encode(w *codec.Writer) {
 	w.U8(uint8(o.Type))
 	switch o.Type {
 	case OrRefProposal:
 		if o.Proposal != nil {
-			o.Proposal.Marshal(w)
+			o.Proposal.Encode(w)
 		}
 	case OrRefReference:
 		w.Opaque(o.Reference)
 	}
 }
 
-// Unmarshal reads a ProposalOrRef.
-func (o *OrRef) Unmarshal(r *codec.Reader) {
+// Decode reads a ProposalOrRef.
+func (o *OrRef) Decode(r *codec.Reader) {
 	*o = OrRef{Type: OrRefType(r.U8())}
 	switch o.Type {
 	case OrRefProposal:
 		o.Proposal = new(Proposal)
-		o.Proposal.Unmarshal(r)
+		o.Proposal.Decode(r)
 	case OrRefReference:
 		o.Reference = r.OpaqueCopy()
 	default:
@@ -59,34 +59,34 @@ type Commit struct {
 	Path      *tree.UpdatePath // nil when absent
 }
 
-// Marshal writes the commit.
-func (c *Commit) Marshal(w *codec.Writer) {
+// Encode writes the commit.
+func (c *Commit) Encode(w *codec.Writer) {
 	w.Vector(func(w *codec.Writer) {
 		for i := range c.Proposals {
-			c.Proposals[i].Marshal(w)
+			c.Proposals[i].Encode(w)
 		}
 	})
-	w.Optional(c.Path != nil, func(w *codec.Writer) { c.Path.Marshal(w) })
+	w.Optional(c.Path != nil, func(w *codec.Writer) { c.Path.Encode(w) })
 }
 
-// Unmarshal reads a commit.
-func (c *Commit) Unmarshal(r *codec.Reader) {
+// Decode reads a commit.
+func (c *Commit) Decode(r *codec.Reader) {
 	*c = Commit{}
 	r.Vector(func(r *codec.Reader) {
 		var o OrRef
-		o.Unmarshal(r)
+		o.Decode(r)
 		c.Proposals = append(c.Proposals, o)
 	})
 	if r.Optional() {
 		c.Path = new(tree.UpdatePath)
-		c.Path.Unmarshal(r)
+		c.Path.Decode(r)
 	}
 }
 
 // Bytes returns the encoding of the commit.
 func (c *Commit) Bytes() []byte {
 	w := codec.NewWriter(nil)
-	c.Marshal(w)
+	c.Encode(w)
 	return w.Bytes()
 }
 
@@ -94,7 +94,7 @@ func (c *Commit) Bytes() []byte {
 func DecodeCommit(b []byte) (*Commit, error) {
 	r := codec.NewReader(b)
 	c := new(Commit)
-	c.Unmarshal(r)
+	c.Decode(r)
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("%w: commit: %w", ErrDecode, err)
 	}

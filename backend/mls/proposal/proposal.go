@@ -95,78 +95,78 @@ type Proposal struct {
 	GroupContextExtensions *GroupContextExtensions
 }
 
-// Marshal writes the proposal. A proposal whose body does not match its type
+// Encode writes the proposal. A proposal whose body does not match its type
 // writes only the type (and will not decode).
-func (p *Proposal) Marshal(w *codec.Writer) {
+func (p *Proposal) Encode(w *codec.Writer) {
 	w.U16(uint16(p.Type))
-	p.marshalBody(w)
+	p.encodeBody(w)
 }
 
-func (p *Proposal) marshalBody(w *codec.Writer) {
+func (p *Proposal) encodeBody(w *codec.Writer) {
 	switch {
 	case p.Type == TypeAdd && p.Add != nil:
-		p.Add.KeyPackage.Marshal(w)
+		p.Add.KeyPackage.Encode(w)
 	case p.Type == TypeUpdate && p.Update != nil:
-		p.Update.LeafNode.Marshal(w)
+		p.Update.LeafNode.Encode(w)
 	case p.Type == TypeRemove && p.Remove != nil:
 		w.U32(p.Remove.Removed)
 	case p.Type == TypePreSharedKey && p.PreSharedKey != nil:
-		p.PreSharedKey.PSK.Marshal(w)
+		p.PreSharedKey.PSK.Encode(w)
 	case p.Type == TypeReInit && p.ReInit != nil:
-		p.ReInit.Marshal(w)
+		p.ReInit.Encode(w)
 	case p.Type == TypeExternalInit && p.ExternalInit != nil:
 		w.Opaque(p.ExternalInit.KEMOutput)
 	case p.Type == TypeGroupContextExtensions && p.GroupContextExtensions != nil:
-		p.GroupContextExtensions.Extensions.Marshal(w)
+		p.GroupContextExtensions.Extensions.Encode(w)
 	}
 }
 
-// Marshal writes the ReInit body.
-func (ri *ReInit) Marshal(w *codec.Writer) {
+// Encode writes the ReInit body.
+func (ri *ReInit) Encode(w *codec.Writer) {
 	w.Opaque(ri.GroupID)
 	w.U16(ri.Version)
 	w.U16(ri.CipherSuite)
-	ri.Extensions.Marshal(w)
+	ri.Extensions.Encode(w)
 }
 
-// Unmarshal reads the ReInit body.
-func (ri *ReInit) Unmarshal(r *codec.Reader) {
+// Decode reads the ReInit body.
+func (ri *ReInit) Decode(r *codec.Reader) {
 	ri.GroupID = r.OpaqueCopy()
 	ri.Version = r.U16()
 	ri.CipherSuite = r.U16()
-	ri.Extensions = tree.UnmarshalExtensions(r)
+	ri.Extensions = tree.DecodeExtensions(r)
 }
 
-// Unmarshal reads a proposal; unknown proposal types cannot be parsed
+// Decode reads a proposal; unknown proposal types cannot be parsed
 // (their body has no length) and fail with ErrUnsupported.
-func (p *Proposal) Unmarshal(r *codec.Reader) {
+func (p *Proposal) Decode(r *codec.Reader) {
 	*p = Proposal{Type: Type(r.U16())}
 	if r.Err() != nil {
 		return
 	}
-	p.unmarshalBody(r)
+	p.decodeBody(r)
 }
 
-func (p *Proposal) unmarshalBody(r *codec.Reader) {
+func (p *Proposal) decodeBody(r *codec.Reader) {
 	switch p.Type {
 	case TypeAdd:
 		p.Add = new(Add)
-		p.Add.KeyPackage.Unmarshal(r)
+		p.Add.KeyPackage.Decode(r)
 	case TypeUpdate:
 		p.Update = new(Update)
-		p.Update.LeafNode.Unmarshal(r)
+		p.Update.LeafNode.Decode(r)
 	case TypeRemove:
 		p.Remove = &Remove{Removed: r.U32()}
 	case TypePreSharedKey:
 		p.PreSharedKey = new(PreSharedKey)
-		p.PreSharedKey.PSK = keyschedule.UnmarshalPreSharedKeyID(r)
+		p.PreSharedKey.PSK = keyschedule.DecodePreSharedKeyID(r)
 	case TypeReInit:
 		p.ReInit = new(ReInit)
-		p.ReInit.Unmarshal(r)
+		p.ReInit.Decode(r)
 	case TypeExternalInit:
 		p.ExternalInit = &ExternalInit{KEMOutput: r.OpaqueCopy()}
 	case TypeGroupContextExtensions:
-		p.GroupContextExtensions = &GroupContextExtensions{Extensions: tree.UnmarshalExtensions(r)}
+		p.GroupContextExtensions = &GroupContextExtensions{Extensions: tree.DecodeExtensions(r)}
 	default:
 		r.Fail(fmt.Errorf("%w: %v", ErrUnsupported, p.Type))
 	}
@@ -175,7 +175,7 @@ func (p *Proposal) unmarshalBody(r *codec.Reader) {
 // Bytes returns the encoding of the proposal.
 func (p *Proposal) Bytes() []byte {
 	w := codec.NewWriter(nil)
-	p.Marshal(w)
+	p.Encode(w)
 	return w.Bytes()
 }
 
@@ -183,7 +183,7 @@ func (p *Proposal) Bytes() []byte {
 func Decode(b []byte) (*Proposal, error) {
 	r := codec.NewReader(b)
 	p := new(Proposal)
-	p.Unmarshal(r)
+	p.Decode(r)
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrDecode, err)
 	}
@@ -196,7 +196,7 @@ func Decode(b []byte) (*Proposal, error) {
 func DecodeBody(t Type, b []byte) (*Proposal, error) {
 	r := codec.NewReader(b)
 	p := &Proposal{Type: t}
-	p.unmarshalBody(r)
+	p.decodeBody(r)
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("%w: %v body: %w", ErrDecode, t, err)
 	}
@@ -206,6 +206,6 @@ func DecodeBody(t Type, b []byte) (*Proposal, error) {
 // BodyBytes returns the encoding of the proposal's body without its type.
 func (p *Proposal) BodyBytes() []byte {
 	w := codec.NewWriter(nil)
-	p.marshalBody(w)
+	p.encodeBody(w)
 	return w.Bytes()
 }

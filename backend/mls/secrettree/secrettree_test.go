@@ -133,32 +133,32 @@ func TestOutOfOrderWindow(t *testing.T) {
 func TestKeyDoesNotMutate(t *testing.T) {
 	a := testTree(t, Config{})
 	var before, after codec.Writer
-	a.Marshal(&before)
+	a.Encode(&before)
 	for g := uint32(0); g < 20; g++ {
 		if _, err := a.Key(5, Handshake, g); err != nil {
 			t.Fatal(err)
 		}
 	}
-	a.Marshal(&after)
+	a.Encode(&after)
 	if !bytes.Equal(before.Bytes(), after.Bytes()) {
 		t.Fatal("Key changed the state")
 	}
 }
 
-func TestMarshalRoundTrip(t *testing.T) {
+func TestEncodeRoundTrip(t *testing.T) {
 	a := testTree(t, Config{MaxForward: 50, MaxSkipped: 5})
 	_, _ = a.Consume(2, Application, 7)
 	_, _ = a.Consume(6, Handshake, 0)
 	var w codec.Writer
-	a.Marshal(&w)
-	b, err := Unmarshal(codec.NewReader(w.Bytes()))
+	a.Encode(&w)
+	b, err := Decode(codec.NewReader(w.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var w2 codec.Writer
-	b.Marshal(&w2)
+	b.Encode(&w2)
 	if !bytes.Equal(w.Bytes(), w2.Bytes()) {
-		t.Fatal("re-marshal differs")
+		t.Fatal("re-encoding differs")
 	}
 	for _, leaf := range []treemath.LeafIndex{0, 2, 6, 7} {
 		for g := uint32(0); g < 10; g++ {
@@ -171,14 +171,14 @@ func TestMarshalRoundTrip(t *testing.T) {
 	}
 }
 
-func FuzzUnmarshal(f *testing.F) {
+func FuzzDecode(f *testing.F) {
 	a := testTree(&testing.T{}, Config{})
 	_, _ = a.Consume(1, Application, 3)
 	var w codec.Writer
-	a.Marshal(&w)
+	a.Encode(&w)
 	f.Add(w.Bytes())
 	f.Fuzz(func(t *testing.T, in []byte) {
-		tree, err := Unmarshal(codec.NewReader(in))
+		tree, err := Decode(codec.NewReader(in))
 		if err != nil {
 			return
 		}

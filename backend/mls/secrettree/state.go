@@ -9,11 +9,11 @@ import (
 	"weald/backend/mls/treemath"
 )
 
-// ErrBadState is returned by [Unmarshal] for an encoding that is not a
+// ErrBadState is returned by [Decode] for an encoding that is not a
 // valid secret tree state.
 var ErrBadState = errcode.New("mls/secrettree/bad_state", "the stored secret tree state is invalid")
 
-// Marshal appends the tree's state (secrets still held, ratchet positions,
+// Encode appends the tree's state (secrets still held, ratchet positions,
 // kept skipped keys) to w, for persistence. The encoding is:
 //
 //	struct {
@@ -25,7 +25,7 @@ var ErrBadState = errcode.New("mls/secrettree/bad_state", "the stored secret tre
 //	  uint32 next; optional<opaque secret<V>>;
 //	  struct { uint32 generation; opaque key<V>; opaque nonce<V>; } skipped<V>; // ascending
 //	} Ratchet;
-func (t *Tree) Marshal(w *codec.Writer) {
+func (t *Tree) Encode(w *codec.Writer) {
 	w.U16(uint16(t.suite.ID()))
 	w.U32(t.nLeaves)
 	w.U32(t.cfg.MaxForward)
@@ -65,9 +65,9 @@ func (t *Tree) Marshal(w *codec.Writer) {
 	})
 }
 
-// Unmarshal reads a state written by [Tree.Marshal]. It checks sizes and
+// Decode reads a state written by [Tree.Encode]. It checks sizes and
 // ranges and returns ErrBadState (or a codec error) on any inconsistency.
-func Unmarshal(r *codec.Reader) (*Tree, error) {
+func Decode(r *codec.Reader) (*Tree, error) {
 	id := suite.ID(r.U16())
 	n := r.U32()
 	maxF := r.U32()

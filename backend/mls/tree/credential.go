@@ -29,8 +29,8 @@ func BasicCredential(identity []byte) Credential {
 	return Credential{Type: CredentialBasic, Identity: identity}
 }
 
-// Marshal writes the credential.
-func (c *Credential) Marshal(w *codec.Writer) {
+// Encode writes the credential.
+func (c *Credential) Encode(w *codec.Writer) {
 	w.U16(uint16(c.Type))
 	switch c.Type {
 	case CredentialBasic:
@@ -44,8 +44,8 @@ func (c *Credential) Marshal(w *codec.Writer) {
 	}
 }
 
-// Unmarshal reads a credential; unknown types cannot be parsed and fail.
-func (c *Credential) Unmarshal(r *codec.Reader) {
+// Decode reads a credential; unknown types cannot be parsed and fail.
+func (c *Credential) Decode(r *codec.Reader) {
 	*c = Credential{Type: CredentialType(r.U16())}
 	switch c.Type {
 	case CredentialBasic:
@@ -103,8 +103,8 @@ func (e Extensions) Find(t ExtensionType) ([]byte, bool) {
 	return nil, false
 }
 
-// Marshal writes the list.
-func (e Extensions) Marshal(w *codec.Writer) {
+// Encode writes the list.
+func (e Extensions) Encode(w *codec.Writer) {
 	w.Vector(func(w *codec.Writer) {
 		for _, x := range e {
 			w.U16(uint16(x.Type))
@@ -113,9 +113,9 @@ func (e Extensions) Marshal(w *codec.Writer) {
 	})
 }
 
-// UnmarshalExtensions reads an extension list, rejecting a type that appears
+// DecodeExtensions reads an extension list, rejecting a type that appears
 // twice (RFC 9420 §13.4).
-func UnmarshalExtensions(r *codec.Reader) Extensions {
+func DecodeExtensions(r *codec.Reader) Extensions {
 	var e Extensions
 	r.Vector(func(r *codec.Reader) {
 		x := Extension{Type: ExtensionType(r.U16()), Data: r.OpaqueCopy()}
@@ -153,8 +153,8 @@ func readU16s[T ~uint16](r *codec.Reader) []T {
 	return v
 }
 
-// Marshal writes the capabilities.
-func (c *Capabilities) Marshal(w *codec.Writer) {
+// Encode writes the capabilities.
+func (c *Capabilities) Encode(w *codec.Writer) {
 	writeU16s(w, c.Versions)
 	writeU16s(w, c.CipherSuites)
 	writeU16s(w, c.Extensions)
@@ -162,8 +162,8 @@ func (c *Capabilities) Marshal(w *codec.Writer) {
 	writeU16s(w, c.Credentials)
 }
 
-// Unmarshal reads capabilities.
-func (c *Capabilities) Unmarshal(r *codec.Reader) {
+// Decode reads capabilities.
+func (c *Capabilities) Decode(r *codec.Reader) {
 	c.Versions = readU16s[uint16](r)
 	c.CipherSuites = readU16s[uint16](r)
 	c.Extensions = readU16s[ExtensionType](r)
@@ -204,15 +204,15 @@ type RequiredCapabilities struct {
 	Credentials []CredentialType
 }
 
-// Marshal writes the extension body.
-func (rc *RequiredCapabilities) Marshal(w *codec.Writer) {
+// Encode writes the extension body.
+func (rc *RequiredCapabilities) Encode(w *codec.Writer) {
 	writeU16s(w, rc.Extensions)
 	writeU16s(w, rc.Proposals)
 	writeU16s(w, rc.Credentials)
 }
 
-// UnmarshalRequiredCapabilities decodes a required_capabilities body.
-func UnmarshalRequiredCapabilities(b []byte) (*RequiredCapabilities, error) {
+// DecodeRequiredCapabilities decodes a required_capabilities body.
+func DecodeRequiredCapabilities(b []byte) (*RequiredCapabilities, error) {
 	r := codec.NewReader(b)
 	rc := &RequiredCapabilities{
 		Extensions:  readU16s[ExtensionType](r),

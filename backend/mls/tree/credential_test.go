@@ -14,34 +14,34 @@ func TestCredentialAndCapabilities(t *testing.T) {
 		{Type: CredentialX509, Certificates: [][]byte{{0x30, 1}, {0x30, 2}}},
 	} {
 		w := codec.NewWriter(nil)
-		c.Marshal(w)
+		c.Encode(w)
 		r := codec.NewReader(w.Bytes())
 		var d Credential
-		d.Unmarshal(r)
+		d.Decode(r)
 		if err := r.Done(); err != nil {
 			t.Fatal(err)
 		}
 		w2 := codec.NewWriter(nil)
-		d.Marshal(w2)
+		d.Encode(w2)
 		if !bytes.Equal(w.Bytes(), w2.Bytes()) || d.Type != c.Type {
 			t.Fatalf("credential type %d does not round-trip", c.Type)
 		}
 	}
 	r := codec.NewReader([]byte{0x00, 0x07, 0x00})
 	var d Credential
-	d.Unmarshal(r)
+	d.Decode(r)
 	if err := r.Err(); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("unknown credential type: %v", err)
 	}
 
 	rc := &RequiredCapabilities{Extensions: []ExtensionType{9}, Proposals: []uint16{0x0a0a}, Credentials: []CredentialType{CredentialX509}}
 	w := codec.NewWriter(nil)
-	rc.Marshal(w)
-	got, err := UnmarshalRequiredCapabilities(w.Bytes())
+	rc.Encode(w)
+	got, err := DecodeRequiredCapabilities(w.Bytes())
 	if err != nil || len(got.Extensions) != 1 || got.Proposals[0] != 0x0a0a || got.Credentials[0] != CredentialX509 {
 		t.Fatalf("required capabilities round trip: %v", err)
 	}
-	if _, err := UnmarshalRequiredCapabilities(append(w.Bytes(), 0)); !errors.Is(err, ErrDecode) {
+	if _, err := DecodeRequiredCapabilities(append(w.Bytes(), 0)); !errors.Is(err, ErrDecode) {
 		t.Fatalf("trailing byte: %v", err)
 	}
 

@@ -76,7 +76,7 @@ func Example() {
 			w.U64(epoch)
 			w.Opaque(treeHash)
 			w.Opaque(nil)
-			tree.Extensions{}.Marshal(w)
+			tree.Extensions{}.Encode(w)
 			return w.Bytes(), nil
 		}
 	}

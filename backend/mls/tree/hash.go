@@ -59,7 +59,7 @@ func (t *Tree) leafHash(w *codec.Writer, i tm.LeafIndex, l *LeafNode) []byte {
 	w.Reset()
 	w.U8(nodeTypeLeaf)
 	w.U32(uint32(i))
-	w.Optional(l != nil, func(w *codec.Writer) { l.Marshal(w) })
+	w.Optional(l != nil, func(w *codec.Writer) { l.Encode(w) })
 	return t.suite.Hash(w.Bytes())
 }
 
@@ -67,7 +67,7 @@ func (t *Tree) leafHash(w *codec.Writer, i tm.LeafIndex, l *LeafNode) []byte {
 func (t *Tree) parentNodeHash(w *codec.Writer, p *ParentNode, lh, rh []byte) []byte {
 	w.Reset()
 	w.U8(nodeTypeParent)
-	w.Optional(p != nil, func(w *codec.Writer) { p.Marshal(w) })
+	w.Optional(p != nil, func(w *codec.Writer) { p.Encode(w) })
 	w.Opaque(lh)
 	w.Opaque(rh)
 	return t.suite.Hash(w.Bytes())

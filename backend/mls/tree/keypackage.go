@@ -20,35 +20,35 @@ type KeyPackage struct {
 	Signature   []byte
 }
 
-func (k *KeyPackage) marshalContent(w *codec.Writer) {
+func (k *KeyPackage) encodeContent(w *codec.Writer) {
 	w.U16(k.Version)
 	w.U16(k.CipherSuite)
 	w.Opaque(k.InitKey)
-	k.LeafNode.Marshal(w)
-	k.Extensions.Marshal(w)
+	k.LeafNode.Encode(w)
+	k.Extensions.Encode(w)
 }
 
-// Marshal writes the key package.
-func (k *KeyPackage) Marshal(w *codec.Writer) {
-	k.marshalContent(w)
+// Encode writes the key package.
+func (k *KeyPackage) Encode(w *codec.Writer) {
+	k.encodeContent(w)
 	w.Opaque(k.Signature)
 }
 
 // Bytes returns the encoding of the key package.
 func (k *KeyPackage) Bytes() []byte {
 	w := codec.NewWriter(make([]byte, 0, 384))
-	k.Marshal(w)
+	k.Encode(w)
 	return w.Bytes()
 }
 
-// Unmarshal reads a key package (syntax only).
-func (k *KeyPackage) Unmarshal(r *codec.Reader) {
+// Decode reads a key package (syntax only).
+func (k *KeyPackage) Decode(r *codec.Reader) {
 	*k = KeyPackage{}
 	k.Version = r.U16()
 	k.CipherSuite = r.U16()
 	k.InitKey = r.OpaqueCopy()
-	k.LeafNode.Unmarshal(r)
-	k.Extensions = UnmarshalExtensions(r)
+	k.LeafNode.Decode(r)
+	k.Extensions = DecodeExtensions(r)
 	k.Signature = r.OpaqueCopy()
 }
 
@@ -56,7 +56,7 @@ func (k *KeyPackage) Unmarshal(r *codec.Reader) {
 func DecodeKeyPackage(b []byte) (*KeyPackage, error) {
 	r := codec.NewReader(b)
 	k := new(KeyPackage)
-	k.Unmarshal(r)
+	k.Decode(r)
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("%w: key package: %w", ErrDecode, err)
 	}
@@ -66,7 +66,7 @@ func DecodeKeyPackage(b []byte) (*KeyPackage, error) {
 // Sign sets the signature: SignWithLabel(priv, "KeyPackageTBS", KeyPackageTBS).
 func (k *KeyPackage) Sign(s Suite, priv []byte) error {
 	w := codec.NewWriter(nil)
-	k.marshalContent(w)
+	k.encodeContent(w)
 	sig, err := s.SignWithLabel(priv, "KeyPackageTBS", w.Bytes())
 	if err != nil {
 		return fmt.Errorf("sign key package: %w", err)
@@ -96,7 +96,7 @@ func (k *KeyPackage) Validate(c *LeafContext) error {
 		return fmt.Errorf("%w: version %d suite %d", ErrVersionOrSuite, k.Version, k.CipherSuite)
 	}
 	w := codec.NewWriter(nil)
-	k.marshalContent(w)
+	k.encodeContent(w)
 	if !c.Suite.VerifyWithLabel(k.LeafNode.SignatureKey, "KeyPackageTBS", w.Bytes(), k.Signature) {
 		return fmt.Errorf("%w: key package", ErrBadSignature)
 	}

@@ -31,12 +31,12 @@ type LeafNode struct {
 	Signature     []byte
 }
 
-// marshalContent writes every field before the signature.
-func (l *LeafNode) marshalContent(w *codec.Writer) {
+// encodeContent writes every field before the signature.
+func (l *LeafNode) encodeContent(w *codec.Writer) {
 	w.Opaque(l.EncryptionKey)
 	w.Opaque(l.SignatureKey)
-	l.Credential.Marshal(w)
-	l.Capabilities.Marshal(w)
+	l.Credential.Encode(w)
+	l.Capabilities.Encode(w)
 	w.U8(uint8(l.Source))
 	switch l.Source {
 	case SourceKeyPackage:
@@ -45,29 +45,29 @@ func (l *LeafNode) marshalContent(w *codec.Writer) {
 	case SourceCommit:
 		w.Opaque(l.ParentHash)
 	}
-	l.Extensions.Marshal(w)
+	l.Extensions.Encode(w)
 }
 
-// Marshal writes the leaf node.
-func (l *LeafNode) Marshal(w *codec.Writer) {
-	l.marshalContent(w)
+// Encode writes the leaf node.
+func (l *LeafNode) Encode(w *codec.Writer) {
+	l.encodeContent(w)
 	w.Opaque(l.Signature)
 }
 
 // Bytes returns the encoding of the leaf node.
 func (l *LeafNode) Bytes() []byte {
 	w := codec.NewWriter(make([]byte, 0, 256))
-	l.Marshal(w)
+	l.Encode(w)
 	return w.Bytes()
 }
 
-// Unmarshal reads a leaf node (syntax only).
-func (l *LeafNode) Unmarshal(r *codec.Reader) {
+// Decode reads a leaf node (syntax only).
+func (l *LeafNode) Decode(r *codec.Reader) {
 	*l = LeafNode{}
 	l.EncryptionKey = r.OpaqueCopy()
 	l.SignatureKey = r.OpaqueCopy()
-	l.Credential.Unmarshal(r)
-	l.Capabilities.Unmarshal(r)
+	l.Credential.Decode(r)
+	l.Capabilities.Decode(r)
 	l.Source = LeafNodeSource(r.U8())
 	switch l.Source {
 	case SourceKeyPackage:
@@ -81,7 +81,7 @@ func (l *LeafNode) Unmarshal(r *codec.Reader) {
 			r.Fail(fmt.Errorf("%w: leaf node source %d", ErrDecode, l.Source))
 		}
 	}
-	l.Extensions = UnmarshalExtensions(r)
+	l.Extensions = DecodeExtensions(r)
 	l.Signature = r.OpaqueCopy()
 }
 
@@ -89,7 +89,7 @@ func (l *LeafNode) Unmarshal(r *codec.Reader) {
 func DecodeLeafNode(b []byte) (*LeafNode, error) {
 	r := codec.NewReader(b)
 	l := new(LeafNode)
-	l.Unmarshal(r)
+	l.Decode(r)
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("%w: leaf node: %w", ErrDecode, err)
 	}
@@ -100,7 +100,7 @@ func DecodeLeafNode(b []byte) (*LeafNode, error) {
 // and commit sources, the group id and the leaf's index.
 func (l *LeafNode) tbs(groupID []byte, leaf treemath.LeafIndex) []byte {
 	w := codec.NewWriter(make([]byte, 0, 256))
-	l.marshalContent(w)
+	l.encodeContent(w)
 	if l.Source == SourceUpdate || l.Source == SourceCommit {
 		w.Opaque(groupID)
 		w.U32(uint32(leaf))

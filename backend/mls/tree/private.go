@@ -70,11 +70,11 @@ func (p *PrivateState) Prune(t *Tree) {
 	}
 }
 
-// Marshal writes the private state:
+// Encode writes the private state:
 //
 //	struct { uint32 leaf; opaque encryption_priv<V>; opaque signature_priv<V>;
 //	         struct { uint32 node; opaque priv<V>; opaque pub<V>; } path<V>; }
-func (p *PrivateState) Marshal(w *codec.Writer) {
+func (p *PrivateState) Encode(w *codec.Writer) {
 	w.U32(uint32(p.Leaf))
 	w.Opaque(p.EncryptionKey)
 	w.Opaque(p.SignatureKey)
@@ -88,8 +88,8 @@ func (p *PrivateState) Marshal(w *codec.Writer) {
 	})
 }
 
-// UnmarshalPrivateState reads what [PrivateState.Marshal] wrote.
-func UnmarshalPrivateState(r *codec.Reader) *PrivateState {
+// DecodePrivateState reads what [PrivateState.Encode] wrote.
+func DecodePrivateState(r *codec.Reader) *PrivateState {
 	p := NewPrivateState(tm.LeafIndex(r.U32()), r.OpaqueCopy(), r.OpaqueCopy())
 	r.Vector(func(r *codec.Reader) {
 		x := tm.NodeIndex(r.U32())

@@ -14,14 +14,14 @@ func TestPrivateStateRoundTrip(t *testing.T) {
 	p.SetNodeKey(11, []byte{4}, []byte{5, 6})
 	p.SetNodeKey(7, []byte{7}, []byte{8})
 	w := codec.NewWriter(nil)
-	p.Marshal(w)
+	p.Encode(w)
 	r := codec.NewReader(w.Bytes())
-	q := UnmarshalPrivateState(r)
+	q := DecodePrivateState(r)
 	if err := r.Done(); err != nil {
 		t.Fatal(err)
 	}
 	w2 := codec.NewWriter(nil)
-	q.Marshal(w2)
+	q.Encode(w2)
 	if !bytes.Equal(w.Bytes(), w2.Bytes()) || q.Leaf != 5 || len(q.path) != 2 {
 		t.Fatal("private state does not round-trip")
 	}
@@ -32,7 +32,7 @@ func TestPrivateStateRoundTrip(t *testing.T) {
 	bad.Opaque(nil)
 	bad.Vector(func(w *codec.Writer) { w.U32(4); w.Opaque([]byte{1}); w.Opaque([]byte{2}) })
 	r = codec.NewReader(bad.Bytes())
-	UnmarshalPrivateState(r)
+	DecodePrivateState(r)
 	if err := r.Done(); !errors.Is(err, ErrDecode) {
 		t.Fatalf("leaf node key accepted: %v", err)
 	}

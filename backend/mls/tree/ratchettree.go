@@ -11,9 +11,9 @@ import (
 	tm "weald/backend/mls/treemath"
 )
 
-// MarshalRatchetTree writes the ratchet_tree extension body (RFC 9420
+// EncodeRatchetTree writes the ratchet_tree extension body (RFC 9420
 // §12.4.3.3): optional<Node> nodes<V>, trailing blank nodes omitted.
-func (t *Tree) MarshalRatchetTree(w *codec.Writer) {
+func (t *Tree) EncodeRatchetTree(w *codec.Writer) {
 	width := t.Width()
 	last := int64(-1)
 	for x := int64(width) - 1; x >= 0; x-- {
@@ -28,13 +28,13 @@ func (t *Tree) MarshalRatchetTree(w *codec.Writer) {
 				l := t.leafAt(int(x >> 1))
 				w.Optional(l != nil, func(w *codec.Writer) {
 					w.U8(nodeTypeLeaf)
-					l.Marshal(w)
+					l.Encode(w)
 				})
 			} else {
 				p := t.parentAtK(int(x >> 1))
 				w.Optional(p != nil, func(w *codec.Writer) {
 					w.U8(nodeTypeParent)
-					p.Marshal(w)
+					p.Encode(w)
 				})
 			}
 		}
@@ -44,7 +44,7 @@ func (t *Tree) MarshalRatchetTree(w *codec.Writer) {
 // RatchetTreeBytes returns the ratchet_tree extension body.
 func (t *Tree) RatchetTreeBytes() []byte {
 	w := codec.NewWriter(make([]byte, 0, 256*t.leaves.len()))
-	t.MarshalRatchetTree(w)
+	t.EncodeRatchetTree(w)
 	return w.Bytes()
 }
 
@@ -52,10 +52,10 @@ func (t *Tree) RatchetTreeBytes() []byte {
 // keeps index arithmetic in range).
 const maxLeaves = 1 << 24
 
-// UnmarshalRatchetTree reads a ratchet_tree body into an unvalidated tree:
+// DecodeRatchetTreeFrom reads a ratchet_tree body into an unvalidated tree:
 // it checks only syntax and shape (node types at the right positions, last
 // node non-blank). Use [Import] for a tree received from others.
-func UnmarshalRatchetTree(s Suite, r *codec.Reader) *Tree {
+func DecodeRatchetTreeFrom(s Suite, r *codec.Reader) *Tree {
 	var leaves []*LeafNode
 	var parents []*ParentNode
 	count := 0
@@ -77,10 +77,10 @@ func UnmarshalRatchetTree(s Suite, r *codec.Reader) *Tree {
 			case r.Err() != nil:
 			case typ == nodeTypeLeaf && isLeaf:
 				l = new(LeafNode)
-				l.Unmarshal(r)
+				l.Decode(r)
 			case typ == nodeTypeParent && !isLeaf:
 				p = new(ParentNode)
-				p.Unmarshal(r)
+				p.Decode(r)
 			default:
 				r.Fail(fmt.Errorf("%w: node %d has type %d", ErrTreeShape, count-1, typ))
 			}
@@ -125,7 +125,7 @@ func UnmarshalRatchetTree(s Suite, r *codec.Reader) *Tree {
 // DecodeRatchetTree decodes exactly one ratchet_tree body (unvalidated).
 func DecodeRatchetTree(s Suite, b []byte) (*Tree, error) {
 	r := codec.NewReader(b)
-	t := UnmarshalRatchetTree(s, r)
+	t := DecodeRatchetTreeFrom(s, r)
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("%w: ratchet tree: %w", ErrDecode, err)
 	}

@@ -16,8 +16,8 @@ type ParentNode struct {
 	UnmergedLeaves []tm.LeafIndex
 }
 
-// Marshal writes the parent node.
-func (p *ParentNode) Marshal(w *codec.Writer) {
+// Encode writes the parent node.
+func (p *ParentNode) Encode(w *codec.Writer) {
 	w.Opaque(p.EncryptionKey)
 	w.Opaque(p.ParentHash)
 	w.Vector(func(w *codec.Writer) {
@@ -27,8 +27,8 @@ func (p *ParentNode) Marshal(w *codec.Writer) {
 	})
 }
 
-// Unmarshal reads a parent node (syntax only).
-func (p *ParentNode) Unmarshal(r *codec.Reader) {
+// Decode reads a parent node (syntax only).
+func (p *ParentNode) Decode(r *codec.Reader) {
 	p.EncryptionKey = r.OpaqueCopy()
 	p.ParentHash = r.OpaqueCopy()
 	p.UnmergedLeaves = nil

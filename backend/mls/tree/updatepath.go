@@ -12,14 +12,14 @@ type HPKECiphertext struct {
 	Ciphertext []byte
 }
 
-// Marshal writes the ciphertext.
-func (c *HPKECiphertext) Marshal(w *codec.Writer) {
+// Encode writes the ciphertext.
+func (c *HPKECiphertext) Encode(w *codec.Writer) {
 	w.Opaque(c.KEMOutput)
 	w.Opaque(c.Ciphertext)
 }
 
-// Unmarshal reads a ciphertext.
-func (c *HPKECiphertext) Unmarshal(r *codec.Reader) {
+// Decode reads a ciphertext.
+func (c *HPKECiphertext) Decode(r *codec.Reader) {
 	c.KEMOutput = r.OpaqueCopy()
 	c.Ciphertext = r.OpaqueCopy()
 }
@@ -37,32 +37,32 @@ type UpdatePath struct {
 	Nodes    []UpdatePathNode
 }
 
-// Marshal writes the update path.
-func (u *UpdatePath) Marshal(w *codec.Writer) {
-	u.LeafNode.Marshal(w)
+// Encode writes the update path.
+func (u *UpdatePath) Encode(w *codec.Writer) {
+	u.LeafNode.Encode(w)
 	w.Vector(func(w *codec.Writer) {
 		for i := range u.Nodes {
 			n := &u.Nodes[i]
 			w.Opaque(n.EncryptionKey)
 			w.Vector(func(w *codec.Writer) {
 				for j := range n.EncryptedPathSecret {
-					n.EncryptedPathSecret[j].Marshal(w)
+					n.EncryptedPathSecret[j].Encode(w)
 				}
 			})
 		}
 	})
 }
 
-// Unmarshal reads an update path (syntax only).
-func (u *UpdatePath) Unmarshal(r *codec.Reader) {
-	u.LeafNode.Unmarshal(r)
+// Decode reads an update path (syntax only).
+func (u *UpdatePath) Decode(r *codec.Reader) {
+	u.LeafNode.Decode(r)
 	u.Nodes = nil
 	r.Vector(func(r *codec.Reader) {
 		var n UpdatePathNode
 		n.EncryptionKey = r.OpaqueCopy()
 		r.Vector(func(r *codec.Reader) {
 			var c HPKECiphertext
-			c.Unmarshal(r)
+			c.Decode(r)
 			n.EncryptedPathSecret = append(n.EncryptedPathSecret, c)
 		})
 		u.Nodes = append(u.Nodes, n)
@@ -72,7 +72,7 @@ func (u *UpdatePath) Unmarshal(r *codec.Reader) {
 // Bytes returns the encoding of the update path.
 func (u *UpdatePath) Bytes() []byte {
 	w := codec.NewWriter(nil)
-	u.Marshal(w)
+	u.Encode(w)
 	return w.Bytes()
 }
 
@@ -80,7 +80,7 @@ func (u *UpdatePath) Bytes() []byte {
 func DecodeUpdatePath(b []byte) (*UpdatePath, error) {
 	r := codec.NewReader(b)
 	u := new(UpdatePath)
-	u.Unmarshal(r)
+	u.Decode(r)
 	if err := r.Done(); err != nil {
 		return nil, fmt.Errorf("%w: update path: %w", ErrDecode, err)
 	}

@@ -104,7 +104,7 @@ func groupContext(suite uint16, groupID []byte, epoch uint64, treeHash, cth []by
 	w.U64(epoch)
 	w.Opaque(treeHash)
 	w.Opaque(cth)
-	Extensions{}.Marshal(w)
+	Extensions{}.Encode(w)
 	return w.Bytes()
 }
 
