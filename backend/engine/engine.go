@@ -105,6 +105,8 @@ type meta struct {
 	// LastResortUsed: a Welcome used the current last-resort package; the
 	// next top-up replaces it.
 	LastResortUsed bool `json:"last_resort_used,omitempty"`
+	// HealthDismissed: health checks the user dismissed (health.go).
+	HealthDismissed map[string]bool `json:"health_dismissed,omitempty"`
 }
 
 // Engine is one workspace's running client.
@@ -143,6 +145,8 @@ type Engine struct {
 	rootFresh bool
 	// storageChecked: when the steward last read the relay's STATS.
 	storageChecked time.Time
+	// healthLast: when the health check last ran (health.go).
+	healthLast time.Time
 	// tamper, in tests only, alters a checkpoint being written (compact.go).
 	tamper func(stage string, d *checkpointDraft)
 }

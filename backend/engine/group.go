@@ -45,6 +45,8 @@ type groupRec struct {
 	Joins groups.JoinRate `json:"joins,omitempty"`
 	// Retention: retention keys, chain, checkpoints (retention.go).
 	Retention retentionRec `json:"retention"`
+	// Health: what the weekly check reads from the log (health.go).
+	Health groupHealth `json:"health"`
 }
 
 // group is a group this client holds state for.

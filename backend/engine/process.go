@@ -76,6 +76,8 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 			}
 		case wire.KindHistoryPublish:
 			e.learnHistory(g, &gi.Policy, env)
+		case wire.KindRecoveryWrap:
+			e.noteWrap(g, se)
 		case wire.KindGroupInfoPublish:
 			if sb, err := groups.DecodeSealedBundle(env.CT); err == nil && sb.RootEpoch >= g.rec.BundleEpoch {
 				g.rec.BundleEpoch = sb.RootEpoch
@@ -135,26 +137,27 @@ type evictee struct {
 }
 
 // learnHistory adds the history keys of a history.publish this member can
-// open (a Remove's committer adds a fresh key and publishes it).
-func (e *Engine) learnHistory(g *group, pol *roster.GroupPolicy, env *wire.Envelope) {
+// open (a Remove's committer adds a fresh key and publishes it) and notes
+// its root epoch for the health check; it reports whether it opened.
+func (e *Engine) learnHistory(g *group, pol *roster.GroupPolicy, env *wire.Envelope) bool {
 	if pol.History != roster.HistoryOpen {
-		return
+		return false
 	}
 	sb, err := groups.DecodeSealedBundle(env.CT)
 	if err != nil {
-		return
+		return false
 	}
 	secret, ok := e.enrolSecret(sb.RootEpoch)
 	if !ok {
-		return
+		return false
 	}
 	pt, err := groups.OpenBundle(groups.BundleHistory, secret, [32]byte(g.rec.ID), sb)
 	if err != nil {
-		return
+		return false
 	}
 	hp, err := groups.DecodeHistoryPlain(pt)
 	if err != nil {
-		return
+		return false
 	}
 	have := map[[32]byte]bool{}
 	for _, k := range g.history {
@@ -165,6 +168,8 @@ func (e *Engine) learnHistory(g *group, pol *roster.GroupPolicy, env *wire.Envel
 			g.history = append(g.history, k)
 		}
 	}
+	g.rec.Health.noteHistory(sb.RootEpoch)
+	return true
 }
 
 // alertForged raises a join/forged alert for a commit of group refused by

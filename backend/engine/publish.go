@@ -43,6 +43,9 @@ func (e *Engine) publishBundles(ctx context.Context, g *group, pol *roster.Group
 	if _, err := e.sendBatch(ctx, g, items); err != nil {
 		return err
 	}
+	if pol.History == roster.HistoryOpen {
+		g.rec.Health.noteHistory(epoch)
+	}
 	g.rec.BundleOwed = false
 	return e.persistGroup(ctx, g)
 }

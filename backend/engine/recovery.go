@@ -132,9 +132,11 @@ func (e *Engine) ensureRecoveryWrap(ctx context.Context, g *group) error {
 	if err != nil {
 		return err
 	}
-	if _, err := e.sendCT(ctx, g, wire.KindRecoveryWrap, wrap); err != nil {
+	seq, err := e.sendCT(ctx, g, wire.KindRecoveryWrap, wrap)
+	if err != nil {
 		return err
 	}
+	g.rec.Health.noteOwnWrap(g.mls.Epoch(), seq)
 	if err := e.persistGroup(ctx, g); err != nil {
 		return err
 	}
@@ -153,6 +155,7 @@ func (e *Engine) sendJoin(ctx context.Context, g *group, commit []byte, m *mls.G
 	if err != nil {
 		return 0, err
 	}
+	g.rec.Health.noteOwnWrap(m.Epoch(), seqs[1])
 	return seqs[0], nil
 }
 

@@ -218,6 +218,7 @@ func (e *Engine) storage(ctx context.Context) (Storage, error) {
 	if st.LimitBytes > 0 {
 		out.Percent = st.LogBytes * 100 / st.LimitBytes
 	}
+	e.keepStorageSample(ctx, StorageSample{At: e.now().UTC(), LogBytes: st.LogBytes, LimitBytes: st.LimitBytes})
 	if out.NearBudget && e.roster.IsAdmin(e.devID) {
 		e.raise(ctx, Alert{Code: "storage/near_budget",
 			Message: "This workspace is using 80 % or more of the relay's storage budget. Compact now (weald compact --all --now) to free space; writes are refused once the budget is full."})

@@ -451,6 +451,7 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 		if err := e.resumeRemovals(ctx); err != nil {
 			return rep, err
 		}
+		e.healthIfDue(ctx)
 	}
 	return rep, err
 }
