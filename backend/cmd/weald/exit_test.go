@@ -25,6 +25,7 @@ func TestExitCodes(t *testing.T) {
 		// The app reads the same code (errcode.Of): not app/failed.
 		{fmt.Errorf("redeem: %w", &roster.Error{Err: roster.ErrInviteExpired}), "roster/invite_expired", exitRefused},
 		{usagef("bad"), "internal/error", exitUsage},
+		{&attentionError{2}, "internal/error", exitAction},
 		{errors.New("disk on fire"), "internal/error", exitFailed},
 	}
 	for _, c := range cases {

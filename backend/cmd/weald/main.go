@@ -9,6 +9,7 @@
 //	3 pending: the workspace is not provisioned or not ready yet (run again / sync)
 //	4 not found: no such channel, workspace or invite
 //	5 refused: the relay, the roster or an invite said no (auth/*, roster/*, invite/*, limit/*, join/*)
+//	6 needs action: weald health found a check that needs someone to act
 //
 // The commands are built with cobra, one file per command group (cmd_*.go),
 // each adding its commands with register in an init function: `weald help`,
@@ -49,6 +50,7 @@ const (
 	exitPending  = 3
 	exitNotFound = 4
 	exitRefused  = 5
+	exitAction   = 6
 )
 
 type cli struct {
@@ -83,6 +85,10 @@ func exitFor(err error) int {
 	if errors.As(err, &ue) {
 		return exitUsage
 	}
+	var ae *attentionError
+	if errors.As(err, &ae) {
+		return exitAction
+	}
 	code := errCode(err)
 	area := code.Area()
 	switch {
@@ -116,7 +122,7 @@ for agents, CI and scripts. With --json every command prints one JSON object.
 
 Exit codes: 0 done, 1 failed, 2 bad usage, 3 pending (not provisioned or
 not ready yet, a paused removal), 4 not found, 5 refused (auth, roster,
-invite, limit, join, removal, device).`,
+invite, limit, join, removal, device), 6 needs action (weald health).`,
 		Version:       version.Get().String(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -177,7 +183,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		err = &usageError{err.Error()}
 	}
 	code := exitFor(err)
-	if c.json {
+	var ae *attentionError
+	if c.json && !errors.As(err, &ae) {
 		c.print(map[string]any{"error": map[string]string{"code": string(errCode(err)), "message": err.Error()}})
 	}
 	fmt.Fprintf(stderr, "weald: %v\n", err)
