@@ -52,6 +52,11 @@ type Message struct {
 	// connection) or "failed" (refused; Error says why).
 	State string `json:"state"`
 	Error *Error `json:"error"`
+	// Kind is "" for a chat message and "joined" for a line of #general
+	// saying that Author joined the workspace (drawn from the roster).
+	Kind string `json:"kind,omitempty"`
+	// Edited: its author changed the text after sending it.
+	Edited bool `json:"edited,omitempty"`
 }
 
 // InviteScope is a group an invite may name.
@@ -393,7 +398,8 @@ func (w *Workspaces) toMessage(r *wsRun, user, channel string, m engine.Message)
 	r.mu.Lock()
 	you := r.prefs.You
 	r.mu.Unlock()
-	out := Message{ID: m.ID, Channel: channel, Text: m.Text, SentAt: m.Time.UnixMilli(), State: "sent", Mine: m.Author == user}
+	out := Message{ID: m.ID, Channel: channel, Text: m.Text, SentAt: m.Time.UnixMilli(), State: "sent", Mine: m.Author == user,
+		Kind: m.Kind, Edited: m.Edited}
 	if m.State != "" {
 		// In this device's outbox: "pending" (goes out by itself once
 		// connected) or "failed" (refused; Error says why).
@@ -403,8 +409,8 @@ func (w *Workspaces) toMessage(r *wsRun, user, channel string, m engine.Message)
 		}
 	}
 	out.Author = personNameOf(you, user, m.Author)
-	if !out.Mine && m.AuthorName != "" && m.AuthorName != engineUnnamed(m.Author) {
-		out.Author = m.AuthorName
+	if m.AuthorName != "" && m.AuthorName != engineUnnamed(m.Author) {
+		out.Author = m.AuthorName // the roster's name now (yours too, after a rename)
 	}
 	return out
 }

@@ -26,7 +26,8 @@ var seededHistory func(ws, channel string) []Message
 // MessagesBefore returns up to limit (1 to MaxPage) messages of a channel
 // older than the message with id before ("" for the newest ones), oldest
 // first, and whether older ones remain. It reads one page of the engine's
-// message index (never the whole history); the newest page also carries
+// message index (never the whole history), with #general's join notices
+// ("Sam joined", engine/joined.go) in their place; the newest page also carries
 // this device's outbox (pending and failed messages) after the log.
 func (w *Workspaces) MessagesBefore(ws, channel, before string, limit int) (MessagePage, error) {
 	if limit < 1 || limit > MaxPage {
@@ -54,7 +55,7 @@ func (w *Workspaces) MessagesBefore(ws, channel, before string, limit int) (Mess
 	} else if q, qerr := outboxOf(r, channel); qerr == nil && hasID(q, before) {
 		before = "" // the outbox is newer than the log: the page before it is the log's newest
 	}
-	msgs, more, merr := r.eng.MessagesBefore(ctx, channel, before, limit)
+	msgs, more, merr := r.eng.TimelineBefore(ctx, channel, before, limit)
 	if merr != nil {
 		return MessagePage{}, toError(merr)
 	}

@@ -203,6 +203,8 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 				w.emitChannels(r)
 				if ev.Kind == engine.EventRoster {
 					w.emitWorkspaces()
+					// #general's join notices and every author's name come from the roster.
+					w.app.emit(w.ctx, EventMessagesChanged, MessagesChanged{Workspace: r.id, Channel: r.eng.GeneralChannel()})
 				}
 			case engine.EventMessages:
 				w.app.emit(w.ctx, EventMessagesChanged, MessagesChanged{Workspace: r.id, Channel: ev.Channel})

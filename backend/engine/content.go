@@ -225,6 +225,9 @@ type Message struct {
 	Time       time.Time `json:"time"`
 	Text       string    `json:"text"`
 	Edited     bool      `json:"edited,omitempty"`
+	// Kind is "" for a chat message and KindJoined for a join notice
+	// (joined.go): a line of #general drawn from the roster, with no text.
+	Kind string `json:"kind,omitempty"`
 	// State is "" for a message in the log, OutboxPending or OutboxFailed
 	// for one in this device's outbox (Error then says why).
 	State string `json:"state,omitempty"`

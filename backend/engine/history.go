@@ -124,19 +124,33 @@ const MaxPage = 1000
 // older than the message with id before ("" for the newest), oldest first,
 // and whether older ones remain. It reads the message index only.
 func (e *Engine) MessagesBefore(ctx context.Context, channel, before string, limit int) ([]Message, bool, error) {
+	return e.historyBefore(ctx, channel, before, limit, false)
+}
+
+// TimelineBefore is MessagesBefore with #general's join notices
+// (joined.go) among the messages: the channel as the desktop shows it.
+func (e *Engine) TimelineBefore(ctx context.Context, channel, before string, limit int) ([]Message, bool, error) {
+	return e.historyBefore(ctx, channel, before, limit, true)
+}
+
+func (e *Engine) historyBefore(ctx context.Context, channel, before string, limit int, withNotices bool) ([]Message, bool, error) {
 	if limit < 1 || limit > MaxPage {
 		return nil, false, fmt.Errorf("%w: a page holds 1 to %d messages", ErrBadPage, MaxPage)
 	}
 	e.mu.Lock()
 	gi, err := e.resolveChannel(channel)
+	var notices []joinNotice
+	if err == nil && withNotices {
+		notices = e.joinNotices(gi.Policy.Group)
+	}
 	e.mu.Unlock()
 	if err != nil {
 		return nil, false, err
 	}
 	group := [32]byte(gi.Policy.Group)
 	var rows []store.IndexedMessage
+	var cur *store.MessageCursor
 	err = e.db.view(ctx, func(tx *store.Tx) error {
-		var cur *store.MessageCursor
 		if before != "" {
 			id, err := documents.ParseMessageID(before)
 			if err != nil {
@@ -146,10 +160,13 @@ func (e *Engine) MessagesBefore(ctx context.Context, channel, before string, lim
 			if err != nil {
 				return err
 			}
-			if len(at) == 0 {
+			if len(at) > 0 {
+				cur = &store.MessageCursor{Time: at[0].Time, ID: id}
+			} else if n, ok := noticeAt(notices, id); ok {
+				cur = &n
+			} else {
 				return fmt.Errorf("%w: %s", ErrBadCursor, before)
 			}
-			cur = &store.MessageCursor{Time: at[0].Time, ID: id}
 		}
 		rows, err = tx.MessagesBefore(group, cur, limit+1)
 		return err
@@ -157,13 +174,19 @@ func (e *Engine) MessagesBefore(ctx context.Context, channel, before string, lim
 	if err != nil {
 		return nil, false, err
 	}
-	more := len(rows) > limit
+	items := withJoinNotices(rows, notices, cur, limit+1)
+	more := len(items) > limit
 	if more {
-		rows = rows[:limit]
+		items = items[:limit]
 	}
-	out := make([]Message, len(rows))
-	for i, r := range rows {
-		if err := json.Unmarshal(r.Value, &out[len(rows)-1-i]); err != nil {
+	out := make([]Message, len(items))
+	for i, it := range items {
+		m := &out[len(items)-1-i]
+		if it.notice != nil {
+			*m = *it.notice
+			continue
+		}
+		if err := json.Unmarshal(it.row.Value, m); err != nil {
 			return nil, false, fmt.Errorf("engine: indexed message: %w", err)
 		}
 	}

@@ -124,6 +124,11 @@ test('create, first message, invite, join, a parent channel appears by itself an
   // The author is named from the roster, not by an id; a member gets no Invite button.
   await b.getByRole('log', { name: 'Messages' }).getByText('Dana', { exact: true }).first().waitFor({ timeout: slow })
   assert.equal(await b.getByRole('button', { name: 'Invite people' }).count(), 0)
+  // Issue 17 item 3: the joiner reads his own join in #general too.
+  await b
+    .getByRole('log', { name: 'Messages' })
+    .locator('li.notice', { hasText: /^Sam joined/ })
+    .waitFor({ timeout: slow })
   console.log(`screenshot: ${await screenshot(b, 'e2e-story-joined.png')}`)
 
   // Dana creates a parent channel; it appears in Sam's sidebar with no action.
@@ -157,4 +162,14 @@ test('create, first message, invite, join, a parent channel appears by itself an
   assert.match(await b.getByTestId('lock-state').textContent(), /Anyone in the workspace can join.*Joiners see the history/)
   assert.equal(await b.getByRole('button', { name: /^#hr/ }).count(), 0)
   console.log(`screenshot: ${await screenshot(b, 'e2e-story-parent-channel.png')}`)
+
+  // Issue 17 item 3: back in #general, Dana reads "Sam joined", after her first message, once.
+  await a.getByRole('button', { name: /^#general/ }).click()
+  const log = a.getByRole('log', { name: 'Messages' })
+  const joined = log.locator('li.notice', { hasText: /^Sam joined/ })
+  await joined.waitFor({ timeout: slow })
+  assert.equal(await joined.count(), 1, 'one notice')
+  const first = Number(await log.locator('li.message', { hasText: 'hello from Dana' }).getAttribute('data-index'))
+  assert.ok(Number(await joined.getAttribute('data-index')) > first, 'the notice comes after what was said before Sam joined')
+  console.log(`screenshot: ${await screenshot(a, 'e2e-story-sam-joined.png')}`)
 })

@@ -47,6 +47,15 @@ describe('MessagePane', () => {
     expect(within(log).getByText('message 2').textContent).toBe('Ada: message 2')
   })
 
+  it('shows a join notice as a line of its own, not as a message', () => {
+    render(pane({ messages: [m(1), { ...m(2, 'Sam'), kind: 'joined', text: '' }, m(3, 'Sam')] }))
+    const log = screen.getByRole('log', { name: 'Messages' })
+    const notice = log.querySelector('li.notice')
+    expect(notice?.textContent).toMatch(/^Sam joined/)
+    // Sam's first message after it carries his name again.
+    expect(within(log).getAllByText('Sam', { selector: '.message .author' })).toHaveLength(1)
+  })
+
   it('offers a "New messages" marker when the reader has scrolled up, and goes there', async () => {
     const { rerender } = render(pane({ messages: [m(1), m(2)] }))
     const log = screen.getByRole('log', { name: 'Messages' })

@@ -256,7 +256,7 @@ function History({
                 key={vi.key}
                 data-index={vi.index}
                 ref={v.measureElement}
-                className={r.kind === 'day' ? 'day-separator' : 'message'}
+                className={r.kind === 'day' ? 'day-separator' : r.message.kind ? 'notice' : 'message'}
                 data-grouped={r.kind === 'message' && r.grouped ? true : undefined}
                 data-mine={r.kind === 'message' && r.message.mine ? true : undefined}
                 data-state={r.kind === 'message' ? r.message.state : undefined}
@@ -266,6 +266,8 @@ function History({
               >
                 {r.kind === 'day' ? (
                   <DaySeparator label={r.label} />
+                ) : r.message.kind === 'joined' ? (
+                  <JoinNotice m={r.message} />
                 ) : (
                   <MessageRow m={r.message} grouped={r.grouped} onRetry={onRetry} onDiscard={onDiscard} />
                 )}
@@ -313,6 +315,19 @@ function DaySeparator({ label }: { label: string }) {
   return (
     <div className="day-line" role="separator" aria-label={label}>
       <span>{label}</span>
+    </div>
+  )
+}
+
+/** JoinNotice: "Sam joined", a line of #general drawn from the roster, not a message anyone sent. */
+function JoinNotice({ m }: { m: Message }) {
+  const when = new Date(m.sentAt)
+  return (
+    <div className="notice-line">
+      <span className="author">{m.author}</span> joined{' '}
+      <time dateTime={when.toISOString()} title={when.toLocaleString()}>
+        {time(m.sentAt)}
+      </time>
     </div>
   )
 }

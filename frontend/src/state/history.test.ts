@@ -24,11 +24,27 @@ describe('rows', () => {
   })
 })
 
+describe('rows with a join notice', () => {
+  it('keeps a notice out of the runs around it', () => {
+    const joined: Message = { ...m('j', t0 + 60_000, 'Ben'), kind: 'joined', text: '' }
+    const r = rows([m('a', t0, 'Ben'), joined, m('b', t0 + 120_000, 'Ben')], t0)
+    expect(r.map((x) => (x.kind === 'day' ? '[day]' : `${x.key}${x.grouped ? '+' : ''}`))).toEqual(['[day]', 'a', 'j', 'b'])
+  })
+})
+
 describe('mergeNewest', () => {
   it('adds what is new to the window held, in time order', () => {
     const held = [m('a', 1), m('b', 2)]
     expect(mergeNewest(held, [m('b', 2), m('c', 3)], true).list.map((x) => x.id)).toEqual(['a', 'b', 'c'])
     expect(mergeNewest(held, [m('a', 1), m('b', 2)], false).list).toBe(held)
+  })
+  it('takes an edit, a deletion and a new name from the newest page', () => {
+    const held = [m('a', 1), m('b', 2), m('c', 3)]
+    // b was edited, c deleted; a (before the page) stays.
+    const r = mergeNewest(held, [{ ...m('b', 2), text: 'b2', edited: true }], true)
+    expect(r.list.map((x) => `${x.id}:${x.text}${x.edited ? '*' : ''}`)).toEqual(['a:a', 'b:b2*'])
+    const renamed = mergeNewest(held, [m('a', 1), m('b', 2), m('c', 3, 'Ada Lovelace')], false)
+    expect(renamed.list.map((x) => x.author)).toEqual(['Ada', 'Ada', 'Ada Lovelace'])
   })
   it('restarts at the newest page when more than a page arrived at once', () => {
     const r = mergeNewest([m('a', 1)], [m('y', 8), m('z', 9)], true)

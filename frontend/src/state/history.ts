@@ -18,11 +18,18 @@ export function mergeNewest(held: Message[], page: Message[], more: boolean): { 
   const pageIds = new Set(page.map((m) => m.id))
   // The page lists this device's whole outbox: a pending or failed message it no longer
   // carries went out (it is in the log now, maybe under another id) or was discarded.
-  const gone = held.some((m) => m.state !== 'sent' && !pageIds.has(m.id))
-  const changed = page.some((m) => states.get(m.id) !== m.state)
+  // A logged message the page covers and no longer carries was deleted by its author.
+  const from = more ? page[0] : undefined
+  const covered = (m: Message) => !from || byTime(m, from) >= 0
+  const gone = held.some((m) => !pageIds.has(m.id) && (m.state !== 'sent' || covered(m)))
+  const prev = new Map(held.map((m) => [m.id, m]))
+  const changed = page.some((m) => {
+    const h = prev.get(m.id)
+    return !h || h.state !== m.state || h.text !== m.text || h.author !== m.author || !!h.edited !== !!m.edited
+  })
   if (!gone && !changed) return { list: held, reset: false }
-  // Held messages the page carries again are replaced by the page's copy (a newer state).
-  return { list: [...held.filter((m) => m.state === 'sent' && !pageIds.has(m.id)), ...page].sort(byTime), reset: false }
+  // Held messages the page carries again are replaced by the page's copy (a newer state, an edit, a new name).
+  return { list: [...held.filter((m) => m.state === 'sent' && !pageIds.has(m.id) && !covered(m)), ...page].sort(byTime), reset: false }
 }
 
 /** mergeOlder puts an older page in front of the window held. */
@@ -61,7 +68,9 @@ export function rows(messages: Message[], now = Date.now()): Row[] {
   for (const m of messages) {
     const newDay = !prev || dayKey(prev.sentAt) !== dayKey(m.sentAt)
     if (newDay) out.push({ kind: 'day', key: `day-${dayKey(m.sentAt)}`, label: dayLabel(m.sentAt, now) })
-    const grouped = !newDay && !!prev && prev.author === m.author && prev.mine === m.mine && m.sentAt - prev.sentAt < GROUP_MS
+    // A join notice stands alone: it neither continues a run nor starts one.
+    const grouped =
+      !newDay && !!prev && !prev.kind && !m.kind && prev.author === m.author && prev.mine === m.mine && m.sentAt - prev.sentAt < GROUP_MS
     out.push({ kind: 'message', key: m.id, message: m, grouped })
     prev = m
   }

@@ -279,6 +279,8 @@ export namespace app {
 	    sentAt: number;
 	    state: string;
 	    error?: Error;
+	    kind?: string;
+	    edited?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Message(source);
@@ -294,6 +296,8 @@ export namespace app {
 	        this.sentAt = source["sentAt"];
 	        this.state = source["state"];
 	        this.error = this.convertValues(source["error"], Error);
+	        this.kind = source["kind"];
+	        this.edited = source["edited"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

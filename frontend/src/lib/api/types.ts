@@ -105,6 +105,10 @@ export interface Message {
   state: MessageState
   /** Why a failed message was refused. */
   error?: { code: string; message: string } | null
+  /** 'joined': a line of #general saying that author joined the workspace (drawn from the roster; no text). */
+  kind?: 'joined'
+  /** Its author changed the text after sending it. */
+  edited?: boolean
 }
 
 /** A window of a channel's history (Workspaces.MessagesBefore), oldest first. */
