@@ -100,6 +100,9 @@ func (e *Engine) ready() bool {
 	if e.roster == nil || e.roster.Len() == 0 {
 		return false
 	}
+	if e.agentMode() {
+		return e.agentReady()
+	}
 	ws := e.wsID()
 	for _, id := range []identity.GroupID{roster.RootGroupID(ws), roster.GeneralGroupID(ws), roster.ActivityGroupID(ws)} {
 		if _, ok := e.roster.Group(id); !ok || !e.member(id) {
@@ -354,8 +357,14 @@ func (e *Engine) accessSetFromRoster(version uint64, cur *wire.AccessSet) wire.A
 	// grant key the relay checks), so any admin lists the usable ones (roster.md "Access
 	// set inputs": unrevoked, unexpired, not used up, creator live) and
 	// voids the rest.
-	for _, g := range e.roster.AccessKeys(e.now()).Grants {
+	keys := e.roster.AccessKeys(e.now())
+	for _, g := range keys.Grants {
 		set.Grants = append(set.Grants, wire.ID(g))
+	}
+	// Agents whose certificate is live now (docs/protocol/agents.md): an
+	// expired or revoked one drops out at the next publication.
+	for _, a := range keys.Agents {
+		set.Agents = append(set.Agents, a.Bytes())
 	}
 	known := map[wire.ID]bool{}
 	for _, inv := range e.roster.Invites() {
@@ -373,8 +382,13 @@ func (e *Engine) accessSetFromRoster(version uint64, cur *wire.AccessSet) wire.A
 }
 
 func sameAccess(a, b *wire.AccessSet) bool {
-	if len(a.Devices) != len(b.Devices) || len(a.Grants) != len(b.Grants) {
+	if len(a.Devices) != len(b.Devices) || len(a.Grants) != len(b.Grants) || len(a.Agents) != len(b.Agents) {
 		return false
+	}
+	for i := range a.Agents {
+		if string(a.Agents[i]) != string(b.Agents[i]) {
+			return false
+		}
 	}
 	for i := range a.Devices {
 		if string(a.Devices[i].Pub) != string(b.Devices[i].Pub) || a.Devices[i].Admin != b.Devices[i].Admin {

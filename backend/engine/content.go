@@ -44,7 +44,11 @@ func (k shardKey) id() store.ShardID {
 }
 
 func (e *Engine) docOptions() documents.Options {
-	return documents.Options{Author: wire.ID(e.devID), Principal: wire.ID(e.meta.User), Clock: documents.Clock(e.now), Rand: e.rand}
+	principal := wire.ID(e.meta.User)
+	if e.agentMode() {
+		principal = wire.ID(e.devID) // an agent's messages are its own
+	}
+	return documents.Options{Author: wire.ID(e.devID), Principal: principal, Clock: documents.Clock(e.now), Rand: e.rand}
 }
 
 // shardFor returns the shard of (group, day), loading or creating it.

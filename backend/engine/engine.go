@@ -107,6 +107,9 @@ type meta struct {
 	LastResortUsed bool `json:"last_resort_used,omitempty"`
 	// HealthDismissed: health checks the user dismissed (health.go).
 	HealthDismissed map[string]bool `json:"health_dismissed,omitempty"`
+	// Agent is set when this engine runs as an agent (agent.go): DeviceSeed
+	// then holds the agent key's seed, and User is zero.
+	Agent *agentMeta `json:"agent,omitempty"`
 }
 
 // Engine is one workspace's running client.
@@ -118,8 +121,10 @@ type Engine struct {
 	db    *db
 	meta  meta
 	dev   identity.DevicePrivate
-	devID identity.DeviceID
+	devID identity.DeviceID // for an agent: its agent id
 	edKey ed25519.PrivateKey
+	// agentKey is set when this engine runs as an agent (dev is then zero).
+	agentKey identity.AgentPrivate
 
 	roster *roster.State
 	groups map[identity.GroupID]*group
@@ -247,12 +252,13 @@ func (e *Engine) load(ctx context.Context) error {
 }
 
 func (e *Engine) initKeys() error {
-	k, err := identity.PrivateFromSeed[identity.Device](e.meta.DeviceSeed)
-	if err != nil {
-		return fmt.Errorf("engine: device key: %w", err)
+	if e.meta.Agent != nil {
+		if err := e.initAgentKey(); err != nil {
+			return err
+		}
+	} else if err := e.initDeviceKey(); err != nil {
+		return err
 	}
-	e.dev = k
-	e.devID = identity.DeviceIDOf(k.Public())
 	e.edKey = ed25519.NewKeyFromSeed(e.meta.DeviceSeed)
 	if e.meta.Steps == nil {
 		e.meta.Steps = map[string]bool{}
@@ -260,6 +266,16 @@ func (e *Engine) initKeys() error {
 	if e.meta.Muted == nil {
 		e.meta.Muted = map[string]bool{}
 	}
+	return nil
+}
+
+func (e *Engine) initDeviceKey() error {
+	k, err := identity.PrivateFromSeed[identity.Device](e.meta.DeviceSeed)
+	if err != nil {
+		return fmt.Errorf("engine: device key: %w", err)
+	}
+	e.dev = k
+	e.devID = identity.DeviceIDOf(k.Public())
 	return nil
 }
 
@@ -371,6 +387,9 @@ func (e *Engine) dialLive(ctx context.Context) error {
 
 func (e *Engine) dialConfig(ctx context.Context) (relayclient.Config, error) {
 	cred := relayclient.KeyCredential(e.edKey, wire.PrincipalDevice)
+	if e.agentMode() {
+		cred = relayclient.KeyCredential(e.edKey, wire.PrincipalAgent)
+	}
 	if e.meta.Invite != nil {
 		set, err := e.grantNeeded(ctx)
 		if err != nil {

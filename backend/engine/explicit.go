@@ -212,10 +212,7 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 		refs[len(bundles)] = kp.Ref
 		bundles = append(bundles, b)
 	}
-	for _, gi := range e.roster.Groups() {
-		if gi.Deleted || gi.Policy.Admission != roster.AdmissionExplicit {
-			continue
-		}
+	for _, gi := range e.welcomeGroups() {
 		if e.member(gi.Policy.Group) {
 			// A wrap a crash left unsent after the Welcome.
 			if err := e.welcomeWrap(ctx, e.groups[gi.Policy.Group]); err != nil {
@@ -232,8 +229,8 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 			if env.Kind != wire.KindMLSWelcome {
 				continue
 			}
-			pub, ok := e.devicePub(env.Author)
-			if !ok || wire.VerifyEnvelope(env, pub) != nil {
+			pub, isAgent, ok := e.authorPub(env.Author, gi.Policy.Group)
+			if !ok || isAgent || wire.VerifyEnvelope(env, pub) != nil {
 				continue
 			}
 			m, used, err := mls.JoinWelcome(e.mlsCfg, env.CT, bundles, nil)

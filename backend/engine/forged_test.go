@@ -141,11 +141,11 @@ func TestForgedJoinsAreEvicted(t *testing.T) {
 				if err != nil {
 					return nil, err
 				}
-				proof, err := agent.Sign(identity.LabelPossession, roster.PossessionContent(sam.wsID(), sam.devID, identity.KindAgent, agent.Public().Bytes()))
+				proof, err := roster.AgentPossession(sam.wsID(), agent)
 				if err != nil {
 					return nil, err
 				}
-				return &roster.AdmitAgent{Cert: cert, Possession: proof}, nil
+				return &roster.AdmitAgent{Cert: cert, Possession: proof, Name: "bot"}, nil
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -27,7 +27,11 @@ func (e *Engine) boundLeafKey(suite uint16) (priv, pub []byte, exts tree.Extensi
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	exts, err = groups.LeafExtensions(e.dev, e.wsID(), identity.DevicePrincipal(e.devID), pub)
+	if e.agentMode() {
+		exts, err = groups.LeafExtensions(e.agentKey, e.wsID(), identity.AgentPrincipal(e.agentID()), pub)
+	} else {
+		exts, err = groups.LeafExtensions(e.dev, e.wsID(), identity.DevicePrincipal(e.devID), pub)
+	}
 	if err != nil {
 		return nil, nil, nil, err
 	}

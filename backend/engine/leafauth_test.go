@@ -373,11 +373,11 @@ func admitAgent(t *testing.T, issuer *Engine, seed byte, scope ...identity.Group
 		if err != nil {
 			return nil, err
 		}
-		proof, err := agent.Sign(identity.LabelPossession, roster.PossessionContent(issuer.wsID(), issuer.devID, identity.KindAgent, agent.Public().Bytes()))
+		proof, err := roster.AgentPossession(issuer.wsID(), agent)
 		if err != nil {
 			return nil, err
 		}
-		return &roster.AdmitAgent{Cert: cert, Possession: proof}, nil
+		return &roster.AdmitAgent{Cert: cert, Possession: proof, Name: "bot"}, nil
 	})
 	if err != nil {
 		t.Fatal(err)

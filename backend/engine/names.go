@@ -110,6 +110,9 @@ func (e *Engine) userName(user identity.UserID) string {
 	if u, ok := e.roster.User(user); ok && u.Name != "" {
 		return u.Name
 	}
+	if a, ok := e.roster.Agent(identity.AgentID(user)); ok {
+		return e.agentLabel(a)
+	}
 	return "user " + hex.EncodeToString(user[:4])
 }
 

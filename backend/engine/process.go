@@ -41,21 +41,30 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 			continue
 		}
 		env := &se.Envelope
-		pub, ok := e.devicePub(env.Author)
+		pub, agent, ok := e.authorPub(env.Author, id)
 		if !ok && !rosterSynced {
 			rosterSynced = true
 			if _, err := e.syncRoster(ctx); err != nil {
 				return err
 			}
 			gi, _ = e.roster.Group(id)
-			pub, ok = e.devicePub(env.Author)
+			pub, agent, ok = e.authorPub(env.Author, id)
 		}
 		if env.Author == wire.ID(e.devID) && env.Ctr > g.rec.OwnCtr {
 			g.rec.OwnCtr, g.rec.OwnPrev = env.Ctr, hexID(env.Hash())
 		}
 		g.rec.LastSeq = se.Seq
 		if !ok || wire.VerifyEnvelope(env, pub) != nil {
-			continue // not by a device of the roster: ignored
+			continue // not by a device of the roster, nor an agent in scope: ignored
+		}
+		if agent && env.Kind != wire.KindContent {
+			// An agent posts content and nothing else: no commit (so no
+			// external commit, no Add), no bundle, no retention record.
+			if env.Kind == wire.KindMLSCommit || env.Kind == wire.KindMLSProposal {
+				e.raise(ctx, Alert{Code: "agent/commit", Group: hexID(id).hex(), Actor: identity.AgentID(env.Author).String(),
+					Message: fmt.Sprintf("a commit by agent %s was refused: agents never commit", identity.AgentID(env.Author).ShortString())})
+			}
+			continue
 		}
 		switch env.Kind {
 		case wire.KindMLSCommit:
@@ -147,11 +156,7 @@ func (e *Engine) learnHistory(g *group, pol *roster.GroupPolicy, env *wire.Envel
 	if err != nil {
 		return false
 	}
-	secret, ok := e.enrolSecret(sb.RootEpoch)
-	if !ok {
-		return false
-	}
-	pt, err := groups.OpenBundle(groups.BundleHistory, secret, [32]byte(g.rec.ID), sb)
+	pt, member, err := e.openHistory(g, sb)
 	if err != nil {
 		return false
 	}
@@ -168,7 +173,9 @@ func (e *Engine) learnHistory(g *group, pol *roster.GroupPolicy, env *wire.Envel
 			g.history = append(g.history, k)
 		}
 	}
-	g.rec.Health.noteHistory(sb.RootEpoch)
+	if !member { // a member copy's epoch is the group's, not the root's
+		g.rec.Health.noteHistory(sb.RootEpoch)
+	}
 	return true
 }
 
@@ -364,4 +371,40 @@ func (e *Engine) commit(ctx context.Context, g *group, opts mls.CommitOptions) e
 		}
 	}
 	return errcode.Errorf("mls/busy", "the group kept moving; the commit was not applied")
+}
+
+// openHistory opens a history.publish: sealed under a root epoch's
+// enrolment secret, or (the copy for agents) under this group's current
+// epoch's MemberHistorySecret;
+// member reports the latter.
+func (e *Engine) openHistory(g *group, sb groups.SealedBundle) (pt []byte, member bool, err error) {
+	if secret, ok := e.enrolSecret(sb.RootEpoch); ok {
+		if pt, err := groups.OpenBundle(groups.BundleHistory, secret, [32]byte(g.rec.ID), sb); err == nil {
+			return pt, false, nil
+		}
+	}
+	if g.mls == nil || g.mls.Epoch() != sb.RootEpoch {
+		return nil, false, groups.ErrNoKey
+	}
+	s, err := groups.MemberHistorySecret(g.mls)
+	if err != nil {
+		return nil, false, err
+	}
+	pt, err = groups.OpenBundle(groups.BundleMemberHistory, s, [32]byte(g.rec.ID), sb)
+	return pt, true, err
+}
+
+// hasAgentLeaf reports whether an agent of the roster has a leaf in g.
+func (e *Engine) hasAgentLeaf(g *group) bool {
+	if g.mls == nil {
+		return false
+	}
+	for _, m := range g.mls.Members() {
+		if len(m.Credential.Identity) == 32 {
+			if _, ok := e.roster.Agent(identity.AgentID(m.Credential.Identity)); ok {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -38,6 +38,19 @@ func (e *Engine) publishBundles(ctx context.Context, g *group, pol *roster.Group
 			return err
 		}
 		items = append(items, outgoing{wire.KindHistoryPublish, hb.Encode()})
+		if e.hasAgentLeaf(g) {
+			// An agent is in no root epoch: its copy is sealed under this
+			// group's own epoch (docs/protocol/agents.md "Reading").
+			s, err := groups.MemberHistorySecret(g.mls)
+			if err != nil {
+				return err
+			}
+			mb, err := groups.SealBundle(e.rand, groups.BundleMemberHistory, s, g.mls.Epoch(), id, hp.Encode())
+			if err != nil {
+				return err
+			}
+			items = append(items, outgoing{wire.KindHistoryPublish, mb.Encode()})
+		}
 	}
 	// One batch: a reader never sees a GroupInfo without its history keys.
 	if _, err := e.sendBatch(ctx, g, items); err != nil {

@@ -379,6 +379,9 @@ func (e *Engine) Sync(ctx context.Context) (SyncReport, error) {
 }
 
 func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
+	if e.agentMode() {
+		return e.syncAgent(ctx)
+	}
 	var rep SyncReport
 	if e.meta.Creator && !e.meta.Steps[StepReady] {
 		if err := e.bootstrap(ctx); err != nil {
@@ -430,6 +433,12 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 			return rep, err
 		}
 		if err := e.ensureDMs(ctx); err != nil {
+			return rep, err
+		}
+		if err := e.addAgents(ctx); err != nil {
+			return rep, err
+		}
+		if err := e.stewardAgents(ctx); err != nil {
 			return rep, err
 		}
 	}

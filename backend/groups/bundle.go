@@ -14,11 +14,18 @@ type BundleKind uint8
 const (
 	BundleGroupInfo BundleKind = 1 // groupinfo.publish
 	BundleHistory   BundleKind = 2 // history.publish
+	// BundleMemberHistory is a history.publish sealed under the group's own
+	// MemberHistorySecret instead of an enrolment secret; its RootEpoch
+	// field holds the group's epoch.
+	BundleMemberHistory BundleKind = 3
 )
 
 func (k BundleKind) label() string {
-	if k == BundleHistory {
+	switch k {
+	case BundleHistory:
 		return "history.publish"
+	case BundleMemberHistory:
+		return "history.member"
 	}
 	return "groupinfo.publish"
 }

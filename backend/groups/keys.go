@@ -13,8 +13,9 @@ import (
 
 // Exporter labels (docs/protocol/groups.md).
 const (
-	LabelEnrolment = "weald/enrolment"
-	LabelContent   = "weald/content"
+	LabelEnrolment     = "weald/enrolment"
+	LabelContent       = "weald/content"
+	LabelMemberHistory = "weald/history-member"
 )
 
 // Exporter is what the package needs of an MLS group epoch: its
@@ -27,6 +28,13 @@ type Exporter interface {
 func EnrolmentSecret(root Exporter) ([]byte, error) {
 	return root.Export(LabelEnrolment, nil, 32)
 }
+
+// MemberHistorySecret is MLS-Exporter(epoch, "weald/history-member", "",
+// 32): the secret that seals an open group's history keys to its current
+// members (BundleMemberHistory), for a member that is not in the workspace
+// root and so holds no enrolment secret: an agent (docs/protocol/agents.md
+// "Reading").
+func MemberHistorySecret(g Exporter) ([]byte, error) { return g.Export(LabelMemberHistory, nil, 32) }
 
 // EnrolmentKey is HMAC-SHA256(enrolment secret, "weald/enrolment-key" ‖ child):
 // the key that seals child group's standing bundles under one root epoch.

@@ -169,6 +169,9 @@ func (s *State) checkAdmitAgent(op *Operation, a actor, b *AdmitAgent) (func(), 
 	} else if a.agent == nil || a.agent.ID != c.Parent.AgentID() {
 		return nil, reject(ErrNotAuthorized, "a sub-delegation is admitted by its parent agent")
 	}
+	if !validName(b.Name) {
+		return nil, reject(ErrBadName, "agent name %q", b.Name)
+	}
 	aid := c.AgentID()
 	prev, renewal := s.agents[aid]
 	if renewal {
@@ -183,7 +186,7 @@ func (s *State) checkAdmitAgent(op *Operation, a actor, b *AdmitAgent) (func(), 
 		}
 		old, _ := prev.Cert.Encode()
 		cur, _ := c.Encode()
-		if bytes.Equal(old, cur) {
+		if bytes.Equal(old, cur) && prev.Name == b.Name {
 			return nil, reject(ErrDuplicate, "agent %s already holds this certificate", aid.ShortString())
 		}
 	}
@@ -195,14 +198,14 @@ func (s *State) checkAdmitAgent(op *Operation, a actor, b *AdmitAgent) (func(), 
 	if err := s.certLive(c, op.CreatedAt); err != nil {
 		return nil, err
 	}
-	if err := s.checkPossession(c.Agent.Verify, c.IssuingDevice, identity.KindAgent, c.Agent.Bytes(), b.Possession); err != nil {
+	if err := s.checkPossession(c.Agent.Verify, [32]byte{}, identity.KindAgent, c.Agent.Bytes(), b.Possession); err != nil {
 		return nil, err
 	}
 	ref := s.ref(op)
 	if renewal {
-		return func() { prev.Cert = c; prev.Renewed = &ref }, nil
+		return func() { prev.Cert = c; prev.Name = b.Name; prev.Renewed = &ref }, nil
 	}
-	return func() { s.agents[aid] = &AgentInfo{ID: aid, Cert: c, Admitted: ref} }, nil
+	return func() { s.agents[aid] = &AgentInfo{ID: aid, Name: b.Name, Cert: c, Admitted: ref} }, nil
 }
 
 func (s *State) checkAdmitRecovery(op *Operation, a actor, b *AdmitRecovery) (func(), error) {

@@ -69,10 +69,12 @@ type AdmitDevice struct {
 
 // AdmitAgent admits an agent by its delegation certificate (or renews or
 // re-scopes an admitted one). Possession is the agent key's proof of
-// possession, with the issuing device as owner.
+// possession (AgentPossession: made by the agent before it knows who will
+// approve it, so its owner is zero); Name is what members see.
 type AdmitAgent struct {
 	Cert       *identity.DelegationCertificate
 	Possession []byte
+	Name       string
 }
 
 // AdmitRecovery registers a user's recovery principal: its signature key
@@ -107,9 +109,11 @@ func DevicePossession(ws identity.WorkspaceID, user identity.UserID, k identity.
 	return k.Sign(identity.LabelPossession, PossessionContent(ws, user, identity.KindDevice, k.Public().Bytes()))
 }
 
-// AgentPossession is the agent key's proof for AdmitAgent.
-func AgentPossession(ws identity.WorkspaceID, issuingDevice identity.DeviceID, k identity.AgentPrivate) ([]byte, error) {
-	return k.Sign(identity.LabelPossession, PossessionContent(ws, issuingDevice, identity.KindAgent, k.Public().Bytes()))
+// AgentPossession is the agent key's proof for AdmitAgent. The owner is
+// zero: an agent signs it in its request (AgentRequest), before anybody
+// has approved it, so it binds the key to the workspace only.
+func AgentPossession(ws identity.WorkspaceID, k identity.AgentPrivate) ([]byte, error) {
+	return k.Sign(identity.LabelPossession, PossessionContent(ws, [32]byte{}, identity.KindAgent, k.Public().Bytes()))
 }
 
 // RecoveryPossession is the recovery key's proof for AdmitRecovery.
@@ -292,6 +296,7 @@ func (b *AdmitAgent) encode(w *codec.Writer) {
 		b.Cert.EncodeTo(w)
 	}
 	w.Opaque(b.Possession)
+	w.String(b.Name)
 }
 
 func (b *AdmitRecovery) encode(w *codec.Writer) {
@@ -440,6 +445,7 @@ func decodeBody(t OpType, r *codec.Reader) Body {
 	case OpAdmitAgent:
 		b := &AdmitAgent{Cert: identity.DecodeDelegationFrom(r)}
 		b.Possession = r.OpaqueMax(64)
+		b.Name = r.StringMax(MaxNameLen)
 		return b
 	case OpAdmitRecovery:
 		b := &AdmitRecovery{}

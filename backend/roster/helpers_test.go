@@ -209,9 +209,9 @@ func (w *world) newAgent() (identity.AgentPrivate, error) {
 // admitAgent builds admit-agent with the agent key's proof of possession
 // (none if the test did not make the key with newAgent).
 func (w *world) admitAgent(c *identity.DelegationCertificate) *AdmitAgent {
-	b := &AdmitAgent{Cert: c}
+	b := &AdmitAgent{Cert: c, Name: "bot"}
 	if k, ok := w.agents[c.AgentID()]; ok {
-		b.Possession, _ = AgentPossession(w.ws, c.IssuingDevice, k)
+		b.Possession, _ = AgentPossession(w.ws, k)
 	}
 	return b
 }

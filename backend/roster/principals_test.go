@@ -349,10 +349,11 @@ func TestPossessionProofs(t *testing.T) {
 	agent, _ := identity.GenerateKey[identity.Agent](w.rnd) // not registered: no proof
 	cert, _ := identity.IssueDelegation(m.dev, agent.Public(), []identity.GroupID{ActivityGroupID(w.ws)}, w.now, w.now.Add(time.Hour))
 	w.fail(m.signer(), w.admitAgent(cert), ErrPossession)
-	pop, _ := AgentPossession(w.ws, w.owner.id(), agent) // proof naming another issuer
-	w.fail(m.signer(), &AdmitAgent{Cert: cert, Possession: pop}, ErrPossession)
-	pop, _ = AgentPossession(w.ws, m.id(), agent)
-	w.must(m.signer(), &AdmitAgent{Cert: cert, Possession: pop})
+	pop, _ := AgentPossession(identity.WorkspaceID{1}, agent) // proof for another workspace
+	w.fail(m.signer(), &AdmitAgent{Cert: cert, Possession: pop, Name: "bot"}, ErrPossession)
+	pop, _ = AgentPossession(w.ws, agent)
+	w.fail(m.signer(), &AdmitAgent{Cert: cert, Possession: pop}, ErrBadName) // no name
+	w.must(m.signer(), &AdmitAgent{Cert: cert, Possession: pop, Name: "bot"})
 
 	ph, _ := identity.NewRecoveryPhrase(w.rnd)
 	rk, _ := identity.DeriveRecoveryKeys(ph)

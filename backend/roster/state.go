@@ -41,6 +41,7 @@ type DeviceInfo struct {
 // AgentInfo is an agent's entry.
 type AgentInfo struct {
 	ID        identity.AgentID
+	Name      string                          // as approved (admit-agent)
 	Cert      *identity.DelegationCertificate // the current one
 	Admitted  Ref
 	Renewed   *Ref // the latest renewal or scope change, if any

@@ -98,9 +98,11 @@ func exitFor(err error) int {
 		return exitNotFound
 	case code == "removal/needs_reapproval":
 		return exitPending
-	case code == "device/unknown":
+	case code == "device/unknown" || code == "agent/unknown":
 		return exitNotFound
-	case area == "auth" || area == "roster" || area == "invite" || area == "limit" || area == "join" || area == "quota" || area == "removal" || area == "device":
+	case code == "agent/not_approved":
+		return exitPending
+	case area == "auth" || area == "roster" || area == "invite" || area == "limit" || area == "join" || area == "quota" || area == "removal" || area == "device" || area == "agent":
 		return exitRefused
 	}
 	return exitFailed
@@ -121,8 +123,9 @@ func newRoot(c *cli) *cobra.Command {
 for agents, CI and scripts. With --json every command prints one JSON object.
 
 Exit codes: 0 done, 1 failed, 2 bad usage, 3 pending (not provisioned or
-not ready yet, a paused removal), 4 not found, 5 refused (auth, roster,
-invite, limit, join, removal, device), 6 needs action (weald health).`,
+not ready yet, a paused removal, an agent not approved yet), 4 not found,
+5 refused (auth, roster, invite, limit, join, removal, device, agent),
+6 needs action (weald health).`,
 		Version:       version.Get().String(),
 		SilenceErrors: true,
 		SilenceUsage:  true,

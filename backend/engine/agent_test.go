@@ -1,0 +1,345 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"weald/backend/documents"
+	"weald/backend/groups"
+	"weald/backend/identity"
+	"weald/backend/mls"
+	"weald/backend/relay"
+	"weald/backend/roster"
+	"weald/backend/wire"
+)
+
+// agentWorld is Dana (admin, creator) and Sam (member) with an explicit
+// channel "secret" (both in it) and a parent channel "random", a relay and
+// the engines on one controllable clock, and an agent that asked for
+// #general and #secret for two hours.
+type agentWorld struct {
+	r              *testRelay
+	dana, sam, bot *Engine
+	request        string
+	advance        func(time.Duration)
+}
+
+func newAgentWorld(t *testing.T, seed byte) *agentWorld {
+	t.Helper()
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	w := &agentWorld{advance: func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }}
+	w.r = startRelayWith(t, relay.Config{Clock: clock})
+	ctx := testCtx(t)
+	opts := w.r.options(t, "dana", seed)
+	opts.Clock = clock
+	var err error
+	if w.dana, err = CreateWorkspace(ctx, opts, "Acme", w.r.URL); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.dana.Close() })
+	sopts := w.r.options(t, "sam", seed+1)
+	sopts.Clock = clock
+	if w.sam, err = Join(ctx, sopts, invite(t, w.dana)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.sam.Close() })
+	for _, c := range []struct {
+		name string
+		adm  roster.Admission
+	}{{"secret", roster.AdmissionExplicit}, {"random", roster.AdmissionParent}} {
+		if _, err := w.dana.CreateChannel(ctx, c.name, c.adm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustSync(t, w.sam, w.dana)
+	if _, err := w.dana.AddPeople(ctx, "secret", []string{w.sam.meta.User.hex()}); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, w.sam)
+	bopts := w.r.options(t, "bot", seed+2)
+	bopts.Clock = clock
+	if w.bot, w.request, err = CreateAgent(ctx, bopts, w.r.URL, w.dana.WorkspaceID(), "ci bot", []string{"general", "secret"}, 2*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.bot.Close() })
+	return w
+}
+
+func mustSync(t *testing.T, es ...*Engine) {
+	t.Helper()
+	for _, e := range es {
+		if _, err := e.Sync(testCtx(t)); err != nil {
+			t.Fatalf("sync %s: %v", e.DeviceID().ShortString(), err)
+		}
+	}
+}
+
+// approve has Dana approve the bot, the bot connect (key packages), and
+// Dana add it to its scope.
+func (w *agentWorld) approve(t *testing.T) AgentView {
+	t.Helper()
+	v, err := w.dana.ApproveAgent(testCtx(t), w.request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, w.bot, w.dana, w.bot, w.sam)
+	return v
+}
+
+// TestAgentApprovedReadsAndWritesItsScope: before approval the relay
+// refuses the agent; approved for #general and #secret, it is added to
+// exactly those two, reads and posts there under its name and owner, and
+// reads nothing elsewhere.
+func TestAgentApprovedReadsAndWritesItsScope(t *testing.T) {
+	w := newAgentWorld(t, 120)
+	ctx := testCtx(t)
+	if _, err := w.bot.Sync(ctx); !errors.Is(err, ErrAgentNotApproved) {
+		t.Fatalf("an unapproved agent's sync: %v", err)
+	}
+	pv, err := w.dana.PreviewAgentRequest(w.request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pv.Name != "ci bot" || len(pv.Scope) != 2 || pv.Scope[1].Admission != "explicit" || pv.Renewal || len(pv.Added) != 2 || pv.Fingerprint != w.bot.AgentFingerprint() {
+		t.Fatalf("preview %+v", pv)
+	}
+	v := w.approve(t)
+	if v.State != "live" || v.OwnerName != w.dana.userName(identity.UserID(w.dana.meta.User)) || !v.Yours {
+		t.Fatalf("approved %+v", v)
+	}
+	if !w.bot.Ready() {
+		t.Fatal("the approved agent is not ready")
+	}
+	for _, name := range []string{"general", "secret"} {
+		if _, err := w.dana.Send(ctx, name, "hello bot in "+name); err != nil {
+			t.Fatal(err)
+		}
+		readsOnly(t, w.bot, name, "hello bot in "+name)
+		w.advance(time.Second) // one clock for all: order by time
+		m, err := w.bot.Send(ctx, name, "bot here in "+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.AuthorName != "ci bot (agent of "+v.OwnerName+")" {
+			t.Fatalf("the agent's own message is by %q", m.AuthorName)
+		}
+		readsOnly(t, w.sam, name, "hello bot in "+name, "bot here in "+name)
+		ms, _ := w.sam.Messages(ctx, name, 0)
+		if ms[1].AuthorName != m.AuthorName {
+			t.Fatalf("sam sees the agent as %q", ms[1].AuthorName)
+		}
+	}
+	// Nowhere else: not a member of #random, and #random's log is not
+	// readable to it.
+	if _, err := w.dana.Send(ctx, "random", "not for bots"); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, w.bot)
+	if _, err := w.bot.Messages(ctx, "random", 0); err == nil {
+		ms, _ := w.bot.Messages(ctx, "random", 0)
+		if len(ms) != 0 {
+			t.Fatalf("the agent reads #random: %+v", ms)
+		}
+	}
+	if _, err := w.bot.Send(ctx, "random", "let me in"); !errors.Is(err, ErrNotMember) {
+		t.Fatalf("agent send to #random: %v", err)
+	}
+	for _, id := range []identity.GroupID{roster.RootGroupID(w.dana.wsID()), roster.ActivityGroupID(w.dana.wsID())} {
+		if w.dana.agentInGroup(id, w.bot.agentID()) >= 0 || w.bot.member(id) {
+			t.Fatalf("the agent is in %s", id.ShortString())
+		}
+	}
+	// Renewal with the same scope changes no membership.
+	before := epochs(w.dana)
+	if pv, err := w.dana.PreviewAgentRequest(w.request); err != nil || !pv.Renewal {
+		t.Fatalf("renewal preview %+v, %v", pv, err)
+	}
+	if _, err := w.dana.ApproveAgent(ctx, w.request); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, w.dana)
+	if after := epochs(w.dana); !sameEpochs(before, after) {
+		t.Fatalf("renewal moved epochs: %v → %v", before, after)
+	}
+}
+
+func epochs(e *Engine) map[identity.GroupID]uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := map[identity.GroupID]uint64{}
+	for id, g := range e.groups {
+		if g.mls != nil {
+			out[id] = g.mls.Epoch()
+		}
+	}
+	return out
+}
+
+func sameEpochs(a, b map[identity.GroupID]uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// forgeContent has e post text to group under history key hk through the
+// relay, as a member would, whether or not it is one (an attacker holding
+// a leaked key).
+func forgeContent(t *testing.T, e *Engine, group identity.GroupID, hk groups.HistoryKey, text string) {
+	t.Helper()
+	ctx := testCtx(t)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	g := e.groupState(group)
+	day, _ := documents.DayOf(e.now())
+	sh, err := e.shardFor(ctx, shardKey{group, day, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, changes, err := sh.s.Post(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt, err := (&documents.Payload{Docs: []documents.DocChanges{{Ref: documents.DocRef{Kind: documents.KindChat, Day: day}, Changes: changes}}}).Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.send(ctx, g, wire.KindContent, func(env *wire.Envelope) ([]byte, error) {
+		c, err := groups.SealContent(e.rand, groups.SchemeHistory, hk.ID, 0, hk.Key, env.Group, wire.ID(e.devID), env.Ctr, pt)
+		if err != nil {
+			return nil, err
+		}
+		return c.Encode(), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAgentOutsideItsScopeIsRefused (attacker side): an agent holding a
+// group's history key (leaked) posts into #random, which its certificate
+// does not name: every receiver drops it, while the same forgery into
+// #general, which it names, is shown (the control). An agent's commit, in
+// a group it is in, is refused by every receiver (agent/commit). On the
+// main this started from, an agent's envelopes were dropped everywhere.
+func TestAgentOutsideItsScopeIsRefused(t *testing.T) {
+	w := newAgentWorld(t, 130)
+	ctx := testCtx(t)
+	w.approve(t)
+	random := identity.GroupID(mustHex(t, chanID(t, w.dana, "random")))
+	general := roster.GeneralGroupID(w.dana.wsID())
+	leak := func(id identity.GroupID) groups.HistoryKey {
+		w.dana.mu.Lock()
+		defer w.dana.mu.Unlock()
+		h := w.dana.groups[id].history
+		return h[len(h)-1]
+	}
+	forgeContent(t, w.bot, random, leak(random), "forged into random")
+	forgeContent(t, w.bot, general, leak(general), "posted in general")
+	for _, e := range []*Engine{w.dana, w.sam} {
+		readsOnly(t, e, "random")
+		readsOnly(t, e, "general", "posted in general")
+	}
+	// An agent's commit (an empty one, in #general where it is a member).
+	epoch, leaves, _ := groupView(w.dana, general)
+	w.bot.mu.Lock()
+	err := w.bot.commitOnce(ctx, w.bot.groups[general], mls.CommitOptions{})
+	w.bot.mu.Unlock()
+	if !errors.Is(err, errLostRace) { // its own client does not merge it either
+		t.Fatal(err)
+	}
+	for _, e := range []*Engine{w.dana, w.sam} {
+		alerts := len(e.Status().Alerts)
+		mustSync(t, e)
+		lastAlert(t, e, alerts, "agent/commit")
+		if e2, l2, _ := groupView(e, general); e2 != epoch || l2 != leaves {
+			t.Fatalf("the agent's commit was merged: epoch %d→%d leaves %d→%d", epoch, e2, leaves, l2)
+		}
+	}
+}
+
+// TestStewardEvictsExpiredAgent: once the certificate expires the relay
+// refuses the agent (the admin's next access set drops its key), and the
+// issuing device's sync evicts its leaves from both groups with Remove
+// commits; an agent that posts anyway (a relay that let it) is not read.
+func TestStewardEvictsExpiredAgent(t *testing.T) {
+	w := newAgentWorld(t, 140)
+	ctx := testCtx(t)
+	w.approve(t)
+	general := roster.GeneralGroupID(w.dana.wsID())
+	secret := identity.GroupID(mustHex(t, chanID(t, w.dana, "secret")))
+	_, l0, _ := groupView(w.sam, general)
+	w.advance(2*time.Hour + time.Minute)
+	mustSync(t, w.sam) // not the steward: leaves it for the issuer, within the grace
+	if _, l, _ := groupView(w.sam, general); l != l0 {
+		t.Fatalf("a non-issuer evicted within the grace: %d → %d leaves", l0, l)
+	}
+	mustSync(t, w.dana, w.sam)
+	for _, id := range []identity.GroupID{general, secret} {
+		for _, e := range []*Engine{w.dana, w.sam} {
+			if e.agentInGroup(id, w.bot.agentID()) >= 0 {
+				t.Fatalf("the expired agent still has a leaf in %s for %s", id.ShortString(), e.DeviceID().ShortString())
+			}
+		}
+	}
+	if _, err := w.bot.Sync(ctx); !errors.Is(err, ErrAgentNotApproved) {
+		t.Fatalf("an expired agent's sync: %v", err)
+	}
+	if v := w.dana.Agents()[0]; v.State != "expired" {
+		t.Fatalf("state %q", v.State)
+	}
+}
+
+// TestStewardTakesOverWhenTheIssuerIsAway: Sam's device evicts a revoked
+// agent issued by Dana's device once the grace has passed with Dana away.
+func TestStewardTakesOverWhenTheIssuerIsAway(t *testing.T) {
+	w := newAgentWorld(t, 150)
+	w.approve(t)
+	general := roster.GeneralGroupID(w.dana.wsID())
+	// Dana revokes the agent in the roster only (as if her client stopped
+	// before its steward pass).
+	w.dana.mu.Lock()
+	err := w.dana.appendRoster(testCtx(t), func() (roster.Body, error) {
+		return &roster.Revoke{RevokedAt: w.dana.now(), Targets: []identity.Principal{identity.AgentPrincipal(w.bot.agentID())}}, nil
+	})
+	w.dana.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, w.sam)
+	if w.sam.agentInGroup(general, w.bot.agentID()) < 0 {
+		t.Fatal("sam evicted before the grace")
+	}
+	w.advance(agentStewardGrace + time.Minute)
+	mustSync(t, w.sam)
+	if w.sam.agentInGroup(general, w.bot.agentID()) >= 0 {
+		t.Fatal("sam did not take over after the grace")
+	}
+}
+
+// TestRevokedAgentCannotConnect: RevokeAgent evicts at once and the next
+// access set refuses the agent.
+func TestRevokedAgentCannotConnect(t *testing.T) {
+	w := newAgentWorld(t, 160)
+	ctx := testCtx(t)
+	v := w.approve(t)
+	if _, err := w.dana.RevokeAgent(ctx, v.ID[:10]); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, w.sam)
+	if w.sam.agentInGroup(roster.GeneralGroupID(w.dana.wsID()), w.bot.agentID()) >= 0 {
+		t.Fatal("the revoked agent's leaf stands")
+	}
+	if _, err := w.bot.Sync(context.Background()); !errors.Is(err, ErrAgentNotApproved) {
+		t.Fatalf("a revoked agent's sync: %v", err)
+	}
+}
