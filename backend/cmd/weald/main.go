@@ -6,9 +6,9 @@
 //	0 done
 //	1 failed (network, local state)
 //	2 bad usage
-//	3 pending: the workspace is not provisioned or not ready yet (run again / sync)
-//	4 not found: no such channel, workspace or invite
-//	5 refused: the relay, the roster or an invite said no (auth/*, roster/*, invite/*, limit/*, join/*)
+//	3 pending: the workspace is not provisioned or not ready yet (run again / sync), or an agent is not approved yet
+//	4 not found: no such channel, workspace, invite or agent
+//	5 refused: the relay, the roster or an invite said no (auth/*, roster/*, invite/*, limit/*, join/*, agent/*)
 //	6 needs action: weald health found a check that needs someone to act
 //
 // The commands are built with cobra, one file per command group (cmd_*.go),
