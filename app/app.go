@@ -131,3 +131,15 @@ func (a *App) listWorkspaces() ([]WorkspaceSummary, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
 }
+
+// exportDir is where exported files go: the Downloads folder of the
+// person's home when it exists, else the data directory's receipts folder.
+func (a *App) exportDir() string {
+	if home, err := os.UserHomeDir(); err == nil {
+		d := filepath.Join(home, "Downloads")
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return d
+		}
+	}
+	return filepath.Join(a.dataDir, "receipts")
+}

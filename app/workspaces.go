@@ -35,6 +35,9 @@ type Workspace struct {
 	Provision *Provision `json:"provision"`
 	// Problem is the last error of the background sync, if it failed.
 	Problem *Error `json:"problem"`
+	// Removed: an admin removed this person (or revoked this device): the
+	// roster says so, or the relay refuses the device (auth/revoked).
+	Removed bool `json:"removed"`
 }
 
 // Provision is what the relay's operator needs to record a new workspace.
@@ -253,6 +256,18 @@ func progressLabel(task string) string {
 		return "Joining channels"
 	case "sync":
 		return "Catching up"
+	case "removal/revoke":
+		return "Removing: devices revoked"
+	case "removal/rotate":
+		return "Removing: rotating channel keys"
+	case "removal/wraps":
+		return "Removing: deleting recovery wraps"
+	case "removal/invites":
+		return "Removing: revoking invites"
+	case "removal/access":
+		return "Removing: new access set published"
+	case "removal/receipt":
+		return "Removing: receipt written"
 	}
 	return sentenceOf(strings.ReplaceAll(task, "_", " "))
 }
@@ -294,7 +309,8 @@ func (w *Workspaces) describe(r *wsRun) Workspace {
 	you, problem, connected := r.prefs.You, r.problem, r.connected
 	r.mu.Unlock()
 	ws := Workspace{ID: st.Workspace, Name: st.Name, Relay: st.Relay, You: you, Ready: st.Ready, Connected: connected,
-		Pending: st.Pending, Problem: problem, CanInvite: st.Ready && r.eng.CanInvite()}
+		Pending: st.Pending, Problem: problem, CanInvite: st.Ready && r.eng.CanInvite(),
+		Removed: st.Removed || problem != nil && problem.Code == "auth/revoked"}
 	if name := r.eng.DisplayName(); name != "" {
 		ws.You = name // the roster's name, once set (a rename reaches every device)
 	}

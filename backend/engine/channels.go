@@ -85,6 +85,8 @@ type Member struct {
 	Role    string `json:"role"`
 	Revoked bool   `json:"revoked,omitempty"`
 	You     bool   `json:"you,omitempty"`
+	// Probation: admitted by recovery, waiting for an admin's approval.
+	Probation bool `json:"probation,omitempty"`
 }
 
 // Members lists the devices with a leaf in a channel (channel != ""), or
@@ -115,8 +117,9 @@ func (e *Engine) Members(ctx context.Context, channel string) ([]Member, error) 
 			if inGroup != nil && !inGroup[d] {
 				continue
 			}
+			di, _ := e.roster.Device(d)
 			out = append(out, Member{User: hexID(u.ID).hex(), Name: e.userName(u.ID), Device: hexID(d).hex(), Role: u.Role.String(),
-				Revoked: !e.roster.DeviceLive(d), You: d == e.devID})
+				Revoked: !e.roster.DeviceLive(d), Probation: di.Probation && di.RevokedAt == nil, You: d == e.devID})
 		}
 	}
 	return out, nil

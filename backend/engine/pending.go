@@ -274,23 +274,36 @@ type PendingMember struct {
 	Device  string    `json:"device"` // device id (hex)
 	AddedBy string    `json:"added_by"`
 	Since   time.Time `json:"since"`
+	Channel string    `json:"channel"` // the channel's name
 }
 
-// PendingAdds lists a channel's pending adds, oldest first.
+// PendingAdds lists a channel's pending adds, oldest first; with channel
+// "" those of every channel, each with its channel's name.
 func (e *Engine) PendingAdds(channel string) ([]PendingMember, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	gi, err := e.resolveChannel(channel)
-	if err != nil {
-		return nil, err
+	var groups []roster.GroupInfo
+	if channel == "" {
+		groups = e.roster.Groups()
+	} else {
+		gi, err := e.resolveChannel(channel)
+		if err != nil {
+			return nil, err
+		}
+		groups = []roster.GroupInfo{gi}
 	}
 	out := []PendingMember{}
-	for _, p := range gi.Pending {
-		pm := PendingMember{Device: hexID(p.Device).hex(), AddedBy: hexID(p.AddedBy).hex(), Since: p.Since.UTC()}
-		if d, ok := e.roster.Device(p.Device); ok {
-			pm.User = hexID(d.User).hex()
+	for _, gi := range groups {
+		if gi.Deleted {
+			continue
 		}
-		out = append(out, pm)
+		for _, p := range gi.Pending {
+			pm := PendingMember{Device: hexID(p.Device).hex(), AddedBy: hexID(p.AddedBy).hex(), Since: p.Since.UTC(), Channel: gi.Name}
+			if d, ok := e.roster.Device(p.Device); ok {
+				pm.User = hexID(d.User).hex()
+			}
+			out = append(out, pm)
+		}
 	}
 	return out, nil
 }

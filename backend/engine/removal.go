@@ -337,7 +337,7 @@ func (s removalSteps) AuthChanges(ctx context.Context, since lifecycle.ID) (life
 		if err != nil || !authorizationOps[op.Type()] || op.Actor == me {
 			continue
 		}
-		changes = append(changes, fmt.Sprintf("operation %d: %s by %s at %s", i, op.Type(), op.Actor.ShortString(),
+		changes = append(changes, fmt.Sprintf("operation %d: %s by %s at %s", i, op.Type(), e.actorName(op.Actor),
 			op.CreatedAt.UTC().Format("2006-01-02 15:04:05Z")))
 	}
 	return head, changes, nil
@@ -546,6 +546,17 @@ func (s removalSteps) Progress(op *lifecycle.RemovalOperation, step lifecycle.St
 
 func (s removalSteps) Crash(step string) error { return s.e.crash("removal/" + step) }
 
+// actorName names the signer of a roster operation for an admin: the
+// person's display name and the device's short id.
+func (e *Engine) actorName(p identity.Principal) string {
+	if p.Kind == identity.KindDevice {
+		if d, ok := e.roster.Device(identity.DeviceID(p.ID)); ok {
+			return fmt.Sprintf("%s (device %s)", e.userName(d.User), hexID(p.ID).hex()[:8])
+		}
+	}
+	return p.ShortString()
+}
+
 // RemovalPlan is what a removal would do, shown before the admin confirms.
 type RemovalPlan struct {
 	User    string `json:"user"`
@@ -553,7 +564,16 @@ type RemovalPlan struct {
 	Channel string `json:"channel,omitempty"`
 	Devices int    `json:"devices"`
 	Agents  int    `json:"agents"`
-	Groups  int    `json:"groups"`
+	// Groups: the groups this client is in that hold a leaf of theirs,
+	// which the removal rotates.
+	Groups int `json:"groups"`
+	// NotMember: groups this client holds no state of (explicit or closed
+	// ones it is not in); it cannot rotate them (the slot's not_member).
+	NotMember int `json:"not_member"`
+	// Invites: live invites naming them, which the removal revokes.
+	Invites int `json:"invites"`
+	// RecoveryKeys: their recovery keys, whose wraps the removal deletes.
+	RecoveryKeys int `json:"recovery_keys"`
 	// Resumes: an unfinished operation for this person and scope exists;
 	// Remove continues it.
 	Resumes string `json:"resumes,omitempty"`
@@ -602,7 +622,7 @@ func (e *Engine) PlanRemoval(ctx context.Context, user, channel string) (Removal
 		}
 		return plan, err
 	}
-	_, leaves, _ := e.removalTargets(u.ID, ch)
+	_, leaves, invites := e.removalTargets(u.ID, ch)
 	for _, l := range leaves {
 		if _, ok := e.roster.Device(identity.DeviceID(l)); ok {
 			plan.Devices++
@@ -610,13 +630,19 @@ func (e *Engine) PlanRemoval(ctx context.Context, user, channel string) (Removal
 			plan.Agents++
 		}
 	}
-	plan.Groups = 1
+	plan.Invites = len(invites)
 	if ch == nil {
-		plan.Groups = 0
-		for _, gi := range e.roster.Groups() {
-			if !gi.Deleted {
-				plan.Groups++
-			}
+		plan.RecoveryKeys = len(e.recoveryPubs(u.ID))
+	}
+	for _, gi := range e.roster.Groups() {
+		if gi.Deleted || ch != nil && gi.Policy.Group != ch.Policy.Group {
+			continue
+		}
+		switch g := e.groups[gi.Policy.Group]; {
+		case g == nil || g.mls == nil || !g.mls.Active():
+			plan.NotMember++
+		case len(removalLeaves(g.mls, leaves)) > 0:
+			plan.Groups++
 		}
 	}
 	return plan, nil

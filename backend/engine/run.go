@@ -282,6 +282,9 @@ type Status struct {
 	Pending    []string `json:"pending"` // work left: bootstrap steps, redemption, channels to join
 	GenesisKey string   `json:"genesis_key,omitempty"`
 	Alerts     []Alert  `json:"alerts"`
+	// Removed: the roster this device holds revokes it (an admin removed
+	// its person, or revoked the device).
+	Removed bool `json:"removed,omitempty"`
 }
 
 // Status reports the local state (no network).
@@ -290,6 +293,9 @@ func (e *Engine) Status() Status {
 	defer e.mu.Unlock()
 	st := Status{Workspace: e.meta.Workspace.hex(), Name: e.meta.Name, Relay: e.meta.Relay, Device: hexID(e.devID).hex(),
 		User: e.meta.User.hex(), Ready: e.ready(), Pending: []string{}, Alerts: append([]Alert{}, e.alerts...)}
+	if d, ok := e.roster.Device(e.devID); ok && d.RevokedAt != nil {
+		st.Removed = true
+	}
 	for _, g := range e.roster.Groups() {
 		if g.Deleted {
 			continue

@@ -166,8 +166,8 @@ function NewPhrase({
       <section className="onboard" aria-labelledby="phrase-h">
         <h2 id="phrase-h">Your recovery phrase</h2>
         <p>
-          These 24 words are the only way back into <strong>{ws.name}</strong> if you lose this device. Write them down on paper and keep them safe.
-          Weald shows them <strong>once</strong>.
+          These 24 words are your recovery phrase for <strong>{ws.name}</strong>. Recovering onto a new device with it is not in Weald yet. Write them
+          down on paper and keep them safe; Weald shows them <strong>once</strong>.
         </p>
         <ol className="phrase" aria-label="Recovery phrase">
           {phrase.map((w, i) => (

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react'
 import { api, toApiError, type ApiError, type Channel, type ChannelMember } from '../lib/api'
 import { plainMessage } from '../state/errors'
 import { Dialog, ErrorNote } from './Dialog'
+import { RemoveDialog } from './RemoveDialog'
 
 /** waitingSentence is a pending add's line in a member list. */
 export function waitingSentence(since: number): string {
@@ -12,15 +13,48 @@ export function waitingSentence(since: number): string {
 /**
  * MembersDialog: who is in a channel, device by device, and the pending
  * adds, shown as "waiting for that device to check in" with the date, so an
- * add that cannot complete is visible rather than silently absent.
+ * add that cannot complete is visible rather than silently absent. In a
+ * private channel an admin removes a person from that channel alone.
  */
-export function MembersDialog({ workspace, channel, onClose }: { workspace: string; channel: Channel; onClose: () => void }) {
+export function MembersDialog({
+  workspace,
+  workspaceName = '',
+  admin = false,
+  channel,
+  onClose,
+}: {
+  workspace: string
+  workspaceName?: string
+  /** This device is an admin's: a private channel's members can be removed from it alone. */
+  admin?: boolean
+  channel: Channel
+  onClose: () => void
+}) {
   const [members, setMembers] = useState<ChannelMember[] | null>(null)
   const [error, setError] = useState<ApiError | null>(null)
+  const [removing, setRemoving] = useState<{ user: string; name: string } | null>(null)
+  const [reload, setReload] = useState(0)
   useEffect(() => {
     api.channels.members(workspace, channel.id).then(setMembers, (e) => setError(toApiError(e)))
-  }, [workspace, channel.id])
+  }, [workspace, channel.id, reload])
   const title = channel.kind === 'dm' ? `Members of the conversation with ${channel.name}` : `Members of #${channel.name}`
+  // Partial removal: explicit channels only (spec/channels.md "Interaction with removal"), by an admin, one row per person.
+  const canRemove = admin && channel.kind !== 'dm' && channel.policy.admission === 'explicit'
+  const firstRow = new Set<string>()
+  if (removing) {
+    return (
+      <RemoveDialog
+        workspace={workspace}
+        workspaceName={workspaceName}
+        person={removing}
+        channel={{ id: channel.id, name: channel.name }}
+        onClose={(changed) => {
+          setRemoving(null)
+          if (changed) setReload((n) => n + 1)
+        }}
+      />
+    )
+  }
   return (
     <Dialog title={title} onClose={onClose}>
       {members === null && !error ? <p className="muted">Loading members…</p> : null}
@@ -31,6 +65,11 @@ export function MembersDialog({ workspace, channel, onClose }: { workspace: stri
               <span className="member-name">{m.name}</span>
               <span className="muted"> · device {m.device.slice(0, 8)}</span>
               {m.pending ? <span className="member-waiting"> · {waitingSentence(m.since)}</span> : null}
+              {canRemove && !m.you && !m.pending && !firstRow.has(m.user) && firstRow.add(m.user) ? (
+                <button type="button" className="link-button" onClick={() => setRemoving({ user: m.user, name: m.name })}>
+                  Remove {m.name} from this channel
+                </button>
+              ) : null}
             </li>
           ))}
         </ul>

@@ -21,13 +21,14 @@ import { FirstRun } from './FirstRun'
 import { InviteDialog } from './InviteDialog'
 import { MessagePane } from './MessagePane'
 import { NewChannelDialog } from './NewChannelDialog'
+import { PeopleView } from './PeopleView'
 import { ProgressList } from './Progress'
 import { SearchBar, SearchResults, useSearch } from './Search'
 import { SetupPanel } from './SetupPanel'
 import { AddProjectDialog, ProjectList, ProjectView } from './Projects'
 import { Sidebar, WorkspaceSwitcher } from './Sidebar'
 
-type View = { kind: 'channel' } | { kind: 'project'; folder: string } | { kind: 'first-run'; step: 'choose' | 'create' | 'join' }
+type View = { kind: 'channel' } | { kind: 'people' } | { kind: 'project'; folder: string } | { kind: 'first-run'; step: 'choose' | 'create' | 'join' }
 type Modal = 'new-channel' | 'invite' | 'add-project' | 'new-dm' | 'add-people' | 'members' | null
 
 /** Shell is the application frame: sidebar, channel header, message pane. */
@@ -157,6 +158,8 @@ export function Shell() {
     )
   } else if (current && !current.ready && !channel?.joined) {
     main = <SetupPanel ws={current} />
+  } else if (view.kind === 'people' && current) {
+    main = <PeopleView key={current.id} workspace={current.id} workspaceName={current.name} />
   } else if (search.open && view.kind === 'channel') {
     main = (
       <SearchResults
@@ -230,6 +233,23 @@ export function Shell() {
         </section>
       )}
       {current?.ready ? (
+        <section className="side-section" aria-label="People">
+          <button
+            type="button"
+            className="side-item"
+            aria-current={view.kind === 'people' ? 'page' : undefined}
+            onClick={() => {
+              if (phrase) return
+              setView({ kind: 'people' })
+              setSideShown(false)
+              search.close()
+            }}
+          >
+            <span className="side-item-name">People</span>
+          </button>
+        </section>
+      ) : null}
+      {current?.ready ? (
         <DMList
           dms={dms}
           selected={showChannel ? channel?.id : undefined}
@@ -252,7 +272,7 @@ export function Shell() {
     <main key="main" className="main" aria-label={showChannel && channel ? (channel.kind === 'dm' ? channel.name : `#${channel.name}`) : 'Main'}>
       <ChannelHeader
         channel={showChannel ? channel : undefined}
-        title={project ? project.name : undefined}
+        title={project ? project.name : view.kind === 'people' && current ? 'People' : undefined}
         onInvite={showChannel && current?.canInvite && channel?.kind !== 'dm' ? () => setModal('invite') : undefined}
         onMembers={
           showChannel && channel?.joined && (channel.kind === 'dm' || channel.policy.admission === 'explicit') ? () => setModal('members') : undefined
@@ -317,7 +337,15 @@ export function Shell() {
         {modal === 'add-people' && current && channel ? (
           <AddPeopleDialog workspace={current.id} channel={channel} onClose={() => setModal(null)} />
         ) : null}
-        {modal === 'members' && current && channel ? <MembersDialog workspace={current.id} channel={channel} onClose={() => setModal(null)} /> : null}
+        {modal === 'members' && current && channel ? (
+          <MembersDialog
+            workspace={current.id}
+            workspaceName={current.name}
+            admin={current.canInvite}
+            channel={channel}
+            onClose={() => setModal(null)}
+          />
+        ) : null}
       </div>
     </PhraseOnScreen.Provider>
   )

@@ -37,6 +37,7 @@ export const scopes = {
   explicit: {
     label: 'Private',
     sentence: 'Members add people.',
-    detail: 'Only the people its members add can read it, and a person can be removed from it alone. Joiners see messages from joining on.',
+    detail:
+      'Only the people its members add can read it, and an admin can remove a person from it alone (its member list). Joiners see messages from joining on.',
   },
 } as const

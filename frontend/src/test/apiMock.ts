@@ -39,6 +39,15 @@ export function makeApi() {
       addPeople: vi.fn(),
     },
     people: { list: vi.fn() },
+    members: {
+      list: vi.fn(),
+      plan: vi.fn(),
+      remove: vi.fn(),
+      receipts: vi.fn().mockResolvedValue([]),
+      exportReceipt: vi.fn(),
+      setAdmin: vi.fn(),
+      revokeDevice: vi.fn(),
+    },
     dms: { send: vi.fn() },
     messages: {
       list: vi.fn(),

@@ -14,10 +14,124 @@ export namespace app {
 	        this.pending = source["pending"];
 	    }
 	}
+	export class RotatedGroup {
+	    name: string;
+	    epoch: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RotatedGroup(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.epoch = source["epoch"];
+	    }
+	}
+	export class Receipt {
+	    operation: string;
+	    user: string;
+	    name: string;
+	    channel: string;
+	    groups: RotatedGroup[];
+	    devicesRevoked: number;
+	    agentsRevoked: number;
+	    accessVersion: number;
+	    at: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Receipt(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.operation = source["operation"];
+	        this.user = source["user"];
+	        this.name = source["name"];
+	        this.channel = source["channel"];
+	        this.groups = this.convertValues(source["groups"], RotatedGroup);
+	        this.devicesRevoked = source["devicesRevoked"];
+	        this.agentsRevoked = source["agentsRevoked"];
+	        this.accessVersion = source["accessVersion"];
+	        this.at = source["at"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Removal {
+	    operation: string;
+	    state: string;
+	    step: string;
+	    intervening: string[];
+	    receipt?: Receipt;
+	
+	    static createFrom(source: any = {}) {
+	        return new Removal(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.operation = source["operation"];
+	        this.state = source["state"];
+	        this.step = source["step"];
+	        this.intervening = source["intervening"];
+	        this.receipt = this.convertValues(source["receipt"], Receipt);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Waiting {
+	    channel: string;
+	    since: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Waiting(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.channel = source["channel"];
+	        this.since = source["since"];
+	    }
+	}
 	export class MemberDevice {
 	    device: string;
 	    revoked: boolean;
 	    you: boolean;
+	    probation: boolean;
+	    waiting: Waiting[];
 	
 	    static createFrom(source: any = {}) {
 	        return new MemberDevice(source);
@@ -28,7 +142,27 @@ export namespace app {
 	        this.device = source["device"];
 	        this.revoked = source["revoked"];
 	        this.you = source["you"];
+	        this.probation = source["probation"];
+	        this.waiting = this.convertValues(source["waiting"], Waiting);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class AdminMember {
 	    user: string;
@@ -38,6 +172,7 @@ export namespace app {
 	    you: boolean;
 	    joined: number;
 	    devices: MemberDevice[];
+	    removal?: Removal;
 	
 	    static createFrom(source: any = {}) {
 	        return new AdminMember(source);
@@ -52,6 +187,7 @@ export namespace app {
 	        this.you = source["you"];
 	        this.joined = source["joined"];
 	        this.devices = this.convertValues(source["devices"], MemberDevice);
+	        this.removal = this.convertValues(source["removal"], Removal);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -200,6 +336,7 @@ export namespace app {
 	    canInvite: boolean;
 	    provision?: Provision;
 	    problem?: Error;
+	    removed: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Workspace(source);
@@ -218,6 +355,7 @@ export namespace app {
 	        this.canInvite = source["canInvite"];
 	        this.provision = this.convertValues(source["provision"], Provision);
 	        this.problem = this.convertValues(source["problem"], Error);
+	        this.removed = source["removed"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -349,6 +487,24 @@ export namespace app {
 		    }
 		    return a;
 		}
+	}
+	export class DeviceRevocation {
+	    device: string;
+	    agents: number;
+	    groups: string[];
+	    accessVersion: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new DeviceRevocation(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.device = source["device"];
+	        this.agents = source["agents"];
+	        this.groups = source["groups"];
+	        this.accessVersion = source["accessVersion"];
+	    }
 	}
 	
 	export class Invite {
@@ -515,101 +671,51 @@ export namespace app {
 		}
 	}
 	
-	export class RotatedGroup {
-	    name: string;
-	    epoch: number;
+	
+	export class ReceiptExport {
+	    json: string;
+	    page: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new RotatedGroup(source);
+	        return new ReceiptExport(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.epoch = source["epoch"];
+	        this.json = source["json"];
+	        this.page = source["page"];
 	    }
 	}
-	export class Receipt {
-	    operation: string;
+	
+	export class RemovalPlan {
 	    user: string;
 	    name: string;
 	    channel: string;
-	    groups: RotatedGroup[];
-	    devicesRevoked: number;
-	    agentsRevoked: number;
-	    accessVersion: number;
-	    at: number;
+	    devices: number;
+	    agents: number;
+	    groups: number;
+	    notMember: number;
+	    invites: number;
+	    recoveryKeys: number;
+	    resumes: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new Receipt(source);
+	        return new RemovalPlan(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.operation = source["operation"];
 	        this.user = source["user"];
 	        this.name = source["name"];
 	        this.channel = source["channel"];
-	        this.groups = this.convertValues(source["groups"], RotatedGroup);
-	        this.devicesRevoked = source["devicesRevoked"];
-	        this.agentsRevoked = source["agentsRevoked"];
-	        this.accessVersion = source["accessVersion"];
-	        this.at = source["at"];
+	        this.devices = source["devices"];
+	        this.agents = source["agents"];
+	        this.groups = source["groups"];
+	        this.notMember = source["notMember"];
+	        this.invites = source["invites"];
+	        this.recoveryKeys = source["recoveryKeys"];
+	        this.resumes = source["resumes"];
 	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
-	export class Removal {
-	    operation: string;
-	    state: string;
-	    intervening: string[];
-	    receipt?: Receipt;
-	
-	    static createFrom(source: any = {}) {
-	        return new Removal(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.operation = source["operation"];
-	        this.state = source["state"];
-	        this.intervening = source["intervening"];
-	        this.receipt = this.convertValues(source["receipt"], Receipt);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
 	}
 	
 	export class SearchHit {
@@ -698,6 +804,7 @@ export namespace app {
 		    return a;
 		}
 	}
+	
 	
 	export class WorkspaceMember {
 	    user: string;

@@ -24,8 +24,10 @@ import type {
   Workspace,
   WorkspaceMember,
 } from './types'
+import type { AdminMember, DeviceRevocation, Receipt, ReceiptExport, Removal, RemovalPlan } from './members'
 
 export type * from './types'
+export type * from './members'
 export type Status = app.Status
 export type WorkspaceSummary = app.WorkspaceSummary
 
@@ -138,6 +140,24 @@ export const api = {
   },
   people: {
     list: (ws: string): Promise<Person[]> => wrap(() => Workspaces.People(ws) as Promise<Person[]>),
+  },
+  // The admin member list: people with devices and roles, removal, receipts (app/members.go).
+  members: {
+    list: (ws: string): Promise<AdminMember[]> => wrap(() => Workspaces.AdminMembers(ws) as Promise<AdminMember[]>),
+    /** plan: what removing user (from the workspace, or from one explicit channel) would do; refuses what remove would. */
+    plan: (ws: string, user: string, channel = ''): Promise<RemovalPlan> =>
+      wrap(() => Workspaces.PlanRemoval(ws, user, channel) as Promise<RemovalPlan>),
+    /** remove runs (or resumes) the removal; progress arrives as 'progress' events with ids `${ws}/removal/<step>`. */
+    remove: (ws: string, user: string, channel = '', reapprove = false): Promise<Removal> =>
+      wrap(() => Workspaces.RemovePerson(ws, user, channel, reapprove) as Promise<Removal>),
+    receipts: (ws: string): Promise<Receipt[]> => wrap(() => Workspaces.Receipts(ws) as Promise<Receipt[]>),
+    /** exportReceipt writes removal-<operation>.json and .html (a printable page) and says where. */
+    exportReceipt: (ws: string, operation: string): Promise<ReceiptExport> =>
+      wrap(() => Workspaces.ExportReceipt(ws, operation) as Promise<ReceiptExport>),
+    setAdmin: (ws: string, user: string, admin: boolean): Promise<void> => wrap(() => Workspaces.SetAdmin(ws, user, admin)),
+    /** revokeDevice revokes one lost or stolen device (yours, or anyone's for an admin). */
+    revokeDevice: (ws: string, device: string): Promise<DeviceRevocation> =>
+      wrap(() => Workspaces.RevokeDevice(ws, device) as Promise<DeviceRevocation>),
   },
   dms: {
     /** send sends a direct message to a person (user id); the first one starts the DM. */

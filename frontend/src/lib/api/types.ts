@@ -85,6 +85,8 @@ export interface Workspace {
   provision: { workspace: string; genesisKey: string; command: string } | null
   /** The last error of the background sync. */
   problem: { code: string; message: string } | null
+  /** An admin removed you (or revoked this device): no new messages can be read or sent here. */
+  removed?: boolean
 }
 
 /**

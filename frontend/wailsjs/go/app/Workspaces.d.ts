@@ -18,6 +18,8 @@ export function CreateInvite(arg1:string,arg2:Array<string>,arg3:number,arg4:num
 
 export function DiscardSend(arg1:string,arg2:string):Promise<void>;
 
+export function ExportReceipt(arg1:string,arg2:string):Promise<app.ReceiptExport>;
+
 export function InviteScopes(arg1:string):Promise<Array<app.InviteScope>>;
 
 export function Invites(arg1:string):Promise<Array<app.InviteRecord>>;
@@ -36,6 +38,8 @@ export function MoveChannel(arg1:string,arg2:string,arg3:number):Promise<Array<a
 
 export function People(arg1:string):Promise<Array<app.Person>>;
 
+export function PlanRemoval(arg1:string,arg2:string,arg3:string):Promise<app.RemovalPlan>;
+
 export function Receipts(arg1:string):Promise<Array<app.Receipt>>;
 
 export function Remove(arg1:string):Promise<void>;
@@ -45,6 +49,8 @@ export function RemovePerson(arg1:string,arg2:string,arg3:string,arg4:boolean):P
 export function RenameChannel(arg1:string,arg2:string,arg3:string):Promise<app.Channel>;
 
 export function RetrySend(arg1:string,arg2:string):Promise<void>;
+
+export function RevokeDevice(arg1:string,arg2:string):Promise<app.DeviceRevocation>;
 
 export function RevokeInvite(arg1:string,arg2:string):Promise<void>;
 

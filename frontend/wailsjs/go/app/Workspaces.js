@@ -34,6 +34,10 @@ export function DiscardSend(arg1, arg2) {
   return window['go']['app']['Workspaces']['DiscardSend'](arg1, arg2);
 }
 
+export function ExportReceipt(arg1, arg2) {
+  return window['go']['app']['Workspaces']['ExportReceipt'](arg1, arg2);
+}
+
 export function InviteScopes(arg1) {
   return window['go']['app']['Workspaces']['InviteScopes'](arg1);
 }
@@ -70,6 +74,10 @@ export function People(arg1) {
   return window['go']['app']['Workspaces']['People'](arg1);
 }
 
+export function PlanRemoval(arg1, arg2, arg3) {
+  return window['go']['app']['Workspaces']['PlanRemoval'](arg1, arg2, arg3);
+}
+
 export function Receipts(arg1) {
   return window['go']['app']['Workspaces']['Receipts'](arg1);
 }
@@ -88,6 +96,10 @@ export function RenameChannel(arg1, arg2, arg3) {
 
 export function RetrySend(arg1, arg2) {
   return window['go']['app']['Workspaces']['RetrySend'](arg1, arg2);
+}
+
+export function RevokeDevice(arg1, arg2) {
+  return window['go']['app']['Workspaces']['RevokeDevice'](arg1, arg2);
 }
 
 export function RevokeInvite(arg1, arg2) {

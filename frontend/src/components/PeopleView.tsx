@@ -1,0 +1,294 @@
+import { useCallback, useEffect, useRef, useState } from 'react'
+import { api, toApiError, type AdminMember, type ApiError, type MemberDevice, type Receipt } from '../lib/api'
+import { plainMessage } from '../state/errors'
+import { Dialog, ErrorNote } from './Dialog'
+import { waitingSentence } from './MembersDialog'
+import { ReceiptPanel, RemoveDialog } from './RemoveDialog'
+
+const day = (ms: number) => new Date(ms).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' })
+
+/** The reason the last admin's own Remove and demote controls are disabled (spec/lifecycle.md "If the removed person is the last admin"). */
+export const lastAdminReason = 'You are the only admin. Promote someone first: a workspace needs an admin to remove people and invite.'
+
+type Open =
+  | { kind: 'remove'; member: AdminMember }
+  | { kind: 'revoke'; member: AdminMember; device: MemberDevice }
+  | { kind: 'receipt'; receipt: Receipt }
+  | null
+
+/**
+ * PeopleView: the workspace's member list (spec/lifecycle.md "Removing a
+ * person"): every person with their role, when they joined and their
+ * devices (this one, revoked, on probation, waiting to check in). An admin
+ * promotes and demotes, removes a person (RemoveDialog), revokes a lost
+ * device; a member revokes their own other devices. Unfinished removals
+ * and the receipts of finished ones are listed here.
+ */
+export function PeopleView({ workspace, workspaceName }: { workspace: string; workspaceName: string }) {
+  const [members, setMembers] = useState<AdminMember[] | null>(null)
+  const [receipts, setReceipts] = useState<Receipt[]>([])
+  const [error, setError] = useState<ApiError | null>(null)
+  const [busy, setBusy] = useState<string | null>(null)
+  const [open, setOpen] = useState<Open>(null)
+  const firstPromote = useRef<HTMLButtonElement | null>(null)
+
+  const load = useCallback(() => {
+    api.members.list(workspace).then(setMembers, (e) => setError(toApiError(e)))
+    api.members.receipts(workspace).then(setReceipts, () => {})
+  }, [workspace])
+  useEffect(() => {
+    load()
+    // A roster change (someone joined, another admin removed someone) reaches every device as a workspace change.
+    return api.workspaces.onChanged(() => load())
+  }, [load])
+
+  const me = members?.find((m) => m.you)
+  const amAdmin = me?.role === 'admin' && !me.revoked
+  const liveAdmins = members?.filter((m) => m.role === 'admin' && !m.revoked).length ?? 0
+  const lastAdmin = amAdmin && liveAdmins <= 1
+  let promoteSeen = false
+
+  const setAdmin = async (m: AdminMember, admin: boolean) => {
+    setBusy(m.user)
+    setError(null)
+    try {
+      await api.members.setAdmin(workspace, m.user, admin)
+      load()
+    } catch (e) {
+      setError(toApiError(e))
+    } finally {
+      setBusy(null)
+    }
+  }
+
+  return (
+    <section className="people-view" aria-labelledby="people-h">
+      <h2 id="people-h">People in {workspaceName}</h2>
+      {members === null && !error ? <p className="muted">Loading people…</p> : null}
+      <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
+      {members ? (
+        <ul className="people-list" aria-label="People">
+          {members.map((m) => {
+            const promote = amAdmin && !m.revoked && m.role !== 'admin'
+            const isFirstPromote = promote && !promoteSeen
+            if (promote) promoteSeen = true
+            return (
+              <li key={m.user} className="person-row" aria-label={m.name} data-revoked={m.revoked || undefined}>
+                <div className="person-head">
+                  <span className="member-name">{m.name}</span>
+                  {m.you ? <span className="muted"> (you)</span> : null}
+                  <span className="role-badge" data-role={m.role}>
+                    {m.role === 'admin' ? 'Admin' : 'Member'}
+                  </span>
+                  {m.revoked ? <span className="removed-badge">Removed</span> : null}
+                  <span className="muted"> · joined {day(m.joined)}</span>
+                </div>
+                <ul className="device-list" aria-label={`Devices of ${m.name}`}>
+                  {m.devices.map((d) => (
+                    <li key={d.device}>
+                      <span>
+                        Device <code>{d.device.slice(0, 8)}</code>
+                        {d.you ? ' · this device' : ''}
+                        {d.revoked ? ' · revoked' : ''}
+                        {d.probation ? ' · on probation: waiting for an admin to approve it' : ''}
+                      </span>
+                      {d.waiting.map((w) => (
+                        <span key={w.channel} className="member-waiting">
+                          {' '}
+                          · #{w.channel}: {waitingSentence(w.since)}
+                        </span>
+                      ))}
+                      {!d.revoked && !d.you && !m.revoked && (amAdmin || m.you) ? (
+                        <button type="button" className="link-button" onClick={() => setOpen({ kind: 'revoke', member: m, device: d })}>
+                          Revoke device
+                        </button>
+                      ) : null}
+                    </li>
+                  ))}
+                </ul>
+                {m.removal?.state === 'running' ? (
+                  <p className="help">
+                    Removal of {m.name} not finished yet; it continues by itself while Weald is connected.{' '}
+                    <button type="button" className="link-button" onClick={() => setOpen({ kind: 'remove', member: m })}>
+                      Continue now
+                    </button>
+                  </p>
+                ) : null}
+                {m.removal?.state === 'needs_reapproval' ? (
+                  <p className="error-note" role="alert">
+                    Removal of {m.name} paused: the membership changed after you approved it.{' '}
+                    <button type="button" onClick={() => setOpen({ kind: 'remove', member: m })}>
+                      Review and approve
+                    </button>
+                  </p>
+                ) : null}
+                {amAdmin && !m.revoked ? (
+                  <div className="person-actions">
+                    {promote ? (
+                      <button
+                        type="button"
+                        ref={isFirstPromote ? firstPromote : undefined}
+                        disabled={busy === m.user}
+                        onClick={() => setAdmin(m, true)}
+                      >
+                        Make admin
+                      </button>
+                    ) : (
+                      <button
+                        type="button"
+                        disabled={busy === m.user || (m.you && lastAdmin)}
+                        aria-describedby={m.you && lastAdmin ? 'self-reason' : undefined}
+                        onClick={() => setAdmin(m, false)}
+                      >
+                        Remove admin role
+                      </button>
+                    )}
+                    <button
+                      type="button"
+                      className="danger"
+                      disabled={m.you}
+                      aria-describedby={m.you ? 'self-reason' : undefined}
+                      onClick={() => setOpen({ kind: 'remove', member: m })}
+                    >
+                      Remove {m.name}…
+                    </button>
+                    {m.you ? (
+                      <p className="help" id="self-reason">
+                        {lastAdmin ? lastAdminReason : 'You cannot remove yourself; another admin can.'}{' '}
+                        {lastAdmin ? (
+                          <button
+                            type="button"
+                            className="link-button"
+                            onClick={() => firstPromote.current?.focus()}
+                            disabled={members.every((x) => x.you || x.revoked)}
+                          >
+                            Promote someone
+                          </button>
+                        ) : null}
+                      </p>
+                    ) : null}
+                  </div>
+                ) : null}
+              </li>
+            )
+          })}
+        </ul>
+      ) : null}
+      {members && !amAdmin ? <p className="help">Only admins can remove people or change roles. You can revoke your own other devices.</p> : null}
+      <h3>Removal receipts</h3>
+      {receipts.length === 0 ? (
+        <p className="muted">Nobody has been removed.</p>
+      ) : (
+        <ul className="receipt-list" aria-label="Removal receipts">
+          {receipts.map((r) => (
+            <li key={r.operation}>
+              {r.name} · removed from {r.channel ? 'a channel' : 'the workspace'} on {new Date(r.at).toLocaleString()} · {r.groups.length} channels
+              with new keys{' '}
+              <button type="button" className="link-button" onClick={() => setOpen({ kind: 'receipt', receipt: r })}>
+                Open receipt
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {open?.kind === 'remove' ? (
+        <RemoveDialog
+          workspace={workspace}
+          workspaceName={workspaceName}
+          person={open.member}
+          paused={open.member.removal?.state === 'needs_reapproval' ? open.member.removal : undefined}
+          onClose={(changed) => {
+            setOpen(null)
+            if (changed) load()
+          }}
+        />
+      ) : null}
+      {open?.kind === 'revoke' ? (
+        <RevokeDeviceDialog
+          workspace={workspace}
+          member={open.member}
+          device={open.device}
+          onClose={(changed) => {
+            setOpen(null)
+            if (changed) load()
+          }}
+        />
+      ) : null}
+      {open?.kind === 'receipt' ? (
+        <Dialog title="Removal receipt" onClose={() => setOpen(null)}>
+          <ReceiptPanel workspace={workspace} workspaceName={workspaceName} receipt={open.receipt} onClose={() => setOpen(null)} />
+        </Dialog>
+      ) : null}
+    </section>
+  )
+}
+
+/** RevokeDeviceDialog: one lost or stolen device (spec/lifecycle.md "Key compromise"), said before it is done. */
+function RevokeDeviceDialog({
+  workspace,
+  member,
+  device,
+  onClose,
+}: {
+  workspace: string
+  member: AdminMember
+  device: MemberDevice
+  onClose: (changed: boolean) => void
+}) {
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<ApiError | null>(null)
+  const [done, setDone] = useState<string | null>(null)
+  const whose = member.you ? 'your' : `${member.name}'s`
+  return (
+    <Dialog title={`Revoke ${whose} device ${device.device.slice(0, 8)}`} onClose={() => onClose(done !== null)}>
+      {done === null ? (
+        <>
+          <ul className="plan-list" aria-label="What revoking does">
+            <li>The device, and any agent it delegated to, is revoked in the membership log.</li>
+            <li>Every channel you are in that it is in gets new keys, so it cannot read anything sent after this.</li>
+            <li>
+              {member.you
+                ? 'The relay disconnects it once an admin’s device next publishes who may connect.'
+                : 'The relay disconnects it within seconds and refuses it from then on.'}
+            </li>
+            <li>{member.name} stays in the workspace with their other devices.</li>
+          </ul>
+          <p className="limit">
+            <strong>Revoking cannot reach what that device already decrypted.</strong>
+          </p>
+        </>
+      ) : (
+        <p role="status">{done}</p>
+      )}
+      <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
+      <div className="dialog-actions">
+        <button type="button" onClick={() => onClose(done !== null)}>
+          {done === null ? 'Cancel' : 'Close'}
+        </button>
+        {done === null ? (
+          <button
+            type="button"
+            className="danger"
+            disabled={busy}
+            onClick={async () => {
+              setBusy(true)
+              setError(null)
+              try {
+                const r = await api.members.revokeDevice(workspace, device.device)
+                setDone(
+                  `Device ${device.device.slice(0, 8)} is revoked${r.agents ? `, with ${r.agents} agent(s)` : ''}; ${r.groups.length} channel(s) got new keys.`,
+                )
+              } catch (e) {
+                setError(toApiError(e))
+              } finally {
+                setBusy(false)
+              }
+            }}
+          >
+            {busy ? 'Revoking…' : 'Revoke device'}
+          </button>
+        ) : null}
+      </div>
+    </Dialog>
+  )
+}
