@@ -14,9 +14,10 @@ import (
 //go:embed appschema/*.sql
 var appSchemaFS embed.FS
 
-// App is the desktop app's own database, <data>/app.db: what the app keeps
-// on this device outside any workspace (workspace UI preferences, project
-// folders). Its methods are each one transaction.
+// App is the app database, <data>/app.db: what the desktop app (or the CLI,
+// in its home directory) keeps on this device outside any workspace
+// (workspace UI preferences, project folders, the profile name, the current
+// workspace). Its methods are each one transaction.
 type App struct{ s *Store }
 
 // AppPath is where the app database of data directory dataDir lives.

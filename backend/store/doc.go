@@ -1,6 +1,8 @@
 // Package store owns every byte the client persists (architecture.md
 // "Layers": store/): one SQLite database per workspace, state.db in the
-// workspace's directory, and the desktop app's own app.db ([OpenApp]).
+// workspace's directory, and app.db ([OpenApp]), what the desktop app or the
+// CLI keeps outside any workspace (UI preferences, project folders, the
+// profile name, the current workspace).
 //
 // The schema is the numbered files in schema/, embedded in the binary and
 // applied in order by a small migration runner: each migration runs in one

@@ -85,7 +85,7 @@ func (c *cli) cmdAgentInit(ctx context.Context, relayURL, name string, scope []s
 		return err
 	}
 	defer e.Close()
-	if err := c.setCurrent(c.workspace); err != nil {
+	if err := c.setCurrent(ctx, c.workspace); err != nil {
 		return err
 	}
 	if c.json {

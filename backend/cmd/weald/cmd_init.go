@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -21,14 +21,14 @@ func initCommands(c *cli) []*cobra.Command {
 		Short: "Set up this home directory with your name",
 		Args:  nargs("init --name NAME", 0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return c.cmdInit(strings.TrimSpace(name))
+			return c.cmdInit(cmd.Context(), strings.TrimSpace(name))
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "your name, as others see it")
 	return []*cobra.Command{cmd}
 }
 
-func (c *cli) cmdInit(name string) error {
+func (c *cli) cmdInit(ctx context.Context, name string) error {
 	if name == "" {
 		return usagef("init --name NAME")
 	}
@@ -42,8 +42,7 @@ func (c *cli) cmdInit(name string) error {
 			return err
 		}
 	}
-	b, _ := json.Marshal(profile{Name: name})
-	if err := writeFileAtomic(filepath.Join(c.home, "profile.json"), b); err != nil {
+	if err := c.setProfile(ctx, name); err != nil {
 		return err
 	}
 	if c.json {

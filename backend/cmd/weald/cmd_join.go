@@ -38,7 +38,7 @@ func joinCommands(c *cli) []*cobra.Command {
 
 func (c *cli) cmdJoin(ctx context.Context, link, name string) error {
 	if name == "" {
-		pr, err := c.profile()
+		pr, err := c.profile(ctx)
 		if err != nil {
 			return err
 		}

@@ -122,7 +122,7 @@ func (c *cli) done(err error, what, user string) error {
 // the test hook WEALD_TEST_CRASH_AT (stop after that removal step, as a
 // crash would) used by the CLI scripts.
 func (c *cli) openRemoving(ctx context.Context) (*engine.Engine, error) {
-	id, err := c.current()
+	id, err := c.current(ctx)
 	if err != nil {
 		return nil, err
 	}

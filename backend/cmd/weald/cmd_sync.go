@@ -77,7 +77,7 @@ func (c *cli) cmdStatus(ctx context.Context) error {
 }
 
 func (c *cli) cmdRun(ctx context.Context) error {
-	id, err := c.current()
+	id, err := c.current(ctx)
 	if err != nil {
 		return err
 	}

@@ -51,11 +51,11 @@ func (c *cli) settle(ctx context.Context, e *engine.Engine, tmp string) (engine.
 	if err := os.Rename(tmp, c.wsDir(st.Workspace)); err != nil {
 		return st, chans, phrase, err
 	}
-	return st, chans, phrase, c.setCurrent(st.Workspace)
+	return st, chans, phrase, c.setCurrent(ctx, st.Workspace)
 }
 
 func (c *cli) cmdWorkspaceCreate(ctx context.Context, name, relay string) error {
-	pr, err := c.profile()
+	pr, err := c.profile(ctx)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (c *cli) cmdWorkspaceCreate(ctx context.Context, name, relay string) error 
 }
 
 func (c *cli) cmdWorkspaceList(ctx context.Context) error {
-	cur, _ := c.current()
+	cur, _ := c.current(ctx)
 	ents, _ := os.ReadDir(filepath.Join(c.home, "workspaces"))
 	type item struct {
 		Workspace string `json:"workspace"`

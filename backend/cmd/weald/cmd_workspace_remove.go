@@ -93,10 +93,8 @@ func (c *cli) cmdWorkspaceRemove(ctx context.Context, id string, yes bool) error
 	if err := os.RemoveAll(c.wsDir(dir)); err != nil {
 		return err
 	}
-	if cur, err := c.current(); err == nil && c.workspace == "" && cur == dir {
-		if err := os.Remove(filepath.Join(c.home, "current")); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
+	if err := c.forgetCurrent(ctx, dir); err != nil {
+		return err
 	}
 	if c.json {
 		c.print(map[string]any{"workspace": dir, "name": name, "removed": true})

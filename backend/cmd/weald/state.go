@@ -4,59 +4,157 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"weald/backend/engine"
 	"weald/backend/errcode"
+	"weald/backend/store"
 )
 
 // The CLI's home directory (--home, WEALD_HOME or ~/.weald):
 //
-//	profile.json        the name given at init
-//	current             the current workspace's id
+//	app.db              the profile (the name given at init) and the current
+//	                    workspace's id: store.App, docs/protocol/store.md
 //	workspaces/<id>/    one engine directory per workspace
+//
+// Versions before the store owned them kept the profile in profile.json and
+// the current workspace in a file named current; the first command after
+// an upgrade moves them into app.db and removes them (moveLegacy).
 
 type profile struct {
 	Name string `json:"name"`
 }
 
-func (c *cli) profile() (profile, error) {
-	var pr profile
-	b, err := os.ReadFile(filepath.Join(c.home, "profile.json"))
-	if errors.Is(err, os.ErrNotExist) {
-		return pr, errcode.New("profile/none", "run weald init --name NAME first")
+var errNoProfile = errcode.New("profile/none", "run weald init --name NAME first")
+
+// openApp opens the home's app database, creating it (and the home) if
+// create is set; without create, a home that has neither app.db nor a
+// legacy file to move in gives (nil, nil), so reading commands leave no
+// trace before init.
+func (c *cli) openApp(ctx context.Context, create bool) (*store.App, error) {
+	if !create && !exists(store.AppPath(c.home)) && !exists(c.legacyProfile()) && !exists(c.legacyCurrent()) {
+		return nil, nil
 	}
+	a, err := store.OpenApp(ctx, c.home)
 	if err != nil {
-		return pr, err
+		return nil, err
 	}
-	return pr, json.Unmarshal(b, &pr)
+	if err := c.moveLegacy(ctx, a); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
 }
 
-func writeFileAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+func (c *cli) legacyProfile() string { return filepath.Join(c.home, "profile.json") }
+func (c *cli) legacyCurrent() string { return filepath.Join(c.home, "current") }
+
+// moveLegacy moves profile.json and current, as earlier versions kept them,
+// into app.db, and removes each once it is stored.
+func (c *cli) moveLegacy(ctx context.Context, a *store.App) error {
+	if b, err := os.ReadFile(c.legacyProfile()); err == nil {
+		var pr profile
+		if err := json.Unmarshal(b, &pr); err != nil {
+			return fmt.Errorf("%s: %w", c.legacyProfile(), err)
+		}
+		if err := a.SetProfile(ctx, pr.Name); err != nil {
+			return err
+		}
+		if err := os.Remove(c.legacyProfile()); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	if b, err := os.ReadFile(c.legacyCurrent()); err == nil {
+		if id := strings.TrimSpace(string(b)); id != "" {
+			if err := a.SetCurrentWorkspace(ctx, id); err != nil {
+				return err
+			}
+		}
+		if err := os.Remove(c.legacyCurrent()); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func (c *cli) profile(ctx context.Context) (profile, error) {
+	a, err := c.openApp(ctx, false)
+	if err != nil {
+		return profile{}, err
+	}
+	if a == nil {
+		return profile{}, errNoProfile
+	}
+	defer a.Close()
+	name, ok, err := a.Profile(ctx)
+	if err != nil {
+		return profile{}, err
+	}
+	if !ok {
+		return profile{}, errNoProfile
+	}
+	return profile{Name: name}, nil
+}
+
+func (c *cli) setProfile(ctx context.Context, name string) error {
+	a, err := c.openApp(ctx, true)
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	defer a.Close()
+	return a.SetProfile(ctx, name)
 }
 
 func (c *cli) wsDir(id string) string { return filepath.Join(c.home, "workspaces", id) }
 
-func (c *cli) setCurrent(id string) error {
-	return writeFileAtomic(filepath.Join(c.home, "current"), []byte(id+"\n"))
+func (c *cli) setCurrent(ctx context.Context, id string) error {
+	a, err := c.openApp(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	return a.SetCurrentWorkspace(ctx, id)
 }
 
-func (c *cli) current() (string, error) {
+// forgetCurrent forgets the current workspace if it is id.
+func (c *cli) forgetCurrent(ctx context.Context, id string) error {
+	a, err := c.openApp(ctx, false)
+	if err != nil || a == nil {
+		return err
+	}
+	defer a.Close()
+	return a.ClearCurrentWorkspace(ctx, id)
+}
+
+// current is the workspace named by --workspace, else the current one.
+func (c *cli) current(ctx context.Context) (string, error) {
 	if c.workspace != "" {
 		return c.workspace, nil
 	}
-	b, err := os.ReadFile(filepath.Join(c.home, "current"))
+	a, err := c.openApp(ctx, false)
 	if err != nil {
+		return "", err
+	}
+	if a == nil {
 		return "", engine.ErrNoWorkspace
 	}
-	return strings.TrimSpace(string(b)), nil
+	defer a.Close()
+	id, ok, err := a.CurrentWorkspace(ctx)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", engine.ErrNoWorkspace
+	}
+	return id, nil
 }
 
 func (c *cli) options(dir string) engine.Options {
@@ -65,7 +163,7 @@ func (c *cli) options(dir string) engine.Options {
 
 // open opens the current workspace.
 func (c *cli) open(ctx context.Context) (*engine.Engine, error) {
-	id, err := c.current()
+	id, err := c.current(ctx)
 	if err != nil {
 		return nil, err
 	}
