@@ -30,7 +30,9 @@ type Channel struct {
 	Policy Policy `json:"policy"`
 	Muted  bool   `json:"muted"`
 	Unread int    `json:"unread"`
-	Joined bool   `json:"joined"`
+	// Mentions counts the unread messages that mention you.
+	Mentions int  `json:"mentions"`
+	Joined   bool `json:"joined"`
 	// DefaultName is the spec's name of a default channel ("general" or
 	// "activity"), whatever it is called locally; empty for the others.
 	DefaultName string `json:"defaultName"`
@@ -57,6 +59,10 @@ type Message struct {
 	Kind string `json:"kind,omitempty"`
 	// Edited: its author changed the text after sending it.
 	Edited bool `json:"edited,omitempty"`
+	// Mentions mark "@name" spans of Text that refer to people; MentionsMe
+	// says one of them is you. A mention highlights and counts, nothing more.
+	Mentions   []MentionRef `json:"mentions"`
+	MentionsMe bool         `json:"mentionsMe"`
 }
 
 // InviteScope is a group an invite may name.
@@ -187,6 +193,9 @@ func (w *Workspaces) channels(r *wsRun) []Channel {
 				for _, m := range msgs {
 					if m.Author != st.User && m.Time.UnixMilli() > lastRead[c.Group] {
 						ch.Unread++
+						if m.Mentions(st.User) {
+							ch.Mentions++
+						}
 					}
 				}
 			}
@@ -408,6 +417,8 @@ func (w *Workspaces) toMessage(r *wsRun, user, channel string, m engine.Message)
 			out.Error = toError(errors.New(m.Error))
 		}
 	}
+	out.Mentions = w.mentionRefs(r, user, m)
+	out.MentionsMe = !out.Mine && m.Mentions(user)
 	out.Author = personNameOf(you, user, m.Author)
 	if m.AuthorName != "" && m.AuthorName != engineUnnamed(m.Author) {
 		out.Author = m.AuthorName // the roster's name now (yours too, after a rename)
@@ -474,17 +485,29 @@ func (w *Workspaces) Messages(ws, channel string) ([]Message, error) {
 // once; the engine sends it while connected, or as soon as it is again
 // (messages:changed tells when it went out or was refused).
 func (w *Workspaces) Send(ws, channel, text string) (Message, error) {
+	return w.SendMentioning(ws, channel, text, nil)
+}
+
+// SendMentioning is Send with mentions of people (spans of text in UTF-16
+// code units; their names are ignored) — references to user ids that the
+// receivers highlight.
+func (w *Workspaces) SendMentioning(ws, channel, text string, mentions []MentionRef) (Message, error) {
 	r, err := w.run(ws)
 	if err != nil {
 		return Message{}, err
 	}
+	raw := text
 	text, terr := checkText(text)
 	if terr != nil {
 		return Message{}, terr
 	}
+	ms, merr := toEngineMentions(raw, text, mentions)
+	if merr != nil {
+		return Message{}, merr
+	}
 	ctx, cancel := w.callCtx()
 	defer cancel()
-	m, serr := r.eng.Queue(ctx, channel, text)
+	m, serr := r.eng.Queue(ctx, channel, text, ms...)
 	if serr != nil {
 		return Message{}, toError(serr)
 	}

@@ -109,7 +109,7 @@ func (c *Channel) Post(text string) (Message, []byte, error) {
 		c.dirty[c.index.ID()] = true
 		p.Docs = append(p.Docs, DocChanges{Ref: DocRef{Kind: KindIndex}, Changes: ich})
 	}
-	m, sch, err := s.post(now, text)
+	m, sch, err := s.post(now, text, nil)
 	if err != nil {
 		return Message{}, nil, err
 	}

@@ -55,6 +55,9 @@ type Message struct {
 	Text    string    // empty once deleted
 	Edited  time.Time // zero if never edited
 	Deleted bool
+	// Mentions mark "@name" spans of Text (mention.go); none when the
+	// field is missing or does not fit the text.
+	Mentions []Mention
 }
 
 // Shard is one chat day shard: the messages of one channel posted on one
@@ -97,14 +100,22 @@ func (s *Shard) Day() Day { return s.day }
 // Post adds a message at the injected clock's time and returns it with the
 // change bytes to send.
 func (s *Shard) Post(text string) (Message, []byte, error) {
-	return s.post(s.opts.Clock(), text)
+	return s.post(s.opts.Clock(), text, nil)
 }
 
-func (s *Shard) post(now time.Time, text string) (Message, []byte, error) {
+// PostMentioning is Post with mentions of people in the text.
+func (s *Shard) PostMentioning(text string, mentions []Mention) (Message, []byte, error) {
+	return s.post(s.opts.Clock(), text, mentions)
+}
+
+func (s *Shard) post(now time.Time, text string, mentions []Mention) (Message, []byte, error) {
 	if s.author.IsZero() || s.opts.Principal.IsZero() {
 		return Message{}, nil, ErrReadOnly
 	}
 	if err := checkText(text); err != nil {
+		return Message{}, nil, err
+	}
+	if err := CheckMentions(mentions, text); err != nil {
 		return Message{}, nil, err
 	}
 	if day, err := DayOf(now); err != nil || day != s.day {
@@ -115,12 +126,16 @@ func (s *Shard) post(now time.Time, text string) (Message, []byte, error) {
 		return Message{}, nil, fmt.Errorf("docs: message id: %w", err)
 	}
 	ms := now.UnixMilli()
-	err := s.root().Set(msgPrefix+id.String(), map[string]any{
+	fields := map[string]any{
 		"author": s.opts.Principal[:],
 		"device": s.author[:],
 		"time":   ms,
 		"text":   text,
-	})
+	}
+	if len(mentions) > 0 {
+		fields[mentionsKey] = EncodeMentions(mentions)
+	}
+	err := s.root().Set(msgPrefix+id.String(), fields)
 	if err != nil {
 		return Message{}, nil, fmt.Errorf("docs: post: %w", err)
 	}
@@ -128,7 +143,7 @@ func (s *Shard) post(now time.Time, text string) (Message, []byte, error) {
 	if err != nil {
 		return Message{}, nil, err
 	}
-	return Message{ID: id, Author: s.opts.Principal, Device: s.author, Time: time.UnixMilli(ms).UTC(), Text: text}, ch, nil
+	return Message{ID: id, Author: s.opts.Principal, Device: s.author, Time: time.UnixMilli(ms).UTC(), Text: text, Mentions: mentions}, ch, nil
 }
 
 // Edit replaces the text of one of the local principal's messages.
@@ -149,6 +164,12 @@ func (s *Shard) Edit(id MessageID, text string) ([]byte, error) {
 	}
 	if err := obj.Set("edited", now.UnixMilli()); err != nil {
 		return nil, fmt.Errorf("docs: edit: %w", err)
+	}
+	if len(m.Mentions) > 0 {
+		// The spans marked the old text: an edit drops them.
+		if err := obj.Set(mentionsKey, []byte{}); err != nil {
+			return nil, fmt.Errorf("docs: edit: %w", err)
+		}
 	}
 	return s.commitAt(now)
 }
@@ -283,6 +304,11 @@ func decodeMessage(id MessageID, m *automerge.Map) (Message, bool) {
 	if d := vals["deleted"]; d != nil && d.Kind() == automerge.KindBool && d.Bool() {
 		msg.Deleted = true
 		msg.Text = ""
+	}
+	if mv := vals[mentionsKey]; mv != nil && mv.Kind() == automerge.KindBytes && !msg.Deleted {
+		// Mentions that do not fit the text (a later edit, or a sender's
+		// mistake or malice) are dropped: the text is shown as it is.
+		msg.Mentions, _ = DecodeMentions(mv.Bytes(), msg.Text)
 	}
 	return msg, true
 }

@@ -232,6 +232,8 @@ type Message struct {
 	// Kind is "" for a chat message and KindJoined for a join notice
 	// (joined.go): a line of #general drawn from the roster, with no text.
 	Kind string `json:"kind,omitempty"`
+	// Mentioned marks the "@name" spans of Text that refer to people.
+	Mentioned []Mention `json:"mentions,omitempty"`
 	// State is "" for a message in the log, OutboxPending or OutboxFailed
 	// for one in this device's outbox (Error then says why).
 	State string `json:"state,omitempty"`
@@ -250,13 +252,19 @@ func (e *Engine) Send(ctx context.Context, channel, text string) (Message, error
 	if err != nil {
 		return Message{}, err
 	}
-	return e.sendText(ctx, gi, text, nil)
+	return e.sendText(ctx, gi, post{Text: text}, nil)
+}
+
+// post is what a send puts in a channel: text and the people it mentions.
+type post struct {
+	Text     string
+	Mentions []Mention
 }
 
 // sendText is Send with e.mu held and connected; also, when set, runs in
 // the transaction that stores the sent change (the outbox drops the item
 // there, so a crash never sends it twice nor loses it).
-func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, text string, also func(t *txn) error) (Message, error) {
+func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, p post, also func(t *txn) error) (Message, error) {
 	g := e.groups[gi.Policy.Group]
 	if g == nil || g.mls == nil {
 		return Message{}, ErrNotMember
@@ -277,7 +285,11 @@ func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, text string,
 	if err != nil {
 		return Message{}, err
 	}
-	m, changes, err := sh.s.Post(text)
+	mentions, err := e.docMentions(p.Text, p.Mentions)
+	if err != nil {
+		return Message{}, err
+	}
+	m, changes, err := sh.s.PostMentioning(p.Text, mentions)
 	if err != nil {
 		return Message{}, err
 	}
@@ -323,7 +335,7 @@ func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, text string,
 }
 
 func (e *Engine) toMessage(m documents.Message) Message {
-	return Message{ID: m.ID.String(), Author: hexID(m.Author).hex(), AuthorName: e.userName(identity.UserID(m.Author)), Time: m.Time.UTC(), Text: m.Text, Edited: !m.Edited.IsZero()}
+	return Message{ID: m.ID.String(), Author: hexID(m.Author).hex(), AuthorName: e.userName(identity.UserID(m.Author)), Time: m.Time.UTC(), Text: m.Text, Edited: !m.Edited.IsZero(), Mentioned: mentionsOf(m.Mentions)}
 }
 
 // Messages returns the last limit messages of a channel (0: all), oldest

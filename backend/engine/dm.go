@@ -97,7 +97,7 @@ func (e *Engine) SendDM(ctx context.Context, user, text string) (DMResult, error
 		}
 	}
 	if e.member(id) {
-		res.Message, err = e.sendText(ctx, gi, text, nil)
+		res.Message, err = e.sendText(ctx, gi, post{Text: text}, nil)
 		return res, err
 	}
 	// Not added yet (the other side won the start and has not committed

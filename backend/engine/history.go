@@ -52,7 +52,7 @@ func (e *Engine) indexMessage(tx *store.Tx, k shardKey, m documents.Message) err
 		return tx.DeleteMessage(k.id(), m.ID)
 	}
 	// The author's name is set when the row is read: names change.
-	msg := Message{ID: m.ID.String(), Author: hexID(m.Author).hex(), Time: m.Time.UTC(), Text: m.Text, Edited: !m.Edited.IsZero()}
+	msg := Message{ID: m.ID.String(), Author: hexID(m.Author).hex(), Time: m.Time.UTC(), Text: m.Text, Edited: !m.Edited.IsZero(), Mentioned: mentionsOf(m.Mentions)}
 	v, err := json.Marshal(msg)
 	if err != nil {
 		return err

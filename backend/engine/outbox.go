@@ -46,6 +46,8 @@ type outboxItem struct {
 	Text   string    `json:"text"`
 	Queued time.Time `json:"queued"`
 	Failed string    `json:"failed,omitempty"` // "code: sentence" when not retried by itself
+	// Mentions of people in Text, checked when queued and again when sent.
+	Mentions []Mention `json:"mentions,omitempty"`
 }
 
 func (e *Engine) loadOutbox(ctx context.Context) error {
@@ -91,7 +93,8 @@ func (e *Engine) with(i int, it outboxItem) []outboxItem {
 
 // Queue puts text in the outbox of a channel this device is a member of
 // and returns it as a pending message at once; Run sends it when it can.
-func (e *Engine) Queue(ctx context.Context, channel, text string) (Message, error) {
+// Mentions, when given, mark "@name" spans of text as references to people.
+func (e *Engine) Queue(ctx context.Context, channel, text string, mentions ...Mention) (Message, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	gi, err := e.resolveChannel(channel)
@@ -101,19 +104,22 @@ func (e *Engine) Queue(ctx context.Context, channel, text string) (Message, erro
 	if !e.member(gi.Policy.Group) {
 		return Message{}, ErrNotMember
 	}
-	return e.enqueue(ctx, gi.Policy.Group, text)
+	return e.enqueue(ctx, gi.Policy.Group, text, mentions...)
 }
 
 // enqueue is Queue's work for group id, with e.mu held.
-func (e *Engine) enqueue(ctx context.Context, id identity.GroupID, text string) (Message, error) {
+func (e *Engine) enqueue(ctx context.Context, id identity.GroupID, text string, mentions ...Mention) (Message, error) {
 	if len(e.outbox) >= MaxOutbox {
 		return Message{}, ErrOutboxFull
+	}
+	if _, err := e.docMentions(text, mentions); err != nil {
+		return Message{}, err
 	}
 	var rid [8]byte
 	if _, err := io.ReadFull(e.rand, rid[:]); err != nil {
 		return Message{}, err
 	}
-	it := outboxItem{ID: "out-" + hex.EncodeToString(rid[:]), Group: hexID(id), Text: text, Queued: e.now().UTC()}
+	it := outboxItem{ID: "out-" + hex.EncodeToString(rid[:]), Group: hexID(id), Text: text, Queued: e.now().UTC(), Mentions: mentions}
 	if err := e.setOutbox(ctx, append(append([]outboxItem{}, e.outbox...), it)); err != nil {
 		return Message{}, err
 	}
@@ -130,7 +136,7 @@ func (e *Engine) kickOutbox() {
 }
 
 func (e *Engine) outboxMessage(it *outboxItem) Message {
-	m := Message{ID: it.ID, Author: e.meta.User.hex(), AuthorName: e.userName(identity.UserID(e.meta.User)), Device: hexID(e.devID).hex(), Time: it.Queued, Text: it.Text, State: OutboxPending}
+	m := Message{ID: it.ID, Author: e.meta.User.hex(), AuthorName: e.userName(identity.UserID(e.meta.User)), Device: hexID(e.devID).hex(), Time: it.Queued, Text: it.Text, Mentioned: it.Mentions, State: OutboxPending}
 	if it.Failed != "" {
 		m.State, m.Error = OutboxFailed, it.Failed
 	}
@@ -220,7 +226,7 @@ func (e *Engine) drainOutbox(ctx context.Context) error {
 		} else {
 			sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 			rest := e.without(i)
-			_, err = e.sendText(sctx, gi, it.Text, func(t *txn) error { return saveOutbox(t, rest) })
+			_, err = e.sendText(sctx, gi, post{Text: it.Text, Mentions: it.Mentions}, func(t *txn) error { return saveOutbox(t, rest) })
 			cancel()
 			if err == nil {
 				e.outbox = rest
