@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import type { Channel } from '../lib/api'
 import { moved, splitChannels } from '../state/channels'
+import { Badges, badgeLabel } from './Badges'
 import { LockIcon } from './LockIcon'
 
 export interface ChannelActions {
@@ -11,7 +12,7 @@ export interface ChannelActions {
 
 /**
  * ChannelList: the default channels (#activity arrives muted), then the
- * other channels, with unread counts. Every channel has an options menu:
+ * other channels, with unread counts and mention badges. Every channel has an options menu:
  * rename, mute, move up/down. Delete and archive are never offered for a
  * default channel (spec/channels.md "Default channels"); the engine has
  * neither for any channel yet.
@@ -73,7 +74,6 @@ function ChannelItem({
   const up = moved(list, c.id, -1)
   const down = moved(list, c.id, 1)
   const close = () => setMenu(false)
-  const unread = !c.muted && c.unread > 0
   if (renaming) {
     return (
       <li>
@@ -109,17 +109,15 @@ function ChannelItem({
         className="side-item"
         aria-current={selected ? 'page' : undefined}
         onClick={() => onSelect(c.id)}
-        aria-label={`#${c.name}${c.muted ? ', muted' : ''}${unread ? `, ${c.unread} unread` : ''}`}
+        aria-label={`#${c.name}${c.muted ? ', muted' : ''}${badgeLabel(c)}`}
       >
         <span className="side-item-name">
           {c.policy.admission === 'explicit' ? <LockIcon locked size={12} /> : '# '}
           {c.name}
         </span>
-        {unread ? (
-          <span className="badge" aria-hidden="true">
-            {c.unread}
-          </span>
-        ) : null}
+        <span className="side-badges">
+          <Badges c={c} />
+        </span>
       </button>
       <button
         type="button"

@@ -1,4 +1,5 @@
 import type { Channel } from '../lib/api'
+import { Badges, badgeLabel } from './Badges'
 
 /**
  * DMList: the direct messages of this person, with unread counts, and New
@@ -19,7 +20,6 @@ export function DMList({ dms, selected, onSelect, onNew }: { dms: Channel[]; sel
       ) : (
         <ul className="side-list" aria-label="Direct messages">
           {dms.map((c) => {
-            const unread = !c.muted && c.unread > 0
             return (
               <li key={c.id} className="channel-row">
                 <button
@@ -27,17 +27,15 @@ export function DMList({ dms, selected, onSelect, onNew }: { dms: Channel[]; sel
                   className="side-item"
                   aria-current={selected === c.id ? 'page' : undefined}
                   onClick={() => onSelect(c.id)}
-                  aria-label={`${c.name}${unread ? `, ${c.unread} unread` : ''}${c.joined ? '' : ', waiting to be added'}`}
+                  aria-label={`${c.name}${badgeLabel(c)}${c.joined ? '' : ', waiting to be added'}`}
                 >
                   <span className="side-item-name">
                     <span aria-hidden="true">@ </span>
                     {c.name}
                   </span>
-                  {unread ? (
-                    <span className="badge" aria-hidden="true">
-                      {c.unread}
-                    </span>
-                  ) : null}
+                  <span className="side-badges">
+                    <Badges c={c} />
+                  </span>
                 </button>
               </li>
             )

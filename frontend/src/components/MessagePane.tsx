@@ -1,9 +1,11 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
-import type { Channel, Message } from '../lib/api'
+import type { Channel, MentionRef, Message } from '../lib/api'
+import { segments, type Mentionable } from '../state/mentions'
 import { plainMessage } from '../state/errors'
 import { rows, type Row } from '../state/history'
 import type { Outgoing } from '../state/useMessages'
+import { Composer } from './Composer'
 import { ErrorNote } from './Dialog'
 
 const time = (ms: number) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
@@ -52,6 +54,7 @@ export function MessagePane({
   onSend,
   onRetry,
   onDiscard,
+  loadMembers,
 }: {
   channel?: Channel
   messages: Message[]
@@ -65,18 +68,12 @@ export function MessagePane({
   error: { code: string; message: string } | null
   /** When it changes to this channel's id, the composer takes focus (a channel just created). */
   focusKey?: string
-  onSend: (text: string) => void
+  onSend: (text: string, mentions: MentionRef[]) => void
   onRetry: (key: string) => void
   onDiscard: (key: string) => void
+  /** The people who can be mentioned in this channel (the composer's "@" list). */
+  loadMembers?: () => Promise<Mentionable[]>
 }) {
-  const [draft, setDraft] = useState('')
-  const input = useRef<HTMLInputElement>(null)
-  // Ready means the Send button is enabled (gaps.md "Onboarding"); an empty draft is simply not sent.
-  const canSend = !!channel && channel.joined
-  useEffect(() => {
-    if (focusKey && channel?.id === focusKey && canSend) input.current?.focus()
-  }, [focusKey, channel?.id, canSend])
-
   return (
     <section className="pane">
       <History
@@ -92,32 +89,7 @@ export function MessagePane({
         onRetry={onRetry}
         onDiscard={onDiscard}
       />
-      <form
-        className="composer"
-        aria-label="Composer"
-        onSubmit={(e) => {
-          e.preventDefault()
-          if (!canSend || draft.trim() === '') return
-          onSend(draft.trim())
-          setDraft('')
-        }}
-      >
-        <label htmlFor="composer-input" className="visually-hidden">
-          Message
-        </label>
-        <input
-          id="composer-input"
-          ref={input}
-          value={draft}
-          onChange={(e) => setDraft(e.target.value)}
-          placeholder={composerPlaceholder(channel)}
-          disabled={!channel || !channel.joined}
-          autoComplete="off"
-        />
-        <button type="submit" disabled={!canSend}>
-          Send
-        </button>
-      </form>
+      <Composer channel={channel} focusKey={focusKey} onSend={onSend} loadMembers={loadMembers} />
     </section>
   )
 }
@@ -260,6 +232,7 @@ function History({
                 data-grouped={r.kind === 'message' && r.grouped ? true : undefined}
                 data-mine={r.kind === 'message' && r.message.mine ? true : undefined}
                 data-state={r.kind === 'message' ? r.message.state : undefined}
+                data-mentions-me={r.kind === 'message' && r.message.mentionsMe ? true : undefined}
                 data-highlighted={r.kind === 'message' && r.key === highlight ? true : undefined}
                 aria-current={r.kind === 'message' && r.key === highlight ? 'true' : undefined}
                 style={{ transform: `translateY(${vi.start}px)` }}
@@ -361,7 +334,7 @@ function MessageRow({
         <div>
           <div className="message-text">
             <span className="visually-hidden">{m.author}: </span>
-            {m.text}
+            <MessageText m={m} />
           </div>
           {state}
           {failed}
@@ -382,16 +355,33 @@ function MessageRow({
           </time>
           {state ? <> {state}</> : null}
         </div>
-        <div className="message-text">{m.text}</div>
+        <div className="message-text">
+          <MessageText m={m} />
+        </div>
         {failed}
       </div>
     </div>
   )
 }
 
-/** composerPlaceholder: what the empty composer says for a channel, a DM, or nothing yet. */
-function composerPlaceholder(channel?: Channel): string {
-  if (!channel) return 'Join a workspace to send messages'
-  if (channel.kind === 'dm') return channel.joined ? `Message ${channel.name}` : `Waiting for ${channel.name}'s Weald to add this device…`
-  return channel.joined ? `Message #${channel.name}` : `Joining #${channel.name}…`
+/**
+ * MessageText: a message's text with its mentions highlighted under each
+ * person's current name (a mention of you stands out more). A mention only
+ * changes how its own span looks.
+ */
+function MessageText({ m }: { m: Message }) {
+  if (!m.mentions || m.mentions.length === 0) return <>{m.text}</>
+  return (
+    <>
+      {segments(m.text, m.mentions).map((s, i) =>
+        s.kind === 'text' ? (
+          s.text
+        ) : (
+          <span key={i} className="mention" data-you={s.you || undefined} title={s.raw}>
+            @{s.name}
+          </span>
+        ),
+      )}
+    </>
+  )
 }

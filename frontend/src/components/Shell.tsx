@@ -9,6 +9,7 @@ import { useWorkspaces } from '../state/useWorkspaces'
 import { plainMessage } from '../state/errors'
 import { PhraseOnScreen } from '../state/phrase'
 import { useNarrow } from '../state/useNarrow'
+import { mentionable } from '../state/mentions'
 import { ChannelHeader } from './ChannelHeader'
 import { AddPeopleDialog } from './AddPeopleDialog'
 import { ChannelList } from './ChannelList'
@@ -79,6 +80,12 @@ export function Shell() {
   const target = jump && jump.channel === channel?.id ? jump.id : undefined
   const messages = useMessages(wss.current, channel?.id ?? null, target)
   const search = useSearch(wss.current)
+  const loadMembers = useMemo(() => {
+    const ws = wss.current
+    const id = channel?.id
+    if (!ws || !id) return undefined
+    return () => api.channels.members(ws, id).then(mentionable)
+  }, [wss.current, channel?.id]) // eslint-disable-line react-hooks/exhaustive-deps
   const { workspaces, current: currentId } = wss
   const unread = useMemo(() => {
     const u: Record<string, number> = {}
@@ -187,6 +194,7 @@ export function Shell() {
         loading={state.kind === 'loading' || wss.loading || messages.loading}
         error={messages.error}
         onSend={messages.send}
+        loadMembers={loadMembers}
         onRetry={messages.retry}
         onDiscard={messages.discard}
       />

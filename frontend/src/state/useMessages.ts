@@ -1,11 +1,12 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
-import { api, toApiError, type ApiError, type Message } from '../lib/api'
+import { api, toApiError, type ApiError, type MentionRef, type Message } from '../lib/api'
 import { mergeNewest, mergeOlder } from './history'
 
 /** A message this device is sending or failed to send. */
 export interface Outgoing {
   key: string
   text: string
+  mentions?: MentionRef[]
   state: 'sending' | 'failed'
   error?: ApiError
 }
@@ -104,13 +105,13 @@ export function useMessages(ws: string | null, channel: string | null, target?: 
   }, [target, loading, hasOlder, messages, loadOlder])
 
   const sendOne = useCallback(
-    async (key: string, text: string) => {
+    async (key: string, text: string, mentions?: MentionRef[]) => {
       if (!ws || !channel) return
       setOutgoing((o) => o.map((x) => (x.key === key ? { ...x, state: 'sending', error: undefined } : x)))
       try {
         // Back at once: the message waits in the outbox (pending) and goes
         // out by itself, now or once the connection is back.
-        const m = await api.messages.send(ws, channel, text)
+        const m = await (mentions && mentions.length > 0 ? api.messages.send(ws, channel, text, mentions) : api.messages.send(ws, channel, text))
         setOutgoing((o) => o.filter((x) => x.key !== key))
         setMessages((list) => (list.some((x) => x.id === m.id) ? list : [...list, m]))
       } catch (e) {
@@ -122,10 +123,10 @@ export function useMessages(ws: string | null, channel: string | null, target?: 
   )
 
   const send = useCallback(
-    (text: string) => {
+    (text: string, mentions?: MentionRef[]) => {
       const key = `out-${++seq.current}`
-      setOutgoing((o) => [...o, { key, text, state: 'sending' }])
-      return sendOne(key, text)
+      setOutgoing((o) => [...o, { key, text, mentions, state: 'sending' }])
+      return sendOne(key, text, mentions)
     },
     [sendOne],
   )
@@ -133,7 +134,7 @@ export function useMessages(ws: string | null, channel: string | null, target?: 
   const retry = useCallback(
     (key: string) => {
       const o = outgoing.find((x) => x.key === key)
-      if (o) return sendOne(key, o.text)
+      if (o) return sendOne(key, o.text, o.mentions)
       if (ws) return api.messages.retry(ws, key).catch((e) => setError(toApiError(e)))
     },
     [outgoing, sendOne, ws],

@@ -232,6 +232,7 @@ export namespace app {
 	    policy: Policy;
 	    muted: boolean;
 	    unread: number;
+	    mentions: number;
 	    joined: boolean;
 	    defaultName: string;
 	    kind: string;
@@ -248,6 +249,7 @@ export namespace app {
 	        this.policy = this.convertValues(source["policy"], Policy);
 	        this.muted = source["muted"];
 	        this.unread = source["unread"];
+	        this.mentions = source["mentions"];
 	        this.joined = source["joined"];
 	        this.defaultName = source["defaultName"];
 	        this.kind = source["kind"];
@@ -408,6 +410,26 @@ export namespace app {
 		    return a;
 		}
 	}
+	export class MentionRef {
+	    user: string;
+	    name: string;
+	    start: number;
+	    end: number;
+	    you: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new MentionRef(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.user = source["user"];
+	        this.name = source["name"];
+	        this.start = source["start"];
+	        this.end = source["end"];
+	        this.you = source["you"];
+	    }
+	}
 	export class Message {
 	    id: string;
 	    channel: string;
@@ -419,6 +441,8 @@ export namespace app {
 	    error?: Error;
 	    kind?: string;
 	    edited?: boolean;
+	    mentions: MentionRef[];
+	    mentionsMe: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Message(source);
@@ -436,6 +460,8 @@ export namespace app {
 	        this.error = this.convertValues(source["error"], Error);
 	        this.kind = source["kind"];
 	        this.edited = source["edited"];
+	        this.mentions = this.convertValues(source["mentions"], MentionRef);
+	        this.mentionsMe = source["mentionsMe"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -575,6 +601,7 @@ export namespace app {
 	        this.history = source["history"];
 	    }
 	}
+	
 	
 	
 	export class MessagePage {

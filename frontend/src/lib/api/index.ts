@@ -15,6 +15,7 @@ import type {
   Invite,
   InviteRecord,
   InviteScope,
+  MentionRef,
   Message,
   MessagePage,
   Person,
@@ -168,7 +169,19 @@ export const api = {
     /** page: up to limit (≤ 500) messages before the one with id before ('' for the newest), oldest first. */
     page: (ws: string, channel: string, before: string, limit: number): Promise<MessagePage> =>
       wrap(() => Workspaces.MessagesBefore(ws, channel, before, limit) as Promise<MessagePage>),
-    send: (ws: string, channel: string, text: string): Promise<Message> => wrap(() => Workspaces.Send(ws, channel, text) as Promise<Message>),
+    /** send queues text; mentions (spans of text reading "@name") refer to people by user id. */
+    send: (ws: string, channel: string, text: string, mentions?: MentionRef[]): Promise<Message> =>
+      wrap(
+        () =>
+          (mentions && mentions.length > 0
+            ? Workspaces.SendMentioning(
+                ws,
+                channel,
+                text,
+                mentions.map((m) => app.MentionRef.createFrom(m)),
+              )
+            : Workspaces.Send(ws, channel, text)) as Promise<Message>,
+      ),
     /** retry makes a failed message of the outbox pending again; discard drops it. */
     retry: (ws: string, id: string): Promise<void> => wrap(() => Workspaces.RetrySend(ws, id)),
     discard: (ws: string, id: string): Promise<void> => wrap(() => Workspaces.DiscardSend(ws, id)),

@@ -25,6 +25,8 @@ export interface Channel {
   policy: Policy
   muted: boolean
   unread: number
+  /** Unread messages that mention you (a badge of its own). */
+  mentions?: number
   /** Whether this device has joined the group yet (a self-join may be pending). */
   joined: boolean
   /** The spec's name of a default channel ('general', 'activity') whatever its local name; '' for others. */
@@ -111,6 +113,21 @@ export interface Message {
   kind?: 'joined'
   /** Its author changed the text after sending it. */
   edited?: boolean
+  /** People mentioned: spans of text that read "@name", shown with the person's name now. */
+  mentions?: MentionRef[] | null
+  /** One of the mentions is you (and someone else wrote it). */
+  mentionsMe?: boolean
+}
+
+/** A mention in a message: text[start, end) (UTF-16 indices) refers to user (id, 64 hex digits). */
+export interface MentionRef {
+  user: string
+  /** The person's display name now (ignored when sending). */
+  name: string
+  start: number
+  end: number
+  /** The mention is of you (set by Go; ignored when sending). */
+  you?: boolean
 }
 
 /** A window of a channel's history (Workspaces.MessagesBefore), oldest first. */

@@ -60,6 +60,8 @@ export function Send(arg1:string,arg2:string,arg3:string):Promise<app.Message>;
 
 export function SendDM(arg1:string,arg2:string,arg3:string):Promise<app.DMSent>;
 
+export function SendMentioning(arg1:string,arg2:string,arg3:string,arg4:Array<app.MentionRef>):Promise<app.Message>;
+
 export function SetAdmin(arg1:string,arg2:string,arg3:boolean):Promise<void>;
 
 export function SetMuted(arg1:string,arg2:string,arg3:boolean):Promise<app.Channel>;

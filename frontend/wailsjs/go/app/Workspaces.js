@@ -118,6 +118,10 @@ export function SendDM(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['SendDM'](arg1, arg2, arg3);
 }
 
+export function SendMentioning(arg1, arg2, arg3, arg4) {
+  return window['go']['app']['Workspaces']['SendMentioning'](arg1, arg2, arg3, arg4);
+}
+
 export function SetAdmin(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['SetAdmin'](arg1, arg2, arg3);
 }
