@@ -26,6 +26,10 @@ type ChannelMember struct {
 	You     bool   `json:"you"`
 	Pending bool   `json:"pending"`
 	Since   int64  `json:"since"`
+	// Agent: an agent's leaf (User and Device are its agent id), issued by
+	// a device of OwnerName.
+	Agent     bool   `json:"agent"`
+	OwnerName string `json:"ownerName"`
 }
 
 // AddResult counts the devices an add put in the channel and those left
@@ -58,7 +62,7 @@ func (w *Workspaces) People(ws string) ([]Person, error) {
 	byUser := map[string]*Person{}
 	var out []*Person
 	for _, m := range ms {
-		if m.Revoked {
+		if m.Revoked || m.Agent {
 			continue
 		}
 		p := byUser[m.User]
@@ -97,6 +101,10 @@ func (w *Workspaces) ChannelMembers(ws, channel string) ([]ChannelMember, error)
 	me := r.eng.Status().User
 	out := []ChannelMember{}
 	for _, m := range ms {
+		if m.Agent {
+			out = append(out, ChannelMember{User: m.User, Name: m.Name, Device: m.Device, Agent: true, OwnerName: m.OwnerName})
+			continue
+		}
 		out = append(out, ChannelMember{User: m.User, Name: w.personName(r, me, m.User), Device: m.Device, You: m.You})
 	}
 	for _, p := range pend {

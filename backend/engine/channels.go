@@ -87,10 +87,15 @@ type Member struct {
 	You     bool   `json:"you,omitempty"`
 	// Probation: admitted by recovery, waiting for an admin's approval.
 	Probation bool `json:"probation,omitempty"`
+	// Agent: this member is an agent (User and Device are then its agent
+	// id, Name its name, Role "agent"), issued by a device of Owner.
+	Agent     bool   `json:"agent,omitempty"`
+	Owner     string `json:"owner,omitempty"`
+	OwnerName string `json:"owner_name,omitempty"`
 }
 
-// Members lists the devices with a leaf in a channel (channel != ""), or
-// the roster's devices.
+// Members lists the devices and agents with a leaf in a channel (channel
+// != ""), or the roster's devices and agents.
 func (e *Engine) Members(ctx context.Context, channel string) ([]Member, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -121,6 +126,14 @@ func (e *Engine) Members(ctx context.Context, channel string) ([]Member, error) 
 			out = append(out, Member{User: hexID(u.ID).hex(), Name: e.userName(u.ID), Device: hexID(d).hex(), Role: u.Role.String(),
 				Revoked: !e.roster.DeviceLive(d), Probation: di.Probation && di.RevokedAt == nil, You: d == e.devID})
 		}
+	}
+	for _, a := range e.roster.Agents() {
+		if inGroup != nil && !inGroup[identity.DeviceID(a.ID)] {
+			continue
+		}
+		v := e.agentView(a)
+		out = append(out, Member{User: v.ID, Name: v.Name, Device: v.ID, Role: "agent", Revoked: v.State != "live",
+			You: a.ID == e.agentID(), Agent: true, Owner: v.Owner, OwnerName: v.OwnerName})
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ export function ChannelHeader({
   channel,
   title,
   onInvite,
+  onAgents,
   onMenu,
   onMembers,
   onAddPeople,
@@ -20,6 +21,8 @@ export function ChannelHeader({
   channel?: Channel
   title?: string
   onInvite?: () => void
+  /** Opens the agents list and approval sheet. */
+  onAgents?: () => void
   /** Shows the channel's member list (pending adds included). */
   onMembers?: () => void
   /** A private channel: opens the people picker. */
@@ -96,6 +99,11 @@ export function ChannelHeader({
       {onInvite ? (
         <button type="button" className="header-action" onClick={onInvite}>
           Invite people
+        </button>
+      ) : null}
+      {onAgents ? (
+        <button type="button" className="header-action" onClick={onAgents}>
+          Agents
         </button>
       ) : null}
     </header>

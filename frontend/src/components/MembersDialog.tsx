@@ -63,7 +63,7 @@ export function MembersDialog({
           {members.map((m) => (
             <li key={m.device + (m.pending ? '-pending' : '')} data-pending={m.pending || undefined}>
               <span className="member-name">{m.name}</span>
-              <span className="muted"> · device {m.device.slice(0, 8)}</span>
+              {m.agent ? <span className="muted"> · agent of {m.ownerName}</span> : <span className="muted"> · device {m.device.slice(0, 8)}</span>}
               {m.pending ? <span className="member-waiting"> · {waitingSentence(m.since)}</span> : null}
               {canRemove && !m.you && !m.pending && !firstRow.has(m.user) && firstRow.add(m.user) ? (
                 <button type="button" className="link-button" onClick={() => setRemoving({ user: m.user, name: m.name })}>

@@ -20,6 +20,7 @@ import { ConnectionStatus } from './ConnectionStatus'
 import { ErrorNote } from './Dialog'
 import { FirstRun } from './FirstRun'
 import { InviteDialog } from './InviteDialog'
+import { AgentsDialog } from './AgentsDialog'
 import { MessagePane } from './MessagePane'
 import { NewChannelDialog } from './NewChannelDialog'
 import { PeopleView } from './PeopleView'
@@ -30,7 +31,7 @@ import { AddProjectDialog, ProjectList, ProjectView } from './Projects'
 import { Sidebar, WorkspaceSwitcher } from './Sidebar'
 
 type View = { kind: 'channel' } | { kind: 'people' } | { kind: 'project'; folder: string } | { kind: 'first-run'; step: 'choose' | 'create' | 'join' }
-type Modal = 'new-channel' | 'invite' | 'add-project' | 'new-dm' | 'add-people' | 'members' | null
+type Modal = 'new-channel' | 'invite' | 'add-project' | 'new-dm' | 'add-people' | 'members' | 'agents' | null
 
 /** Shell is the application frame: sidebar, channel header, message pane. */
 export function Shell() {
@@ -282,6 +283,7 @@ export function Shell() {
         channel={showChannel ? channel : undefined}
         title={project ? project.name : view.kind === 'people' && current ? 'People' : undefined}
         onInvite={showChannel && current?.canInvite && channel?.kind !== 'dm' ? () => setModal('invite') : undefined}
+        onAgents={showChannel && current && channel?.kind !== 'dm' ? () => setModal('agents') : undefined}
         onMembers={
           showChannel && channel?.joined && (channel.kind === 'dm' || channel.policy.admission === 'explicit') ? () => setModal('members') : undefined
         }
@@ -333,6 +335,7 @@ export function Shell() {
           />
         ) : null}
         {modal === 'invite' && current ? <InviteDialog workspace={current.id} onClose={() => setModal(null)} /> : null}
+        {modal === 'agents' && current ? <AgentsDialog workspace={current.id} onClose={() => setModal(null)} /> : null}
         {modal === 'new-dm' && current ? (
           <NewDMDialog
             workspace={current.id}

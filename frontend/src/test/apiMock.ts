@@ -48,6 +48,7 @@ export function makeApi() {
       setAdmin: vi.fn(),
       revokeDevice: vi.fn(),
     },
+    agents: { list: vi.fn().mockResolvedValue([]), preview: vi.fn(), approve: vi.fn(), revoke: vi.fn() },
     dms: { send: vi.fn() },
     messages: {
       list: vi.fn(),

@@ -208,6 +208,117 @@ export namespace app {
 		    return a;
 		}
 	}
+	export class AgentScope {
+	    channel: string;
+	    name: string;
+	    admission: string;
+	    history: string;
+	    member: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentScope(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.channel = source["channel"];
+	        this.name = source["name"];
+	        this.admission = source["admission"];
+	        this.history = source["history"];
+	        this.member = source["member"];
+	    }
+	}
+	export class Agent {
+	    id: string;
+	    name: string;
+	    fingerprint: string;
+	    owner: string;
+	    ownerName: string;
+	    scope: AgentScope[];
+	    expiry: number;
+	    state: string;
+	    yours: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Agent(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.fingerprint = source["fingerprint"];
+	        this.owner = source["owner"];
+	        this.ownerName = source["ownerName"];
+	        this.scope = this.convertValues(source["scope"], AgentScope);
+	        this.expiry = source["expiry"];
+	        this.state = source["state"];
+	        this.yours = source["yours"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class AgentRequest {
+	    agent: string;
+	    name: string;
+	    fingerprint: string;
+	    scope: AgentScope[];
+	    expiry: number;
+	    renewal: boolean;
+	    added: string[];
+	    dropped: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.agent = source["agent"];
+	        this.name = source["name"];
+	        this.fingerprint = source["fingerprint"];
+	        this.scope = this.convertValues(source["scope"], AgentScope);
+	        this.expiry = source["expiry"];
+	        this.renewal = source["renewal"];
+	        this.added = source["added"];
+	        this.dropped = source["dropped"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class Policy {
 	    admission: string;
 	    history: string;
@@ -281,6 +392,8 @@ export namespace app {
 	    you: boolean;
 	    pending: boolean;
 	    since: number;
+	    agent: boolean;
+	    ownerName: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new ChannelMember(source);
@@ -294,6 +407,8 @@ export namespace app {
 	        this.you = source["you"];
 	        this.pending = source["pending"];
 	        this.since = source["since"];
+	        this.agent = source["agent"];
+	        this.ownerName = source["ownerName"];
 	    }
 	}
 	export class Error {

@@ -30,6 +30,12 @@ import type { AdminMember, DeviceRevocation, Receipt, ReceiptExport, Removal, Re
 export type * from './types'
 export type * from './members'
 export type Status = app.Status
+/** An agent of the workspace (app.Agent; docs/protocol/agents.md). */
+export type Agent = app.Agent
+/** A pasted agent request as the approval sheet shows it (app.AgentRequest). */
+export type AgentRequest = app.AgentRequest
+/** A channel of an agent's scope with its lock state (app.AgentScope). */
+export type AgentScope = app.AgentScope
 export type WorkspaceSummary = app.WorkspaceSummary
 
 /** A project folder as Go reports it (app.Project). */
@@ -159,6 +165,15 @@ export const api = {
     /** revokeDevice revokes one lost or stolen device (yours, or anyone's for an admin). */
     revokeDevice: (ws: string, device: string): Promise<DeviceRevocation> =>
       wrap(() => Workspaces.RevokeDevice(ws, device) as Promise<DeviceRevocation>),
+  },
+  // Agents by delegation: the approval sheet and the agents list.
+  agents: {
+    list: (ws: string): Promise<Agent[]> => wrap(() => Workspaces.Agents(ws)),
+    /** preview decodes a pasted request (weald agent init prints it); nothing is written. */
+    preview: (ws: string, request: string): Promise<AgentRequest> => wrap(() => Workspaces.PreviewAgentRequest(ws, request)),
+    /** approve issues the agent's certificate from this device; its adds follow once it has connected. */
+    approve: (ws: string, request: string): Promise<Agent> => wrap(() => Workspaces.ApproveAgent(ws, request)),
+    revoke: (ws: string, id: string): Promise<Agent> => wrap(() => Workspaces.RevokeAgent(ws, id)),
   },
   dms: {
     /** send sends a direct message to a person (user id); the first one starts the DM. */

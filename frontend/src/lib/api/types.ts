@@ -53,6 +53,9 @@ export interface ChannelMember {
   you: boolean
   pending: boolean
   since: number
+  /** An agent's leaf: user and device are its agent id, name its name, ownerName who approved it. */
+  agent?: boolean
+  ownerName?: string
 }
 
 /** What an add did: devices added now, and pending adds. */

@@ -6,6 +6,10 @@ export function AddPeople(arg1:string,arg2:string,arg3:Array<string>):Promise<ap
 
 export function AdminMembers(arg1:string):Promise<Array<app.AdminMember>>;
 
+export function Agents(arg1:string):Promise<Array<app.Agent>>;
+
+export function ApproveAgent(arg1:string,arg2:string):Promise<app.Agent>;
+
 export function ChannelMembers(arg1:string,arg2:string):Promise<Array<app.ChannelMember>>;
 
 export function Channels(arg1:string):Promise<Array<app.Channel>>;
@@ -40,6 +44,8 @@ export function People(arg1:string):Promise<Array<app.Person>>;
 
 export function PlanRemoval(arg1:string,arg2:string,arg3:string):Promise<app.RemovalPlan>;
 
+export function PreviewAgentRequest(arg1:string,arg2:string):Promise<app.AgentRequest>;
+
 export function Receipts(arg1:string):Promise<Array<app.Receipt>>;
 
 export function Remove(arg1:string):Promise<void>;
@@ -49,6 +55,8 @@ export function RemovePerson(arg1:string,arg2:string,arg3:string,arg4:boolean):P
 export function RenameChannel(arg1:string,arg2:string,arg3:string):Promise<app.Channel>;
 
 export function RetrySend(arg1:string,arg2:string):Promise<void>;
+
+export function RevokeAgent(arg1:string,arg2:string):Promise<app.Agent>;
 
 export function RevokeDevice(arg1:string,arg2:string):Promise<app.DeviceRevocation>;
 

@@ -10,6 +10,14 @@ export function AdminMembers(arg1) {
   return window['go']['app']['Workspaces']['AdminMembers'](arg1);
 }
 
+export function Agents(arg1) {
+  return window['go']['app']['Workspaces']['Agents'](arg1);
+}
+
+export function ApproveAgent(arg1, arg2) {
+  return window['go']['app']['Workspaces']['ApproveAgent'](arg1, arg2);
+}
+
 export function ChannelMembers(arg1, arg2) {
   return window['go']['app']['Workspaces']['ChannelMembers'](arg1, arg2);
 }
@@ -78,6 +86,10 @@ export function PlanRemoval(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['PlanRemoval'](arg1, arg2, arg3);
 }
 
+export function PreviewAgentRequest(arg1, arg2) {
+  return window['go']['app']['Workspaces']['PreviewAgentRequest'](arg1, arg2);
+}
+
 export function Receipts(arg1) {
   return window['go']['app']['Workspaces']['Receipts'](arg1);
 }
@@ -96,6 +108,10 @@ export function RenameChannel(arg1, arg2, arg3) {
 
 export function RetrySend(arg1, arg2) {
   return window['go']['app']['Workspaces']['RetrySend'](arg1, arg2);
+}
+
+export function RevokeAgent(arg1, arg2) {
+  return window['go']['app']['Workspaces']['RevokeAgent'](arg1, arg2);
 }
 
 export function RevokeDevice(arg1, arg2) {

@@ -1,0 +1,99 @@
+import { describe, expect, it, beforeEach } from 'vitest'
+import { render, screen } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { ApiError, type Agent, type AgentRequest } from '../lib/api'
+import { holder, makeApi } from '../test/apiMock'
+
+vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
+
+import { AgentsDialog, approvalSentence } from './AgentsDialog'
+
+const general = { channel: 'a'.repeat(64), name: 'general', admission: 'parent', history: 'open', member: false }
+const secret = { channel: 'b'.repeat(64), name: 'secret', admission: 'explicit', history: 'closed', member: false }
+
+function request(over: Partial<AgentRequest> = {}): AgentRequest {
+  return {
+    agent: 'c'.repeat(64),
+    name: 'ci bot',
+    fingerprint: 'cccc cccc cccc cccc',
+    scope: [general, secret],
+    expiry: Date.UTC(2026, 11, 3, 12),
+    renewal: false,
+    added: ['general', 'secret'],
+    dropped: [],
+    ...over,
+  } as AgentRequest
+}
+
+function agent(over: Partial<Agent> = {}): Agent {
+  return {
+    id: 'c'.repeat(64),
+    name: 'ci bot',
+    fingerprint: 'cccc cccc cccc cccc',
+    owner: 'd'.repeat(64),
+    ownerName: 'Dana',
+    scope: [general],
+    expiry: Date.UTC(2026, 11, 3, 12),
+    state: 'live',
+    yours: true,
+    ...over,
+  } as Agent
+}
+
+beforeEach(() => {
+  holder.current = makeApi()
+})
+
+describe('AgentsDialog', () => {
+  it('shows the request as an approval sheet: name, fingerprint, channels with lock states, expiry; Approve approves it', async () => {
+    const a = holder.current.api
+    a.agents.preview.mockResolvedValue(request())
+    a.agents.approve.mockResolvedValue(agent())
+    render(<AgentsDialog workspace="w1" onClose={() => {}} />)
+    await userEvent.type(screen.getByLabelText("An agent's request"), 'weald-agent-request:xyz')
+    await userEvent.click(screen.getByRole('button', { name: 'Review request' }))
+    expect(a.agents.preview).toHaveBeenCalledWith('w1', 'weald-agent-request:xyz')
+    expect(screen.getAllByRole('definition')[0].textContent).toBe('ci bot')
+    expect(screen.getByText('cccc cccc cccc cccc')).toBeTruthy()
+    const channels = screen.getByRole('list', { name: 'Channels in scope' })
+    expect(channels.textContent).toMatch(/#general · Anyone in the workspace can join · Joiners see the history/)
+    expect(channels.textContent).toMatch(/#secret · Members add people · Joiners see messages from joining on/)
+    expect(screen.getByText(/2026/)).toBeTruthy()
+    await userEvent.click(screen.getByRole('button', { name: 'Approve' }))
+    expect(a.agents.approve).toHaveBeenCalledWith('w1', 'weald-agent-request:xyz')
+    expect((await screen.findByRole('status')).textContent).toBe('Approved ci bot.')
+  })
+
+  it('Decline goes back without approving; a bad request says its code', async () => {
+    const a = holder.current.api
+    a.agents.preview.mockResolvedValueOnce(request()).mockRejectedValueOnce(new ApiError('agent/bad_request', 'The agent request is malformed.'))
+    render(<AgentsDialog workspace="w1" onClose={() => {}} />)
+    await userEvent.type(screen.getByLabelText("An agent's request"), 'weald-agent-request:xyz')
+    await userEvent.click(screen.getByRole('button', { name: 'Review request' }))
+    await userEvent.click(screen.getByRole('button', { name: 'Decline' }))
+    expect(a.agents.approve).not.toHaveBeenCalled()
+    await userEvent.type(screen.getByLabelText("An agent's request"), 'junk')
+    await userEvent.click(screen.getByRole('button', { name: 'Review request' }))
+    expect((await screen.findByText(/malformed/)).textContent).toBeTruthy()
+  })
+
+  it('lists agents with owner, channels and expiry, and revokes the ones this device issued', async () => {
+    const a = holder.current.api
+    a.agents.list.mockResolvedValue([agent(), agent({ id: 'e'.repeat(64), name: 'other bot', ownerName: 'Sam', yours: false })])
+    a.agents.revoke.mockResolvedValue(agent({ state: 'revoked' }))
+    render(<AgentsDialog workspace="w1" onClose={() => {}} />)
+    const list = await screen.findByRole('list', { name: 'Agents' })
+    expect(list.textContent).toMatch(/ci bot · agent of Dana · #general · until/)
+    expect(list.textContent).toMatch(/other bot · agent of Sam/)
+    expect(screen.getAllByRole('button', { name: 'Revoke' })).toHaveLength(1)
+    await userEvent.click(screen.getByRole('button', { name: 'Revoke' }))
+    expect(a.agents.revoke).toHaveBeenCalledWith('w1', 'c'.repeat(64))
+  })
+
+  it('says what approving changes', () => {
+    expect(approvalSentence(request({ renewal: true, added: [] }))).toMatch(/changes no membership/)
+    expect(approvalSentence(request({ added: ['ops'], dropped: ['general'] }))).toBe(
+      'Approving adds it to #ops once it has connected and removes it from #general.',
+    )
+  })
+})
