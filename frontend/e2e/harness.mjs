@@ -12,12 +12,12 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 export const repo = path.resolve(here, '..', '..')
 export const artifacts = process.env.WEALD_ARTIFACTS ?? path.join(repo, 'test-artifacts')
 
-/** startApp runs build/bin/weald-e2e with a fresh data directory and resolves its URL. */
-export async function startApp({ home } = {}) {
+/** startApp runs build/bin/weald-e2e with a fresh data directory and resolves its URL; env adds to its environment. */
+export async function startApp({ home, env = {} } = {}) {
   const bin = process.env.WEALD_E2E_BIN ?? path.join(repo, 'build', 'bin', 'weald-e2e')
   home ??= mkdtempSync(path.join(tmpdir(), 'weald-e2e-home-'))
   const proc = spawn(bin, ['--listen', '127.0.0.1:0'], {
-    env: { ...process.env, WEALD_HOME: home },
+    env: { ...process.env, WEALD_HOME: home, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let log = ''

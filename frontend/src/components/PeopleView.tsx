@@ -3,7 +3,7 @@ import { api, toApiError, type AdminMember, type ApiError, type MemberDevice, ty
 import { plainMessage } from '../state/errors'
 import { Dialog, ErrorNote } from './Dialog'
 import { waitingSentence } from './MembersDialog'
-import { ReceiptPanel, RemoveDialog } from './RemoveDialog'
+import { ReceiptPanel, RemoveDialog, plural } from './RemoveDialog'
 
 const day = (ms: number) => new Date(ms).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' })
 
@@ -182,8 +182,8 @@ export function PeopleView({ workspace, workspaceName }: { workspace: string; wo
         <ul className="receipt-list" aria-label="Removal receipts">
           {receipts.map((r) => (
             <li key={r.operation}>
-              {r.name} · removed from {r.channel ? 'a channel' : 'the workspace'} on {new Date(r.at).toLocaleString()} · {r.groups.length} channels
-              with new keys{' '}
+              {r.name} · removed from {r.channel ? 'a channel' : 'the workspace'} on {new Date(r.at).toLocaleString()} ·{' '}
+              {plural(r.groups.length, 'group')} with new keys{' '}
               <button type="button" className="link-button" onClick={() => setOpen({ kind: 'receipt', receipt: r })}>
                 Open receipt
               </button>
@@ -276,7 +276,7 @@ function RevokeDeviceDialog({
               try {
                 const r = await api.members.revokeDevice(workspace, device.device)
                 setDone(
-                  `Device ${device.device.slice(0, 8)} is revoked${r.agents ? `, with ${r.agents} agent(s)` : ''}; ${r.groups.length} channel(s) got new keys.`,
+                  `Device ${device.device.slice(0, 8)} is revoked${r.agents ? `, with ${plural(r.agents, 'agent')}` : ''}; ${plural(r.groups.length, 'channel')} got new keys.`,
                 )
               } catch (e) {
                 setError(toApiError(e))

@@ -116,7 +116,7 @@ describe('RemoveDialog', () => {
     render(<RemoveDialog workspace={W} workspaceName="Acme" person={{ user: hex(0xb), name: 'Sam' }} onClose={() => {}} />)
     const what = await screen.findByRole('list', { name: 'What the removal does' })
     expect(what.textContent).toContain("Sam's 2 devices are revoked")
-    expect(what.textContent).toContain('3 channels they are in get new keys')
+    expect(what.textContent).toContain('The workspace and every channel they are in get new keys (3 groups)')
     expect(what.textContent).toContain('You are not in 1 other channel')
     expect(what.textContent).toContain('Their recovery phrase stops working')
     expect(what.textContent).toContain('1 invite link naming them is revoked')

@@ -8,7 +8,7 @@ export function limitSentence(name: string): string {
   return `Removal cannot reach what ${name} already decrypted onto their own devices.`
 }
 
-const plural = (n: number, one: string, many = one + 's') => `${n} ${n === 1 ? one : many}`
+export const plural = (n: number, one: string, many = one + 's') => `${n} ${n === 1 ? one : many}`
 
 /**
  * planSentences: what the removal will do, in the order it does it
@@ -27,9 +27,9 @@ export function planSentences(p: RemovalPlan, workspace: string): string[] {
     return out
   }
   out.push(
-    `${p.name}'s ${plural(p.devices, 'device')}${p.agents ? ` and ${plural(p.agents, 'agent')}` : ''} are revoked: the relay disconnects them within seconds and refuses them from then on.`,
+    `${p.name}'s ${plural(p.devices, 'device')}${p.agents ? ` and ${plural(p.agents, 'agent')}` : ''} ${p.devices + p.agents === 1 ? 'is' : 'are'} revoked: the relay disconnects ${p.devices + p.agents === 1 ? 'it' : 'them'} within seconds and refuses ${p.devices + p.agents === 1 ? 'it' : 'them'} from then on.`,
   )
-  out.push(`${plural(p.groups, 'channel')} they are in ${p.groups === 1 ? 'gets' : 'get'} new keys, so they cannot read anything sent after this.`)
+  out.push(`The workspace and every channel they are in get new keys (${plural(p.groups, 'group')}), so they cannot read anything sent after this.`)
   if (p.notMember > 0) {
     out.push(
       `You are not in ${plural(p.notMember, 'other channel')}, so this removal cannot give ${p.notMember === 1 ? 'it' : 'them'} new keys; the relay refuses ${p.name}'s devices there too.`,
@@ -255,7 +255,7 @@ export function ReceiptPanel({
         <dd data-testid="receipt-devices">{r.devicesRevoked}</dd>
         <dt>Agents revoked</dt>
         <dd>{r.agentsRevoked}</dd>
-        <dt>Channels with new keys</dt>
+        <dt>Groups with new keys</dt>
         <dd data-testid="receipt-groups">
           {r.groups.length}
           {r.groups.length > 0 ? ': ' + r.groups.map((g) => `${g.name || 'workspace root'} (epoch ${g.epoch})`).join(', ') : ''}

@@ -164,7 +164,7 @@ export function Shell() {
         onCancel={() => setView({ kind: 'channel' })}
       />
     )
-  } else if (current && !current.ready && !channel?.joined) {
+  } else if (current && !current.ready && !channel?.joined && !current.removed) {
     main = <SetupPanel ws={current} />
   } else if (view.kind === 'people' && current) {
     main = <PeopleView key={current.id} workspace={current.id} workspaceName={current.name} />
@@ -292,7 +292,7 @@ export function Shell() {
       />
       {current?.ready && showChannel ? <SearchBar onSearch={search.run} /> : null}
       <ProgressList items={progress} />
-      {current?.ready && showChannel ? <ConnectionStatus ws={current} /> : null}
+      {current && (current.removed || (current.ready && showChannel)) ? <ConnectionStatus ws={current} /> : null}
       {alerts.map((a) => (
         <div key={a.key} className="banner alert-banner" role="alert">
           <p className="error-note">
