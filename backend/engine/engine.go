@@ -135,9 +135,12 @@ type Engine struct {
 	// rosterStuck names the operation the relay serves after the valid
 	// roster prefix that this client refused at the last roster sync.
 	rosterStuck *AlertOp
-	live        chan relayclient.Event // set while Run is running
-	liveMu      sync.Mutex
-	missed      atomic.Bool // an event was dropped: Run must sync
+	// barriers: each group's highest drop barrier this client checked
+	// against its checkpoint (gaps.go).
+	barriers map[wire.ID]uint64
+	live     chan relayclient.Event // set while Run is running
+	liveMu   sync.Mutex
+	missed   atomic.Bool // an event was dropped: Run must sync
 	// offline: the relay connection dropped and is not back (false
 	// before the first dial); workCancel (under liveMu) cancels Run's
 	// work in progress when it drops.

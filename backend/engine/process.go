@@ -17,13 +17,23 @@ import (
 
 // catchUp fetches and processes g's log after the last processed seq, then
 // persists g and the touched shards in one transaction. Forged external
-// commits found on the way are evicted at the end.
+// commits found on the way are evicted at the end. It reads no further
+// than the first seq the relay passed over without a deletion this client
+// can check (gaps.go).
 func (e *Engine) catchUp(ctx context.Context, g *group) error {
-	envs, err := e.fetchAll(ctx, wire.ID(g.rec.ID), g.rec.LastSeq)
+	envs, through, err := e.fetchThrough(ctx, wire.ID(g.rec.ID), g.rec.LastSeq)
 	if err != nil {
 		return err
 	}
-	return e.processEnvelopes(ctx, g, envs)
+	if err := e.processEnvelopes(ctx, g, envs); err != nil {
+		return err
+	}
+	if through > g.rec.LastSeq {
+		// The seqs after the last envelope were dropped or deleted.
+		g.rec.LastSeq = through
+		return e.persistGroup(ctx, g)
+	}
+	return nil
 }
 
 func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.SeqEnvelope) error {

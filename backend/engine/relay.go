@@ -77,23 +77,30 @@ func (e *Engine) learnOwnHead(ctx context.Context, g *group) error {
 	return nil
 }
 
-// fetchAll returns every envelope of group after afterSeq.
+// fetchAll returns every envelope of group after afterSeq, up to the first
+// seq the relay passed over without a deletion this client can check
+// (gaps.go).
 func (e *Engine) fetchAll(ctx context.Context, group wire.ID, afterSeq uint64) ([]wire.SeqEnvelope, error) {
+	envs, _, err := e.fetchThrough(ctx, group, afterSeq)
+	return envs, err
+}
+
+// fetchThrough is fetchAll that also returns the seq the envelopes account
+// for: every seq up to it is an envelope, dropped or deleted.
+func (e *Engine) fetchThrough(ctx context.Context, group wire.ID, afterSeq uint64) ([]wire.SeqEnvelope, uint64, error) {
 	var out []wire.SeqEnvelope
 	for page := 0; page < maxPages; page++ {
-		r, err := e.client.Fetch(ctx, group, afterSeq, 0)
+		p, err := e.fetchPage(ctx, group, afterSeq)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		out = append(out, r.Envelopes...)
-		if len(r.Envelopes) > 0 {
-			afterSeq = r.Envelopes[len(r.Envelopes)-1].Seq
+		out = append(out, p.envs...)
+		if !p.more || p.through <= afterSeq {
+			return out, p.through, nil
 		}
-		if !r.More || len(r.Envelopes) == 0 {
-			return out, nil
-		}
+		afterSeq = p.through
 	}
-	return nil, fmt.Errorf("engine: log of %s is longer than this client reads in one go", group.Short())
+	return nil, 0, fmt.Errorf("engine: log of %s is longer than this client reads in one go", group.Short())
 }
 
 // syncRoster fetches and validates roster operations after the local head.

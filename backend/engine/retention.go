@@ -418,23 +418,21 @@ func (e *Engine) fetchLogTo(ctx context.Context, group wire.ID, upto uint64) ([]
 	var dropped uint64
 	after := uint64(0)
 	for page := 0; page < maxPages; page++ {
-		r, err := e.client.Fetch(ctx, group, after, 0)
+		p, err := e.fetchPage(ctx, group, after)
 		if err != nil {
 			return nil, 0, err
 		}
-		dropped = r.DroppedBelow
-		for _, se := range r.Envelopes {
+		dropped = max(dropped, p.dropped)
+		for _, se := range p.envs {
 			if se.Seq > upto {
 				return out, dropped, nil
 			}
 			out = append(out, se)
 		}
-		if len(r.Envelopes) > 0 {
-			after = r.Envelopes[len(r.Envelopes)-1].Seq
-		}
-		if !r.More || len(r.Envelopes) == 0 {
+		if !p.more || p.through <= after {
 			return out, dropped, nil
 		}
+		after = p.through
 	}
 	return nil, 0, fmt.Errorf("engine: log of %s is longer than this client reads in one go", group.Short())
 }

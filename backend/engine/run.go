@@ -254,7 +254,8 @@ func (e *Engine) handle(ctx context.Context, ev relayclient.Event) error {
 		if g == nil || g.mls == nil {
 			return nil
 		}
-		if len(ev.Envelopes) > 0 && ev.Envelopes[0].Seq > g.rec.LastSeq+1 {
+		if !consecutive(g.rec.LastSeq, ev.Envelopes) {
+			// A push passed over a seq: only a FETCH says why (gaps.go).
 			return e.catchUp(ctx, g)
 		}
 		return e.processEnvelopes(ctx, g, ev.Envelopes)
@@ -342,4 +343,16 @@ func (e *Engine) SetMuted(ctx context.Context, channel string, muted bool) error
 	}
 	e.emit(Event{Kind: EventChannels})
 	return nil
+}
+
+// consecutive reports whether envs continue after seq without skipping one
+// (envelopes at or below seq, already read, may come first).
+func consecutive(seq uint64, envs []wire.SeqEnvelope) bool {
+	for _, se := range envs {
+		if se.Seq > seq+1 {
+			return false
+		}
+		seq = max(seq, se.Seq)
+	}
+	return true
 }

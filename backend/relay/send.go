@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"errors"
+	"math"
 	"runtime"
 	"sync"
 
@@ -421,7 +422,10 @@ func checkChain(ctx context.Context, tx store.Tx, ws wire.ID, g *groupState, e *
 // Fetch returns a group's envelopes with seq > afterSeq, ascending: at most
 // limit (0 means DefaultFetchLimit, capped at MaxFetchLimit) and at most
 // MaxFetchBytes of ct, but always at least one if there is one, so a page
-// fits a frame. More says whether the group has envelopes past the page.
+// fits a frame. Through is the last seq the page accounts for (each seq
+// up to it is an envelope, below DroppedBelow, or tombstoned in Deleted;
+// docs/protocol/wire.md "Gaps"); More says whether the group has seqs past
+// it.
 func (s *Service) Fetch(ctx context.Context, ws, group wire.ID, afterSeq uint64, limit uint32) (*wire.Envelopes, error) {
 	n := int(limit)
 	if n <= 0 {
@@ -447,15 +451,70 @@ func (s *Service) Fetch(ctx context.Context, ws, group wire.ID, afterSeq uint64,
 			return err
 		}
 		out.HeadSeq, out.DroppedBelow = g.HeadSeq, g.DroppedBelow
-		out.Envelopes = make([]wire.SeqEnvelope, len(rows))
-		for i, r := range rows {
-			out.Envelopes[i] = wire.SeqEnvelope{Seq: r.Seq, Envelope: r.Envelope}
+		// The page's envelopes end at the head unless the limit or the
+		// byte cap cut them (a row is left out only once those before it
+		// hold MaxFetchBytes).
+		through, size := g.HeadSeq, 0
+		for _, r := range rows {
+			size += len(r.Envelope.CT)
 		}
-		out.More = len(rows) > 0 && rows[len(rows)-1].Seq < g.HeadSeq
+		if len(rows) == n || size >= MaxFetchBytes {
+			through = rows[len(rows)-1].Seq
+		}
+		if through, err = s.tombstones(ctx, tx, ws, group, afterSeq, through, n, out); err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if r.Seq <= through {
+				out.Envelopes = append(out.Envelopes, wire.SeqEnvelope{Seq: r.Seq, Envelope: r.Envelope})
+			}
+		}
+		out.Through, out.More = max(through, afterSeq), through < g.HeadSeq
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// tombstones adds to out the tombstones of group in (afterSeq, through], at
+// most limit, with the instructions they name (at most
+// wire.MaxDeletionBytes of them beyond the first). It returns through,
+// lowered to the last tombstone kept when the tombstones are cut.
+func (s *Service) tombstones(ctx context.Context, tx store.Tx, ws, group wire.ID, afterSeq, through uint64, limit int, out *wire.Envelopes) (uint64, error) {
+	if through <= afterSeq {
+		return through, nil
+	}
+	ts, err := tx.Tombstones(ctx, ws, group, afterSeq, through, limit)
+	if err != nil {
+		return 0, err
+	}
+	if len(ts) == limit {
+		through = ts[len(ts)-1].Seq
+	}
+	index := map[wire.ID]uint16{}
+	size := 0
+	for i, t := range ts {
+		j, ok := index[t.Deletion]
+		if !ok {
+			body, err := tx.WrapDeletion(ctx, ws, group, t.Deletion)
+			if err != nil {
+				return 0, err
+			}
+			if i > 0 && (size+len(body) > wire.MaxDeletionBytes || len(out.Deletions) == math.MaxUint16) {
+				return ts[i-1].Seq, nil
+			}
+			d, err := wire.DecodeWrapsDelete(body)
+			if err != nil {
+				return 0, err
+			}
+			size += len(body)
+			j = uint16(len(out.Deletions))
+			index[t.Deletion] = j
+			out.Deletions = append(out.Deletions, d)
+		}
+		out.Deleted = append(out.Deleted, wire.Tombstone{Seq: t.Seq, Tag: t.Tag, Deletion: j})
+	}
+	return through, nil
 }

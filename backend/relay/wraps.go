@@ -41,11 +41,7 @@ func (s *Service) DeleteWraps(ctx context.Context, ws wire.ID, _ wire.AuthOK, d 
 		} else if err != nil {
 			return err
 		}
-		tags := make(map[wire.ID]bool, len(d.Tags))
-		for _, t := range d.Tags {
-			tags[t] = true
-		}
-		n, nbytes, err := tx.DeleteRecoveryWraps(ctx, ws, d.Group, tags)
+		n, nbytes, err := tx.DeleteRecoveryWraps(ctx, ws, d.Group, &d)
 		if err != nil {
 			return err
 		}

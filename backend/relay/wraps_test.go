@@ -1,6 +1,9 @@
 package relay
 
 import (
+	"bytes"
+	"fmt"
+	"slices"
 	"testing"
 
 	"weald/backend/relay/store"
@@ -69,6 +72,80 @@ func TestDeleteWrapsByAdminInstructionOnly(t *testing.T) {
 		again, err := f.svc.DeleteWraps(f.ctx, f.ws, principal("alice"), f.wrapsDelete("alice", g, mine))
 		if err != nil || again.Envelopes != 0 {
 			t.Fatalf("again: %+v %v", again, err)
+		}
+	})
+}
+
+// TestFetchAccountsForDeletedWraps (docs/protocol/wire.md "Gaps"): every
+// seq a FETCH passes over is an envelope, below dropped_below, or a
+// tombstone naming the signed WRAPS_DELETE that deleted it (served once per
+// answer, byte for byte the admin's); pages end at through, a page cut by
+// its limit accounts only up to its last item; the seq of a deleted head
+// is not given again.
+func TestFetchAccountsForDeletedWraps(t *testing.T) {
+	engines(t, func(t *testing.T, st store.Store) {
+		f := newFixture(t, st)
+		g := id("tombstone group")
+		tag := id("tag of bob's recovery key")
+		f.mustSend("bob", f.next("bob", g, wire.KindContent, []byte("1")))      // 1
+		f.mustSend("bob", f.next("bob", g, wire.KindRecoveryWrap, wrapCT(tag))) // 2
+		f.mustSend("bob", f.next("bob", g, wire.KindRecoveryWrap, wrapCT(tag))) // 3
+		f.mustSend("alice", f.next("alice", g, wire.KindContent, []byte("4")))  // 4
+		f.mustSend("bob", f.next("bob", g, wire.KindRecoveryWrap, wrapCT(tag))) // 5: the head
+		d := f.wrapsDelete("alice", g, tag)
+		if res, err := f.svc.DeleteWraps(f.ctx, f.ws, principal("alice"), d); err != nil || res.Envelopes != 3 {
+			t.Fatalf("delete: %+v %v", res, err)
+		}
+		out, err := f.svc.Fetch(f.ctx, f.ws, g, 0, MaxFetchLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seqs, dead []uint64
+		for _, e := range out.Envelopes {
+			seqs = append(seqs, e.Seq)
+		}
+		for _, ts := range out.Deleted {
+			dead = append(dead, ts.Seq)
+			if ts.Tag != tag || int(ts.Deletion) >= len(out.Deletions) {
+				t.Fatalf("tombstone %+v", ts)
+			}
+		}
+		if fmt.Sprint(seqs, dead) != "[1 4] [2 3 5]" || out.Through != 5 || out.More || len(out.Deletions) != 1 ||
+			!bytes.Equal(out.Deletions[0].Encode(), d.Encode()) {
+			t.Fatalf("fetch: envelopes %v tombstones %v through %d more %v deletions %d", seqs, dead, out.Through, out.More, len(out.Deletions))
+		}
+		if _, gap, ok := out.Account(0, 0, map[uint64]bool{2: true, 3: true, 5: true}); !ok {
+			t.Fatalf("the honest answer leaves gap %+v", gap)
+		}
+		// Pages of 1: each page accounts up to its last item, and the
+		// pages together cover every seq once.
+		var covered []uint64
+		for after, page := uint64(0), 0; page < 10; page++ {
+			p, err := f.svc.Fetch(f.ctx, f.ws, g, after, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range p.Envelopes {
+				covered = append(covered, e.Seq)
+			}
+			for _, ts := range p.Deleted {
+				covered = append(covered, ts.Seq)
+			}
+			if p.Through <= after && p.More {
+				t.Fatalf("page after %d made no progress: %+v", after, p)
+			}
+			after = p.Through
+			if !p.More {
+				break
+			}
+		}
+		slices.Sort(covered)
+		if fmt.Sprint(covered) != "[1 2 3 4 5]" {
+			t.Fatalf("pages of one covered %v", covered)
+		}
+		// The deleted head's seq is never given again.
+		if a := f.mustSend("alice", f.next("alice", g, wire.KindContent, []byte("6"))); a[0].Seq != 6 {
+			t.Fatalf("the envelope after a deleted head got seq %d, want 6", a[0].Seq)
 		}
 	})
 }

@@ -8,8 +8,10 @@ import (
 )
 
 // ProtocolVersion is the version a client states in [Hello]. Version 2
-// binds AUTH to the relay (the relay id in [Challenge], the host in [Auth]).
-const ProtocolVersion uint16 = 2
+// binds AUTH to the relay (the relay id in [Challenge], the host in [Auth]);
+// version 3 makes [Envelopes] account for every seq it passes over
+// (through, tombstones, deletions), so a withheld envelope is seen.
+const ProtocolVersion uint16 = 3
 
 // FrameType is the first byte of every frame.
 type FrameType uint8
@@ -319,13 +321,21 @@ type Fetch struct {
 //	    uint64 head_seq;            // the group's highest seq
 //	    uint64 dropped_below;       // seqs below this were dropped (except anchors); 0 if none
 //	    bool more;
+//	    uint64 through;             // every seq in (after_seq, through] is in envelopes, below dropped_below or in deleted
+//	    Tombstone deleted<V>;       // recovery.wraps deleted by WRAPS_DELETE in (after_seq, through], ascending seq
+//	    WrapsDelete deletions<V>;   // the signed instructions the tombstones name, each once
 //	} Envelopes;
+//
+// See [Tombstone] and docs/protocol/wire.md "Gaps".
 type Envelopes struct {
 	Group        ID
 	Envelopes    []SeqEnvelope
 	HeadSeq      uint64
 	DroppedBelow uint64
 	More         bool
+	Through      uint64
+	Deleted      []Tombstone
+	Deletions    []WrapsDelete
 }
 
 func encodeSeqEnvelopes(w *writer, es []SeqEnvelope) {
@@ -349,6 +359,9 @@ func decodeEnvelopes(r *reader) Body {
 	e.HeadSeq = r.U64()
 	e.DroppedBelow = r.U64()
 	e.More = r.Bool()
+	e.Through = r.U64()
+	e.Deleted = decodeTombstones(r)
+	list(r, func(r *reader) { e.Deletions = append(e.Deletions, *decodeWrapsDelete(r).(*WrapsDelete)) })
 	return e
 }
 

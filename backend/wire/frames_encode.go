@@ -45,6 +45,13 @@ func (e *Envelopes) encode(w *writer) {
 	w.U64(e.HeadSeq)
 	w.U64(e.DroppedBelow)
 	w.Bool(e.More)
+	w.U64(e.Through)
+	encodeTombstones(w, e.Deleted)
+	w.Vector(func(w *writer) {
+		for i := range e.Deletions {
+			e.Deletions[i].encode(w)
+		}
+	})
 }
 
 func (s *Subscribe) encode(w *writer) {

@@ -54,6 +54,8 @@ func sampleDrop(auth uint8) DropBefore {
 // sampleFrames has one frame of every type.
 func sampleFrames() []Frame {
 	e := sampleEnvelope()
+	wd := WrapsDelete{Workspace: testID("ws"), Group: e.Group, Tags: []ID{testID("tag")}}
+	wd.Sign(testKey("alice"))
 	return []Frame{
 		{ID: 1, Body: &Hello{Version: ProtocolVersion, Workspace: testID("ws")}},
 		{ID: 1, Body: &Challenge{Nonce: testID("nonce"), Relay: testID("relay")}},
@@ -64,6 +66,8 @@ func sampleFrames() []Frame {
 		{ID: 3, Body: &Ack{Items: []AckItem{{Group: e.Group, Seq: 10, Hash: e.Hash()}}}},
 		{ID: 4, Body: &Fetch{Group: e.Group, AfterSeq: 9, Limit: 100}},
 		{ID: 4, Body: &Envelopes{Group: e.Group, Envelopes: []SeqEnvelope{{Seq: 10, Envelope: e}}, HeadSeq: 10, DroppedBelow: 3, More: true}},
+		{ID: 4, Body: &Envelopes{Group: e.Group, Envelopes: []SeqEnvelope{{Seq: 10, Envelope: e}}, HeadSeq: 12, DroppedBelow: 3, Through: 12,
+			Deleted: []Tombstone{{Seq: 11, Tag: testID("tag")}, {Seq: 12, Tag: testID("tag")}}, Deletions: []WrapsDelete{wd}}},
 		{ID: 4, Body: &FetchLatest{Group: e.Group, Kinds: []Kind{KindGroupInfoPublish, KindHistoryPublish}}},
 		{ID: 4, Body: &Latest{Group: e.Group, Envelopes: []SeqEnvelope{{Seq: 10, Envelope: e}}, HeadSeq: 12, DroppedBelow: 3, LeftOut: []Kind{KindHistoryPublish}}},
 		{ID: 4, Body: &Latest{Group: e.Group}},

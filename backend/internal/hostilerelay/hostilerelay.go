@@ -3,7 +3,7 @@
 // (relay.Service over SQLite and the WebSocket server, on 127.0.0.1) whose
 // backend is wrapped so a test can substitute key packages on claim, inject,
 // drop or reorder roster operations on fetch, and withhold envelopes from
-// fetches. Everything the wrapper does not intercept is the honest relay.
+// fetches (covering them with deletions it never made). Everything the wrapper does not intercept is the honest relay.
 //
 // The relay operator is untrusted for content and membership (README, the
 // threat model of docs/security.md section 0): whatever this wrapper makes
@@ -35,6 +35,7 @@ type Relay struct {
 	claims   map[wire.ID]int      // owner → substituted key packages served
 	roster   func(ops *wire.RosterOps) *wire.RosterOps
 	withhold func(group wire.ID, env *wire.SeqEnvelope) bool
+	cover    func(ans *wire.Envelopes)
 }
 
 // Start runs a hostile relay until the test ends.
@@ -88,6 +89,15 @@ func (r *Relay) Withhold(f func(group wire.ID, env *wire.SeqEnvelope) bool) {
 	r.withhold = f
 }
 
+// Cover makes every fetch answer pass through f after withholding: f may
+// claim deletions (tombstones, instructions, a drop barrier) the relay
+// never made, to explain what it withholds (nil: honest again).
+func (r *Relay) Cover(f func(ans *wire.Envelopes)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cover = f
+}
+
 // backend is the relay's server.Backend with the lies applied.
 type backend struct {
 	server.Backend
@@ -127,6 +137,12 @@ func (b *backend) Fetch(ctx context.Context, ws, group wire.ID, afterSeq uint64,
 		return envs, err
 	}
 	envs.Envelopes = b.r.filter(group, envs.Envelopes)
+	b.r.mu.Lock()
+	cover := b.r.cover
+	b.r.mu.Unlock()
+	if cover != nil {
+		cover(envs)
+	}
 	return envs, nil
 }
 

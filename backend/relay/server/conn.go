@@ -175,10 +175,9 @@ func (c *conn) catchUp(group wire.ID) {
 		}
 		if n := len(res.Envelopes); n > 0 {
 			st.last = res.Envelopes[n-1].Seq
-		} else if res.DroppedBelow > st.last+1 {
-			// Everything up to the barrier was dropped: continue above it.
-			st.last = res.DroppedBelow - 1
 		}
+		// Dropped or tombstoned seqs up to Through: continue above them.
+		st.last = max(st.last, res.Through)
 		if res.More || st.missed {
 			c.mu.Unlock()
 			continue

@@ -109,12 +109,14 @@ func (s *Server) pullGroup(ws, group wire.ID, seq uint64) {
 			s.log.Warn("pull after change notification failed", "group", group.Short(), "err", err)
 			return
 		}
-		if len(res.Envelopes) == 0 {
+		if len(res.Envelopes) == 0 && !res.More {
 			s.heads.raise(g, res.HeadSeq)
 			return
 		}
-		s.heads.raise(g, res.Envelopes[len(res.Envelopes)-1].Seq)
-		s.hub.publish(ws, group, res.Envelopes)
+		s.heads.raise(g, max(res.Through, after))
+		if len(res.Envelopes) > 0 {
+			s.hub.publish(ws, group, res.Envelopes)
+		}
 		if !res.More {
 			return
 		}

@@ -125,7 +125,7 @@ func sendChanges(r SendRequest) []Change {
 // after a first statement had opened the transaction.)
 const sendGateSQLite = `SELECT count(*) FROM workspaces w
 	 WHERE w.id = ? AND w.access_version = ? AND (? = 0 OR w.log_bytes + ? <= ?)
-	   AND (SELECT coalesce(max(e.seq), 0) FROM envelopes e WHERE e.workspace_id = w.id AND e.group_id = ?) = ?`
+	   AND ` + groupHeadSQL + ` = ?`
 
 func (t *sqlTx) sendFastSQLite(ctx context.Context, r SendRequest, rows []EnvelopeRow, total uint64) (bool, error) {
 	first := r.Envelopes[0].Group
@@ -139,7 +139,7 @@ func (t *sqlTx) sendFastSQLite(ctx context.Context, r SendRequest, rows []Envelo
 	}
 	var holds int
 	err := t.row(ctx, sendGateSQLite, b(r.Workspace), int64(r.AccessVersion), int64(r.MaxLogBytes), int64(total), int64(r.MaxLogBytes),
-		b(first), int64(r.Heads[first])).Scan(&holds)
+		b(r.Workspace), b(first), b(r.Workspace), b(first), int64(r.Heads[first])).Scan(&holds)
 	if err != nil || holds != 1 {
 		return false, err
 	}

@@ -132,7 +132,8 @@ func (s *pgStore) sendPipelined(ctx context.Context, r SendRequest, rows []Envel
 // drop_before has gone past the seq the caller assigned. Both locks read the
 // rows' latest versions even after a wait, so these gates hold against
 // every committed change. The seq must follow the group's head exactly: the
-// caller's head must be an envelope the statement sees (a head that another
+// caller's head must be an envelope or tombstone the statement sees, the
+// seq no tombstone's (a head that another
 // send planned but did not commit, or that committed while this statement
 // waited, is not), and a seq already taken is caught by the primary key
 // (ErrConflict). Then it inserts the envelope and notifies the payload.
@@ -143,7 +144,9 @@ const sendOnePGQuery = `WITH w AS (SELECT 1 FROM workspaces
 	  WHERE id = ? AND access_version = ? AND (?::bigint = 0 OR log_bytes + ?::bigint <= ?::bigint) FOR UPDATE),
 	p AS (SELECT ?::bytea AS ws, ?::bytea AS g, ?::bigint AS s),
 	g AS (SELECT 1 FROM groups gr, p WHERE gr.workspace_id = p.ws AND gr.id = p.g AND gr.dropped_below < p.s
-	    AND (p.s = 1 OR EXISTS (SELECT 1 FROM envelopes e WHERE e.workspace_id = p.ws AND e.group_id = p.g AND e.seq = p.s - 1))
+	    AND (p.s = 1 OR EXISTS (SELECT 1 FROM envelopes e WHERE e.workspace_id = p.ws AND e.group_id = p.g AND e.seq = p.s - 1)
+	      OR EXISTS (SELECT 1 FROM wrap_tombstones d WHERE d.workspace_id = p.ws AND d.group_id = p.g AND d.seq = p.s - 1))
+	    AND NOT EXISTS (SELECT 1 FROM wrap_tombstones d WHERE d.workspace_id = p.ws AND d.group_id = p.g AND d.seq = p.s)
 	  FOR SHARE OF gr),
 	ins AS (INSERT INTO envelopes (workspace_id, group_id, seq, author, ctr, prev, hash, kind, ct, sig, accepted_at)
 	  SELECT p.ws, p.g, p.s, ?::bytea, ?::bigint, ?::bytea, ?::bytea, ?::integer, ?::bytea, ?::bytea, ?::bigint FROM p

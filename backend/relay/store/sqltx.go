@@ -255,8 +255,8 @@ func (t *sqlTx) GrantKey(ctx context.Context, ws, keyID wire.ID) ([]byte, wire.I
 func (t *sqlTx) Group(ctx context.Context, ws, id wire.ID) (Group, error) {
 	var head, dropped int64
 	var frozen int
-	err := t.row(ctx, `SELECT coalesce((SELECT max(seq) FROM envelopes WHERE workspace_id = ? AND group_id = ?), 0), dropped_below, retention_frozen
-		FROM groups WHERE workspace_id = ? AND id = ?`, b(ws), b(id), b(ws), b(id)).Scan(&head, &dropped, &frozen)
+	err := t.row(ctx, `SELECT `+groupHeadSQL+`, dropped_below, retention_frozen
+		FROM groups WHERE workspace_id = ? AND id = ?`, b(ws), b(id), b(ws), b(id), b(ws), b(id)).Scan(&head, &dropped, &frozen)
 	if err != nil {
 		return Group{}, notFound(err, "group "+id.Short())
 	}
@@ -277,9 +277,16 @@ func (t *sqlTx) CreateGroup(ctx context.Context, ws, id wire.ID, now int64) erro
 
 func (t *sqlTx) GroupHead(ctx context.Context, ws, id wire.ID) (uint64, error) {
 	var head int64
-	err := t.row(ctx, `SELECT coalesce(max(seq), 0) FROM envelopes WHERE workspace_id = ? AND group_id = ?`, b(ws), b(id)).Scan(&head)
+	err := t.row(ctx, `SELECT `+groupHeadSQL, b(ws), b(id), b(ws), b(id)).Scan(&head)
 	return uint64(head), err
 }
+
+// groupHeadSQL is a group's head seq: its highest envelope, or a higher
+// deleted recovery.wrap, whose seq is never given again (its tombstone
+// accounts for it). Arguments: workspace, group, workspace, group.
+const groupHeadSQL = `(SELECT coalesce(max(s), 0) FROM (
+	SELECT max(seq) AS s FROM envelopes WHERE workspace_id = ? AND group_id = ?
+	UNION ALL SELECT max(seq) FROM wrap_tombstones WHERE workspace_id = ? AND group_id = ?) AS heads)`
 
 func (t *sqlTx) SetRetentionFrozen(ctx context.Context, ws, id wire.ID) error {
 	_, err := t.exec(ctx, `UPDATE groups SET retention_frozen = 1 WHERE workspace_id = ? AND id = ?`, b(ws), b(id))
@@ -405,6 +412,11 @@ func (t *sqlTx) DropEnvelopesBelow(ctx context.Context, ws, group wire.ID, barri
 	if got, _ := res.RowsAffected(); got != n {
 		return 0, 0, fmt.Errorf("drop envelopes: deleted %d rows, measured %d", got, n)
 	}
+	// Below the barrier the drop explains every missing seq.
+	if _, err := t.exec(ctx, `DELETE FROM wrap_tombstones WHERE workspace_id = ? AND group_id = ? AND seq < ?`,
+		b(ws), b(group), int64(barrier)); err != nil {
+		return 0, 0, fmt.Errorf("drop tombstones: %w", err)
+	}
 	return n, bytes, nil
 }
 
@@ -424,13 +436,20 @@ func (t *sqlTx) recordAuthorHeads(ctx context.Context, ws, group wire.ID) error 
 
 // DeleteRecoveryWraps holds the relay's second envelope DELETE statement,
 // limited to one recovery.wrap row at a time by its seq and kind.
-func (t *sqlTx) DeleteRecoveryWraps(ctx context.Context, ws, group wire.ID, tags map[wire.ID]bool) (int64, int64, error) {
+func (t *sqlTx) DeleteRecoveryWraps(ctx context.Context, ws, group wire.ID, d *wire.WrapsDelete) (int64, int64, error) {
+	tags := make(map[wire.ID]bool, len(d.Tags))
+	for _, tag := range d.Tags {
+		tags[tag] = true
+	}
 	rows, err := t.rows(ctx, `SELECT seq, ct FROM envelopes WHERE workspace_id = ? AND group_id = ? AND kind = ? ORDER BY seq`,
 		b(ws), b(group), int64(wire.KindRecoveryWrap))
 	if err != nil {
 		return 0, 0, fmt.Errorf("read recovery wraps: %w", err)
 	}
-	type hit struct{ seq, size int64 }
+	type hit struct {
+		seq, size int64
+		tag       wire.ID
+	}
 	var hits []hit
 	for rows.Next() {
 		var seq int64
@@ -440,7 +459,7 @@ func (t *sqlTx) DeleteRecoveryWraps(ctx context.Context, ws, group wire.ID, tags
 			return 0, 0, err
 		}
 		if tag, ok := wire.WrapTag(ct); ok && tags[tag] {
-			hits = append(hits, hit{seq, int64(len(ct))})
+			hits = append(hits, hit{seq, int64(len(ct)), tag})
 		}
 	}
 	rows.Close()
@@ -453,6 +472,11 @@ func (t *sqlTx) DeleteRecoveryWraps(ctx context.Context, ws, group wire.ID, tags
 	if err := t.recordAuthorHeads(ctx, ws, group); err != nil {
 		return 0, 0, err
 	}
+	hash := d.Hash()
+	if _, err := t.exec(ctx, `INSERT INTO wrap_deletions (workspace_id, group_id, hash, body) VALUES (?, ?, ?, ?)
+		ON CONFLICT (workspace_id, group_id, hash) DO NOTHING`, b(ws), b(group), b(hash), d.Encode()); err != nil {
+		return 0, 0, fmt.Errorf("record wrap deletion: %w", err)
+	}
 	var n, size int64
 	for _, h := range hits {
 		res, err := t.exec(ctx, `DELETE FROM envelopes WHERE workspace_id = ? AND group_id = ? AND seq = ? AND kind = ?`,
@@ -462,9 +486,45 @@ func (t *sqlTx) DeleteRecoveryWraps(ctx context.Context, ws, group wire.ID, tags
 		}
 		if got, _ := res.RowsAffected(); got == 1 {
 			n, size = n+1, size+h.size
+			if _, err := t.exec(ctx, `INSERT INTO wrap_tombstones (workspace_id, group_id, seq, tag, deletion) VALUES (?, ?, ?, ?, ?)`,
+				b(ws), b(group), h.seq, b(h.tag), b(hash)); err != nil {
+				return 0, 0, fmt.Errorf("record wrap tombstone: %w", err)
+			}
 		}
 	}
 	return n, size, nil
+}
+
+// Tombstones returns the group's tombstones with afterSeq < seq <= upto,
+// ascending, at most limit.
+func (t *sqlTx) Tombstones(ctx context.Context, ws, group wire.ID, afterSeq, upto uint64, limit int) ([]Tombstone, error) {
+	rows, err := t.rows(ctx, `SELECT seq, tag, deletion FROM wrap_tombstones
+		WHERE workspace_id = ? AND group_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
+		b(ws), b(group), int64(afterSeq), int64(min(upto, 1<<63-1)), limit)
+	if err != nil {
+		return nil, fmt.Errorf("read tombstones: %w", err)
+	}
+	defer rows.Close()
+	var out []Tombstone
+	for rows.Next() {
+		var seq int64
+		var tag, del []byte
+		if err := rows.Scan(&seq, &tag, &del); err != nil {
+			return nil, err
+		}
+		out = append(out, Tombstone{Seq: uint64(seq), Tag: wire.ID(tag), Deletion: wire.ID(del)})
+	}
+	return out, rows.Err()
+}
+
+// WrapDeletion returns the signed WrapsDelete body of hash.
+func (t *sqlTx) WrapDeletion(ctx context.Context, ws, group, hash wire.ID) ([]byte, error) {
+	var body []byte
+	if err := t.row(ctx, `SELECT body FROM wrap_deletions WHERE workspace_id = ? AND group_id = ? AND hash = ?`,
+		b(ws), b(group), b(hash)).Scan(&body); err != nil {
+		return nil, notFound(err, "wrap deletion")
+	}
+	return body, nil
 }
 
 func (t *sqlTx) AddAnchors(ctx context.Context, ws, group wire.ID, seqs []uint64) error {
@@ -537,7 +597,7 @@ func (t *sqlTx) LogBytesAndNotify(ctx context.Context, ws wire.ID) (int64, error
 	return n, nil
 }
 
-const headsQuery = `SELECT coalesce((SELECT max(seq) FROM envelopes WHERE workspace_id = ? AND group_id = ?), 0), h.ctr, h.hash
+const headsQuery = `SELECT ` + groupHeadSQL + `, h.ctr, h.hash
 	FROM (SELECT 1 AS one) AS one
 	LEFT JOIN (SELECT ctr, hash FROM (
 		SELECT ctr, hash FROM (SELECT ctr, hash FROM envelopes WHERE workspace_id = ? AND group_id = ? AND author = ? ORDER BY ctr DESC LIMIT 1) AS newest
@@ -547,7 +607,7 @@ const headsQuery = `SELECT coalesce((SELECT max(seq) FROM envelopes WHERE worksp
 
 // headsArgs are headsQuery's arguments.
 func headsArgs(ws, group, author wire.ID) []any {
-	return []any{b(ws), b(group), b(ws), b(group), b(author), b(ws), b(group), b(author)}
+	return []any{b(ws), b(group), b(ws), b(group), b(ws), b(group), b(author), b(ws), b(group), b(author)}
 }
 
 func (t *sqlTx) LockForSend(ctx context.Context, ws, group, author wire.ID) (Workspace, uint64, AuthorHead, bool, error) {

@@ -87,6 +87,14 @@ type EnvelopeRow struct {
 	AcceptedAt int64
 }
 
+// Tombstone marks a recovery.wrap deleted by the WrapsDelete whose hash is
+// Deletion.
+type Tombstone struct {
+	Seq      uint64
+	Tag      wire.ID
+	Deletion wire.ID
+}
+
 // AuthorHead is the last accepted envelope of an author in a group.
 type AuthorHead struct {
 	Ctr  uint64
@@ -197,10 +205,17 @@ type Tx interface {
 	DropEnvelopesBelow(ctx context.Context, ws, group wire.ID, barrier uint64, keepKinds []wire.Kind) (n, bytes int64, err error)
 	// DeleteRecoveryWraps records every author's chain head of the group,
 	// then deletes the group's recovery.wrap envelopes whose blinded tag is
-	// in tags (spec/lifecycle.md "Removing a person", step 4) and returns
-	// how many rows and ct bytes went. Beside DropEnvelopesBelow it is the
-	// only way envelopes are deleted, and it deletes no other kind.
-	DeleteRecoveryWraps(ctx context.Context, ws, group wire.ID, tags map[wire.ID]bool) (n, bytes int64, err error)
+	// in d.Tags (spec/lifecycle.md "Removing a person", step 4), leaving a
+	// Tombstone per deleted seq and keeping d, and returns how many rows
+	// and ct bytes went. Beside DropEnvelopesBelow it is the only way
+	// envelopes are deleted, and it deletes no other kind.
+	DeleteRecoveryWraps(ctx context.Context, ws, group wire.ID, d *wire.WrapsDelete) (n, bytes int64, err error)
+	// Tombstones returns the group's tombstones with afterSeq < seq <= upto,
+	// ascending, at most limit (docs/protocol/wire.md "Gaps").
+	Tombstones(ctx context.Context, ws, group wire.ID, afterSeq, upto uint64, limit int) ([]Tombstone, error)
+	// WrapDeletion returns the signed WrapsDelete a tombstone names;
+	// ErrNotFound if none.
+	WrapDeletion(ctx context.Context, ws, group, hash wire.ID) ([]byte, error)
 	AddAnchors(ctx context.Context, ws, group wire.ID, seqs []uint64) error
 	SetDroppedBelow(ctx context.Context, ws, group wire.ID, seq uint64) error
 
