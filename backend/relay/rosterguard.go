@@ -131,11 +131,7 @@ func grantMayWrite(ctx context.Context, tx store.Tx, ws wire.ID, p wire.AuthOK, 
 // transaction holding the workspace lock.
 func (s *Service) foldRoster(ctx context.Context, tx store.Tx, ws wire.ID, w store.Workspace) (*rosterFold, error) {
 	s.mu.Lock()
-	f := s.rosters[ws]
-	if f == nil {
-		f = &rosterFold{}
-		s.rosters[ws] = f
-	}
+	f := s.rosters.get(ws)
 	s.mu.Unlock()
 	f.mu.Lock()
 	if f.state != nil && f.bad == nil && uint64(f.state.Len()) > w.RosterIndex {
@@ -212,7 +208,7 @@ func (s *Service) rosterAdmin(ctx context.Context, tx store.Tx, ws wire.ID, w st
 // commit); the next append folds it again from the store.
 func (s *Service) dropFold(ws wire.ID) {
 	s.mu.Lock()
-	delete(s.rosters, ws)
+	s.rosters.drop(ws)
 	s.mu.Unlock()
 }
 

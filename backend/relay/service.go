@@ -49,6 +49,10 @@ type Config struct {
 	// MaxRosterBytes bounds the encoded roster operations of one workspace
 	// (quota/roster_budget_exhausted); 0 means DefaultMaxRosterBytes.
 	MaxRosterBytes uint64
+	// MaxRosterFolds bounds the workspaces whose folded roster is kept in
+	// memory (the least recently used goes first); 0 means
+	// DefaultMaxRosterFolds.
+	MaxRosterFolds int
 }
 
 // Service is the accept path. It is safe for concurrent use; several
@@ -66,8 +70,8 @@ type Service struct {
 	maxRosterBytes uint64
 
 	mu      sync.Mutex
-	cache   map[wire.ID]*cachedSet  // parsed current access set per workspace
-	rosters map[wire.ID]*rosterFold // folded roster per workspace (rosterguard.go)
+	cache   map[wire.ID]*cachedSet // parsed current access set per workspace
+	rosters *rosterFolds           // folded rosters of recently used workspaces (rosterfolds.go)
 	// Groups known to exist (a group is never deleted).
 	exists map[groupKey]bool
 	// Heads this Service's own commits reached (fastPlan; the store's gate
@@ -110,7 +114,7 @@ func New(cfg Config) *Service {
 	s := &Service{st: cfg.Store, now: cfg.Clock, maxLogBytes: cfg.MaxLogBytes,
 		retentionDays: cfg.RetentionDays, maxBatch: cfg.MaxBatch, maxKPBytes: cfg.MaxKeyPackageBytes,
 		claimBurst: cfg.ClaimBurst, claimInterval: cfg.ClaimInterval, claims: map[[2]wire.ID]*claimBucket{}, cache: map[wire.ID]*cachedSet{}, exists: map[groupKey]bool{},
-		rosters: map[wire.ID]*rosterFold{}, maxRosterBytes: cfg.MaxRosterBytes,
+		rosters: newRosterFolds(cfg.MaxRosterFolds), maxRosterBytes: cfg.MaxRosterBytes,
 		known: map[groupKey]*knownGroup{}, prepared: map[wire.ID]*ed25519batch.PreparedKey{},
 		checking: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))}
 	if s.now == nil {
