@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -26,6 +28,9 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: sqlite path: %w", err)
+	}
+	if err := privateFile(abs); err != nil {
+		return nil, fmt.Errorf("store: sqlite %s: %w", path, err)
 	}
 	q := url.Values{}
 	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)", "temp_store(MEMORY)"} {
@@ -51,6 +56,33 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 		return nil, fmt.Errorf("store: sqlite %s: journal_mode is %q, want wal (%v)", path, mode, err)
 	}
 	return s, nil
+}
+
+// privateFile creates the database file at path readable by its owner only
+// (0600), so SQLite, which gives its -wal and -shm files the database
+// file's mode, creates them 0600 too; an existing file (and its -wal and
+// -shm) that others may read is narrowed to 0600.
+func privateFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(p, fi.Mode().Perm()&0o600); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // migrateSQLite runs the migration, once more (at most four times) when

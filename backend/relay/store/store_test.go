@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -244,4 +245,42 @@ func TestChangesAcrossStores(t *testing.T) {
 			t.Fatal("no change within 5 s")
 		}
 	})
+}
+
+// TestSQLiteFilesArePrivate: the relay's SQLite database and its -wal and
+// -shm files are readable by their owner only (issue 11: every file
+// written is 0600), whatever the umask lets through; a database file
+// others could read is narrowed on open.
+func TestSQLiteFilesArePrivate(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "relay.db")
+	check := func(when string) {
+		t.Helper()
+		for _, p := range []string{path, path + "-wal", path + "-shm"} {
+			fi, err := os.Stat(p)
+			if err != nil {
+				t.Fatalf("%s: %v", when, err)
+			}
+			if m := fi.Mode().Perm(); m != 0o600 {
+				t.Errorf("%s: %s is %o, want 600", when, filepath.Base(p), m)
+			}
+		}
+	}
+	st, err := OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("created")
+	st.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o644); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
+	st, err = OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	check("reopened")
 }
