@@ -36,15 +36,7 @@ func (e *Engine) fetchPage(ctx context.Context, group wire.ID, afterSeq uint64) 
 		return fetched{}, err
 	}
 	barrier := e.verifiedBarrier(ctx, group, afterSeq, r.DroppedBelow)
-	deleted := map[uint64]bool{}
-	for _, t := range r.Deleted {
-		if t.Seq <= afterSeq || deleted[t.Seq] {
-			continue
-		}
-		if d, ok := r.CheckTombstone(wire.ID(e.meta.Workspace), t); ok && e.isRosterDeviceKey(ctx, d.DeviceKey) {
-			deleted[t.Seq] = true
-		}
-	}
+	deleted := r.DeletedSeqs(wire.ID(e.meta.Workspace), afterSeq, func(key []byte) bool { return e.isRosterDeviceKey(ctx, key) })
 	upto, gap, ok := r.Account(afterSeq, barrier, deleted)
 	out := fetched{through: max(upto, afterSeq), more: r.More && ok && upto == r.Through, dropped: barrier}
 	for _, se := range r.Envelopes {

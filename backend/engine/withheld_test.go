@@ -176,3 +176,38 @@ func TestHostileRelayFakeDeletionIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestDeletedWrapsAreReadPast: the recovery wraps a removal deletes leave
+// tombstones naming the admin's signed WRAPS_DELETE, so a member reading
+// the whole log of #general afterwards accounts for every seq up to the
+// head and raises no alert.
+func TestDeletedWrapsAreReadPast(t *testing.T) {
+	r := startRelay(t)
+	ctx := testCtx(t)
+	dana := createWorkspace(t, r, 130)
+	sam, sam2, lee := removalScene(t, r, dana, 131)
+	general := wire.ID(mustHex(t, chanID(t, dana, "general")))
+	if wrapsBy(t, dana, hexID(general).hex(), sam, sam2) == 0 {
+		t.Fatal("sam's devices sent no recovery wrap to #general: nothing to delete")
+	}
+	if _, err := dana.Remove(ctx, sam.meta.User.hex(), RemoveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	head, err := r.svc.Fetch(ctx, wire.ID(dana.wsID()), general, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := r.svc.Fetch(ctx, wire.ID(dana.wsID()), general, 0, 4096)
+	if err != nil || len(all.Deleted) == 0 {
+		t.Fatalf("the relay reports no tombstone after the removal: %+v %v", all, err)
+	}
+	lee.mu.Lock()
+	_, through, err := lee.fetchThrough(ctx, general, 0)
+	lee.mu.Unlock()
+	if err != nil || through != head.HeadSeq {
+		t.Fatalf("lee's read of #general accounts up to %d of %d (%v)", through, head.HeadSeq, err)
+	}
+	if a := withheldAlerts(lee, general); len(a) != 0 {
+		t.Fatalf("alerts for legitimately deleted wraps: %+v", a)
+	}
+}

@@ -57,25 +57,35 @@ func (d *WrapsDelete) Hash() ID {
 // Encode returns the canonical encoding of the signed instruction.
 func (d *WrapsDelete) Encode() []byte { var w writer; d.encode(&w); return w.Bytes() }
 
-// CheckTombstone checks what a client can check of tombstone t of answer
-// e for workspace ws without the roster: it names an instruction of the
-// answer for this workspace and group whose signature verifies and whose
-// tags hold t's tag. It returns that instruction; the caller still checks
-// that its DeviceKey is a device of the roster.
-func (e *Envelopes) CheckTombstone(ws ID, t Tombstone) (*WrapsDelete, bool) {
-	if int(t.Deletion) >= len(e.Deletions) {
-		return nil, false
-	}
-	d := &e.Deletions[t.Deletion]
-	if d.Workspace != ws || d.Group != e.Group || d.VerifySignature() != nil {
-		return nil, false
-	}
-	for _, tag := range d.Tags {
-		if tag == t.Tag {
-			return d, true
+// DeletedSeqs returns the seqs of e's tombstones after afterSeq that a
+// client can account for: each names an instruction of the answer for
+// workspace ws and e's group, whose signature verifies, whose signer is
+// one the caller accepts (a device of its roster), and whose tags hold the
+// tombstone's tag. Each instruction is checked once.
+func (e *Envelopes) DeletedSeqs(ws ID, afterSeq uint64, signer func(key []byte) bool) map[uint64]bool {
+	good := make([]map[ID]bool, len(e.Deletions)) // nil: not checked yet, or refused
+	checked := make([]bool, len(e.Deletions))
+	out := map[uint64]bool{}
+	for _, t := range e.Deleted {
+		i := int(t.Deletion)
+		if t.Seq <= afterSeq || i >= len(e.Deletions) {
+			continue
+		}
+		if !checked[i] {
+			checked[i] = true
+			d := &e.Deletions[i]
+			if d.Workspace == ws && d.Group == e.Group && d.VerifySignature() == nil && signer(d.DeviceKey) {
+				good[i] = make(map[ID]bool, len(d.Tags))
+				for _, tag := range d.Tags {
+					good[i][tag] = true
+				}
+			}
+		}
+		if good[i][t.Tag] {
+			out[t.Seq] = true
 		}
 	}
-	return nil, false
+	return out
 }
 
 // Gap is a run of seqs From..To (inclusive) that a FETCH answer passed over

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"fmt"
 	"testing"
@@ -46,30 +47,35 @@ func TestAccount(t *testing.T) {
 	}
 }
 
-// TestCheckTombstone: a tombstone counts only with an instruction of the
-// answer for this workspace and group, signed, that names its tag.
-func TestCheckTombstone(t *testing.T) {
+// TestDeletedSeqs: a tombstone counts only with an instruction of the
+// answer for this workspace and group, signed by a signer the caller
+// accepts, that names its tag.
+func TestDeletedSeqs(t *testing.T) {
 	ws, g, tag := ID{1}, ID{2}, ID{3}
-	k := ed25519.NewKeyFromSeed(make([]byte, 32))
-	good := WrapsDelete{Workspace: ws, Group: g, Tags: []ID{tag}}
-	good.Sign(k)
+	k, stranger := ed25519.NewKeyFromSeed(make([]byte, 32)), ed25519.NewKeyFromSeed(bytes.Repeat([]byte{1}, 32))
+	sign := func(d WrapsDelete, key ed25519.PrivateKey) WrapsDelete { d.Sign(key); return d }
+	good := sign(WrapsDelete{Workspace: ws, Group: g, Tags: []ID{tag}}, k)
 	forged := good
 	forged.Tags = []ID{tag, {4}}
-	other := WrapsDelete{Workspace: ID{9}, Group: g, Tags: []ID{tag}}
-	other.Sign(k)
-	e := &Envelopes{Group: g, Deletions: []WrapsDelete{good, forged, other}}
-	for i, c := range []struct {
-		ts   Tombstone
-		want bool
-	}{
-		{Tombstone{Seq: 1, Tag: tag, Deletion: 0}, true},
-		{Tombstone{Seq: 1, Tag: ID{4}, Deletion: 0}, false}, // a tag it does not name
-		{Tombstone{Seq: 1, Tag: tag, Deletion: 1}, false},   // a signature that does not verify
-		{Tombstone{Seq: 1, Tag: tag, Deletion: 2}, false},   // another workspace
-		{Tombstone{Seq: 1, Tag: tag, Deletion: 3}, false},   // no such instruction
-	} {
-		if _, ok := e.CheckTombstone(ws, c.ts); ok != c.want {
-			t.Errorf("case %d: %v, want %v", i, ok, c.want)
-		}
+	e := &Envelopes{Group: g, Deletions: []WrapsDelete{good, forged,
+		sign(WrapsDelete{Workspace: ID{9}, Group: g, Tags: []ID{tag}}, k),      // another workspace
+		sign(WrapsDelete{Workspace: ws, Group: ID{9}, Tags: []ID{tag}}, k),     // another group
+		sign(WrapsDelete{Workspace: ws, Group: g, Tags: []ID{tag}}, stranger)}, // a signer not accepted
+		Deleted: []Tombstone{
+			{Seq: 1, Tag: tag, Deletion: 0},   // counts
+			{Seq: 2, Tag: ID{4}, Deletion: 0}, // a tag it does not name
+			{Seq: 3, Tag: tag, Deletion: 1},   // a signature that does not verify
+			{Seq: 4, Tag: tag, Deletion: 2},
+			{Seq: 5, Tag: tag, Deletion: 3},
+			{Seq: 6, Tag: tag, Deletion: 4},
+			{Seq: 7, Tag: tag, Deletion: 5}, // no such instruction
+			{Seq: 8, Tag: tag, Deletion: 0}, // counts
+		}}
+	accept := func(key []byte) bool { return bytes.Equal(key, k.Public().(ed25519.PublicKey)) }
+	if got := fmt.Sprint(e.DeletedSeqs(ws, 0, accept)); got != "map[1:true 8:true]" {
+		t.Errorf("deleted seqs %s, want 1 and 8", got)
+	}
+	if got := fmt.Sprint(e.DeletedSeqs(ws, 1, accept)); got != "map[8:true]" {
+		t.Errorf("after seq 1: %s, want 8", got)
 	}
 }
