@@ -23,6 +23,7 @@ import { InviteDialog } from './InviteDialog'
 import { AgentsDialog } from './AgentsDialog'
 import { MessagePane } from './MessagePane'
 import { NewChannelDialog } from './NewChannelDialog'
+import { NameDialog } from './NameDialog'
 import { PeopleView } from './PeopleView'
 import { ProgressList } from './Progress'
 import { SearchBar, SearchResults, useSearch } from './Search'
@@ -31,7 +32,7 @@ import { AddProjectDialog, ProjectList, ProjectView } from './Projects'
 import { Sidebar, WorkspaceSwitcher } from './Sidebar'
 
 type View = { kind: 'channel' } | { kind: 'people' } | { kind: 'project'; folder: string } | { kind: 'first-run'; step: 'choose' | 'create' | 'join' }
-type Modal = 'new-channel' | 'invite' | 'add-project' | 'new-dm' | 'add-people' | 'members' | 'agents' | null
+type Modal = 'new-channel' | 'invite' | 'add-project' | 'new-dm' | 'add-people' | 'members' | 'agents' | 'name' | null
 
 /** Shell is the application frame: sidebar, channel header, message pane. */
 export function Shell() {
@@ -224,6 +225,7 @@ export function Shell() {
             setSideShown(false)
           }}
           onAdd={() => (setView({ kind: 'first-run', step: 'choose' }), setSideShown(false))}
+          onRename={current?.ready && !phrase ? () => (setModal('name'), setSideShown(false)) : undefined}
         />
       }
     >
@@ -332,6 +334,14 @@ export function Shell() {
                 setFocusKey(c.id)
               }
             }}
+          />
+        ) : null}
+        {modal === 'name' && current ? (
+          <NameDialog
+            workspace={current.name}
+            current={current.you}
+            onSave={(name) => api.workspaces.setName(current.id, name)}
+            onClose={() => setModal(null)}
           />
         ) : null}
         {modal === 'invite' && current ? <InviteDialog workspace={current.id} onClose={() => setModal(null)} /> : null}

@@ -9,12 +9,15 @@ export function WorkspaceSwitcher({
   unread,
   onSelect,
   onAdd,
+  onRename,
 }: {
   workspaces: Workspace[]
   current: string | null
   unread: Record<string, number>
   onSelect: (id: string) => void
   onAdd: () => void
+  /** Change your display name in the current workspace. */
+  onRename?: () => void
 }) {
   const cur = workspaces.find((w) => w.id === current)
   return (
@@ -36,7 +39,19 @@ export function WorkspaceSwitcher({
                 </option>
               ))}
             </select>
-            <div className="ws-sub">{cur?.you ?? ''}</div>
+            {onRename && cur ? (
+              <button
+                type="button"
+                className="ws-sub ws-you"
+                onClick={onRename}
+                aria-label={`Your name: ${cur.you}. Change it`}
+                title="Change your name"
+              >
+                {cur.you}
+              </button>
+            ) : (
+              <div className="ws-sub">{cur?.you ?? ''}</div>
+            )}
           </>
         ) : (
           <>

@@ -14,6 +14,7 @@ const plain: Partial<Record<ErrorCode, string>> = {
   'auth/unknown_key': 'The relay does not know this device yet. Wait a minute for an admin’s device to come online, then try again.',
   'relay/unreachable': 'Weald cannot reach the relay. Check your internet connection, then try again.',
   'roster/invite_expired': 'This invite link has expired. Ask the person who sent it for a new one.',
+  'roster/bad_name': 'A name is at most 80 bytes (about 80 letters) and cannot hold line breaks, tabs or other control characters.',
   'invite/bad_link': 'This is not a Weald invite link. Copy the whole link from the message you received and paste it again.',
 }
 
