@@ -441,6 +441,9 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 		if err := e.stewardAgents(ctx); err != nil {
 			return rep, err
 		}
+		if err := e.stewardRevokedDevices(ctx); err != nil {
+			return rep, err
+		}
 	}
 	jr, err := e.runJoinLoop(ctx)
 	rep.Joined = jr
