@@ -89,9 +89,23 @@ func TestCapturedGrantAuthCannotRedeem(t *testing.T) {
 		}
 	}
 
+	// The roster accepts a redemption exactly when its proof verifies under
+	// the invite's proof key. Every 32-byte window of what the relay saw is
+	// read both ways and its public key compared with that key; the first
+	// window of each byte string is also forged into a whole redemption and
+	// applied, so the refusal itself is shown too. Comparing keys instead of
+	// forging at every window checks the same thing at a fifth of the cost.
+	inv, ok := dana.roster.Invite(l.Invite)
+	if !ok {
+		t.Fatal("the invite is not in the roster")
+	}
+	want := inv.Invite.ProofKey
+	if real, err := l.Secret.ProofKey(); err != nil || !real.Public().Equal(want) {
+		t.Fatalf("the invite secret does not give the roster's proof key (%v): the comparison below would prove nothing", err)
+	}
 	attacker, _ := identity.PrivateFromSeed[identity.Device](make([]byte, 32))
 	user := identity.UserID{0xa7}
-	tried := 0
+	forged := 0
 	forge := func(proof identity.InviteProofPrivate) {
 		content := roster.RedeemContent(dana.wsID(), dana.roster.Head(), l.Invite, user, attacker.Public())
 		sig, err := proof.Sign(identity.LabelInviteRedeem, content)
@@ -103,20 +117,31 @@ func TestCapturedGrantAuthCannotRedeem(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tried++
+		forged++
 		if err := dana.roster.Apply(op); !errors.Is(err, roster.ErrInviteProof) {
 			t.Fatalf("a redemption forged from what the relay saw: %v, want %v", err, roster.ErrInviteProof)
 		}
 	}
+	tried := 0
 	for _, b := range seen {
 		for i := 0; i+32 <= len(b); i++ {
 			w := b[i : i+32]
 			sec, _ := identity.InviteSecretFromBytes(w)
 			pk, _ := sec.ProofKey()
-			forge(pk)
 			direct, _ := identity.PrivateFromSeed[identity.InviteProof](w)
-			forge(direct)
+			for _, k := range []identity.InviteProofPrivate{pk, direct} {
+				tried++
+				if k.Public().Equal(want) {
+					t.Fatalf("bytes %d..%d of what the relay saw give the invite's proof key", i, i+32)
+				}
+				if i == 0 {
+					forge(k)
+				}
+			}
 		}
 	}
-	t.Logf("%d forged redemptions refused", tried)
+	if forged == 0 || tried < 2*len(seen) {
+		t.Fatalf("only %d keys tried, %d redemptions forged", tried, forged)
+	}
+	t.Logf("%d keys from what the relay saw differ from the proof key; %d forged redemptions refused", tried, forged)
 }
