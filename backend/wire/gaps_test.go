@@ -79,3 +79,42 @@ func TestDeletedSeqs(t *testing.T) {
 		t.Errorf("after seq 1: %s, want 8", got)
 	}
 }
+
+// FuzzAccount: whatever a relay answers, Account never panics, never
+// accounts below after_seq or past a gap, and a gap it reports is a run of
+// seqs no envelope, barrier or deletion covers.
+func FuzzAccount(f *testing.F) {
+	f.Add(uint64(0), uint64(3), uint64(0), []byte{1, 3}, []byte{2})
+	f.Add(uint64(4), uint64(9), uint64(6), []byte{6, 9}, []byte{7})
+	f.Add(uint64(1<<64-2), uint64(1<<64-1), uint64(0), []byte{255}, []byte{})
+	f.Fuzz(func(t *testing.T, after, through, barrier uint64, seqs, dels []byte) {
+		e := &Envelopes{Through: through}
+		for _, s := range seqs {
+			e.Envelopes = append(e.Envelopes, SeqEnvelope{Seq: after + uint64(s)})
+		}
+		deleted := map[uint64]bool{}
+		for _, d := range dels {
+			deleted[after+uint64(d)] = true
+		}
+		upto, gap, ok := e.Account(after, barrier, deleted)
+		if upto < after {
+			t.Fatalf("accounted up to %d, below after %d", upto, after)
+		}
+		if ok {
+			return
+		}
+		if gap.From != upto+1 || gap.To < gap.From || gap.From < barrier || deleted[gap.From] {
+			t.Fatalf("gap %+v after upto %d (barrier %d)", gap, upto, barrier)
+		}
+		last := after
+		for _, se := range e.Envelopes { // the ascending prefix: Account stops at the first out of order
+			if se.Seq <= last {
+				break
+			}
+			last = se.Seq
+			if se.Seq >= gap.From && se.Seq <= gap.To {
+				t.Fatalf("gap %+v covers envelope %d", gap, se.Seq)
+			}
+		}
+	})
+}
