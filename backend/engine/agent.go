@@ -213,3 +213,36 @@ func (e *Engine) agentJoinedAll() bool {
 	}
 	return true
 }
+
+// agentBackfill gives an agent that just joined an open group by Welcome
+// the group's history, as a self-joiner has it: the content before the
+// Welcome, opened with the history keys the member copy carried
+// (docs/protocol/agents.md "Reading"). Devices read it by their own join
+// path; closed groups have no history for joiners.
+func (e *Engine) agentBackfill(ctx context.Context, g *group, pol *roster.GroupPolicy, before []wire.SeqEnvelope) error {
+	if !e.agentMode() || pol.History != roster.HistoryOpen {
+		return nil
+	}
+	id := identity.GroupID(g.rec.ID)
+	messages := false
+	for i := range before {
+		env := &before[i].Envelope
+		if env.Kind != wire.KindContent {
+			continue
+		}
+		pub, _, ok := e.authorPub(env.Author, id)
+		if !ok || wire.VerifyEnvelope(env, pub) != nil {
+			continue
+		}
+		if changed, err := e.applyContent(ctx, g, env); err == nil && changed {
+			messages = true
+		}
+	}
+	if err := e.db.update(ctx, func(t *txn) error { return e.saveShards(t) }); err != nil {
+		return err
+	}
+	if messages {
+		e.emit(Event{Kind: EventMessages, Channel: hexID(id).hex()})
+	}
+	return nil
+}

@@ -108,6 +108,10 @@ func TestAgentApprovedReadsAndWritesItsScope(t *testing.T) {
 	if pv.Name != "ci bot" || len(pv.Scope) != 2 || pv.Scope[1].Admission != "explicit" || pv.Renewal || len(pv.Added) != 2 || pv.Fingerprint != w.bot.AgentFingerprint() {
 		t.Fatalf("preview %+v", pv)
 	}
+	if _, err := w.dana.Send(ctx, "general", "before the bot"); err != nil {
+		t.Fatal(err)
+	}
+	w.advance(time.Second)
 	v := w.approve(t)
 	if v.State != "live" || v.OwnerName != w.dana.userName(identity.UserID(w.dana.meta.User)) || !v.Yours {
 		t.Fatalf("approved %+v", v)
@@ -119,7 +123,11 @@ func TestAgentApprovedReadsAndWritesItsScope(t *testing.T) {
 		if _, err := w.dana.Send(ctx, name, "hello bot in "+name); err != nil {
 			t.Fatal(err)
 		}
-		readsOnly(t, w.bot, name, "hello bot in "+name)
+		if name == "general" { // open: the agent reads what came before its add, as any joiner
+			readsOnly(t, w.bot, name, "before the bot", "hello bot in "+name)
+		} else {
+			readsOnly(t, w.bot, name, "hello bot in "+name)
+		}
 		w.advance(time.Second) // one clock for all: order by time
 		m, err := w.bot.Send(ctx, name, "bot here in "+name)
 		if err != nil {
@@ -128,9 +136,13 @@ func TestAgentApprovedReadsAndWritesItsScope(t *testing.T) {
 		if m.AuthorName != "ci bot (agent of "+v.OwnerName+")" {
 			t.Fatalf("the agent's own message is by %q", m.AuthorName)
 		}
-		readsOnly(t, w.sam, name, "hello bot in "+name, "bot here in "+name)
+		want := []string{"hello bot in " + name, "bot here in " + name}
+		if name == "general" {
+			want = append([]string{"before the bot"}, want...)
+		}
+		readsOnly(t, w.sam, name, want...)
 		ms, _ := w.sam.Messages(ctx, name, 0)
-		if ms[1].AuthorName != m.AuthorName {
+		if ms[len(ms)-1].AuthorName != m.AuthorName {
 			t.Fatalf("sam sees the agent as %q", ms[1].AuthorName)
 		}
 	}

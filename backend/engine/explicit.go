@@ -272,6 +272,9 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 			if err := e.processEnvelopes(ctx, g, envs[i+1:]); err != nil {
 				return err
 			}
+			if err := e.agentBackfill(ctx, g, &gi.Policy, envs[:i]); err != nil {
+				return err
+			}
 			if err := e.welcomeWrap(ctx, g); err != nil {
 				return err
 			}
