@@ -8,7 +8,9 @@
 //
 //	weald-relay [flags]                                  serve (prints the database, then "listening on ADDR")
 //	weald-relay provision -workspace HEX -genesis HEX    record a workspace and its genesis key
-//	weald-relay --version                                print the version and commit
+//	weald-relay version (or --version)                   print the version and commit
+//	weald-relay help [COMMAND]                           the commands, or one command's flags
+//	weald-relay completion SHELL                         a shell completion script
 //
 // Configuration: flags override WEALD_RELAY_LISTEN, WEALD_RELAY_DB,
 // WEALD_RELAY_MAX_LOG_GB, WEALD_RELAY_MAX_STORAGE_GB and
@@ -51,9 +53,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stdout, "weald-relay %s\n", version.Get())
 		return 0
 	}
-	if len(args) > 0 && args[0] == "provision" {
-		return runProvision(ctx, args[1:], getenv, stdout, stderr)
+	code := 0
+	root := commands(ctx, getenv, stdout, stderr, &code)
+	root.SetArgs(args)
+	if err := root.Execute(); err != nil {
+		fmt.Fprintf(stderr, "weald-relay: %v\n", err)
+		return 2
 	}
+	return code
+}
+
+// runServe parses the serving flags and serves until ctx ends.
+func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	c, err := parseConfig(args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0

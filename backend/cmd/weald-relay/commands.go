@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"weald/backend/version"
+)
+
+// commands is weald-relay's command tree (cobra, as the weald CLI): serving
+// is the root command, so `weald-relay [flags]` serves as it always did;
+// `provision` and `version` are subcommands; `help [COMMAND]` and
+// `completion` come with cobra. Each command keeps its own flag parser
+// (the standard library's, with environment fallbacks), so cobra parses
+// no flags and passes the arguments through; the help text shows the
+// flags each parser defines. The exit status is set in *code.
+func commands(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer, code *int) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "weald-relay [flags]",
+		Short: "Run the Weald relay: store and forward signed ciphertext envelopes over WebSocket",
+		Long: "weald-relay stores and forwards the ciphertext envelopes of Weald workspaces over WebSocket, on SQLite\n" +
+			"(a file in its data directory, by default) or PostgreSQL. With no command it serves.\n\n" +
+			"Flags of serving (a flag that names an environment variable also reads it):\n" + flagText(func(w io.Writer) { _, _ = parseConfig([]string{"-h"}, getenv, w) }),
+		Args:               cobra.ArbitraryArgs,
+		DisableFlagParsing: true,
+		SilenceErrors:      true,
+		SilenceUsage:       true,
+		Run:                func(_ *cobra.Command, args []string) { *code = runServe(ctx, args, getenv, stdout, stderr) },
+	}
+	provision := &cobra.Command{
+		Use:   "provision -workspace HEX -genesis HEX",
+		Short: "Record a workspace and its genesis key (operator provisioning)",
+		Long: "provision records a new workspace and the genesis public key its creator's app shows; the workspace's\n" +
+			"first access set must be signed by that key. Exit status: 0 done, 1 refused or failed, 2 bad usage.\n\n" +
+			"Flags:\n" + flagText(func(w io.Writer) { runProvision(ctx, []string{"-h"}, getenv, io.Discard, w) }),
+		DisableFlagParsing: true,
+		Run:                func(_ *cobra.Command, args []string) { *code = runProvision(ctx, args, getenv, stdout, stderr) },
+	}
+	ver := &cobra.Command{
+		Use:   "version",
+		Short: "Print the version and commit",
+		Args:  cobra.NoArgs,
+		Run:   func(*cobra.Command, []string) { fmt.Fprintf(stdout, "weald-relay %s\n", version.Get()) },
+	}
+	root.AddCommand(provision, ver)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	return root
+}
+
+// flagText returns what a flag parser prints for -h, without its first
+// "Usage of …" line.
+func flagText(usage func(w io.Writer)) string {
+	var b bytes.Buffer
+	usage(&b)
+	s := b.String()
+	if i := strings.IndexByte(s, '\n'); i >= 0 && strings.HasPrefix(s, "Usage") {
+		s = s[i+1:]
+	}
+	return s
+}
