@@ -355,3 +355,44 @@ func TestRevokedAgentCannotConnect(t *testing.T) {
 		t.Fatalf("a revoked agent's sync: %v", err)
 	}
 }
+
+// TestAgentRunsAsARuntime: an approved agent's Run stays connected, is
+// added by its owner's running client with nobody syncing by hand, and
+// reads and posts (weald run is an agent's runtime).
+func TestAgentRunsAsARuntime(t *testing.T) {
+	w := newAgentWorld(t, 170)
+	ctx := testCtx(t)
+	if _, err := w.dana.ApproveAgent(ctx, w.request); err != nil {
+		t.Fatal(err)
+	}
+	stopDana := runEngine(t, w.dana)
+	defer stopDana()
+	stopBot := runEngine(t, w.bot)
+	defer stopBot()
+	general := roster.GeneralGroupID(w.dana.wsID())
+	has := func(e *Engine, text string) bool {
+		ms, err := e.Messages(ctx, "general", 0)
+		if err != nil {
+			return false
+		}
+		for _, m := range ms {
+			if m.Text == text {
+				return true
+			}
+		}
+		return false
+	}
+	waitUntil(t, "the agent is in #general", func() bool {
+		w.bot.mu.Lock()
+		defer w.bot.mu.Unlock()
+		return w.bot.member(general)
+	})
+	if _, err := w.dana.Send(ctx, "general", "ping"); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the running agent reads ping", func() bool { return has(w.bot, "ping") })
+	if _, err := w.bot.Send(ctx, "general", "pong"); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "dana's running client reads pong", func() bool { return has(w.dana, "pong") })
+}
