@@ -54,6 +54,13 @@ func BenchmarkRemovePerson(b *testing.B) {
 		b.Logf("setup of %d channels: %s", n, time.Since(setup).Round(time.Millisecond))
 		b.StartTimer()
 		start := time.Now()
+		last := start
+		dana.opts.OnEvent = func(ev Event) {
+			if ev.Kind == EventProgress && ev.Done == ev.Total {
+				b.Logf("%s done at %s (+%s)", ev.Task, time.Since(start).Round(time.Millisecond), time.Since(last).Round(time.Millisecond))
+				last = time.Now()
+			}
+		}
 		op, err := dana.Remove(ctx, sam.meta.User.hex(), RemoveOptions{})
 		took := time.Since(start)
 		b.StopTimer()

@@ -95,6 +95,11 @@ func runStep(ctx context.Context, op *RemovalOperation, s Steps) error {
 		}
 		return advance(ctx, op, s, StepWraps, string(StepRotate))
 	case StepWraps:
+		// DeleteWraps is idempotent (run again it deletes nothing), so
+		// the operation is saved every wrapsSaveEvery groups rather than
+		// after each: every save rewrites every slot, and one per group
+		// made this step quadratic in the number of groups.
+		unsaved := 0
 		for i := range op.Groups {
 			slot := &op.Groups[i]
 			if slot.Wraps {
@@ -104,8 +109,11 @@ func runStep(ctx context.Context, op *RemovalOperation, s Steps) error {
 				return fmt.Errorf("%s: %w", slot.Name, err)
 			}
 			slot.Wraps = true
-			if err := s.Save(ctx, op); err != nil {
-				return err
+			if unsaved++; unsaved == wrapsSaveEvery {
+				if err := s.Save(ctx, op); err != nil {
+					return err
+				}
+				unsaved = 0
 			}
 			s.Progress(op, StepWraps, i+1, len(op.Groups))
 		}
@@ -139,6 +147,10 @@ func runStep(ctx context.Context, op *RemovalOperation, s Steps) error {
 	}
 	return fmt.Errorf("lifecycle: removal %s at unknown step %q", op.ID.Hex(), op.Step)
 }
+
+// wrapsSaveEvery is how many groups' wraps are deleted between two saves
+// of the operation.
+const wrapsSaveEvery = 64
 
 // advance records that the current step is done and calls the crash hook.
 func advance(ctx context.Context, op *RemovalOperation, s Steps, next Step, done string) error {
