@@ -8,11 +8,11 @@ import "weald/backend/engine"
 
 // AgentScope is one channel of an agent's scope with its lock state.
 type AgentScope struct {
-	Channel   string `json:"channel"`
-	Name      string `json:"name"`
-	Admission string `json:"admission"`
-	History   string `json:"history"`
-	Member    bool   `json:"member"` // the agent's leaf is in it
+	Channel   string    `json:"channel"`
+	Name      string    `json:"name"`
+	Admission Admission `json:"admission" ts_type:"'everyone' | 'parent' | 'explicit'"`
+	History   History   `json:"history" ts_type:"'open' | 'closed'"`
+	Member    bool      `json:"member"` // the agent's leaf is in it
 }
 
 // AgentRequest is what the approval sheet shows before approving.
@@ -36,21 +36,21 @@ type Agent struct {
 	OwnerName   string       `json:"ownerName"`
 	Scope       []AgentScope `json:"scope"`
 	Expiry      int64        `json:"expiry"` // unix ms
-	State       string       `json:"state"`  // "live", "expired", "revoked"
-	Yours       bool         `json:"yours"`  // issued by this device
+	State       AgentState   `json:"state" ts_type:"'live' | 'expired' | 'revoked'"`
+	Yours       bool         `json:"yours"` // issued by this device
 }
 
 func agentScopes(in []engine.AgentScope) []AgentScope {
 	out := []AgentScope{}
 	for _, s := range in {
-		out = append(out, AgentScope{Channel: s.Channel, Name: s.Name, Admission: s.Admission, History: s.History, Member: s.Member})
+		out = append(out, AgentScope{Channel: s.Channel, Name: s.Name, Admission: Admission(s.Admission), History: History(s.History), Member: s.Member})
 	}
 	return out
 }
 
 func agentOf(v engine.AgentView) Agent {
 	return Agent{ID: v.ID, Name: v.Name, Fingerprint: v.Fingerprint, Owner: v.Owner, OwnerName: v.OwnerName,
-		Scope: agentScopes(v.Scope), Expiry: v.Expiry.UnixMilli(), State: v.State, Yours: v.Yours}
+		Scope: agentScopes(v.Scope), Expiry: v.Expiry.UnixMilli(), State: AgentState(v.State), Yours: v.Yours}
 }
 
 // PreviewAgentRequest decodes a pasted agent request for the approval

@@ -17,10 +17,10 @@ import (
 
 // Policy is the part of a GroupPolicy the channel header shows.
 type Policy struct {
-	Admission string `json:"admission"`
-	History   string `json:"history"`
-	Default   bool   `json:"default"`
-	Hash      string `json:"hash"`
+	Admission Admission `json:"admission" ts_type:"'everyone' | 'parent' | 'explicit'"`
+	History   History   `json:"history" ts_type:"'open' | 'closed'"`
+	Default   bool      `json:"default"`
+	Hash      string    `json:"hash"`
 }
 
 // Channel is one channel in the sidebar.
@@ -31,15 +31,15 @@ type Channel struct {
 	Muted  bool   `json:"muted"`
 	Unread int    `json:"unread"`
 	// Mentions counts the unread messages that mention you.
-	Mentions int  `json:"mentions"`
+	Mentions int  `json:"mentions,omitempty"`
 	Joined   bool `json:"joined"`
 	// DefaultName is the spec's name of a default channel ("general" or
 	// "activity"), whatever it is called locally; empty for the others.
 	DefaultName string `json:"defaultName"`
 	// Kind is "chan", or "dm" for a direct message, whose Peer is the
 	// other person's user id and whose Name is that person's.
-	Kind string `json:"kind"`
-	Peer string `json:"peer"`
+	Kind ChannelKind `json:"kind" ts_type:"'chan' | 'dm'"`
+	Peer string      `json:"peer"`
 }
 
 // Message is one chat message.
@@ -52,25 +52,25 @@ type Message struct {
 	SentAt  int64  `json:"sentAt"`
 	// State is "sent", "pending" (waiting in the outbox for the
 	// connection) or "failed" (refused; Error says why).
-	State string `json:"state"`
-	Error *Error `json:"error"`
+	State MessageState `json:"state" ts_type:"'sent' | 'pending' | 'failed'"`
+	Error *Error       `json:"error"`
 	// Kind is "" for a chat message and "joined" for a line of #general
 	// saying that Author joined the workspace (drawn from the roster).
-	Kind string `json:"kind,omitempty"`
+	Kind MessageKind `json:"kind,omitempty" ts_type:"'' | 'joined'"`
 	// Edited: its author changed the text after sending it.
 	Edited bool `json:"edited,omitempty"`
 	// Mentions mark "@name" spans of Text that refer to people; MentionsMe
 	// says one of them is you. A mention highlights and counts, nothing more.
-	Mentions   []MentionRef `json:"mentions"`
-	MentionsMe bool         `json:"mentionsMe"`
+	Mentions   []MentionRef `json:"mentions,omitempty"`
+	MentionsMe bool         `json:"mentionsMe,omitempty"`
 }
 
 // InviteScope is a group an invite may name.
 type InviteScope struct {
-	Group   string `json:"group"`
-	Name    string `json:"name"`
-	Root    bool   `json:"root"`
-	History string `json:"history"`
+	Group   string  `json:"group"`
+	Name    string  `json:"name"`
+	Root    bool    `json:"root"`
+	History History `json:"history" ts_type:"'open' | 'closed'"`
 }
 
 // Invite is a created invite link.
@@ -78,23 +78,23 @@ type Invite struct {
 	Link      string `json:"link"`
 	ExpiresAt int64  `json:"expiresAt"`
 	MaxUses   int    `json:"maxUses"`
-	Role      string `json:"role"`
+	Role      Role   `json:"role" ts_type:"'member' | 'admin'"`
 }
 
 // InviteRecord is one invite of the workspace as the invite list shows it
 // (the link itself is shown once, at creation, and never again).
 type InviteRecord struct {
-	ID        string   `json:"id"`
-	Role      string   `json:"role"`
-	Uses      int      `json:"uses"`
-	MaxUses   int      `json:"maxUses"`
-	CreatedAt int64    `json:"createdAt"`
-	ExpiresAt int64    `json:"expiresAt"`
-	CreatedBy string   `json:"createdBy"`
-	Mine      bool     `json:"mine"`
-	Scopes    []string `json:"scopes"`
-	JoinedBy  []string `json:"joinedBy"`
-	State     string   `json:"state"` // live, used, expired, revoked
+	ID        string      `json:"id"`
+	Role      Role        `json:"role" ts_type:"'member' | 'admin'"`
+	Uses      int         `json:"uses"`
+	MaxUses   int         `json:"maxUses"`
+	CreatedAt int64       `json:"createdAt"`
+	ExpiresAt int64       `json:"expiresAt"`
+	CreatedBy string      `json:"createdBy"`
+	Mine      bool        `json:"mine"`
+	Scopes    []string    `json:"scopes"`
+	JoinedBy  []string    `json:"joinedBy"`
+	State     InviteState `json:"state" ts_type:"'live' | 'used' | 'expired' | 'revoked'"`
 }
 
 // WorkspaceMember is one person of the workspace's roster, with when
@@ -102,7 +102,7 @@ type InviteRecord struct {
 type WorkspaceMember struct {
 	User    string `json:"user"`
 	Name    string `json:"name"`
-	Role    string `json:"role"`
+	Role    Role   `json:"role" ts_type:"'member' | 'admin'"`
 	You     bool   `json:"you"`
 	Creator bool   `json:"creator"`
 	Revoked bool   `json:"revoked"`
@@ -179,8 +179,8 @@ func (w *Workspaces) channels(r *wsRun) []Channel {
 		if (c.Kind != "chan" && c.Kind != "dm") || (c.Kind == "chan" && c.Admission == "explicit" && !c.Member) {
 			continue
 		}
-		ch := Channel{ID: c.Group, Name: c.Name, Muted: c.Muted, Joined: c.Member, Kind: c.Kind, Peer: c.Peer,
-			Policy: Policy{Admission: c.Admission, History: c.History, Default: c.Default, Hash: c.Policy}}
+		ch := Channel{ID: c.Group, Name: c.Name, Muted: c.Muted, Joined: c.Member, Kind: ChannelKind(c.Kind), Peer: c.Peer,
+			Policy: Policy{Admission: Admission(c.Admission), History: History(c.History), Default: c.Default, Hash: c.Policy}}
 		if c.Kind == "dm" {
 			ch.Name = w.personName(r, st.User, c.Peer)
 		}
@@ -407,12 +407,12 @@ func (w *Workspaces) toMessage(r *wsRun, user, channel string, m engine.Message)
 	r.mu.Lock()
 	you := r.prefs.You
 	r.mu.Unlock()
-	out := Message{ID: m.ID, Channel: channel, Text: m.Text, SentAt: m.Time.UnixMilli(), State: "sent", Mine: m.Author == user,
-		Kind: m.Kind, Edited: m.Edited}
+	out := Message{ID: m.ID, Channel: channel, Text: m.Text, SentAt: m.Time.UnixMilli(), State: MessageSent, Mine: m.Author == user,
+		Kind: MessageKind(m.Kind), Edited: m.Edited}
 	if m.State != "" {
 		// In this device's outbox: "pending" (goes out by itself once
 		// connected) or "failed" (refused; Error says why).
-		out.State = m.State
+		out.State = MessageState(m.State)
 		if m.Error != "" {
 			out.Error = toError(errors.New(m.Error))
 		}
@@ -570,7 +570,7 @@ func (w *Workspaces) InviteScopes(ws string) ([]InviteScope, error) {
 	out := []InviteScope{}
 	for _, c := range r.eng.Channels() {
 		if c.Kind == "ws" {
-			out = append([]InviteScope{{Group: c.Group, Name: r.eng.Status().Name, Root: true, History: c.History}}, out...)
+			out = append([]InviteScope{{Group: c.Group, Name: r.eng.Status().Name, Root: true, History: History(c.History)}}, out...)
 		}
 	}
 	for _, c := range w.channels(r) {
@@ -630,7 +630,7 @@ func (w *Workspaces) CreateInvite(ws string, scopes []string, hours, uses int, r
 		return Invite{}, toError(ierr)
 	}
 	go w.emitWorkspaces()
-	return Invite{Link: link, ExpiresAt: time.Now().Add(time.Duration(hours) * time.Hour).UnixMilli(), MaxUses: uses, Role: rr.String()}, nil
+	return Invite{Link: link, ExpiresAt: time.Now().Add(time.Duration(hours) * time.Hour).UnixMilli(), MaxUses: uses, Role: Role(rr.String())}, nil
 }
 
 // Invites lists the workspace's invites, newest first.
@@ -641,8 +641,8 @@ func (w *Workspaces) Invites(ws string) ([]InviteRecord, error) {
 	}
 	out := []InviteRecord{}
 	for _, in := range r.eng.Invites() {
-		out = append(out, InviteRecord{ID: in.ID, Role: in.Role, Uses: in.Uses, MaxUses: in.MaxUses, CreatedAt: in.Created.UnixMilli(),
-			ExpiresAt: in.Expires.UnixMilli(), CreatedBy: in.CreatedBy, Mine: in.Mine, Scopes: in.Scopes, JoinedBy: in.JoinedBy, State: in.State})
+		out = append(out, InviteRecord{ID: in.ID, Role: Role(in.Role), Uses: in.Uses, MaxUses: in.MaxUses, CreatedAt: in.Created.UnixMilli(),
+			ExpiresAt: in.Expires.UnixMilli(), CreatedBy: in.CreatedBy, Mine: in.Mine, Scopes: in.Scopes, JoinedBy: in.JoinedBy, State: InviteState(in.State)})
 	}
 	return out, nil
 }
@@ -671,7 +671,7 @@ func (w *Workspaces) WorkspaceMembers(ws string) ([]WorkspaceMember, error) {
 	}
 	out := []WorkspaceMember{}
 	for _, p := range r.eng.People() {
-		out = append(out, WorkspaceMember{User: p.User, Name: p.Name, Role: p.Role, You: p.You, Creator: p.Creator, Revoked: p.Revoked,
+		out = append(out, WorkspaceMember{User: p.User, Name: p.Name, Role: Role(p.Role), You: p.You, Creator: p.Creator, Revoked: p.Revoked,
 			JoinedAt: p.Joined.UnixMilli()})
 	}
 	return out, nil

@@ -33,7 +33,7 @@ type Waiting struct {
 type AdminMember struct {
 	User    string         `json:"user"`
 	Name    string         `json:"name"`
-	Role    string         `json:"role"`
+	Role    Role           `json:"role" ts_type:"'member' | 'admin'"`
 	Revoked bool           `json:"revoked"`
 	You     bool           `json:"you"`
 	Joined  int64          `json:"joined"` // unix ms
@@ -65,11 +65,11 @@ type Receipt struct {
 // Removal is where a removal stands: "done" with its receipt, or
 // "needs_reapproval" with the changes another admin made meanwhile.
 type Removal struct {
-	Operation   string   `json:"operation"`
-	State       string   `json:"state"`
-	Step        string   `json:"step"` // the next step: revoke, rotate, wraps, invites, access, receipt, done
-	Intervening []string `json:"intervening"`
-	Receipt     *Receipt `json:"receipt"`
+	Operation   string       `json:"operation"`
+	State       RemovalState `json:"state" ts_type:"'running' | 'needs_reapproval' | 'done'"`
+	Step        RemovalStep  `json:"step" ts_type:"'revoke' | 'rotate' | 'wraps' | 'invites' | 'access' | 'receipt' | 'done'"`
+	Intervening []string     `json:"intervening"`
+	Receipt     *Receipt     `json:"receipt"`
 }
 
 // removalTimeout bounds one removal call (512 groups took 22 s under load).
@@ -98,7 +98,7 @@ func (w *Workspaces) AdminMembers(ws string) ([]AdminMember, error) {
 	}
 	out := []AdminMember{}
 	for _, p := range r.eng.People() {
-		row := AdminMember{User: p.User, Name: p.Name, Role: p.Role, Revoked: p.Revoked, You: p.You, Joined: p.Joined.UnixMilli(), Devices: []MemberDevice{}}
+		row := AdminMember{User: p.User, Name: p.Name, Role: Role(p.Role), Revoked: p.Revoked, You: p.You, Joined: p.Joined.UnixMilli(), Devices: []MemberDevice{}}
 		for _, d := range devs {
 			if d.User != p.User {
 				continue
@@ -238,7 +238,7 @@ func (w *Workspaces) RemovePerson(ws, user, channel string, reapprove bool) (Rem
 }
 
 func toRemoval(op *lifecycle.RemovalOperation) Removal {
-	out := Removal{Operation: op.ID.Hex(), State: string(op.State), Step: string(op.Step), Intervening: append([]string{}, op.Intervening...)}
+	out := Removal{Operation: op.ID.Hex(), State: RemovalState(op.State), Step: RemovalStep(op.Step), Intervening: append([]string{}, op.Intervening...)}
 	if op.Receipt != nil {
 		rc := toReceipt(*op.Receipt)
 		out.Receipt = &rc

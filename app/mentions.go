@@ -19,7 +19,7 @@ type MentionRef struct {
 	Start int    `json:"start"`
 	End   int    `json:"end"`
 	// You says the mention is of you (set by Go; ignored when sending).
-	You bool `json:"you"`
+	You bool `json:"you,omitempty"`
 }
 
 // utf16Offsets maps each byte offset of s that starts a rune (and len(s))

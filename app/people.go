@@ -28,8 +28,8 @@ type ChannelMember struct {
 	Since   int64  `json:"since"`
 	// Agent: an agent's leaf (User and Device are its agent id), issued by
 	// a device of OwnerName.
-	Agent     bool   `json:"agent"`
-	OwnerName string `json:"ownerName"`
+	Agent     bool   `json:"agent,omitempty"`
+	OwnerName string `json:"ownerName,omitempty"`
 }
 
 // AddResult counts the devices an add put in the channel and those left

@@ -21,24 +21,16 @@ type Project struct {
 	// State is "none" (no .weald file yet), "local" (not bound), "bound"
 	// (bound to a workspace on a relay) or "invalid" (the file cannot be used;
 	// Problem says why).
-	State     string `json:"state"`
-	Name      string `json:"name"`
-	Workspace string `json:"workspace"`
-	Relay     string `json:"relay"`
+	State     ProjectState `json:"state" ts_type:"'none' | 'local' | 'bound' | 'invalid'"`
+	Name      string       `json:"name"`
+	Workspace string       `json:"workspace"`
+	Relay     string       `json:"relay"`
 	// Member is true when Workspace names a workspace this device is in.
 	// A bound project whose workspace is not one of yours is offered for
 	// joining (design/gaps.md "Onboarding and projects").
 	Member  bool   `json:"member"`
 	Problem *Error `json:"problem"`
 }
-
-// Project states.
-const (
-	ProjectNone    = "none"
-	ProjectLocal   = "local"
-	ProjectBound   = "bound"
-	ProjectInvalid = "invalid"
-)
 
 // watchSettle is how long the watcher waits after the last change of a file
 // before reporting it (an editor's write-then-rename is one change).

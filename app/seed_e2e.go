@@ -46,7 +46,7 @@ func SeedHistory(ws, channel string, n int) error {
 			Author:  a,
 			Text:    fmt.Sprintf("Seeded message %d of %d from %s.", i+1, n, a),
 			SentAt:  end - int64(n-i)*60_000,
-			State:   "sent",
+			State:   MessageSent,
 		}
 	}
 	seeded.Lock()

@@ -85,7 +85,7 @@ describe('PeopleView', () => {
     const paused = {
       operation: hex(0x0e),
       state: 'needs_reapproval' as const,
-      step: 'revoke',
+      step: 'revoke' as const,
       intervening: ['operation 9: invite by Lee (device 1a2b3c4d)'],
     }
     a.members.list.mockResolvedValue([

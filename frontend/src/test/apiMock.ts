@@ -93,6 +93,7 @@ export const ws = (p: Partial<Workspace> = {}): Workspace => ({
   pending: [],
   provision: null,
   problem: null,
+  removed: false,
   ...p,
 })
 
@@ -103,6 +104,8 @@ export const chan = (p: Partial<Channel> & { name: string }): Channel => ({
   unread: 0,
   joined: true,
   defaultName: '',
+  kind: 'chan',
+  peer: '',
   ...p,
 })
 

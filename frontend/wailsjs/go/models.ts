@@ -76,8 +76,8 @@ export namespace app {
 	}
 	export class Removal {
 	    operation: string;
-	    state: string;
-	    step: string;
+	    state: 'running' | 'needs_reapproval' | 'done';
+	    step: 'revoke' | 'rotate' | 'wraps' | 'invites' | 'access' | 'receipt' | 'done';
 	    intervening: string[];
 	    receipt?: Receipt;
 	
@@ -167,7 +167,7 @@ export namespace app {
 	export class AdminMember {
 	    user: string;
 	    name: string;
-	    role: string;
+	    role: 'member' | 'admin';
 	    revoked: boolean;
 	    you: boolean;
 	    joined: number;
@@ -211,8 +211,8 @@ export namespace app {
 	export class AgentScope {
 	    channel: string;
 	    name: string;
-	    admission: string;
-	    history: string;
+	    admission: 'everyone' | 'parent' | 'explicit';
+	    history: 'open' | 'closed';
 	    member: boolean;
 	
 	    static createFrom(source: any = {}) {
@@ -236,7 +236,7 @@ export namespace app {
 	    ownerName: string;
 	    scope: AgentScope[];
 	    expiry: number;
-	    state: string;
+	    state: 'live' | 'expired' | 'revoked';
 	    yours: boolean;
 	
 	    static createFrom(source: any = {}) {
@@ -320,8 +320,8 @@ export namespace app {
 	}
 	
 	export class Policy {
-	    admission: string;
-	    history: string;
+	    admission: 'everyone' | 'parent' | 'explicit';
+	    history: 'open' | 'closed';
 	    default: boolean;
 	    hash: string;
 	
@@ -343,10 +343,10 @@ export namespace app {
 	    policy: Policy;
 	    muted: boolean;
 	    unread: number;
-	    mentions: number;
+	    mentions?: number;
 	    joined: boolean;
 	    defaultName: string;
-	    kind: string;
+	    kind: 'chan' | 'dm';
 	    peer: string;
 	
 	    static createFrom(source: any = {}) {
@@ -392,8 +392,8 @@ export namespace app {
 	    you: boolean;
 	    pending: boolean;
 	    since: number;
-	    agent: boolean;
-	    ownerName: string;
+	    agent?: boolean;
+	    ownerName?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new ChannelMember(source);
@@ -530,7 +530,7 @@ export namespace app {
 	    name: string;
 	    start: number;
 	    end: number;
-	    you: boolean;
+	    you?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new MentionRef(source);
@@ -552,12 +552,12 @@ export namespace app {
 	    mine: boolean;
 	    text: string;
 	    sentAt: number;
-	    state: string;
+	    state: 'sent' | 'pending' | 'failed';
 	    error?: Error;
-	    kind?: string;
+	    kind?: '' | 'joined';
 	    edited?: boolean;
-	    mentions: MentionRef[];
-	    mentionsMe: boolean;
+	    mentions?: MentionRef[];
+	    mentionsMe?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new Message(source);
@@ -652,7 +652,7 @@ export namespace app {
 	    link: string;
 	    expiresAt: number;
 	    maxUses: number;
-	    role: string;
+	    role: 'member' | 'admin';
 	
 	    static createFrom(source: any = {}) {
 	        return new Invite(source);
@@ -668,7 +668,7 @@ export namespace app {
 	}
 	export class InviteRecord {
 	    id: string;
-	    role: string;
+	    role: 'member' | 'admin';
 	    uses: number;
 	    maxUses: number;
 	    createdAt: number;
@@ -677,7 +677,7 @@ export namespace app {
 	    mine: boolean;
 	    scopes: string[];
 	    joinedBy: string[];
-	    state: string;
+	    state: 'live' | 'used' | 'expired' | 'revoked';
 	
 	    static createFrom(source: any = {}) {
 	        return new InviteRecord(source);
@@ -702,7 +702,7 @@ export namespace app {
 	    group: string;
 	    name: string;
 	    root: boolean;
-	    history: string;
+	    history: 'open' | 'closed';
 	
 	    static createFrom(source: any = {}) {
 	        return new InviteScope(source);
@@ -772,7 +772,7 @@ export namespace app {
 	
 	export class Project {
 	    folder: string;
-	    state: string;
+	    state: 'none' | 'local' | 'bound' | 'invalid';
 	    name: string;
 	    workspace: string;
 	    relay: string;
@@ -951,7 +951,7 @@ export namespace app {
 	export class WorkspaceMember {
 	    user: string;
 	    name: string;
-	    role: string;
+	    role: 'member' | 'admin';
 	    you: boolean;
 	    creator: boolean;
 	    revoked: boolean;

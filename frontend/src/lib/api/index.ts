@@ -8,9 +8,13 @@ import { app } from '../../../wailsjs/go/models'
 import { ClipboardSetText, EventsOn, WindowSetTitle } from '../../../wailsjs/runtime/runtime'
 import type {
   AddResult,
+  AdminMember,
+  Agent,
+  AgentRequest,
   Channel,
   ChannelMember,
   CreatedWorkspace,
+  DeviceRevocation,
   DMSent,
   Invite,
   InviteRecord,
@@ -20,34 +24,19 @@ import type {
   MessagePage,
   Person,
   Progress,
+  Project,
+  Receipt,
+  ReceiptExport,
+  Removal,
+  RemovalPlan,
   Role,
   SearchHit,
+  Status,
   Workspace,
   WorkspaceMember,
 } from './types'
-import type { AdminMember, DeviceRevocation, Receipt, ReceiptExport, Removal, RemovalPlan } from './members'
 
 export type * from './types'
-export type * from './members'
-export type Status = app.Status
-/** An agent of the workspace (app.Agent; docs/protocol/agents.md). */
-export type Agent = app.Agent
-/** A pasted agent request as the approval sheet shows it (app.AgentRequest). */
-export type AgentRequest = app.AgentRequest
-/** A channel of an agent's scope with its lock state (app.AgentScope). */
-export type AgentScope = app.AgentScope
-export type WorkspaceSummary = app.WorkspaceSummary
-
-/** A project folder as Go reports it (app.Project). */
-export interface Project {
-  folder: string
-  state: 'none' | 'local' | 'bound' | 'invalid'
-  name: string
-  workspace: string
-  relay: string
-  member: boolean
-  problem: { code: string; message: string } | null
-}
 
 /** An error from a bound method: a stable code and one plain sentence. */
 export class ApiError extends Error {

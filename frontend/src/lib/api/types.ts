@@ -1,209 +1,112 @@
-// The TypeScript contract of the desktop UI with Go. Types that Go already
-// binds come from the generated models (index.ts); the workspace types below
-// are the contract the engine's app service will return (docs/protocol/desktop-ui.md).
-
-/** GroupPolicy.admission (spec/channels.md "Group policy"). */
-export type Admission = 'everyone' | 'parent' | 'explicit'
-/** GroupPolicy.history. */
-export type History = 'open' | 'closed'
-
-/** The parts of a group's policy the UI shows: its lock state. */
-export interface Policy {
-  admission: Admission
-  history: History
-  /** A default channel: created with the workspace, never deleted or archived. */
-  default: boolean
-  /** GroupPolicy hash (roster.md), 64 hex digits, shown on hover. */
-  hash: string
-}
-
-export interface Channel {
-  /** Group id, 64 hex digits. */
-  id: string
-  /** Display name without '#'. Defaults can be renamed locally. */
-  name: string
-  policy: Policy
-  muted: boolean
-  unread: number
-  /** Unread messages that mention you (a badge of its own). */
-  mentions?: number
-  /** Whether this device has joined the group yet (a self-join may be pending). */
-  joined: boolean
-  /** The spec's name of a default channel ('general', 'activity') whatever its local name; '' for others. */
-  defaultName: string
-  /** 'dm' for a direct message (its name is the other person's), else 'chan'. */
-  kind?: 'chan' | 'dm'
-  /** A DM's other person (user id, 64 hex digits). */
-  peer?: string
-}
-
-/** Someone in the workspace (the people picker, a new message). */
-export interface Person {
-  user: string
-  name: string
-  you: boolean
-  devices: number
-}
-
-/** A device in a channel, or a pending add: waiting for that device to check in since `since` (Unix ms). */
-export interface ChannelMember {
-  user: string
-  name: string
-  device: string
-  you: boolean
-  pending: boolean
-  since: number
-  /** An agent's leaf: user and device are its agent id, name its name, ownerName who approved it. */
-  agent?: boolean
-  ownerName?: string
-}
-
-/** What an add did: devices added now, and pending adds. */
-export interface AddResult {
-  added: number
-  pending: number
-}
-
-/** A direct message sent (or waiting: its state says) and its DM. */
-export interface DMSent {
-  channel: Channel
-  message: Message
-}
-
-export interface Workspace {
-  /** Workspace id, 64 hex digits. */
-  id: string
-  name: string
-  relay: string
-  /** Your display name in this workspace. */
-  you: string
-  /** Ready: #general exists, is joined and can be sent to. */
-  ready: boolean
-  /** Unread messages in its channels that are not muted. */
-  unread: number
-  connected: boolean
-  /** Whether this device may create invites (admins only; members get no Invite button). */
-  canInvite: boolean
-  /** Work left: bootstrap steps, redemption, channels to join. */
-  pending: string[]
-  /** Set while the relay does not hold the workspace yet (an operator step). */
-  provision: { workspace: string; genesisKey: string; command: string } | null
-  /** The last error of the background sync. */
-  problem: { code: string; message: string } | null
-  /** An admin removed you (or revoked this device): no new messages can be read or sent here. */
-  removed?: boolean
-}
+// The TypeScript contract of the desktop UI with Go: one chain from the Go
+// structs of package app (app/*.go) through the generated models
+// (wailsjs/go/models.ts, `make bindings`) to the types below. Every type Go
+// returns is derived from its generated model, so a field added or changed in
+// Go reaches the UI by regenerating, never by copying; Go's enums (app/enums.go)
+// arrive as string-literal unions. Only the event payloads, which no bound
+// method returns, are declared here by hand.
+import type { app } from '../../../wailsjs/go/models'
 
 /**
- * sent: in the channel's log. pending: in this device's outbox, sent by itself
- * once connected. failed: refused (error says why); send it again or discard it.
+ * Wire is the JSON a generated model stands for: its fields without the
+ * class's helper methods. A field Go declares as a pointer is optional in the
+ * model and may arrive as null (Go does not omit nil pointers).
  */
-export type MessageState = 'sent' | 'pending' | 'failed'
+export type Wire<T> = T extends (infer U)[]
+  ? Wire<U>[]
+  : T extends object
+    ? {
+        [K in keyof T as T[K] extends (...args: never[]) => unknown ? never : K]: undefined extends T[K] ? Wire<NonNullable<T[K]>> | null : Wire<T[K]>
+      }
+    : T
 
-export interface Message {
-  id: string
-  channel: string
-  author: string
-  /** Whether you wrote it (from this or another of your devices). */
-  mine: boolean
-  text: string
-  /** Unix milliseconds. */
-  sentAt: number
-  state: MessageState
-  /** Why a failed message was refused. */
-  error?: { code: string; message: string } | null
-  /** 'joined': a line of #general saying that author joined the workspace (drawn from the roster; no text). */
-  kind?: 'joined'
-  /** Its author changed the text after sending it. */
-  edited?: boolean
-  /** People mentioned: spans of text that read "@name", shown with the person's name now. */
-  mentions?: MentionRef[] | null
-  /** One of the mentions is you (and someone else wrote it). */
-  mentionsMe?: boolean
-}
+/** Group policy: its admission and history (spec/channels.md "Group policy"), whether it is a default channel, its hash. */
+export type Policy = Wire<app.Policy>
+/** GroupPolicy.admission. */
+export type Admission = Policy['admission']
+/** GroupPolicy.history. */
+export type History = Policy['history']
 
-/** A mention in a message: text[start, end) (UTF-16 indices) refers to user (id, 64 hex digits). */
-export interface MentionRef {
-  user: string
-  /** The person's display name now (ignored when sending). */
-  name: string
-  start: number
-  end: number
-  /** The mention is of you (set by Go; ignored when sending). */
-  you?: boolean
-}
+/** A channel of the sidebar; a DM ('dm') is named for its other person (peer). */
+export type Channel = Wire<app.Channel>
+export type ChannelKind = Channel['kind']
 
-/** A window of a channel's history (Workspaces.MessagesBefore), oldest first. */
-export interface MessagePage {
-  messages: Message[]
-  /** Older messages exist before the first one. */
-  more: boolean
-}
+/** Someone in the workspace (the people picker, a new message). */
+export type Person = Wire<app.Person>
+/** A device in a channel, or a pending add: waiting for that device to check in since `since` (Unix ms). */
+export type ChannelMember = Wire<app.ChannelMember>
+/** What an add did: devices added now, and pending adds. */
+export type AddResult = Wire<app.AddResult>
+/** A direct message sent (or waiting: its state says) and its DM. */
+export type DMSent = Wire<app.DMSent>
 
-/** A message found by Workspaces.Search, newest first. */
-export interface SearchHit {
-  /** The channel's id. */
-  channel: string
-  channelName: string
-  message: Message
-  /** The query's words as matched (lower case, the last also as the start of a word). */
-  words: string[]
-}
+/** A workspace on this device: its connection, unread count, setup work left and last sync problem. */
+export type Workspace = Wire<app.Workspace>
+/** A new workspace and its recovery phrase (24 words, returned once; never stored in the UI). */
+export type CreatedWorkspace = Wire<app.Created>
 
-export interface CreatedWorkspace {
-  workspace: Workspace
-  /** The 24 words of the recovery phrase; returned once, never stored in the UI. Empty while the engine makes none. */
-  recoveryPhrase: string[]
-}
+/**
+ * A chat message. sent: in the channel's log. pending: in this device's
+ * outbox, sent by itself once connected. failed: refused (error says why);
+ * send it again or discard it.
+ */
+export type Message = Wire<app.Message>
+export type MessageState = Message['state']
+export type MessageKind = NonNullable<Message['kind']>
+/** A mention in a message: text[start, end) (UTF-16 indices) refers to user; name and you are set by Go. */
+export type MentionRef = Wire<app.MentionRef>
+/** A window of a channel's history (Workspaces.MessagesBefore), oldest first; more: older messages exist. */
+export type MessagePage = Wire<app.MessagePage>
+/** A message found by Workspaces.Search, newest first, with the query's words as matched. */
+export type SearchHit = Wire<app.SearchHit>
 
-/** A group that an invite can name: the root and `open` groups only. */
-export interface InviteScope {
-  group: string
-  name: string
-  /** The workspace root: always included, not removable. */
-  root: boolean
-  history: History
-}
-
-export type Role = 'member' | 'admin'
-
-export interface Invite {
-  link: string
-  /** Unix milliseconds. */
-  expiresAt: number
-  /** How many people may join with the link. */
-  maxUses: number
-  role: Role
-}
-
+/** A group that an invite can name: the root (always included) and `open` groups only. */
+export type InviteScope = Wire<app.InviteScope>
+/** A created invite link. */
+export type Invite = Wire<app.Invite>
+export type Role = Invite['role']
 /** One invite of the workspace; the link itself is shown only once, at creation. */
-export interface InviteRecord {
-  id: string
-  role: Role
-  uses: number
-  maxUses: number
-  createdAt: number
-  expiresAt: number
-  createdBy: string
-  mine: boolean
-  scopes: string[]
-  joinedBy: string[]
-  state: 'live' | 'used' | 'expired' | 'revoked'
-}
+export type InviteRecord = Wire<app.InviteRecord>
+export type InviteState = InviteRecord['state']
+/** A person of the workspace's roster, named, with when they joined (Unix ms). */
+export type WorkspaceMember = Wire<app.WorkspaceMember>
 
-/** A person of the workspace's roster, named, with when they joined. */
-export interface WorkspaceMember {
-  user: string
-  name: string
-  role: Role
-  you: boolean
-  creator: boolean
-  revoked: boolean
-  /** Unix milliseconds: when the person joined ("Dana joined" in #general). */
-  joinedAt: number
-}
+/** One row of the admin member list: a person with devices, role and an unfinished removal (spec/lifecycle.md "Removing a person"). */
+export type AdminMember = Wire<app.AdminMember>
+/** A device of a person in the admin member list: revoked, on probation, waiting to be added to channels. */
+export type MemberDevice = Wire<app.MemberDevice>
+/** A pending add of a device: waiting for it to check in to a channel since `since` (Unix ms). */
+export type Waiting = Wire<app.Waiting>
+/** Where a removal stands: running (it resumes by itself), paused for reapproval, or done; and its next step. */
+export type Removal = Wire<app.Removal>
+export type RemovalState = Removal['state']
+export type RemovalStep = Removal['step']
+/** What removing a person would do, shown before the admin confirms. */
+export type RemovalPlan = Wire<app.RemovalPlan>
+/** A removal receipt from the membership log. */
+export type Receipt = Wire<app.Receipt>
+export type RotatedGroup = Wire<app.RotatedGroup>
+/** Where a receipt was exported: its JSON and its printable page. */
+export type ReceiptExport = Wire<app.ReceiptExport>
+/** A lost device revoked: its agents and the channels rotated. */
+export type DeviceRevocation = Wire<app.DeviceRevocation>
 
-/** Long work (joining many channels, a first sync). */
+/** An agent of the workspace (docs/protocol/agents.md). */
+export type Agent = Wire<app.Agent>
+export type AgentState = Agent['state']
+/** A pasted agent request as the approval sheet shows it. */
+export type AgentRequest = Wire<app.AgentRequest>
+/** A channel of an agent's scope with its lock state. */
+export type AgentScope = Wire<app.AgentScope>
+
+/** A project folder as Go reports it. */
+export type Project = Wire<app.Project>
+export type ProjectState = Project['state']
+
+export type Status = Wire<app.Status>
+export type WorkspaceSummary = Wire<app.WorkspaceSummary>
+
+/** Long work (joining many channels, a first sync): the `progress` event. */
 export interface Progress {
   id: string
   label: string
