@@ -293,26 +293,45 @@ func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, p post, also
 	if err != nil {
 		return Message{}, err
 	}
-	payload := documents.Payload{Docs: []documents.DocChanges{{Ref: documents.DocRef{Kind: documents.KindChat, Day: day}, Changes: changes}}}
-	pt, err := payload.Encode()
-	if err != nil {
+	if err := e.sendChange(ctx, g, sk, sh, contentKey{scheme, kid, ep, key}, changes, m.ID, also); err != nil {
 		return Message{}, err
 	}
+	return e.toMessage(m), nil
+}
+
+// contentKey is the key a change is sealed under (e.contentKey's results).
+type contentKey struct {
+	scheme uint8
+	id     [32]byte
+	epoch  uint64
+	key    []byte
+}
+
+// sendChange sends changes just made to shard sh (of sk) in one content
+// envelope sealed under k, then stores them, re-indexes message id and runs
+// also in the same transaction; e.mu is held and the client connected. When
+// the send fails the local shard is forgotten (the stored one never held the
+// change).
+func (e *Engine) sendChange(ctx context.Context, g *group, sk shardKey, sh *shard, k contentKey, changes []byte, id documents.MessageID, also func(t *txn) error) error {
+	payload := documents.Payload{Docs: []documents.DocChanges{{Ref: documents.DocRef{Kind: documents.KindChat, Day: sk.day}, Changes: changes}}}
+	pt, err := payload.Encode()
+	if err != nil {
+		delete(e.shards, sk)
+		return err
+	}
 	seq, err := e.send(ctx, g, wire.KindContent, func(env *wire.Envelope) ([]byte, error) {
-		c, err := groups.SealContent(e.rand, scheme, kid, ep, key, env.Group, wire.ID(e.devID), env.Ctr, pt)
+		c, err := groups.SealContent(e.rand, k.scheme, k.id, k.epoch, k.key, env.Group, wire.ID(e.devID), env.Ctr, pt)
 		if err != nil {
 			return nil, err
 		}
 		return c.Encode(), nil
 	})
 	if err != nil {
-		// The local shard holds the unsent change; forget it (the stored
-		// shard is unchanged).
 		delete(e.shards, sk)
-		return Message{}, err
+		return err
 	}
 	sh.record(wire.ID(e.devID), changes)
-	sh.touch(m.ID)
+	sh.touch(id)
 	g.rec.Retention.noteChange(e.now())
 	if seq == g.rec.LastSeq+1 {
 		g.rec.LastSeq = seq
@@ -328,10 +347,10 @@ func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, p post, also
 		}
 		return e.saveGroup(t, g)
 	}); err != nil {
-		return Message{}, err
+		return err
 	}
-	e.emit(Event{Kind: EventMessages, Channel: hexID(gi.Policy.Group).hex()})
-	return e.toMessage(m), nil
+	e.emit(Event{Kind: EventMessages, Channel: hexID(g.rec.ID).hex()})
+	return nil
 }
 
 func (e *Engine) toMessage(m documents.Message) Message {

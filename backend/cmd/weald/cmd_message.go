@@ -45,7 +45,58 @@ func messageCommands(c *cli) []*cobra.Command {
 			return c.cmdMembers(cmd.Context(), ch)
 		},
 	}
-	return []*cobra.Command{send, read, members}
+	edit := &cobra.Command{
+		Use:   "edit CHANNEL MESSAGE-ID TEXT",
+		Short: "Replace the text of one of your messages",
+		Args:  nargs("edit CHANNEL MESSAGE-ID TEXT", 3, 3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return c.cmdEdit(cmd.Context(), args[0], args[1], args[2])
+		},
+	}
+	del := &cobra.Command{
+		Use:   "delete CHANNEL MESSAGE-ID",
+		Short: "Delete one of your messages",
+		Args:  nargs("delete CHANNEL MESSAGE-ID", 2, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return c.cmdDelete(cmd.Context(), args[0], args[1])
+		},
+	}
+	return []*cobra.Command{send, read, members, edit, del}
+}
+
+func (c *cli) cmdEdit(ctx context.Context, channel, id, text string) error {
+	e, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	m, err := e.Edit(ctx, channel, id, text)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		c.print(map[string]any{"message": m, "channel": channel})
+	} else {
+		fmt.Fprintf(c.stdout, "edited %s\n", m.ID)
+	}
+	return nil
+}
+
+func (c *cli) cmdDelete(ctx context.Context, channel, id string) error {
+	e, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	if err := e.Delete(ctx, channel, id); err != nil {
+		return err
+	}
+	if c.json {
+		c.print(map[string]any{"deleted": id, "channel": channel})
+	} else {
+		fmt.Fprintf(c.stdout, "deleted %s\n", id)
+	}
+	return nil
 }
 
 func (c *cli) cmdSend(ctx context.Context, channel, text string) error {
@@ -59,7 +110,7 @@ func (c *cli) cmdSend(ctx context.Context, channel, text string) error {
 		return err
 	}
 	if c.json {
-		c.print(map[string]any{"message": m, "channel": channel})
+		c.print(map[string]any{"message": m, "channel": channel, "id": m.ID})
 	} else {
 		fmt.Fprintf(c.stdout, "sent %s\n", m.ID)
 	}

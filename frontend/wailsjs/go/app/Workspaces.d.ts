@@ -20,7 +20,11 @@ export function CreateChannel(arg1:string,arg2:string,arg3:string):Promise<app.C
 
 export function CreateInvite(arg1:string,arg2:Array<string>,arg3:number,arg4:number,arg5:string):Promise<app.Invite>;
 
+export function DeleteMessage(arg1:string,arg2:string,arg3:string):Promise<void>;
+
 export function DiscardSend(arg1:string,arg2:string):Promise<void>;
+
+export function EditMessage(arg1:string,arg2:string,arg3:string,arg4:string):Promise<app.Message>;
 
 export function ExportReceipt(arg1:string,arg2:string):Promise<app.ReceiptExport>;
 

@@ -38,8 +38,16 @@ export function CreateInvite(arg1, arg2, arg3, arg4, arg5) {
   return window['go']['app']['Workspaces']['CreateInvite'](arg1, arg2, arg3, arg4, arg5);
 }
 
+export function DeleteMessage(arg1, arg2, arg3) {
+  return window['go']['app']['Workspaces']['DeleteMessage'](arg1, arg2, arg3);
+}
+
 export function DiscardSend(arg1, arg2) {
   return window['go']['app']['Workspaces']['DiscardSend'](arg1, arg2);
+}
+
+export function EditMessage(arg1, arg2, arg3, arg4) {
+  return window['go']['app']['Workspaces']['EditMessage'](arg1, arg2, arg3, arg4);
 }
 
 export function ExportReceipt(arg1, arg2) {
