@@ -38,7 +38,7 @@ test: deps-test build build-e2e $(addsuffix /node_modules/.installed,$(wordlist 
 	@.ci/test.sh
 
 test-go: frontend ## The Go tests only (-short skips the slow ones: make test-go GOTEST=-short).
-	$(GO) test -count=1 $(GOTEST) ./...
+	.ci/with-tmpfs $(GO) test -count=1 $(GOTEST) ./...
 
 test-ui: frontend/node_modules/.installed ## The frontend unit tests (vitest) only.
 	$(NPM) --prefix frontend run test

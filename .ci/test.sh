@@ -48,22 +48,14 @@ plain=$(go list ./... | grep -v -e '^weald/backend/engine' -e '^weald/backend/re
 # once more at full size, without it.
 full_size='^(TestCompactionDropsAndJoinerReadsFromSnapshot)$'
 
-# The Go tests' temporary folders (their SQLite databases, the PostgreSQL
-# cluster) go on tmpfs when there is room: they fsync on every commit, and
-# on a disk shared with other work that was half of a race test's wall
-# time. Power-loss durability is not what they test (crash tests stop a
-# process; what it wrote is in the page cache either way).
-gotmp=${TMPDIR:-}
-if [ -z "$gotmp" ] && [ -w /dev/shm ] && [ "$(df -Pk /dev/shm | awk 'NR==2 {print $4}')" -gt 4000000 ]; then
-  gotmp=$(mktemp -d /dev/shm/weald-test.XXXXXX) && trap 'rm -rf "$gotmp"' EXIT
-fi
-
+# The Go tests' temporary folders go on tmpfs when there is room
+# (.ci/with-tmpfs says why).
 go_test() {
-  env ${gotmp:+TMPDIR=$gotmp} go test -count=1 -timeout 20m $plain &&
-    env ${gotmp:+TMPDIR=$gotmp} go test -count=1 -timeout 20m -run "$full_size" ./backend/engine
+  .ci/with-tmpfs go test -count=1 -timeout 20m $plain &&
+    .ci/with-tmpfs go test -count=1 -timeout 20m -run "$full_size" ./backend/engine
 }
 go_race() {
-  env ${gotmp:+TMPDIR=$gotmp} go test -count=1 -timeout 20m -race "$racegc" "${race[@]}"
+  .ci/with-tmpfs go test -count=1 -timeout 20m -race "$racegc" "${race[@]}"
 }
 
 step lint         make --no-print-directory lint
