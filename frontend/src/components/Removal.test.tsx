@@ -2,7 +2,7 @@ import { describe, expect, it, beforeEach } from 'vitest'
 import { act, render, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { ApiError, type AdminMember, type ChannelMember, type Receipt, type RemovalPlan } from '../lib/api'
-import { chan, hex, holder, makeApi, policy, ws } from '../test/apiMock'
+import { chan, defaults, hex, holder, makeApi, msg, policy, ws } from '../test/apiMock'
 
 vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
 
@@ -10,6 +10,7 @@ import { ConnectionStatus } from './ConnectionStatus'
 import { MembersDialog } from './MembersDialog'
 import { PeopleView, lastAdminReason } from './PeopleView'
 import { RemoveDialog, limitSentence, planSentences } from './RemoveDialog'
+import { Shell } from './Shell'
 
 const W = hex(1)
 const person = (p: Partial<AdminMember> & { user: string; name: string }): AdminMember => ({
@@ -204,5 +205,19 @@ describe('ConnectionStatus', () => {
     expect(screen.getByRole('alert').textContent).toMatch(
       /You were removed from Acme by an admin\. This device can no longer read or send new messages/,
     )
+  })
+})
+
+describe('Shell for a removed person', () => {
+  it('says they were removed, and offers no setup, once their channels are gone', async () => {
+    const a = holder.current.api
+    a.status.mockResolvedValue({ version: '1', commit: '', dataDir: '/d', hasWorkspace: true, workspaces: [] })
+    a.projects.list.mockResolvedValue([])
+    a.workspaces.list.mockResolvedValue([ws({ ready: false, connected: false, removed: true })])
+    a.channels.list.mockResolvedValue(defaults().map((c) => ({ ...c, joined: false })))
+    a.messages.list.mockResolvedValue([msg({ text: 'what was said before' })])
+    render(<Shell />)
+    expect((await screen.findByRole('alert')).textContent).toMatch(/You were removed from Acme by an admin/)
+    expect(screen.queryByRole('region', { name: 'Setting up Acme' })).toBeNull()
   })
 })
