@@ -18,6 +18,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"weald/app"
+	"weald/app/notify"
 	"weald/backend/version"
 )
 
@@ -48,6 +49,8 @@ func main() {
 		os.Exit(1)
 	}
 	a := app.New(dir, os.Stderr, windowEvents{})
+	// Desktop notifications through the freedesktop service on the session bus.
+	app.UseNotifier(a, &notify.DBus{})
 	// Opened through the desktop entry's weald:// handler (Exec=weald-desktop %u):
 	// the join screen shows the invite link.
 	a.OpenLink(app.LinkArg(os.Args[1:]))

@@ -116,3 +116,14 @@ const (
 	AgentExpired AgentState = "expired"
 	AgentRevoked AgentState = "revoked"
 )
+
+// NotifyLevel is which new messages of a workspace show a desktop
+// notification (notify.go): every one of a channel that is not muted, DMs
+// and mentions of you (the default), or none.
+type NotifyLevel string
+
+const (
+	NotifyAll      NotifyLevel = "all"
+	NotifyMentions NotifyLevel = "mentions"
+	NotifyNone     NotifyLevel = "none"
+)

@@ -10,13 +10,15 @@ import (
 
 // prefs is what this device keeps about a workspace for the UI only, never
 // sent anywhere: your display name, local channel names (defaults may be
-// renamed), the sidebar order, and the last message read per channel.
+// renamed), the sidebar order, the last message read per channel, and
+// which messages notify.
 // Stored as JSON in the app database (store.App.PutPrefs).
 type prefs struct {
 	You      string            `json:"you"`
 	Names    map[string]string `json:"names"`     // group id → local name
 	Order    []string          `json:"order"`     // group ids, sidebar order
 	LastRead map[string]int64  `json:"last_read"` // group id → unix ms of the newest message read
+	Notify   string            `json:"notify"`    // notifications: all, mentions (and DMs; "" too) or none
 }
 
 // legacyPrefsPath is where versions before the app database kept a

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"weald/app/notify"
 	"weald/backend/engine"
 	"weald/backend/errcode"
 	"weald/backend/relayclient"
@@ -38,6 +39,9 @@ type Workspace struct {
 	// Removed: an admin removed this person (or revoked this device): the
 	// roster says so, or the relay refuses the device (auth/revoked).
 	Removed bool `json:"removed"`
+	// Notifications: which new messages show a desktop notification —
+	// "all", "mentions" (DMs and mentions of you) or "none".
+	Notifications NotifyLevel `json:"notifications" ts_type:"'all' | 'mentions' | 'none'"`
 }
 
 // Provision is what the relay's operator needs to record a new workspace.
@@ -68,6 +72,9 @@ type Workspaces struct {
 	cancel  context.CancelFunc
 	runs    map[string]*wsRun
 	wg      sync.WaitGroup
+
+	notifier  notify.Notifier // nil: no notifications (notify.go)
+	attention attention
 }
 
 type wsRun struct {
@@ -82,6 +89,8 @@ type wsRun struct {
 	prefs     prefs
 	problem   *Error
 	connected bool
+	started   time.Time        // when this run began (notify.go)
+	notified  map[string]int64 // channel → newest message time considered for a notification
 }
 
 const wsEventBuffer = 512
@@ -134,7 +143,7 @@ func (w *Workspaces) openLocked(id string) *Error {
 	if _, ok := w.runs[id]; ok {
 		return nil
 	}
-	r := &wsRun{id: id, events: make(chan engine.Event, wsEventBuffer), prefs: w.app.loadPrefs(id)}
+	r := &wsRun{id: id, events: make(chan engine.Event, wsEventBuffer), prefs: w.app.loadPrefs(id), started: time.Now()}
 	eng, err := engine.Open(w.ctx, engine.Options{Dir: w.dir(id), OnEvent: func(ev engine.Event) {
 		select {
 		case r.events <- ev:
@@ -211,6 +220,7 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 				}
 			case engine.EventMessages:
 				w.app.emit(w.ctx, EventMessagesChanged, MessagesChanged{Workspace: r.id, Channel: ev.Channel})
+				w.notifyNew(r, ev.Channel)
 				w.emitChannels(r)
 				w.emitWorkspaces()
 			case engine.EventReady:
@@ -306,10 +316,10 @@ func (w *Workspaces) has(id string) bool {
 func (w *Workspaces) describe(r *wsRun) Workspace {
 	st := r.eng.Status()
 	r.mu.Lock()
-	you, problem, connected := r.prefs.You, r.problem, r.connected
+	you, problem, connected, level := r.prefs.You, r.problem, r.connected, notifyLevel(r.prefs)
 	r.mu.Unlock()
 	ws := Workspace{ID: st.Workspace, Name: st.Name, Relay: st.Relay, You: you, Ready: st.Ready, Connected: connected,
-		Pending: st.Pending, Problem: problem, CanInvite: st.Ready && r.eng.CanInvite(),
+		Pending: st.Pending, Problem: problem, CanInvite: st.Ready && r.eng.CanInvite(), Notifications: level,
 		Removed: st.Removed || problem != nil && problem.Code == "auth/revoked"}
 	if name := r.eng.DisplayName(); name != "" {
 		ws.You = name // the roster's name, once set (a rename reaches every device)

@@ -24,6 +24,7 @@ import { AgentsDialog } from './AgentsDialog'
 import { MessagePane } from './MessagePane'
 import { NewChannelDialog } from './NewChannelDialog'
 import { NameDialog } from './NameDialog'
+import { NotificationSetting } from './NotificationSetting'
 import { PeopleView } from './PeopleView'
 import { ProgressList } from './Progress'
 import { SearchBar, SearchResults, useSearch } from './Search'
@@ -98,6 +99,22 @@ export function Shell() {
   useEffect(() => {
     if (channel && channel.unread > 0 && channel.joined) channels.markRead(channel.id)
   }, [channel?.id, channel?.unread]) // eslint-disable-line react-hooks/exhaustive-deps
+
+  // What you are looking at, for Go's notifications: none for the open channel of a focused window.
+  const looking = view.kind === 'channel' && !search.open ? (channel?.id ?? '') : ''
+  useEffect(() => {
+    const ws = wss.current ?? ''
+    const tell = () => api.setAttention(ws, looking, document.hasFocus() && document.visibilityState === 'visible').catch(() => {})
+    tell()
+    window.addEventListener('focus', tell)
+    window.addEventListener('blur', tell)
+    document.addEventListener('visibilitychange', tell)
+    return () => {
+      window.removeEventListener('focus', tell)
+      window.removeEventListener('blur', tell)
+      document.removeEventListener('visibilitychange', tell)
+    }
+  }, [wss.current, looking]) // eslint-disable-line react-hooks/exhaustive-deps
 
   // Ready: a channel shown with its Send button enabled.
   const readyNow = !!current && !!channel?.joined && view.kind === 'channel'
@@ -268,6 +285,7 @@ export function Shell() {
           onNew={() => (setModal('new-dm'), setSideShown(false))}
         />
       ) : null}
+      {current?.ready ? <NotificationSetting ws={current} /> : null}
       {hasWorkspace ? (
         <ProjectList
           projects={projects.projects}

@@ -18,6 +18,7 @@ export function makeApi() {
     status: vi.fn(),
     ready: vi.fn(() => Promise.resolve()),
     takeLaunchLink: vi.fn(() => Promise.resolve('')),
+    setAttention: vi.fn(() => Promise.resolve()),
     projects: { list: vi.fn(), add: vi.fn(), forget: vi.fn(), bind: vi.fn(), onChanged: on('project') },
     workspaces: {
       list: vi.fn(),
@@ -25,6 +26,7 @@ export function makeApi() {
       join: vi.fn(),
       people: vi.fn().mockResolvedValue([]),
       setName: vi.fn(),
+      setNotifications: vi.fn(() => Promise.resolve()),
       remove: vi.fn(),
       onChanged: on('workspaces'),
     },
@@ -94,6 +96,7 @@ export const ws = (p: Partial<Workspace> = {}): Workspace => ({
   provision: null,
   problem: null,
   removed: false,
+  notifications: 'mentions',
   ...p,
 })
 

@@ -454,6 +454,7 @@ export namespace app {
 	    provision?: Provision;
 	    problem?: Error;
 	    removed: boolean;
+	    notifications: 'all' | 'mentions' | 'none';
 	
 	    static createFrom(source: any = {}) {
 	        return new Workspace(source);
@@ -473,6 +474,7 @@ export namespace app {
 	        this.provision = this.convertValues(source["provision"], Provision);
 	        this.problem = this.convertValues(source["problem"], Error);
 	        this.removed = source["removed"];
+	        this.notifications = source["notifications"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

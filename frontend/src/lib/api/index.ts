@@ -22,6 +22,7 @@ import type {
   MentionRef,
   Message,
   MessagePage,
+  NotifyLevel,
   Person,
   Progress,
   Project,
@@ -112,6 +113,8 @@ export const api = {
     members: (ws: string): Promise<WorkspaceMember[]> => wrap(() => Workspaces.WorkspaceMembers(ws) as Promise<WorkspaceMember[]>),
     /** setName changes your display name in a workspace. */
     setName: (ws: string, name: string): Promise<void> => wrap(() => Workspaces.SetName(ws, name)),
+    /** setNotifications sets which new messages of a workspace show a desktop notification. */
+    setNotifications: (ws: string, level: NotifyLevel): Promise<void> => wrap(() => Workspaces.SetNotifications(ws, level)),
     /** remove abandons a workspace whose setup has not finished (it leaves this device). */
     remove: (id: string): Promise<void> => wrap(() => Workspaces.Remove(id)),
     onChanged: (cb: (ws: Workspace[]) => void) => on<Workspace[]>(events.workspacesChanged, cb),
@@ -202,6 +205,8 @@ export const api = {
     list: (ws: string): Promise<InviteRecord[]> => wrap(() => Workspaces.Invites(ws) as Promise<InviteRecord[]>),
     revoke: (ws: string, id: string): Promise<void> => wrap(() => Workspaces.RevokeInvite(ws, id)),
   },
+  /** setAttention tells Go what you are looking at: a focused window and its open channel get no notifications. */
+  setAttention: (ws: string, channel: string, focused: boolean): Promise<void> => wrap(() => Workspaces.SetAttention(ws, channel, focused)),
   onProgress: (cb: (p: Progress) => void) => on<Progress>(events.progress, cb),
   /** onAlert: a security alert from the engine (e.g. a forged join was evicted). */
   onAlert: (cb: (a: { workspace: string; code: string; message: string }) => void) => on(events.alert, cb),

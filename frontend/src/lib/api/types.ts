@@ -42,6 +42,8 @@ export type DMSent = Wire<app.DMSent>
 
 /** A workspace on this device: its connection, unread count, setup work left and last sync problem. */
 export type Workspace = Wire<app.Workspace>
+/** Which new messages of a workspace notify: every one, mentions of you and DMs, or none. */
+export type NotifyLevel = Workspace['notifications']
 /** A new workspace and its recovery phrase (24 words, returned once; never stored in the UI). */
 export type CreatedWorkspace = Wire<app.Created>
 

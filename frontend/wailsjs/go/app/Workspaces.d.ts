@@ -76,8 +76,12 @@ export function SendMentioning(arg1:string,arg2:string,arg3:string,arg4:Array<ap
 
 export function SetAdmin(arg1:string,arg2:string,arg3:boolean):Promise<void>;
 
+export function SetAttention(arg1:string,arg2:string,arg3:boolean):Promise<void>;
+
 export function SetMuted(arg1:string,arg2:string,arg3:boolean):Promise<app.Channel>;
 
 export function SetName(arg1:string,arg2:string):Promise<void>;
+
+export function SetNotifications(arg1:string,arg2:string):Promise<void>;
 
 export function WorkspaceMembers(arg1:string):Promise<Array<app.WorkspaceMember>>;

@@ -150,12 +150,20 @@ export function SetAdmin(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['SetAdmin'](arg1, arg2, arg3);
 }
 
+export function SetAttention(arg1, arg2, arg3) {
+  return window['go']['app']['Workspaces']['SetAttention'](arg1, arg2, arg3);
+}
+
 export function SetMuted(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['SetMuted'](arg1, arg2, arg3);
 }
 
 export function SetName(arg1, arg2) {
   return window['go']['app']['Workspaces']['SetName'](arg1, arg2);
+}
+
+export function SetNotifications(arg1, arg2) {
+  return window['go']['app']['Workspaces']['SetNotifications'](arg1, arg2);
 }
 
 export function WorkspaceMembers(arg1) {

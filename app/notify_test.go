@@ -1,0 +1,117 @@
+package app_test
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"weald/app"
+	"weald/app/notify"
+	"weald/backend/wire"
+)
+
+// notifyRecorder stands in for the OS side only (the D-Bus half has its own test
+// in app/notify against a real dbus-daemon): it keeps what it is asked to
+// show and then fails, as a desktop without a notification service does.
+type notifyRecorder struct {
+	mu  sync.Mutex
+	got []notify.Notification
+}
+
+func (r *notifyRecorder) Notify(_ context.Context, n notify.Notification) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got = append(r.got, n)
+	return errors.New("no notification service")
+}
+
+func (r *notifyRecorder) list() []notify.Notification {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]notify.Notification{}, r.got...)
+}
+
+// Sam, with the window in the background, is notified of a mention and of a
+// DM from Dana, named and with the text (the mention under his name), and
+// the text never reaches Sam's log.
+func TestMentionAndDMNotifyAndStayOutOfTheLog(t *testing.T) {
+	url, svc := realRelay(t)
+	dana := workspaces(t)
+	var log syncBuffer
+	a := app.New(t.TempDir(), &log, nil)
+	rec := &notifyRecorder{}
+	app.UseNotifier(a, rec)
+	a.Startup(context.Background())
+	t.Cleanup(func() { a.Shutdown(context.Background()) })
+	sam := app.Services(a)[2].(*app.Workspaces)
+
+	c, err := dana.Create("Acme", "Dana", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := c.Workspace.ID
+	wsID, _ := hex.DecodeString(c.Workspace.Provision.Workspace)
+	gen, _ := hex.DecodeString(c.Workspace.Provision.GenesisKey)
+	if err := svc.ProvisionWorkspace(context.Background(), wire.ID(wsID), gen); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "dana ready", func() bool { return only(t, dana).Ready })
+	chans, err := dana.Channels(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	general := chans[0].ID
+	inv, err := dana.CreateInvite(ws, nil, 24, 1, "member")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sam.Join(inv.Link, "Sam"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "sam ready", func() bool { return only(t, sam).Ready })
+	if lvl := only(t, sam).Notifications; lvl != "mentions" {
+		t.Fatalf("default level %q, want mentions", lvl)
+	}
+	if err := sam.SetNotifications(ws, "loud"); code(err) != "bad_request/notifications" {
+		t.Fatalf("a bad level: %v", err)
+	}
+	sam.SetAttention(ws, general, false) // the window is in the background
+	var samUser string
+	eventually(t, "dana knows sam", func() bool {
+		ms, _ := dana.WorkspaceMembers(ws)
+		for _, m := range ms {
+			if m.Name == "Sam" {
+				samUser = m.User
+			}
+		}
+		return samUser != ""
+	})
+	const text = "@Sam the vault opens with 7519-kestrel"
+	if _, err := dana.SendMentioning(ws, general, text, []app.MentionRef{{User: samUser, Start: 0, End: 4}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "sam is notified of the mention", func() bool { return len(rec.list()) == 1 })
+	if n := rec.list()[0]; n.Title != "Dana mentioned you in #general" || n.Body != text {
+		t.Fatalf("mention notification: %+v", n)
+	}
+	if _, err := dana.SendDM(ws, samUser, "a word in private"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "sam is notified of the DM", func() bool { return len(rec.list()) == 2 })
+	if n := rec.list()[1]; n.Title != "Dana" || n.Body != "a word in private" {
+		t.Fatalf("DM notification: %+v", n)
+	}
+	l := log.String()
+	if !strings.Contains(l, "notification for a message") {
+		t.Fatalf("the failed notification was not logged; the test proves nothing: %s", l)
+	}
+	if strings.Contains(l, "7519-kestrel") || strings.Contains(l, "a word in private") {
+		t.Fatalf("a notification's text is in the log:\n%s", l)
+	}
+	if err := sam.SetNotifications(ws, "none"); err != nil || only(t, sam).Notifications != "none" {
+		t.Fatalf("set none: %v", err)
+	}
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it, beforeEach } from 'vitest'
+import { render, screen } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { ApiError } from '../lib/api'
+import { defaults, holder, makeApi, ws } from '../test/apiMock'
+
+vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
+
+import { NotificationSetting } from './NotificationSetting'
+import { Shell } from './Shell'
+
+describe('notifications', () => {
+  beforeEach(() => {
+    holder.current = makeApi()
+    const a = holder.current.api
+    a.status.mockResolvedValue({ version: '1', dataDir: '/d', hasWorkspace: true, workspaces: [] })
+    a.projects.list.mockResolvedValue([])
+    a.workspaces.list.mockResolvedValue([ws({ notifications: 'mentions' })])
+    a.channels.list.mockResolvedValue(defaults())
+    a.messages.markRead.mockResolvedValue(undefined)
+    a.messages.page.mockResolvedValue({ messages: [], more: false })
+  })
+
+  it('sets the level per workspace, and goes back and says why when it is refused', async () => {
+    const a = holder.current.api
+    render(<NotificationSetting ws={ws({ notifications: 'mentions' })} />)
+    const select = screen.getByLabelText('Notify me of') as HTMLSelectElement
+    expect(select.value).toBe('mentions')
+    expect([...select.options].map((o) => o.text)).toEqual(['Every new message', 'Mentions and direct messages', 'Nothing'])
+    await userEvent.selectOptions(select, 'none')
+    expect(a.workspaces.setNotifications).toHaveBeenCalledWith(ws().id, 'none')
+    a.workspaces.setNotifications.mockRejectedValueOnce(new ApiError('storage/write_failed', 'Weald could not save your settings.'))
+    await userEvent.selectOptions(select, 'all')
+    await screen.findByText('storage/write_failed')
+    expect(select.value).toBe('none')
+  })
+
+  it('tells Go the open channel and whether the window has focus', async () => {
+    const a = holder.current.api
+    render(<Shell />)
+    await screen.findByRole('heading', { level: 1, name: '#general' })
+    await vi.waitFor(() => expect(a.setAttention).toHaveBeenLastCalledWith(ws().id, defaults()[0].id, document.hasFocus()))
+    await userEvent.click(screen.getByRole('button', { name: /^#activity/ }))
+    await vi.waitFor(() => expect(a.setAttention).toHaveBeenLastCalledWith(ws().id, defaults()[1].id, document.hasFocus()))
+    const n = a.setAttention.mock.calls.length
+    window.dispatchEvent(new Event('blur')) // the window loses focus: Go hears it again
+    expect(a.setAttention).toHaveBeenCalledTimes(n + 1)
+    screen.getByLabelText('Notify me of')
+  })
+})
