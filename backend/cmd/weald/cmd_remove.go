@@ -158,8 +158,11 @@ func (c *cli) cmdRemove(ctx context.Context, user, channel string, yes, reapprov
 		if plan.Channel != "" {
 			scope = "#" + plan.Channel
 		}
-		fmt.Fprintf(c.stderr, "Remove %s from %s: %d device(s), %d agent(s), %d group(s) rotated.\n%s\nType yes to remove: ",
-			plan.Name, scope, plan.Devices, plan.Agents, plan.Groups, removalLimit)
+		fmt.Fprintf(c.stderr, "Remove %s from %s: %d device(s), %d agent(s), %d group(s) rotated.\n", plan.Name, scope, plan.Devices, plan.Agents, plan.Groups)
+		if plan.NotMember > 0 {
+			fmt.Fprintf(c.stderr, "You are not in %d group(s); their members rotate them the next time they sync, once 10 minutes have passed.\n", plan.NotMember)
+		}
+		fmt.Fprintf(c.stderr, "%s\nType yes to remove: ", removalLimit)
 		line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
 		if strings.TrimSpace(line) != "yes" {
 			return usagef("not confirmed; nothing was done (pass --yes to skip the question)")

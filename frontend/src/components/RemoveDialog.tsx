@@ -32,7 +32,7 @@ export function planSentences(p: RemovalPlan, workspace: string): string[] {
   out.push(`The workspace and every channel they are in get new keys (${plural(p.groups, 'group')}), so they cannot read anything sent after this.`)
   if (p.notMember > 0) {
     out.push(
-      `You are not in ${plural(p.notMember, 'other channel')}, so this removal cannot give ${p.notMember === 1 ? 'it' : 'them'} new keys; the relay refuses ${p.name}'s devices there too.`,
+      `You are not in ${plural(p.notMember, 'other channel')}, so you cannot give ${p.notMember === 1 ? 'it' : 'them'} new keys: if ${p.name} is in ${p.notMember === 1 ? 'it' : 'one'}, its members' devices remove them there the next time they sync, once 10 minutes have passed. The relay refuses ${p.name}'s devices within seconds.`,
     )
   }
   if (p.recoveryKeys > 0) out.push(`Their recovery phrase stops working: the copies of channel keys sealed to it are deleted from the relay.`)
