@@ -147,6 +147,16 @@ func TestHealthRepairsRecoveryWrapsAndCountsAdmins(t *testing.T) {
 		t.Fatalf("repaired after the drop: %v", f.Groups)
 	}
 	finding(t, runHealth(t, dana), health.RecoveryWrap, health.StateOK)
+	var general *GroupEncryption
+	for _, ge := range dana.Encryption() {
+		if ge.Channel == "general" {
+			general = &ge
+		}
+	}
+	if general == nil || general.Devices != 2 || general.People != 2 || general.Epoch == 0 || general.LastCheckpoint.IsZero() ||
+		!general.DefaultPolicy || general.MediaWindow != 180*24*time.Hour || general.History != "open" {
+		t.Fatalf("encryption state of #general: %+v", general)
+	}
 
 	if err := dana.Promote(ctx, sam.meta.User.hex()); err != nil {
 		t.Fatal(err)

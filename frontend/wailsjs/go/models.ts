@@ -649,6 +649,188 @@ export namespace app {
 	        this.accessVersion = source["accessVersion"];
 	    }
 	}
+	export class StoragePoint {
+	    at: number;
+	    logBytes: number;
+	    limitBytes: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new StoragePoint(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.at = source["at"];
+	        this.logBytes = source["logBytes"];
+	        this.limitBytes = source["limitBytes"];
+	    }
+	}
+	export class GroupEncryption {
+	    channel: string;
+	    group: string;
+	    kind: string;
+	    history: string;
+	    epoch: number;
+	    devices: number;
+	    people: number;
+	    textDays: number;
+	    mediaDays: number;
+	    defaultPolicy: boolean;
+	    chainFrozen: boolean;
+	    lastCheckpoint: number;
+	    verifiedFrom: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new GroupEncryption(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.channel = source["channel"];
+	        this.group = source["group"];
+	        this.kind = source["kind"];
+	        this.history = source["history"];
+	        this.epoch = source["epoch"];
+	        this.devices = source["devices"];
+	        this.people = source["people"];
+	        this.textDays = source["textDays"];
+	        this.mediaDays = source["mediaDays"];
+	        this.defaultPolicy = source["defaultPolicy"];
+	        this.chainFrozen = source["chainFrozen"];
+	        this.lastCheckpoint = source["lastCheckpoint"];
+	        this.verifiedFrom = source["verifiedFrom"];
+	    }
+	}
+	export class HealthAction {
+	    id: string;
+	    label: string;
+	    command: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HealthAction(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.label = source["label"];
+	        this.command = source["command"];
+	    }
+	}
+	export class HealthFinding {
+	    check: string;
+	    title: string;
+	    state: string;
+	    severity: string;
+	    finding: string;
+	    action?: HealthAction;
+	    groups: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new HealthFinding(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.check = source["check"];
+	        this.title = source["title"];
+	        this.state = source["state"];
+	        this.severity = source["severity"];
+	        this.finding = source["finding"];
+	        this.action = this.convertValues(source["action"], HealthAction);
+	        this.groups = source["groups"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class HealthReport {
+	    at: number;
+	    needsAction: boolean;
+	    findings: HealthFinding[];
+	
+	    static createFrom(source: any = {}) {
+	        return new HealthReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.at = source["at"];
+	        this.needsAction = source["needsAction"];
+	        this.findings = this.convertValues(source["findings"], HealthFinding);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class EncryptionHealth {
+	    report: HealthReport;
+	    groups: GroupEncryption[];
+	    storage: StoragePoint[];
+	
+	    static createFrom(source: any = {}) {
+	        return new EncryptionHealth(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.report = this.convertValues(source["report"], HealthReport);
+	        this.groups = this.convertValues(source["groups"], GroupEncryption);
+	        this.storage = this.convertValues(source["storage"], StoragePoint);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	
+	
+	
 	
 	export class Invite {
 	    link: string;
@@ -948,6 +1130,7 @@ export namespace app {
 		    return a;
 		}
 	}
+	
 	
 	
 	export class WorkspaceMember {

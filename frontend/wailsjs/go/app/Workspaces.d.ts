@@ -24,7 +24,11 @@ export function DeleteMessage(arg1:string,arg2:string,arg3:string):Promise<void>
 
 export function DiscardSend(arg1:string,arg2:string):Promise<void>;
 
+export function DismissHealth(arg1:string,arg2:string):Promise<app.EncryptionHealth>;
+
 export function EditMessage(arg1:string,arg2:string,arg3:string,arg4:string):Promise<app.Message>;
+
+export function EncryptionHealth(arg1:string):Promise<app.EncryptionHealth>;
 
 export function ExportReceipt(arg1:string,arg2:string):Promise<app.ReceiptExport>;
 
@@ -65,6 +69,8 @@ export function RevokeAgent(arg1:string,arg2:string):Promise<app.Agent>;
 export function RevokeDevice(arg1:string,arg2:string):Promise<app.DeviceRevocation>;
 
 export function RevokeInvite(arg1:string,arg2:string):Promise<void>;
+
+export function RunHealth(arg1:string):Promise<app.EncryptionHealth>;
 
 export function Search(arg1:string,arg2:string,arg3:string):Promise<Array<app.SearchHit>>;
 

@@ -46,8 +46,16 @@ export function DiscardSend(arg1, arg2) {
   return window['go']['app']['Workspaces']['DiscardSend'](arg1, arg2);
 }
 
+export function DismissHealth(arg1, arg2) {
+  return window['go']['app']['Workspaces']['DismissHealth'](arg1, arg2);
+}
+
 export function EditMessage(arg1, arg2, arg3, arg4) {
   return window['go']['app']['Workspaces']['EditMessage'](arg1, arg2, arg3, arg4);
+}
+
+export function EncryptionHealth(arg1) {
+  return window['go']['app']['Workspaces']['EncryptionHealth'](arg1);
 }
 
 export function ExportReceipt(arg1, arg2) {
@@ -128,6 +136,10 @@ export function RevokeDevice(arg1, arg2) {
 
 export function RevokeInvite(arg1, arg2) {
   return window['go']['app']['Workspaces']['RevokeInvite'](arg1, arg2);
+}
+
+export function RunHealth(arg1) {
+  return window['go']['app']['Workspaces']['RunHealth'](arg1);
 }
 
 export function Search(arg1, arg2, arg3) {

@@ -1,0 +1,151 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"weald/backend/engine"
+	"weald/backend/health"
+)
+
+// The Encryption & health panel (issue 14; spec/lifecycle.md "Ongoing
+// health"; docs/protocol/health.md).
+
+// HealthAction is a finding's resolve action.
+type HealthAction struct {
+	ID      string `json:"id"`
+	Label   string `json:"label"`
+	Command string `json:"command"`
+}
+
+// HealthFinding is one check's result.
+type HealthFinding struct {
+	Check    string        `json:"check"`
+	Title    string        `json:"title"`
+	State    string        `json:"state"`    // ok, repaired, action, dismissed, not_checked
+	Severity string        `json:"severity"` // info, warning, critical
+	Finding  string        `json:"finding"`
+	Action   *HealthAction `json:"action"`
+	Groups   []string      `json:"groups"`
+}
+
+// HealthReport is the newest run; At is 0 before the first.
+type HealthReport struct {
+	At          int64           `json:"at"` // unix ms
+	NeedsAction bool            `json:"needsAction"`
+	Findings    []HealthFinding `json:"findings"`
+}
+
+// GroupEncryption is one group's encryption state.
+type GroupEncryption struct {
+	Channel       string `json:"channel"`
+	Group         string `json:"group"`
+	Kind          string `json:"kind"`
+	History       string `json:"history"`
+	Epoch         uint64 `json:"epoch"`
+	Devices       int    `json:"devices"`
+	People        int    `json:"people"`
+	TextDays      int    `json:"textDays"`  // 0 = unlimited
+	MediaDays     int    `json:"mediaDays"` // 0 = unlimited
+	DefaultPolicy bool   `json:"defaultPolicy"`
+	ChainFrozen   bool   `json:"chainFrozen"`
+	// LastCheckpoint and VerifiedFrom are unix ms, 0 for none.
+	LastCheckpoint int64 `json:"lastCheckpoint"`
+	VerifiedFrom   int64 `json:"verifiedFrom"`
+}
+
+// StoragePoint is the workspace's relay usage as read at At.
+type StoragePoint struct {
+	At         int64  `json:"at"` // unix ms
+	LogBytes   uint64 `json:"logBytes"`
+	LimitBytes uint64 `json:"limitBytes"` // 0: no budget
+}
+
+// EncryptionHealth is everything the panel shows.
+type EncryptionHealth struct {
+	Report  HealthReport      `json:"report"`
+	Groups  []GroupEncryption `json:"groups"`
+	Storage []StoragePoint    `json:"storage"`
+}
+
+// healthTimeout bounds a run: it may send a recovery wrap per group.
+const healthTimeout = 2 * time.Minute
+
+// EncryptionHealth returns the newest health report, each group's
+// encryption state and the storage history.
+func (w *Workspaces) EncryptionHealth(ws string) (EncryptionHealth, error) {
+	return w.encryptionHealth(ws, func(ctx context.Context, e *engine.Engine) (*health.Report, error) { return e.Health(ctx) })
+}
+
+// RunHealth runs the health check now and returns the panel's state.
+func (w *Workspaces) RunHealth(ws string) (EncryptionHealth, error) {
+	return w.encryptionHealth(ws, func(ctx context.Context, e *engine.Engine) (*health.Report, error) { return e.RunHealth(ctx) })
+}
+
+// DismissHealth dismisses a check's failure once (admin_devices only).
+func (w *Workspaces) DismissHealth(ws, check string) (EncryptionHealth, error) {
+	return w.encryptionHealth(ws, func(ctx context.Context, e *engine.Engine) (*health.Report, error) {
+		return e.DismissHealth(ctx, check)
+	})
+}
+
+func (w *Workspaces) encryptionHealth(ws string, report func(context.Context, *engine.Engine) (*health.Report, error)) (EncryptionHealth, error) {
+	r, err := w.run(ws)
+	if err != nil {
+		return EncryptionHealth{}, err
+	}
+	ctx, cancel := w.callCtx()
+	cancel()
+	ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), healthTimeout)
+	defer cancel()
+	rep, rerr := report(ctx, r.eng)
+	if rerr != nil {
+		return EncryptionHealth{}, toError(rerr)
+	}
+	samples, serr := r.eng.StorageHistory(ctx)
+	if serr != nil {
+		return EncryptionHealth{}, toError(serr)
+	}
+	out := EncryptionHealth{Report: toHealthReport(rep), Groups: []GroupEncryption{}, Storage: []StoragePoint{}}
+	for _, g := range r.eng.Encryption() {
+		out.Groups = append(out.Groups, GroupEncryption{Channel: g.Channel, Group: g.Group, Kind: g.Kind, History: g.History,
+			Epoch: g.Epoch, Devices: g.Devices, People: g.People, TextDays: days(g.TextWindow), MediaDays: days(g.MediaWindow),
+			DefaultPolicy: g.DefaultPolicy, ChainFrozen: g.ChainFrozen, LastCheckpoint: unixMs(g.LastCheckpoint), VerifiedFrom: unixMs(g.VerifiedFrom)})
+	}
+	for _, s := range samples {
+		out.Storage = append(out.Storage, StoragePoint{At: s.At.UnixMilli(), LogBytes: s.LogBytes, LimitBytes: s.LimitBytes})
+	}
+	return out, nil
+}
+
+func toHealthReport(r *health.Report) HealthReport {
+	out := HealthReport{Findings: []HealthFinding{}}
+	if r == nil {
+		return out
+	}
+	out.At, out.NeedsAction = r.At.UnixMilli(), r.NeedsAction()
+	for _, f := range r.Findings {
+		hf := HealthFinding{Check: string(f.Check), Title: f.Title, State: string(f.State), Severity: string(f.Severity),
+			Finding: f.Finding, Groups: append([]string{}, f.Groups...)}
+		if f.Action != nil {
+			hf.Action = &HealthAction{ID: f.Action.ID, Label: f.Action.Label, Command: f.Action.Command}
+		}
+		out.Findings = append(out.Findings, hf)
+	}
+	return out
+}
+
+// days is a retention window in whole days, rounded up (0 = unlimited).
+func days(d time.Duration) int {
+	if d <= 0 {
+		return 0
+	}
+	return int((d + 24*time.Hour - 1) / (24 * time.Hour))
+}
+
+func unixMs(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
