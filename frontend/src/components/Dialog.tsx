@@ -9,7 +9,7 @@ const focusable =
  * out (a submit button disabled while it works) comes back to the first
  * field; Escape closes it wherever focus is; focus returns to where it was.
  */
-export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ReactNode }) {
+export function Dialog({ title, onClose, children, wide }: { title: string; onClose: () => void; children: ReactNode; wide?: boolean }) {
   const id = useId()
   const ref = useRef<HTMLDivElement>(null)
   const close = useRef(onClose)
@@ -65,7 +65,15 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
   }
   return (
     <div className="backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div className="dialog" role="dialog" aria-modal="true" aria-labelledby={id} ref={ref} onKeyDown={onKeyDown} onBlur={onBlur}>
+      <div
+        className={wide ? 'dialog dialog-wide' : 'dialog'}
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={id}
+        ref={ref}
+        onKeyDown={onKeyDown}
+        onBlur={onBlur}
+      >
         <header className="dialog-head">
           <h2 id={id}>{title}</h2>
           <button type="button" className="icon" aria-label="Close" onClick={onClose}>

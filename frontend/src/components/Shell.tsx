@@ -15,6 +15,7 @@ import { AddPeopleDialog } from './AddPeopleDialog'
 import { ChannelList } from './ChannelList'
 import { DMList } from './DMList'
 import { MembersDialog } from './MembersDialog'
+import { HealthPanel } from './HealthPanel'
 import { NewDMDialog } from './NewDMDialog'
 import { ConnectionStatus } from './ConnectionStatus'
 import { ErrorNote } from './Dialog'
@@ -33,7 +34,7 @@ import { AddProjectDialog, ProjectList, ProjectView } from './Projects'
 import { Sidebar, WorkspaceSwitcher } from './Sidebar'
 
 type View = { kind: 'channel' } | { kind: 'people' } | { kind: 'project'; folder: string } | { kind: 'first-run'; step: 'choose' | 'create' | 'join' }
-type Modal = 'new-channel' | 'invite' | 'add-project' | 'new-dm' | 'add-people' | 'members' | 'agents' | 'name' | null
+type Modal = 'new-channel' | 'invite' | 'add-project' | 'new-dm' | 'add-people' | 'members' | 'agents' | 'name' | 'health' | null
 
 /** Shell is the application frame: sidebar, channel header, message pane. */
 export function Shell() {
@@ -286,6 +287,13 @@ export function Shell() {
         />
       ) : null}
       {current?.ready ? <NotificationSetting ws={current} /> : null}
+      {current?.ready ? (
+        <section className="side-section" aria-label="Workspace health">
+          <button type="button" className="side-health" onClick={() => (setModal('health'), setSideShown(false))}>
+            Encryption & health
+          </button>
+        </section>
+      ) : null}
       {hasWorkspace ? (
         <ProjectList
           projects={projects.projects}
@@ -376,6 +384,7 @@ export function Shell() {
         {modal === 'add-people' && current && channel ? (
           <AddPeopleDialog workspace={current.id} channel={channel} onClose={() => setModal(null)} />
         ) : null}
+        {modal === 'health' && current ? <HealthPanel workspace={current.id} onClose={() => setModal(null)} /> : null}
         {modal === 'members' && current && channel ? (
           <MembersDialog
             workspace={current.id}

@@ -69,6 +69,7 @@ export function makeApi() {
       onChanged: on('messages'),
     },
     invites: { scopes: vi.fn(), create: vi.fn(), list: vi.fn().mockResolvedValue([]), revoke: vi.fn() },
+    health: { get: vi.fn(), run: vi.fn(), dismiss: vi.fn() },
     onProgress: on('progress'),
     onAlert: on('alert'),
     copy: vi.fn(),

@@ -16,6 +16,7 @@ import type {
   CreatedWorkspace,
   DeviceRevocation,
   DMSent,
+  EncryptionHealth,
   Invite,
   InviteRecord,
   InviteScope,
@@ -207,6 +208,15 @@ export const api = {
   },
   /** setAttention tells Go what you are looking at: a focused window and its open channel get no notifications. */
   setAttention: (ws: string, channel: string, focused: boolean): Promise<void> => wrap(() => Workspaces.SetAttention(ws, channel, focused)),
+  // The Encryption & health panel (app/health.go).
+  health: {
+    /** get: the newest health report, each group's encryption state and the storage history. */
+    get: (ws: string): Promise<EncryptionHealth> => wrap(() => Workspaces.EncryptionHealth(ws) as Promise<EncryptionHealth>),
+    /** run runs every check now (Run now). */
+    run: (ws: string): Promise<EncryptionHealth> => wrap(() => Workspaces.RunHealth(ws) as Promise<EncryptionHealth>),
+    /** dismiss dismisses a check's failure once (admin_devices only). */
+    dismiss: (ws: string, check: string): Promise<EncryptionHealth> => wrap(() => Workspaces.DismissHealth(ws, check) as Promise<EncryptionHealth>),
+  },
   onProgress: (cb: (p: Progress) => void) => on<Progress>(events.progress, cb),
   /** onAlert: a security alert from the engine (e.g. a forged join was evicted). */
   onAlert: (cb: (a: { workspace: string; code: string; message: string }) => void) => on(events.alert, cb),

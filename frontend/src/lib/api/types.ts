@@ -116,3 +116,16 @@ export interface Progress {
   total: number
   finished: boolean
 }
+
+/** The Encryption & health panel (app/health.go; docs/protocol/health.md): the newest report, each group's encryption state, the storage history. */
+export type EncryptionHealth = Wire<app.EncryptionHealth>
+/** The newest health check run; at is 0 (Unix ms) before the first. */
+export type HealthReport = Wire<app.HealthReport>
+/** One check's result: state ok | repaired | action | dismissed | not_checked, severity info | warning | critical. */
+export type HealthFinding = Wire<app.HealthFinding>
+/** A finding's resolve action: an id, its label, the CLI command if one exists. */
+export type HealthAction = Wire<app.HealthAction>
+/** One group's encryption state (retention windows in days, 0 = unlimited; times Unix ms, 0 for none). */
+export type GroupEncryption = Wire<app.GroupEncryption>
+/** The workspace's relay usage as read at `at` (Unix ms); limitBytes 0: no budget. */
+export type StoragePoint = Wire<app.StoragePoint>

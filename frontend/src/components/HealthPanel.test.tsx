@@ -1,0 +1,111 @@
+import { describe, expect, it, beforeEach } from 'vitest'
+import { render, screen, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { ApiError, type EncryptionHealth, type HealthFinding } from '../lib/api'
+import { hex, holder, makeApi } from '../test/apiMock'
+
+vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
+
+import { HealthPanel } from './HealthPanel'
+import { formatBytes } from './StorageChart'
+
+const finding = (p: Partial<HealthFinding> & { check: string }): HealthFinding => ({
+  title: p.check,
+  state: 'ok',
+  severity: 'info',
+  finding: `${p.check} is fine.`,
+  action: null,
+  groups: [],
+  ...p,
+})
+
+const adminsFailing = finding({
+  check: 'admin_devices',
+  title: 'Admin devices',
+  state: 'action',
+  severity: 'warning',
+  finding: 'This workspace has 1 admin device and no recovery quorum.',
+  action: { id: 'add_admin_device', label: 'Pair a second device or promote a second admin', command: 'weald promote NAME' },
+})
+
+const state = (findings: HealthFinding[]): EncryptionHealth => ({
+  report: { at: Date.UTC(2026, 11, 2, 9), needsAction: findings.some((f) => f.state === 'action'), findings },
+  groups: [
+    {
+      channel: 'general',
+      group: hex(0x10),
+      kind: 'chan',
+      history: 'open',
+      epoch: 4,
+      devices: 3,
+      people: 2,
+      textDays: 0,
+      mediaDays: 180,
+      defaultPolicy: true,
+      chainFrozen: false,
+      lastCheckpoint: Date.UTC(2026, 11, 1),
+      verifiedFrom: Date.UTC(2026, 10, 20),
+    },
+  ],
+  storage: [
+    { at: Date.UTC(2026, 10, 25), logBytes: 40_000_000, limitBytes: 100_000_000 },
+    { at: Date.UTC(2026, 11, 2), logBytes: 83_000_000, limitBytes: 100_000_000 },
+  ],
+})
+
+beforeEach(() => {
+  holder.current = makeApi()
+})
+
+describe('HealthPanel', () => {
+  it('shows each finding, the action of a failing one, the channels and the storage figures', async () => {
+    holder.current.api.health.get.mockResolvedValue(state([finding({ check: 'recovery_wrap', title: 'Recovery wraps' }), adminsFailing]))
+    render(<HealthPanel workspace={hex(1)} onClose={() => {}} />)
+    expect(await screen.findByText('1 check needs action.', { exact: false })).toBeTruthy()
+    const list = screen.getByRole('list', { name: 'Findings' })
+    const rows = within(list).getAllByRole('listitem')
+    expect(rows).toHaveLength(2)
+    expect(rows[1].textContent).toContain('Needs action')
+    expect(rows[1].textContent).toContain('To resolve: Pair a second device or promote a second admin')
+    expect(within(rows[1]).getByText('weald promote NAME')).toBeTruthy()
+    expect(rows[0].textContent).not.toContain('To resolve')
+    const table = screen.getByRole('table')
+    expect(within(table).getByRole('rowheader', { name: '#general' })).toBeTruthy()
+    expect(table.textContent).toContain('2 people, 3 devices')
+    expect(table.textContent).toContain('text unlimited, media 180 days (defaults)')
+    expect(table.textContent).toContain('history verified from')
+    expect(screen.getByText(/83\.0 MB of the relay's 100\.0 MB budget \(83 %\), 2 readings/)).toBeTruthy()
+  })
+
+  it('runs now and dismisses the admin-devices row once', async () => {
+    const a = holder.current.api
+    a.health.get.mockResolvedValue(state([adminsFailing]))
+    a.health.dismiss.mockResolvedValue(state([{ ...adminsFailing, state: 'dismissed' }]))
+    a.health.run.mockResolvedValue(state([{ ...adminsFailing, state: 'ok', action: null, finding: 'This workspace has 2 admin devices.' }]))
+    render(<HealthPanel workspace={hex(1)} onClose={() => {}} />)
+    await userEvent.click(await screen.findByRole('button', { name: 'Dismiss' }))
+    expect(a.health.dismiss).toHaveBeenCalledWith(hex(1), 'admin_devices')
+    expect(await screen.findByText('Nothing needs action.', { exact: false })).toBeTruthy()
+    expect(screen.getByText('Dismissed')).toBeTruthy()
+    await userEvent.click(screen.getByRole('button', { name: 'Run now' }))
+    expect(a.health.run).toHaveBeenCalledWith(hex(1))
+    expect(await screen.findByText('This workspace has 2 admin devices.')).toBeTruthy()
+  })
+
+  it('says so when the check has never run, and shows a failed call', async () => {
+    const a = holder.current.api
+    a.health.get.mockResolvedValue({ report: { at: 0, needsAction: false, findings: [] }, groups: [], storage: [] })
+    a.health.run.mockRejectedValue(new ApiError('relay/unreachable', 'The relay did not answer in time.'))
+    render(<HealthPanel workspace={hex(1)} onClose={() => {}} />)
+    expect(await screen.findByText('The health check has not run yet.')).toBeTruthy()
+    expect(screen.getByText(/No storage figures yet/)).toBeTruthy()
+    await userEvent.click(screen.getByRole('button', { name: 'Run now' }))
+    expect((await screen.findByRole('alert')).textContent).toContain('relay/unreachable')
+  })
+})
+
+describe('formatBytes', () => {
+  it('says bytes as the health check does', () => {
+    expect([0, 999, 1500, 83_900_000, 3e12].map(formatBytes)).toEqual(['0 bytes', '999 bytes', '1.5 KB', '83.9 MB', '3.0 TB'])
+  })
+})

@@ -1,0 +1,156 @@
+import { useEffect, useState } from 'react'
+import { api, toApiError, type ApiError, type EncryptionHealth, type GroupEncryption, type HealthFinding } from '../lib/api'
+import { plainMessage } from '../state/errors'
+import { Dialog, ErrorNote } from './Dialog'
+import { StorageChart } from './StorageChart'
+
+const stateLabel: Record<HealthFinding['state'], string> = {
+  ok: 'OK',
+  repaired: 'Repaired',
+  action: 'Needs action',
+  dismissed: 'Dismissed',
+  not_checked: 'Not checked',
+}
+
+function when(ms: number): string {
+  return new Date(ms).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })
+}
+
+function windowText(days: number): string {
+  return days === 0 ? 'unlimited' : `${days} days`
+}
+
+/** retentionText: a group's retention policy in words. */
+export function retentionText(g: GroupEncryption): string {
+  return `text ${windowText(g.textDays)}, media ${windowText(g.mediaDays)}${g.defaultPolicy ? ' (defaults)' : ''}`
+}
+
+/** checkpointText: the last checkpoint and, when history was read from one, "history verified from". */
+export function checkpointText(g: GroupEncryption): string {
+  const parts = [g.lastCheckpoint ? `last checkpoint ${when(g.lastCheckpoint)}` : 'no checkpoint yet']
+  if (g.verifiedFrom) parts.push(`history verified from ${new Date(g.verifiedFrom).toLocaleDateString()}`)
+  if (g.chainFrozen) parts.push('retention chain frozen')
+  return parts.join('; ')
+}
+
+function Finding({ f, busy, onDismiss }: { f: HealthFinding; busy: boolean; onDismiss: () => void }) {
+  const shown = f.action && (f.state === 'action' || f.state === 'dismissed') ? f.action : null
+  return (
+    <li className="health-finding" data-state={f.state} data-severity={f.severity} data-check={f.check}>
+      <span className="health-state">{stateLabel[f.state]}</span>
+      <div>
+        <strong>{f.title}</strong>
+        <p>{f.finding}</p>
+        {shown ? (
+          <p className="health-action">
+            To resolve: {shown.label}
+            {shown.command ? (
+              <>
+                {' '}
+                <code>{shown.command}</code>
+              </>
+            ) : null}
+            {f.check === 'admin_devices' && f.state === 'action' ? (
+              <>
+                {' '}
+                <button type="button" disabled={busy} onClick={onDismiss}>
+                  Dismiss
+                </button>
+              </>
+            ) : null}
+          </p>
+        ) : null}
+      </div>
+    </li>
+  )
+}
+
+/**
+ * HealthPanel: the Encryption & health panel (spec/lifecycle.md "Ongoing
+ * health"): the weekly check's findings with their resolve actions, Run
+ * now, each channel's encryption state and the storage chart.
+ */
+export function HealthPanel({ workspace, onClose }: { workspace: string; onClose: () => void }) {
+  const [data, setData] = useState<EncryptionHealth | null>(null)
+  const [error, setError] = useState<ApiError | null>(null)
+  const [busy, setBusy] = useState(false)
+  useEffect(() => {
+    api.health.get(workspace).then(setData, (e) => setError(toApiError(e)))
+  }, [workspace])
+  const act = (p: Promise<EncryptionHealth>) => {
+    setBusy(true)
+    setError(null)
+    p.then(setData, (e) => setError(toApiError(e))).finally(() => setBusy(false))
+  }
+  const report = data?.report
+  const needing = report?.findings.filter((f) => f.state === 'action').length ?? 0
+  return (
+    <Dialog title="Encryption & health" onClose={onClose} wide>
+      {data === null && !error ? <p className="muted">Loading…</p> : null}
+      {report ? (
+        <section aria-label="Health checks" className="health-checks">
+          <div className="health-summary">
+            <p role="status">
+              {report.at === 0
+                ? 'The health check has not run yet.'
+                : needing > 0
+                  ? `${needing} check${needing === 1 ? ' needs' : 's need'} action. Last run ${when(report.at)}.`
+                  : `Nothing needs action. Last run ${when(report.at)}.`}
+            </p>
+            <button type="button" className="primary" disabled={busy} onClick={() => act(api.health.run(workspace))}>
+              {busy ? 'Running…' : 'Run now'}
+            </button>
+          </div>
+          {report.findings.length > 0 ? (
+            <ul className="health-list" aria-label="Findings">
+              {report.findings.map((f) => (
+                <Finding key={f.check} f={f} busy={busy} onDismiss={() => act(api.health.dismiss(workspace, f.check))} />
+              ))}
+            </ul>
+          ) : null}
+        </section>
+      ) : null}
+      {data ? (
+        <section aria-label="Channels" className="health-groups">
+          <h3>Channels</h3>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Channel</th>
+                <th scope="col">Epoch</th>
+                <th scope="col">Members</th>
+                <th scope="col">Retention</th>
+                <th scope="col">History</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.groups.map((g) => (
+                <tr key={g.group}>
+                  <th scope="row">{g.kind === 'dm' ? g.channel : g.kind === 'ws' ? `${g.channel} (workspace)` : `#${g.channel}`}</th>
+                  <td>{g.epoch}</td>
+                  <td>
+                    {g.people} {g.people === 1 ? 'person' : 'people'}, {g.devices} {g.devices === 1 ? 'device' : 'devices'}
+                  </td>
+                  <td>{retentionText(g)}</td>
+                  <td>{checkpointText(g)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      ) : null}
+      {data ? (
+        <section aria-label="Storage" className="health-storage">
+          <h3>Storage</h3>
+          <StorageChart points={data.storage} />
+        </section>
+      ) : null}
+      <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
+      <div className="dialog-actions">
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
+      </div>
+    </Dialog>
+  )
+}
