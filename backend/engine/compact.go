@@ -316,6 +316,9 @@ func (e *Engine) compact(ctx context.Context, gi *roster.GroupInfo, now bool) (C
 		return rep, ErrCompactUnsupported
 	}
 	w, err := e.writeCheckpoint(ctx, g, gi)
+	if err != nil && now && budgetFull(err) {
+		return e.compactAtCeiling(ctx, g, gi, rep, err)
+	}
 	if err != nil {
 		return rep, err
 	}
@@ -323,6 +326,7 @@ func (e *Engine) compact(ctx context.Context, gi *roster.GroupInfo, now bool) (C
 	if err := e.publishBundles(ctx, g, &gi.Policy); err != nil {
 		return rep, err
 	}
+	g.rec.Retention.trustedAt(w.cp.Seq).BundlesAbove = true
 	if now {
 		rep.Statement = fmt.Sprintf("Deleting %d envelopes (%d bytes) of %s from the relay: everything below the checkpoint just written. Every message stays readable from the checkpoint's %d snapshots; author chains beneath it can no longer be replayed.",
 			w.below, w.belowSize, gi.Name, w.documents)
@@ -334,6 +338,26 @@ func (e *Engine) compact(ctx context.Context, gi *roster.GroupInfo, now bool) (C
 		return rep, nil
 	}
 	return e.policyDrop(ctx, g, gi, rep)
+}
+
+// compactAtCeiling is compact-now when the relay's budget is full: no new
+// checkpoint can be written, so it drops below the one the steward wrote
+// ahead of the ceiling (refused with full, the write's error, when there
+// is none).
+func (e *Engine) compactAtCeiling(ctx context.Context, g *group, gi *roster.GroupInfo, rep CompactReport, full error) (CompactReport, error) {
+	cp := aheadCheckpoint(g)
+	if cp == nil {
+		return rep, full
+	}
+	rep.Checkpoint = cp.Seq
+	rep.Statement = fmt.Sprintf("The relay's byte budget is full, so no new checkpoint can be written: deleting everything of %s below the checkpoint written %s, ahead of the ceiling. Every message up to it stays readable from its snapshots; later ones stay as they are.",
+		gi.Name, cp.At.Format(time.DateTime))
+	res, err := e.dropBelow(ctx, g, *cp, true)
+	if err != nil {
+		return rep, err
+	}
+	rep.Dropped, rep.Envelopes, rep.Bytes = true, res.Envelopes, res.Bytes
+	return rep, nil
 }
 
 // policyDrop drops below the newest trusted checkpoint older than the
@@ -382,6 +406,12 @@ func (e *Engine) CompactAll(ctx context.Context, now bool) ([]CompactReport, err
 			continue
 		}
 		rep, err := e.compact(ctx, &gi, now)
+		if err != nil && budgetFull(err) {
+			// At the ceiling a channel without a checkpoint written ahead
+			// of it cannot be compacted; the others still free space.
+			rep.NotDue = "The relay's byte budget is full and this channel has no checkpoint written ahead of it, so nothing of it can be deleted now."
+			err = nil
+		}
 		if err != nil {
 			return out, fmt.Errorf("%s: %w", gi.Name, err)
 		}
@@ -412,17 +442,19 @@ func (e *Engine) isSteward(g *group) bool {
 // older than the already-authorized policy. A failure is raised as an
 // alert, never a failed sync.
 func (e *Engine) steward(ctx context.Context) {
-	if e.roster.IsAdmin(e.devID) && e.now().Sub(e.storageChecked) >= time.Hour {
-		e.storageChecked = e.now()
-		_, _ = e.storage(ctx) // raises storage/near_budget at 80 %
-	}
+	near := e.checkBudget(ctx)
 	for _, gi := range e.roster.Groups() {
 		g := e.groups[gi.Policy.Group]
 		if gi.Deleted || g == nil || !e.isSteward(g) {
 			continue
 		}
 		r := &g.rec.Retention
-		if !retention.CheckpointDue(r.Changes, r.Since, e.now()) {
+		// Ahead of the ceiling (spec/lifecycle.md "The workspace byte
+		// budget"): once usage has crossed 80 %, each group with changes
+		// since its last checkpoint gets one now, while the relay still
+		// accepts the envelopes, so compact-now works at the ceiling.
+		ahead := near && r.Changes > 0 && (len(r.Trusted) == 0 || r.Trusted[len(r.Trusted)-1].At.Before(e.meta.NearBudgetSince))
+		if !ahead && !retention.CheckpointDue(r.Changes, r.Since, e.now()) {
 			continue
 		}
 		if _, err := e.writeCheckpoint(ctx, g, &gi); err != nil {
@@ -432,12 +464,62 @@ func (e *Engine) steward(ctx context.Context) {
 			}
 			continue
 		}
-		if gi.Retention != nil && gi.Retention.TextWindow > 0 && gi.Policy.Admission == roster.AdmissionParent {
-			if err := e.publishBundles(ctx, g, &gi.Policy); err == nil {
-				_, _ = e.policyDrop(ctx, g, &gi, CompactReport{})
+		if gi.Policy.Admission != roster.AdmissionParent {
+			continue
+		}
+		if ahead || (gi.Retention != nil && gi.Retention.TextWindow > 0) {
+			// The standing bundles above the checkpoint: a drop below it
+			// leaves joiners what they need.
+			if err := e.publishBundles(ctx, g, &gi.Policy); err != nil {
+				continue
 			}
+			r.Trusted[len(r.Trusted)-1].BundlesAbove = true
+			_ = e.persistGroup(ctx, g)
+		}
+		if gi.Retention != nil && gi.Retention.TextWindow > 0 {
+			_, _ = e.policyDrop(ctx, g, &gi, CompactReport{})
 		}
 	}
+}
+
+// checkBudget reads the relay's STATS at most hourly on a device that is
+// an admin (storage/near_budget) or stewards a group, and reports whether
+// the workspace is at 80 % of its byte budget or more, as last read.
+func (e *Engine) checkBudget(ctx context.Context) bool {
+	if e.now().Sub(e.storageChecked) >= time.Hour && (e.roster.IsAdmin(e.devID) || e.stewardsAny()) {
+		e.storageChecked = e.now()
+		_, _ = e.storage(ctx) // raises storage/near_budget at 80 %; sets NearBudgetSince
+	}
+	return !e.meta.NearBudgetSince.IsZero()
+}
+
+func (e *Engine) stewardsAny() bool {
+	for _, g := range e.groups {
+		if e.isSteward(g) {
+			return true
+		}
+	}
+	return false
+}
+
+// budgetFull reports whether err is the relay refusing a write because the
+// workspace's byte budget is exhausted.
+func budgetFull(err error) bool {
+	c, ok := errcode.Of(err)
+	return ok && c == wire.CodeLogBudgetExhausted
+}
+
+// aheadCheckpoint is g's newest trusted checkpoint above any drop with the
+// standing bundles published above it: what compact-now drops below when
+// the relay's budget is full and no new checkpoint can be written.
+func aheadCheckpoint(g *group) *trustedCP {
+	r := &g.rec.Retention
+	for i := len(r.Trusted) - 1; i >= 0; i-- {
+		if t := &r.Trusted[i]; t.Seq > r.DroppedBelow && t.BundlesAbove {
+			return t
+		}
+	}
+	return nil
 }
 
 // ErrCompactUnsupported: only channels joined from the workspace are

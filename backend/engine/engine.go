@@ -107,6 +107,9 @@ type meta struct {
 	LastResortUsed bool `json:"last_resort_used,omitempty"`
 	// HealthDismissed: health checks the user dismissed (health.go).
 	HealthDismissed map[string]bool `json:"health_dismissed,omitempty"`
+	// NearBudgetSince: when the relay's STATS first showed the workspace at
+	// 80 % of its byte budget or more; zero below it (compact.go).
+	NearBudgetSince time.Time `json:"near_budget_since,omitzero"`
 	// Agent is set when this engine runs as an agent (agent.go): DeviceSeed
 	// then holds the agent key's seed, and User is zero.
 	Agent *agentMeta `json:"agent,omitempty"`

@@ -128,6 +128,9 @@ func (e *Engine) DismissHealth(ctx context.Context, id string) (*health.Report, 
 // healthIfDue runs the check when the last run is 7 days old or more
 // (the engine's clock). A failure to run is an alert, never a failed sync.
 func (e *Engine) healthIfDue(ctx context.Context) {
+	if e.meta.Agent != nil {
+		return // an agent has no recovery, no admin role and no panel
+	}
 	if e.healthLast.IsZero() {
 		if r, err := e.lastHealth(ctx); err == nil && r != nil {
 			e.healthLast = r.At

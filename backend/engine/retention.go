@@ -46,6 +46,9 @@ type trustedCP struct {
 	Snapshots    []wire.EnvelopeRef `json:"snapshots"`
 	Manifest     []byte             `json:"manifest"` // the opened manifest
 	At           time.Time          `json:"at"`       // when it was written (manifest created_at)
+	// BundlesAbove: this client published the group's standing bundles
+	// after it, so a drop below it leaves joiners what they need.
+	BundlesAbove bool `json:"bundles_above,omitempty"`
 }
 
 const keptCheckpoints = 4

@@ -219,6 +219,14 @@ func (e *Engine) storage(ctx context.Context) (Storage, error) {
 		out.Percent = st.LogBytes * 100 / st.LimitBytes
 	}
 	e.keepStorageSample(ctx, StorageSample{At: e.now().UTC(), LogBytes: st.LogBytes, LimitBytes: st.LimitBytes})
+	if out.NearBudget == e.meta.NearBudgetSince.IsZero() {
+		if out.NearBudget {
+			e.meta.NearBudgetSince = e.now().UTC()
+		} else {
+			e.meta.NearBudgetSince = time.Time{}
+		}
+		_ = e.persistMeta(ctx)
+	}
 	if out.NearBudget && e.roster.IsAdmin(e.devID) {
 		e.raise(ctx, Alert{Code: "storage/near_budget",
 			Message: "This workspace is using 80 % or more of the relay's storage budget. Compact now (weald compact --all --now) to free space; writes are refused once the budget is full."})

@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"weald/backend/errcode"
+	"weald/backend/relay"
+	"weald/backend/wire"
+)
+
+// spec/lifecycle.md "The workspace byte budget": a workspace filling its
+// relay budget. Crossing 80 % notifies the admin once and makes the
+// steward checkpoint #general then, ahead of the ceiling; at 100 % writes
+// are refused; compact-now, unable to write a new checkpoint, drops below
+// the one written ahead, which frees space, and writes resume.
+func TestByteBudgetAt80And100Percent(t *testing.T) {
+	const budget = 60_000
+	r := startRelayWith(t, relay.Config{MaxLogBytes: budget})
+	clk := &testClock{t: time.Now()}
+	opts := r.options(t, "dana", 152)
+	opts.Clock = clk.now
+	dana, err := CreateWorkspace(testCtx(t), opts, "Acme", r.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dana.Close() })
+	ctx := testCtx(t)
+	if _, err := dana.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	trusted := func() int {
+		dana.mu.Lock()
+		defer dana.mu.Unlock()
+		gi, _ := dana.resolveChannel("general")
+		return len(dana.groups[gi.Policy.Group].rec.Retention.Trusted)
+	}
+	nearAlerts := func() int {
+		n := 0
+		for _, a := range dana.Status().Alerts {
+			if a.Code == "storage/near_budget" {
+				n++
+			}
+		}
+		return n
+	}
+	// Below 80 %: no checkpoint, no alert. Each round the steward reads STATS
+	// (an hour passes).
+	crossed := -1
+	var pct uint64
+	for i := 0; i < 400 && crossed < 0; i++ {
+		if _, err := dana.Send(ctx, "general", fmt.Sprintf("message %03d of a workspace filling its budget", i)); err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		if i%5 != 4 {
+			continue
+		}
+		clk.set(clk.now().Add(time.Hour + time.Minute))
+		if _, err := dana.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		st, err := dana.Storage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if trusted() > 0 {
+			crossed, pct = i, st.Percent
+			break
+		}
+		if st.NearBudget || nearAlerts() != 0 {
+			t.Fatalf("at %d %% the steward wrote no checkpoint (alerts %d)", st.Percent, nearAlerts())
+		}
+	}
+	if crossed < 0 || pct < 80 || pct >= 100 {
+		t.Fatalf("the steward's checkpoint came after message %d at %d %%, want between 80 and 100 %%", crossed, pct)
+	}
+	t.Logf("crossed 80 %% after %d messages; with the checkpoint written ahead: %d %%", crossed+1, pct)
+	if nearAlerts() != 1 {
+		t.Fatalf("%d storage/near_budget alerts at the crossing, want 1", nearAlerts())
+	}
+
+	// On to the ceiling: a write is refused with quota/log_budget_exhausted.
+	var refused error
+	for i := 0; i < 400 && refused == nil; i++ {
+		_, refused = dana.Send(ctx, "general", fmt.Sprintf("after the mark %03d", i))
+	}
+	if c, _ := errcode.Of(refused); c != wire.CodeLogBudgetExhausted {
+		t.Fatalf("at the ceiling: %v", refused)
+	}
+	clk.set(clk.now().Add(2 * time.Hour))
+	if _, err := dana.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	full, err := dana.Storage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nearAlerts() != 1 {
+		t.Fatalf("%d storage/near_budget alerts after more syncs, want still 1", nearAlerts())
+	}
+
+	// Compact-now at the ceiling drops below the checkpoint written ahead
+	// (the real clock again: the relay judges the authorization by its own).
+	clk.set(time.Time{})
+	reps, err := dana.CompactAll(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped := false
+	for _, rep := range reps {
+		if rep.Channel == "general" {
+			dropped = rep.Dropped && rep.Envelopes > 0
+			t.Logf("#general: %s (%d envelopes, %d bytes)", rep.Statement, rep.Envelopes, rep.Bytes)
+		}
+	}
+	after, err := dana.Storage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !dropped || after.LogBytes >= full.LogBytes || after.NearBudget {
+		t.Fatalf("compact-now at the ceiling: dropped %v, %d → %d bytes (%d %%)", dropped, full.LogBytes, after.LogBytes, after.Percent)
+	}
+	t.Logf("compact-now: %d → %d bytes (%d %% → %d %%)", full.LogBytes, after.LogBytes, full.Percent, after.Percent)
+	if _, err := dana.Send(ctx, "general", "writes resume"); err != nil {
+		t.Fatalf("after compact-now: %v", err)
+	}
+	if n := countPrefixed(t, dana, "general", "writes resume"); n != 1 {
+		t.Fatalf("read back %d of the message sent after compact-now", n)
+	}
+	if n := countPrefixed(t, dana, "general", "message "); n != crossed+1 {
+		t.Fatalf("%d messages before the mark still readable, want %d", n, crossed+1)
+	}
+}
