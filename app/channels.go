@@ -295,9 +295,11 @@ func (w *Workspaces) CreateChannel(ws, name, admission string) (Channel, error) 
 	return ch, nil
 }
 
-// RenameChannel gives a channel a local name on this device (defaults
-// included; spec/channels.md "Default channels": they can be renamed).
-func (w *Workspaces) RenameChannel(ws, channel, name string) (Channel, error) {
+// RenameChannelLocally gives a channel a name on this device only (defaults
+// included; spec/channels.md "Default channels": they can be renamed). It
+// writes the device's preferences, not the roster: the roster's group-rename,
+// which renames a channel for everyone, is engine.RenameChannel.
+func (w *Workspaces) RenameChannelLocally(ws, channel, name string) (Channel, error) {
 	r, err := w.run(ws)
 	if err != nil {
 		return Channel{}, err
@@ -333,9 +335,11 @@ func (w *Workspaces) SetMuted(ws, channel string, muted bool) (Channel, error) {
 	return result(w.channel(r, channel))
 }
 
-// MoveChannel moves a channel to index to within its part of the sidebar
-// (the defaults, or the other channels) and returns the new order.
-func (w *Workspaces) MoveChannel(ws, channel string, to int) ([]Channel, error) {
+// MoveChannelLocally moves a channel to index to within its part of this
+// device's sidebar (the defaults, or the other channels) and returns the new
+// order. Like RenameChannelLocally it is a preference of this device, not the
+// roster's group-reorder (engine.ReorderChannel).
+func (w *Workspaces) MoveChannelLocally(ws, channel string, to int) ([]Channel, error) {
 	r, err := w.run(ws)
 	if err != nil {
 		return nil, err

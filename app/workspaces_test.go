@@ -173,14 +173,14 @@ func TestWorkspacesStoryAgainstARealRelay(t *testing.T) {
 	}
 
 	// Local rename and order of a default; the order holds within the defaults.
-	if c, err := dana.RenameChannel(ws, general, "lobby"); err != nil || c.Name != "lobby" || c.DefaultName != "general" {
+	if c, err := dana.RenameChannelLocally(ws, general, "lobby"); err != nil || c.Name != "lobby" || c.DefaultName != "general" {
 		t.Fatalf("rename: %+v %v", c, err)
 	}
-	moved, err := dana.MoveChannel(ws, general, 1)
+	moved, err := dana.MoveChannelLocally(ws, general, 1)
 	if err != nil || names(moved) != "activity,lobby,design,hr" {
 		t.Fatalf("move: %s %v", names(moved), err)
 	}
-	if _, err := dana.MoveChannel(ws, general, 2); code(err) != "bad_request/position" {
+	if _, err := dana.MoveChannelLocally(ws, general, 2); code(err) != "bad_request/position" {
 		t.Fatalf("move out of the defaults: %v", err)
 	}
 	if c, err := dana.SetMuted(ws, general, true); err != nil || !c.Muted {

@@ -5,9 +5,9 @@ import { Badges, badgeLabel } from './Badges'
 import { LockIcon } from './LockIcon'
 
 export interface ChannelActions {
-  rename: (id: string, name: string) => Promise<unknown>
+  renameLocal: (id: string, name: string) => Promise<unknown>
   setMuted: (id: string, muted: boolean) => Promise<unknown>
-  move: (id: string, to: number) => Promise<unknown>
+  moveLocal: (id: string, to: number) => Promise<unknown>
 }
 
 /**
@@ -81,7 +81,7 @@ function ChannelItem({
           className="rename"
           onSubmit={async (e) => {
             e.preventDefault()
-            await actions.rename(c.id, name.trim()).catch(() => {})
+            await actions.renameLocal(c.id, name.trim()).catch(() => {})
             setRenaming(false)
           }}
         >
@@ -138,12 +138,12 @@ function ChannelItem({
             {c.muted ? 'Unmute' : 'Mute'}
           </button>
           {up !== null ? (
-            <button type="button" role="menuitem" onClick={() => (close(), actions.move(c.id, up).catch(() => {}))}>
+            <button type="button" role="menuitem" onClick={() => (close(), actions.moveLocal(c.id, up).catch(() => {}))}>
               Move up
             </button>
           ) : null}
           {down !== null ? (
-            <button type="button" role="menuitem" onClick={() => (close(), actions.move(c.id, down).catch(() => {}))}>
+            <button type="button" role="menuitem" onClick={() => (close(), actions.moveLocal(c.id, down).catch(() => {}))}>
               Move down
             </button>
           ) : null}

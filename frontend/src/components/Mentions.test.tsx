@@ -94,7 +94,9 @@ describe('mentions', () => {
       chan({ id: hex(1), name: 'design', unread: 3, mentions: 1 }),
       chan({ id: hex(2), name: 'ops', muted: true, unread: 2, mentions: 2 }),
     ]
-    render(<ChannelList channels={list} onSelect={vi.fn()} onNew={vi.fn()} actions={{ rename: vi.fn(), setMuted: vi.fn(), move: vi.fn() }} />)
+    render(
+      <ChannelList channels={list} onSelect={vi.fn()} onNew={vi.fn()} actions={{ renameLocal: vi.fn(), setMuted: vi.fn(), moveLocal: vi.fn() }} />,
+    )
     expect(screen.getByRole('button', { name: '#design, 1 mention, 3 unread' }).textContent).toContain('@1')
     expect(screen.getByRole('button', { name: '#ops, muted, 2 mentions' }).textContent).toContain('@2')
   })

@@ -189,7 +189,7 @@ describe('Shell', () => {
   it('offers rename, mute and reorder for defaults but never delete or archive', async () => {
     inWorkspace([...defaults(), chan({ name: 'design' })])
     const a = holder.current.api
-    a.channels.rename.mockImplementation(async (_w: string, id: string, name: string) => ({ ...defaults()[0], id, name }))
+    a.channels.renameLocal.mockImplementation(async (_w: string, id: string, name: string) => ({ ...defaults()[0], id, name }))
     a.channels.setMuted.mockImplementation(async (_w: string, id: string, muted: boolean) => ({ ...defaults()[0], id, muted }))
     render(<Shell />)
     await userEvent.click(await screen.findByRole('button', { name: 'Options for #general' }))
@@ -203,7 +203,7 @@ describe('Shell', () => {
     const input = screen.getByLabelText('New name for #general')
     await userEvent.clear(input)
     await userEvent.type(input, 'lobby{Enter}')
-    expect(a.channels.rename).toHaveBeenCalledWith(hex(1), hex(0x10), 'lobby')
+    expect(a.channels.renameLocal).toHaveBeenCalledWith(hex(1), hex(0x10), 'lobby')
     expect(await screen.findByRole('button', { name: '#lobby' })).toBeTruthy()
 
     await userEvent.click(screen.getByRole('button', { name: 'Options for #activity' }))
@@ -226,11 +226,11 @@ describe('Shell', () => {
   it('moves a default channel down within the defaults', async () => {
     inWorkspace()
     const a = holder.current.api
-    a.channels.move.mockResolvedValue([defaults()[1], defaults()[0]])
+    a.channels.moveLocal.mockResolvedValue([defaults()[1], defaults()[0]])
     render(<Shell />)
     await userEvent.click(await screen.findByRole('button', { name: 'Options for #general' }))
     await userEvent.click(screen.getByRole('menuitem', { name: 'Move down' }))
-    expect(a.channels.move).toHaveBeenCalledWith(hex(1), hex(0x10), 1)
+    expect(a.channels.moveLocal).toHaveBeenCalledWith(hex(1), hex(0x10), 1)
     const list = screen.getByRole('list', { name: 'Default channels' })
     expect(
       within(list)

@@ -58,9 +58,9 @@ export function useChannels(ws: string | null) {
         setChannels((list) => [...list.filter((x) => x.id !== c.id), c])
         return c
       }),
-    rename: (id: string, name: string) => act(async () => replace(await api.channels.rename(ws!, id, name))),
+    renameLocal: (id: string, name: string) => act(async () => replace(await api.channels.renameLocal(ws!, id, name))),
     setMuted: (id: string, muted: boolean) => act(async () => replace(await api.channels.setMuted(ws!, id, muted))),
-    move: (id: string, to: number) => act(async () => setChannels(await api.channels.move(ws!, id, to))),
+    moveLocal: (id: string, to: number) => act(async () => setChannels(await api.channels.moveLocal(ws!, id, to))),
     markRead: (id: string) => {
       setChannels((list) => list.map((x) => (x.id === id ? { ...x, unread: 0 } : x)))
       api.messages.markRead(ws!, id).catch(() => {})

@@ -33,9 +33,9 @@ export function makeApi() {
     channels: {
       list: vi.fn(),
       create: vi.fn(),
-      rename: vi.fn(),
+      renameLocal: vi.fn(),
       setMuted: vi.fn(),
-      move: vi.fn(),
+      moveLocal: vi.fn(),
       onChanged: on('channels'),
       members: vi.fn(),
       addPeople: vi.fn(),

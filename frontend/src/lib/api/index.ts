@@ -124,12 +124,14 @@ export const api = {
     list: (ws: string): Promise<Channel[]> => wrap(() => Workspaces.Channels(ws) as Promise<Channel[]>),
     create: (ws: string, name: string, admission: 'parent' | 'explicit'): Promise<Channel> =>
       wrap(() => Workspaces.CreateChannel(ws, name, admission) as Promise<Channel>),
-    rename: (ws: string, channel: string, name: string): Promise<Channel> =>
-      wrap(() => Workspaces.RenameChannel(ws, channel, name) as Promise<Channel>),
+    /** renameLocal names a channel on this device only (not the roster's group-rename). */
+    renameLocal: (ws: string, channel: string, name: string): Promise<Channel> =>
+      wrap(() => Workspaces.RenameChannelLocally(ws, channel, name) as Promise<Channel>),
     setMuted: (ws: string, channel: string, muted: boolean): Promise<Channel> =>
       wrap(() => Workspaces.SetMuted(ws, channel, muted) as Promise<Channel>),
-    move: (ws: string, channel: string, toIndex: number): Promise<Channel[]> =>
-      wrap(() => Workspaces.MoveChannel(ws, channel, toIndex) as Promise<Channel[]>),
+    /** moveLocal moves a channel within this device's sidebar order (not the roster's group-reorder). */
+    moveLocal: (ws: string, channel: string, toIndex: number): Promise<Channel[]> =>
+      wrap(() => Workspaces.MoveChannelLocally(ws, channel, toIndex) as Promise<Channel[]>),
     onChanged: (cb: (e: { workspace: string; channels: Channel[] }) => void) => on(events.channelsChanged, cb),
     /** members: the devices in a channel, then its pending adds. */
     members: (ws: string, channel: string): Promise<ChannelMember[]> =>

@@ -46,7 +46,7 @@ export function Messages(arg1:string,arg2:string):Promise<Array<app.Message>>;
 
 export function MessagesBefore(arg1:string,arg2:string,arg3:string,arg4:number):Promise<app.MessagePage>;
 
-export function MoveChannel(arg1:string,arg2:string,arg3:number):Promise<Array<app.Channel>>;
+export function MoveChannelLocally(arg1:string,arg2:string,arg3:number):Promise<Array<app.Channel>>;
 
 export function People(arg1:string):Promise<Array<app.Person>>;
 
@@ -60,7 +60,7 @@ export function Remove(arg1:string):Promise<void>;
 
 export function RemovePerson(arg1:string,arg2:string,arg3:string,arg4:boolean):Promise<app.Removal>;
 
-export function RenameChannel(arg1:string,arg2:string,arg3:string):Promise<app.Channel>;
+export function RenameChannelLocally(arg1:string,arg2:string,arg3:string):Promise<app.Channel>;
 
 export function RetrySend(arg1:string,arg2:string):Promise<void>;
 

@@ -90,8 +90,8 @@ export function MessagesBefore(arg1, arg2, arg3, arg4) {
   return window['go']['app']['Workspaces']['MessagesBefore'](arg1, arg2, arg3, arg4);
 }
 
-export function MoveChannel(arg1, arg2, arg3) {
-  return window['go']['app']['Workspaces']['MoveChannel'](arg1, arg2, arg3);
+export function MoveChannelLocally(arg1, arg2, arg3) {
+  return window['go']['app']['Workspaces']['MoveChannelLocally'](arg1, arg2, arg3);
 }
 
 export function People(arg1) {
@@ -118,8 +118,8 @@ export function RemovePerson(arg1, arg2, arg3, arg4) {
   return window['go']['app']['Workspaces']['RemovePerson'](arg1, arg2, arg3, arg4);
 }
 
-export function RenameChannel(arg1, arg2, arg3) {
-  return window['go']['app']['Workspaces']['RenameChannel'](arg1, arg2, arg3);
+export function RenameChannelLocally(arg1, arg2, arg3) {
+  return window['go']['app']['Workspaces']['RenameChannelLocally'](arg1, arg2, arg3);
 }
 
 export function RetrySend(arg1, arg2) {
