@@ -17,7 +17,7 @@ func good() *Facts {
 			{Name: "secret", Epoch: 1, Wrapped: true, WrapEpoch: 1},
 		},
 		AccessSetKnown: true, AccessSetAt: now.Add(-2 * 24 * time.Hour),
-		RosterRefused:  -1, AdminDevices: 2,
+		RosterRefused: -1, AdminDevices: 2,
 		StorageKnown: true, LogBytes: 10 << 20, LimitBytes: 100 << 20,
 	}
 }
