@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"testing"
 )
@@ -30,8 +29,8 @@ func TestCommittedModelsMatchGo(t *testing.T) {
 	}
 	scratch := t.TempDir()
 	bin := filepath.Join(scratch, "weald-bindings")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	build := exec.Command(gobin, "build", "-tags", "bindings", "-o", bin, ".")
+	// go test puts its own GOROOT/bin first on the PATH of what a test runs.
+	build := exec.Command("go", "build", "-tags", "bindings", "-o", bin, ".")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build -tags bindings: %v\n%s", err, out)
