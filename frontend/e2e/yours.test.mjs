@@ -68,3 +68,49 @@ test('rename: Dana changes her name in the sidebar; a bad one is refused plainly
   await seen.locator('.author', { hasText: /^Dana Scully$/ }).waitFor({ timeout: slow })
   await screenshot(b, 'e2e-yours-renamed-seen-by-sam-1280x800.png')
 })
+
+test('edit and delete: Dana edits her message inline and deletes another; Sam sees both', { timeout: 180000 }, async () => {
+  assert.ok(ws, 'the first test set up the workspace')
+  const alog = a.getByRole('log', { name: 'Messages' })
+  const blog = b.getByRole('log', { name: 'Messages' })
+  for (const text of ['teh plan for friday', 'a message to take back']) {
+    await a.getByLabel('Message', { exact: true }).fill(text)
+    await a.keyboard.press('Enter')
+    await blog.getByText(text).waitFor({ timeout: slow })
+  }
+  // Sam is offered no edit on Dana's message.
+  const theirs = blog.locator('li.message', { hasText: 'teh plan for friday' })
+  await theirs.hover()
+  assert.equal(await theirs.getByRole('button', { name: 'Edit message' }).count(), 0, 'no edit on someone else’s message')
+
+  // Edit: hover, Edit, Escape cancels; Edit again, Enter saves.
+  const row = alog.locator('li.message', { hasText: 'teh plan for friday' })
+  await row.hover()
+  await row.getByRole('button', { name: 'Edit message' }).click()
+  const field = alog.getByRole('textbox', { name: 'Edit message' })
+  assert.equal(await field.inputValue(), 'teh plan for friday')
+  await field.fill('this will not be kept')
+  await a.keyboard.press('Escape')
+  await field.waitFor({ state: 'detached' })
+  await row.hover()
+  await row.getByRole('button', { name: 'Edit message' }).click()
+  await field.fill('the plan for friday')
+  await screenshot(a, 'e2e-yours-editing-1280x800.png')
+  await a.keyboard.press('Enter')
+  await alog.locator('li.message', { hasText: 'the plan for friday' }).getByText('(edited)').waitFor({ timeout: slow })
+
+  // Delete, after confirming.
+  const gone = alog.locator('li.message', { hasText: 'a message to take back' })
+  await gone.hover()
+  await gone.getByRole('button', { name: 'Delete message' }).click()
+  const ask = gone.getByRole('group', { name: 'Delete this message?' })
+  await screenshot(a, 'e2e-yours-delete-confirm-1280x800.png')
+  await ask.getByRole('button', { name: 'Delete', exact: true }).click()
+  await alog.getByText('a message to take back').waitFor({ state: 'detached', timeout: slow })
+
+  // Sam reads the edit, marked, and no longer the deleted message.
+  await blog.locator('li.message', { hasText: 'the plan for friday' }).getByText('(edited)').waitFor({ timeout: slow })
+  await blog.getByText('a message to take back').waitFor({ state: 'detached', timeout: slow })
+  assert.equal(await blog.getByText('teh plan for friday').count(), 0, 'the old text is gone')
+  await screenshot(b, 'e2e-yours-edit-delete-seen-by-sam-1280x800.png')
+})

@@ -6,6 +6,7 @@ import { plainMessage } from '../state/errors'
 import { rows, type Row } from '../state/history'
 import type { Outgoing } from '../state/useMessages'
 import { Composer } from './Composer'
+import { OwnMessage, ownable, type OwnActions } from './MessageActions'
 import { ErrorNote } from './Dialog'
 
 const time = (ms: number) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
@@ -55,6 +56,7 @@ export function MessagePane({
   onRetry,
   onDiscard,
   loadMembers,
+  own,
 }: {
   channel?: Channel
   messages: Message[]
@@ -73,6 +75,8 @@ export function MessagePane({
   onDiscard: (key: string) => void
   /** The people who can be mentioned in this channel (the composer's "@" list). */
   loadMembers?: () => Promise<Mentionable[]>
+  /** Edit and delete your own messages. */
+  own?: OwnActions
 }) {
   return (
     <section className="pane">
@@ -88,6 +92,7 @@ export function MessagePane({
         error={error}
         onRetry={onRetry}
         onDiscard={onDiscard}
+        own={own}
       />
       <Composer channel={channel} focusKey={focusKey} onSend={onSend} loadMembers={loadMembers} />
     </section>
@@ -113,6 +118,7 @@ function History({
   error,
   onRetry,
   onDiscard,
+  own,
 }: {
   channel?: Channel
   messages: Message[]
@@ -124,6 +130,7 @@ function History({
   error: { code: string; message: string } | null
   onRetry: (key: string) => void
   onDiscard: (key: string) => void
+  own?: OwnActions
 }) {
   const scroller = useRef<HTMLDivElement>(null)
   const items = useMemo(() => rows(messages), [messages])
@@ -242,7 +249,7 @@ function History({
                 ) : r.message.kind === 'joined' ? (
                   <JoinNotice m={r.message} />
                 ) : (
-                  <MessageRow m={r.message} grouped={r.grouped} onRetry={onRetry} onDiscard={onDiscard} />
+                  <MessageRow m={r.message} grouped={r.grouped} onRetry={onRetry} onDiscard={onDiscard} own={own} />
                 )}
               </li>
             )
@@ -310,12 +317,26 @@ function MessageRow({
   grouped,
   onRetry,
   onDiscard,
+  own,
 }: {
   m: Message
   grouped: boolean
   onRetry: (id: string) => void
   onDiscard: (id: string) => void
+  own?: OwnActions
 }) {
+  const edited = m.edited ? <span className="edited"> (edited)</span> : null
+  const text = ownable(m, own) ? (
+    <OwnMessage m={m} own={own}>
+      <MessageText m={m} />
+      {edited}
+    </OwnMessage>
+  ) : (
+    <>
+      <MessageText m={m} />
+      {edited}
+    </>
+  )
   const when = new Date(m.sentAt)
   // A message of this device's outbox says so, and a refused one says why and what to do.
   const state =
@@ -334,7 +355,7 @@ function MessageRow({
         <div>
           <div className="message-text">
             <span className="visually-hidden">{m.author}: </span>
-            <MessageText m={m} />
+            {text}
           </div>
           {state}
           {failed}
@@ -355,9 +376,7 @@ function MessageRow({
           </time>
           {state ? <> {state}</> : null}
         </div>
-        <div className="message-text">
-          <MessageText m={m} />
-        </div>
+        <div className="message-text">{text}</div>
         {failed}
       </div>
     </div>

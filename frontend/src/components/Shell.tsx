@@ -84,6 +84,7 @@ export function Shell() {
   const target = jump && jump.channel === channel?.id ? jump.id : undefined
   const messages = useMessages(wss.current, channel?.id ?? null, target)
   const search = useSearch(wss.current)
+  const ownActions = useMemo(() => ({ onEdit: messages.edit, onDelete: messages.remove }), [messages.edit, messages.remove])
   const loadMembers = useMemo(() => {
     const ws = wss.current
     const id = channel?.id
@@ -217,6 +218,7 @@ export function Shell() {
         loadMembers={loadMembers}
         onRetry={messages.retry}
         onDiscard={messages.discard}
+        own={ownActions}
       />
     )
   }

@@ -149,5 +149,23 @@ export function useMessages(ws: string | null, channel: string | null, target?: 
     [outgoing, ws],
   )
 
-  return { messages, hasOlder, loadOlder, outgoing, error, loading, send, retry, discard }
+  // Your own messages: the list takes the result at once (the change event follows).
+  const edit = useCallback(
+    async (id: string, text: string) => {
+      if (!ws || !channel) return
+      const m = await api.messages.edit(ws, channel, id, text)
+      setMessages((list) => list.map((x) => (x.id === id ? m : x)))
+    },
+    [ws, channel],
+  )
+  const remove = useCallback(
+    async (id: string) => {
+      if (!ws || !channel) return
+      await api.messages.remove(ws, channel, id)
+      setMessages((list) => list.filter((x) => x.id !== id))
+    },
+    [ws, channel],
+  )
+
+  return { messages, hasOlder, loadOlder, outgoing, error, loading, send, retry, discard, edit, remove }
 }

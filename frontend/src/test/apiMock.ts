@@ -64,6 +64,8 @@ export function makeApi() {
       send: vi.fn(),
       retry: vi.fn(),
       discard: vi.fn(),
+      edit: vi.fn(),
+      remove: vi.fn(),
       markRead: vi.fn(),
       search: vi.fn(async (): Promise<SearchHit[]> => []),
       onChanged: on('messages'),

@@ -195,6 +195,10 @@ export const api = {
     /** retry makes a failed message of the outbox pending again; discard drops it. */
     retry: (ws: string, id: string): Promise<void> => wrap(() => Workspaces.RetrySend(ws, id)),
     discard: (ws: string, id: string): Promise<void> => wrap(() => Workspaces.DiscardSend(ws, id)),
+    /** edit replaces the text of one of your messages; remove deletes it (for everyone in the channel). */
+    edit: (ws: string, channel: string, id: string, text: string): Promise<Message> =>
+      wrap(() => Workspaces.EditMessage(ws, channel, id, text) as Promise<Message>),
+    remove: (ws: string, channel: string, id: string): Promise<void> => wrap(() => Workspaces.DeleteMessage(ws, channel, id)),
     markRead: (ws: string, channel: string): Promise<void> => wrap(() => Workspaces.MarkRead(ws, channel)),
     /** search: messages of the local history holding every word of query, newest first (at most 50); channel '' for all. */
     search: (ws: string, query: string, channel: string): Promise<SearchHit[]> =>
