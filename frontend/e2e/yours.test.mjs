@@ -114,3 +114,39 @@ test('edit and delete: Dana edits her message inline and deletes another; Sam se
   assert.equal(await blog.getByText('teh plan for friday').count(), 0, 'the old text is gone')
   await screenshot(b, 'e2e-yours-edit-delete-seen-by-sam-1280x800.png')
 })
+
+test('invite revoke: Dana revokes a link in the invite list; the link then fails to join, saying why', { timeout: 240000 }, async () => {
+  assert.ok(ws, 'the first test set up the workspace')
+  await a.getByRole('button', { name: 'Invite people' }).click()
+  const dlg = a.getByRole('dialog', { name: 'Invite people' })
+  await dlg.getByRole('button', { name: 'Create link' }).click()
+  const link = await dlg.getByLabel('Invite link').inputValue({ timeout: slow })
+  assert.ok(link.length > 20, `link: ${link}`)
+  const revoke = dlg.getByRole('button', { name: /^Revoke the member link by / })
+  await revoke.waitFor({ timeout: slow })
+  assert.equal(await revoke.count(), 1, 'one live link')
+  await revoke.click()
+  // A revoked link leaves the list of live ones.
+  await revoke.waitFor({ state: 'detached', timeout: slow })
+  await screenshot(a, 'e2e-yours-invite-revoked-1280x800.png')
+  await dlg.getByRole('button', { name: 'Done' }).click()
+
+  const lee = await startApp()
+  try {
+    const c = await browser.newPage()
+    c.setDefaultTimeout(20000)
+    await c.setViewportSize({ width: 1280, height: 800 })
+    await c.goto(lee.url)
+    await c.getByRole('button', { name: 'Join with an invite' }).click()
+    await c.getByLabel('Invite link').fill(link)
+    await c.getByLabel('Your name').fill('Lee')
+    await c.getByRole('button', { name: 'Join', exact: true }).click()
+    const alert = c.getByRole('alert')
+    await alert.waitFor({ timeout: slow })
+    console.log(`join with a revoked link: ${await alert.textContent()}`)
+    assert.match(await alert.textContent(), /^This invite link has been revoked\. Ask the person who sent it for a new one\. auth\/revoked$/)
+    await screenshot(c, 'e2e-yours-revoked-link-refused-1280x800.png')
+  } finally {
+    lee.stop()
+  }
+})

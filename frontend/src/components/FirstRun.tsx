@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react'
 import { api, toApiError, type ApiError, type Workspace } from '../lib/api'
-import { plainMessage } from '../state/errors'
+import { plainJoinMessage, plainMessage } from '../state/errors'
 import { usePhraseOnScreen } from '../state/phrase'
 import { ErrorNote } from './Dialog'
 
@@ -300,7 +300,7 @@ function JoinWithInvite({
       />
       <label htmlFor="join-name">Your name</label>
       <input id="join-name" value={you} onChange={(e) => setYou(e.target.value)} placeholder="Sam" />
-      <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
+      <ErrorNote error={error ? { code: error.code, message: plainJoinMessage(error) } : null} />
       <div className="dialog-actions">
         <button type="button" onClick={onBack}>
           Back

@@ -18,6 +18,16 @@ const plain: Partial<Record<ErrorCode, string>> = {
   'invite/bad_link': 'This is not a Weald invite link. Copy the whole link from the message you received and paste it again.',
 }
 
+/** While joining, some codes mean something about the link rather than this device. */
+const joining: Partial<Record<ErrorCode, string>> = {
+  'auth/revoked': 'This invite link has been revoked. Ask the person who sent it for a new one.',
+}
+
+/** plainJoinMessage is plainMessage for an error of joining with an invite link. */
+export function plainJoinMessage(e: Pick<ApiError, 'code' | 'message'>): string {
+  return joining[e.code as ErrorCode] ?? plainMessage(e)
+}
+
 export function plainMessage(e: Pick<ApiError, 'code' | 'message'>): string {
   return plain[e.code as ErrorCode] ?? e.message
 }
