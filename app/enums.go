@@ -127,3 +127,23 @@ const (
 	NotifyMentions NotifyLevel = "mentions"
 	NotifyNone     NotifyLevel = "none"
 )
+
+// HealthState is a health check's result (backend/health State).
+type HealthState string
+
+const (
+	HealthStateOK         HealthState = "ok"
+	HealthStateRepaired   HealthState = "repaired"
+	HealthStateAction     HealthState = "action"
+	HealthStateDismissed  HealthState = "dismissed"
+	HealthStateNotChecked HealthState = "not_checked"
+)
+
+// HealthSeverity is how much a health finding matters (backend/health Severity).
+type HealthSeverity string
+
+const (
+	HealthInfo     HealthSeverity = "info"
+	HealthWarning  HealthSeverity = "warning"
+	HealthCritical HealthSeverity = "critical"
+)

@@ -20,13 +20,13 @@ type HealthAction struct {
 
 // HealthFinding is one check's result.
 type HealthFinding struct {
-	Check    string        `json:"check"`
-	Title    string        `json:"title"`
-	State    string        `json:"state"`    // ok, repaired, action, dismissed, not_checked
-	Severity string        `json:"severity"` // info, warning, critical
-	Finding  string        `json:"finding"`
-	Action   *HealthAction `json:"action"`
-	Groups   []string      `json:"groups"`
+	Check    string         `json:"check"`
+	Title    string         `json:"title"`
+	State    HealthState    `json:"state" ts_type:"'ok' | 'repaired' | 'action' | 'dismissed' | 'not_checked'"`
+	Severity HealthSeverity `json:"severity" ts_type:"'info' | 'warning' | 'critical'"`
+	Finding  string         `json:"finding"`
+	Action   *HealthAction  `json:"action"`
+	Groups   []string       `json:"groups"`
 }
 
 // HealthReport is the newest run; At is 0 before the first.
@@ -38,17 +38,17 @@ type HealthReport struct {
 
 // GroupEncryption is one group's encryption state.
 type GroupEncryption struct {
-	Channel       string `json:"channel"`
-	Group         string `json:"group"`
-	Kind          string `json:"kind"`
-	History       string `json:"history"`
-	Epoch         uint64 `json:"epoch"`
-	Devices       int    `json:"devices"`
-	People        int    `json:"people"`
-	TextDays      int    `json:"textDays"`  // 0 = unlimited
-	MediaDays     int    `json:"mediaDays"` // 0 = unlimited
-	DefaultPolicy bool   `json:"defaultPolicy"`
-	ChainFrozen   bool   `json:"chainFrozen"`
+	Channel       string  `json:"channel"`
+	Group         string  `json:"group"`
+	Kind          string  `json:"kind"`
+	History       History `json:"history" ts_type:"'open' | 'closed'"`
+	Epoch         uint64  `json:"epoch"`
+	Devices       int     `json:"devices"`
+	People        int     `json:"people"`
+	TextDays      int     `json:"textDays"`  // 0 = unlimited
+	MediaDays     int     `json:"mediaDays"` // 0 = unlimited
+	DefaultPolicy bool    `json:"defaultPolicy"`
+	ChainFrozen   bool    `json:"chainFrozen"`
 	// LastCheckpoint and VerifiedFrom are unix ms, 0 for none.
 	LastCheckpoint int64 `json:"lastCheckpoint"`
 	VerifiedFrom   int64 `json:"verifiedFrom"`
@@ -108,7 +108,7 @@ func (w *Workspaces) encryptionHealth(ws string, report func(context.Context, *e
 	}
 	out := EncryptionHealth{Report: toHealthReport(rep), Groups: []GroupEncryption{}, Storage: []StoragePoint{}}
 	for _, g := range r.eng.Encryption() {
-		out.Groups = append(out.Groups, GroupEncryption{Channel: g.Channel, Group: g.Group, Kind: g.Kind, History: g.History,
+		out.Groups = append(out.Groups, GroupEncryption{Channel: g.Channel, Group: g.Group, Kind: g.Kind, History: History(g.History),
 			Epoch: g.Epoch, Devices: g.Devices, People: g.People, TextDays: days(g.TextWindow), MediaDays: days(g.MediaWindow),
 			DefaultPolicy: g.DefaultPolicy, ChainFrozen: g.ChainFrozen, LastCheckpoint: unixMs(g.LastCheckpoint), VerifiedFrom: unixMs(g.VerifiedFrom)})
 	}
@@ -125,7 +125,7 @@ func toHealthReport(r *health.Report) HealthReport {
 	}
 	out.At, out.NeedsAction = r.At.UnixMilli(), r.NeedsAction()
 	for _, f := range r.Findings {
-		hf := HealthFinding{Check: string(f.Check), Title: f.Title, State: string(f.State), Severity: string(f.Severity),
+		hf := HealthFinding{Check: string(f.Check), Title: f.Title, State: HealthState(f.State), Severity: HealthSeverity(f.Severity),
 			Finding: f.Finding, Groups: append([]string{}, f.Groups...)}
 		if f.Action != nil {
 			hf.Action = &HealthAction{ID: f.Action.ID, Label: f.Action.Label, Command: f.Action.Command}

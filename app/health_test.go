@@ -40,7 +40,8 @@ func TestEncryptionHealthBindings(t *testing.T) {
 	var admins *string
 	for _, f := range h.Report.Findings {
 		if f.Check == "admin_devices" {
-			admins = &f.State
+			state := string(f.State)
+			admins = &state
 			if f.Action == nil || f.Action.ID != "add_admin_device" {
 				t.Fatalf("admin devices action: %+v", f.Action)
 			}

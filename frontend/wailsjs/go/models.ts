@@ -669,7 +669,7 @@ export namespace app {
 	    channel: string;
 	    group: string;
 	    kind: string;
-	    history: string;
+	    history: 'open' | 'closed';
 	    epoch: number;
 	    devices: number;
 	    people: number;
@@ -720,8 +720,8 @@ export namespace app {
 	export class HealthFinding {
 	    check: string;
 	    title: string;
-	    state: string;
-	    severity: string;
+	    state: 'ok' | 'repaired' | 'action' | 'dismissed' | 'not_checked';
+	    severity: 'info' | 'warning' | 'critical';
 	    finding: string;
 	    action?: HealthAction;
 	    groups: string[];

@@ -123,6 +123,8 @@ export type EncryptionHealth = Wire<app.EncryptionHealth>
 export type HealthReport = Wire<app.HealthReport>
 /** One check's result: state ok | repaired | action | dismissed | not_checked, severity info | warning | critical. */
 export type HealthFinding = Wire<app.HealthFinding>
+export type HealthState = HealthFinding['state']
+export type HealthSeverity = HealthFinding['severity']
 /** A finding's resolve action: an id, its label, the CLI command if one exists. */
 export type HealthAction = Wire<app.HealthAction>
 /** One group's encryption state (retention windows in days, 0 = unlimited; times Unix ms, 0 for none). */
