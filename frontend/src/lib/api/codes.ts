@@ -31,6 +31,7 @@ export const errorCodes = [
   'bad_request/limit',
   'bad_request/malformed',
   'bad_request/name',
+  'bad_request/notifications',
   'bad_request/position',
   'bad_request/protocol_version',
   'bad_request/roster_invalid',
