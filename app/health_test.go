@@ -1,11 +1,7 @@
 package app_test
 
 import (
-	"context"
-	"encoding/hex"
 	"testing"
-
-	"weald/backend/wire"
 )
 
 // The Encryption & health panel's bindings against a real relay: the
@@ -15,17 +11,8 @@ import (
 func TestEncryptionHealthBindings(t *testing.T) {
 	url, svc := realRelay(t)
 	dana := workspaces(t)
-	c, err := dana.Create("Acme", "Dana", url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := danaAcme(t, dana, url, svc)
 	ws := c.Workspace.ID
-	wsID, _ := hex.DecodeString(c.Workspace.Provision.Workspace)
-	gen, _ := hex.DecodeString(c.Workspace.Provision.GenesisKey)
-	if err := svc.ProvisionWorkspace(context.Background(), wire.ID(wsID), gen); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "dana ready", func() bool { return only(t, dana).Ready })
 	eventually(t, "the first run kept", func() bool {
 		h, err := dana.EncryptionHealth(ws)
 		return err == nil && h.Report.At > 0

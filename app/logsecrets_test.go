@@ -3,14 +3,12 @@ package app_test
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
 	"net/url"
 	"strings"
 	"sync"
 	"testing"
 
 	"weald/app"
-	"weald/backend/wire"
 )
 
 // syncBuffer is a log sink safe for the app's goroutines.
@@ -45,16 +43,7 @@ func TestNoSecretInLog(t *testing.T) {
 		ws[i] = app.Services(a)[2].(*app.Workspaces)
 	}
 	dana, sam := ws[0], ws[1]
-	c, err := dana.Create("Acme", "Dana", url_)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wsID, _ := hex.DecodeString(c.Workspace.Provision.Workspace)
-	gen, _ := hex.DecodeString(c.Workspace.Provision.GenesisKey)
-	if err := svc.ProvisionWorkspace(context.Background(), wire.ID(wsID), gen); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "dana ready", func() bool { return only(t, dana).Ready })
+	c := danaAcme(t, dana, url_, svc)
 	chans, err := dana.Channels(c.Workspace.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -1,14 +1,10 @@
 package app_test
 
 import (
-	"context"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"strings"
 	"testing"
-
-	"weald/backend/wire"
 )
 
 // The member list's bindings against a real relay: people with devices and
@@ -18,17 +14,8 @@ func TestMemberListRemovesAPerson(t *testing.T) {
 	t.Setenv("HOME", t.TempDir()) // the export goes to the data directory, not a real Downloads folder
 	url, svc := realRelay(t)
 	dana, sam := workspaces(t), workspaces(t)
-	c, err := dana.Create("Acme", "Dana", url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := danaAcme(t, dana, url, svc)
 	ws := c.Workspace.ID
-	wsID, _ := hex.DecodeString(c.Workspace.Provision.Workspace)
-	gen, _ := hex.DecodeString(c.Workspace.Provision.GenesisKey)
-	if err := svc.ProvisionWorkspace(context.Background(), wire.ID(wsID), gen); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "dana ready", func() bool { return only(t, dana).Ready })
 	scopes, err := dana.InviteScopes(ws)
 	if err != nil {
 		t.Fatal(err)

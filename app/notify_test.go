@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"strings"
 	"sync"
@@ -10,7 +9,6 @@ import (
 
 	"weald/app"
 	"weald/app/notify"
-	"weald/backend/wire"
 )
 
 // notifyRecorder stands in for the OS side only (the D-Bus half has its own test
@@ -48,17 +46,8 @@ func TestMentionAndDMNotifyAndStayOutOfTheLog(t *testing.T) {
 	t.Cleanup(func() { a.Shutdown(context.Background()) })
 	sam := app.Services(a)[2].(*app.Workspaces)
 
-	c, err := dana.Create("Acme", "Dana", url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := danaAcme(t, dana, url, svc)
 	ws := c.Workspace.ID
-	wsID, _ := hex.DecodeString(c.Workspace.Provision.Workspace)
-	gen, _ := hex.DecodeString(c.Workspace.Provision.GenesisKey)
-	if err := svc.ProvisionWorkspace(context.Background(), wire.ID(wsID), gen); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "dana ready", func() bool { return only(t, dana).Ready })
 	chans, err := dana.Channels(ws)
 	if err != nil {
 		t.Fatal(err)

@@ -1,15 +1,11 @@
 package app_test
 
 import (
-	"context"
-	"encoding/hex"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"weald/backend/wire"
 )
 
 // deadRelay is a loopback address nothing listens on.
@@ -67,11 +63,7 @@ func TestRemoveRefusesAReadyWorkspace(t *testing.T) {
 	if c.Workspace.Provision == nil {
 		t.Fatalf("a relay that answers without the workspace names the operator step: %+v", c.Workspace)
 	}
-	wsID, _ := hex.DecodeString(c.Workspace.Provision.Workspace)
-	gen, _ := hex.DecodeString(c.Workspace.Provision.GenesisKey)
-	if err := svc.ProvisionWorkspace(context.Background(), wire.ID(wsID), gen); err != nil {
-		t.Fatal(err)
-	}
+	provision(t, svc, c)
 	eventually(t, "ready", func() bool { return only(t, w).Ready })
 	if err := w.Remove(c.Workspace.ID); code(err) != "workspace/ready" {
 		t.Fatalf("removing a ready workspace: %v", err)
@@ -87,16 +79,7 @@ func TestRemoveRefusesAReadyWorkspace(t *testing.T) {
 func TestTamperedLinkLeavesNothingAndTheRightLinkWorks(t *testing.T) {
 	url, svc := realRelay(t)
 	dana, sam := workspaces(t), workspaces(t)
-	c, err := dana.Create("Acme", "Dana", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wsID, _ := hex.DecodeString(c.Workspace.Provision.Workspace)
-	gen, _ := hex.DecodeString(c.Workspace.Provision.GenesisKey)
-	if err := svc.ProvisionWorkspace(context.Background(), wire.ID(wsID), gen); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "dana ready", func() bool { return only(t, dana).Ready })
+	c := danaAcme(t, dana, url, svc)
 	inv, err := dana.CreateInvite(c.Workspace.ID, nil, 24, 1, "member")
 	if err != nil {
 		t.Fatal(err)

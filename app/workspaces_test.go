@@ -41,6 +41,29 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// danaAcme creates Dana's workspace "Acme" on the relay, provisions it as
+// the operator would, and waits until it is ready.
+func danaAcme(t *testing.T, dana *app.Workspaces, url string, svc *relay.Service) app.Created {
+	t.Helper()
+	c, err := dana.Create("Acme", "Dana", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	provision(t, svc, c)
+	eventually(t, "dana ready", func() bool { return only(t, dana).Ready })
+	return c
+}
+
+// provision runs the operator step for a created workspace.
+func provision(t *testing.T, svc *relay.Service, c app.Created) {
+	t.Helper()
+	wsID, _ := hex.DecodeString(c.Workspace.Provision.Workspace)
+	gen, _ := hex.DecodeString(c.Workspace.Provision.GenesisKey)
+	if err := svc.ProvisionWorkspace(context.Background(), wire.ID(wsID), gen); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func only(t *testing.T, w *app.Workspaces) app.Workspace {
 	t.Helper()
 	list, err := w.List()
@@ -73,14 +96,10 @@ func TestWorkspacesStoryAgainstARealRelay(t *testing.T) {
 		t.Fatalf("before provisioning: %+v", c.Workspace)
 	}
 	ws := c.Workspace.ID
-	wsID, _ := hex.DecodeString(c.Workspace.Provision.Workspace)
-	gen, _ := hex.DecodeString(c.Workspace.Provision.GenesisKey)
 	if !strings.Contains(c.Workspace.Provision.Command, "weald-relay provision -workspace "+ws) {
 		t.Fatalf("command: %s", c.Workspace.Provision.Command)
 	}
-	if err := svc.ProvisionWorkspace(context.Background(), wire.ID(wsID), gen); err != nil {
-		t.Fatal(err)
-	}
+	provision(t, svc, c)
 	// The background run finishes the setup by itself.
 	eventually(t, "dana ready", func() bool { return only(t, dana).Ready })
 	chans, err := dana.Channels(ws)
