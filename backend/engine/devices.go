@@ -202,3 +202,50 @@ func (e *Engine) principalRevoked(p identity.Principal) (known, revoked bool) {
 	}
 	return false, false
 }
+
+// Errors of approving a recovered device.
+var (
+	ErrNotOnProbation  = errcode.New("device/not_on_probation", "that device is not on probation; there is nothing to approve")
+	ErrApproveNotAdmin = errcode.New("device/approve_not_admin", "only an admin device admitted before the recovered device can approve it")
+)
+
+// ApproveDevice ends the probation of a device recovered with a recovery
+// phrase (spec/lifecycle.md "Detection": the approval request every
+// pre-existing admin gets). Only an admin device admitted before it may
+// (roster approve-device); the access set is then republished, so a
+// recovered admin's device becomes an admin device at the relay too.
+func (e *Engine) ApproveDevice(ctx context.Context, device string) (Device, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.connect(ctx); err != nil {
+		return Device{}, err
+	}
+	if _, err := e.syncRoster(ctx); err != nil {
+		return Device{}, err
+	}
+	d, err := e.findDevice(device)
+	if err != nil {
+		return Device{}, err
+	}
+	out := Device{Device: hexID(d.ID).hex(), User: hexID(d.User).hex(), Admitted: d.Admitted.Index}
+	if !d.Probation || d.RevokedAt != nil {
+		return out, ErrNotOnProbation
+	}
+	me, _ := e.roster.Device(e.devID)
+	if !e.roster.IsAdmin(e.devID) || me.Admitted.Index >= d.Admitted.Index {
+		return out, ErrApproveNotAdmin
+	}
+	if err := e.appendRoster(ctx, func() (roster.Body, error) {
+		if cur, ok := e.roster.Device(d.ID); !ok || !cur.Probation {
+			return nil, nil
+		}
+		return &roster.ApproveDevice{Device: d.ID}, nil
+	}); err != nil {
+		return out, err
+	}
+	if err := e.publishAccessSet(ctx); err != nil {
+		return out, err
+	}
+	e.emit(Event{Kind: EventRoster})
+	return out, nil
+}

@@ -122,6 +122,7 @@ func (e *Engine) syncRoster(ctx context.Context) (bool, error) {
 		var bad []byte
 		var badErr error
 		applied := 0
+		start := e.roster.Len()
 		err = e.db.update(ctx, func(t *txn) error {
 			for _, op := range r.Ops {
 				if err := e.roster.ApplyBytes(op); err != nil {
@@ -142,6 +143,9 @@ func (e *Engine) syncRoster(ctx context.Context) (bool, error) {
 			return changed, err
 		}
 		changed = changed || applied > 0
+		for i, op := range r.Ops[:applied] {
+			e.noticeRosterOp(ctx, start+i, op)
+		}
 		if bad != nil {
 			e.invalidRosterOp(ctx, bad, badErr)
 			break

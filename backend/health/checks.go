@@ -142,7 +142,7 @@ func checkProbation(f *Facts) Finding {
 	if n := len(f.Probation); n > 0 {
 		return fail(fmt.Sprintf("%s recovered from a phrase %s waiting for an existing admin to confirm it: %s.",
 			plural(n, "device", "devices"), map[bool]string{true: "is", false: "are"}[n == 1], strings.Join(f.Probation, ", ")),
-			Action{ID: "review_probation", Label: "Revoke it if nobody you know recovered it (approving is not built yet)", Command: "weald device revoke DEVICE"}, nil)
+			Action{ID: "review_probation", Label: "Approve it if you know who recovered it, else revoke it", Command: "weald device approve DEVICE (or weald device revoke DEVICE)"}, nil)
 	}
 	return ok("No recovered device is waiting for confirmation.")
 }

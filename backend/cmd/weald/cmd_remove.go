@@ -82,8 +82,20 @@ changes it prints and run it again with --reapprove.`,
 		Args:  nargs("device revoke DEVICE", 1, 1),
 		RunE:  func(cmd *cobra.Command, args []string) error { return c.cmdDeviceRevoke(cmd.Context(), args[0]) },
 	}
-	return []*cobra.Command{remove, receipts, promote, demote,
-		group("device", "List and revoke devices", "device list | device revoke DEVICE", list, revoke)}
+	approve := &cobra.Command{
+		Use:   "approve DEVICE",
+		Short: "End the probation of a device recovered with a recovery phrase (admins admitted before it)",
+		Args:  nargs("device approve DEVICE", 1, 1),
+		RunE:  func(cmd *cobra.Command, args []string) error { return c.cmdDeviceApprove(cmd.Context(), args[0]) },
+	}
+	alerts := &cobra.Command{
+		Use:   "alerts",
+		Short: "Sync, then list this workspace's security alerts (roster changes, recovered devices, refused operations)",
+		Args:  nargs("alerts", 0, 0),
+		RunE:  func(cmd *cobra.Command, args []string) error { return c.cmdAlerts(cmd.Context()) },
+	}
+	return []*cobra.Command{remove, receipts, promote, demote, alerts,
+		group("device", "List, revoke and approve devices", "device list | device revoke DEVICE | device approve DEVICE", list, revoke, approve)}
 }
 
 func (c *cli) withEngine(ctx context.Context, fn func(e *engine.Engine) error) error {
@@ -274,4 +286,33 @@ func (c *cli) cmdDeviceRevoke(ctx context.Context, device string) error {
 		fmt.Fprintln(c.stdout, "the relay still admits it until an admin's client publishes the access set (on its next sync)")
 	}
 	return nil
+}
+
+func (c *cli) cmdDeviceApprove(ctx context.Context, device string) error {
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		d, err := e.ApproveDevice(ctx, device)
+		if err != nil {
+			return err
+		}
+		if c.json {
+			c.print(map[string]any{"approved": d})
+			return nil
+		}
+		fmt.Fprintf(c.stdout, "approved device %s\n", d.Device)
+		return nil
+	})
+}
+
+func (c *cli) cmdAlerts(ctx context.Context) error {
+	return c.withSyncedEngine(ctx, func(e *engine.Engine) error {
+		as := e.Status().Alerts
+		if c.json {
+			c.print(map[string]any{"alerts": as})
+			return nil
+		}
+		for _, a := range as {
+			fmt.Fprintf(c.stdout, "%s %s %s\n", a.Time.UTC().Format("2006-01-02 15:04:05Z"), a.Code, a.Message)
+		}
+		return nil
+	})
 }
