@@ -59,6 +59,10 @@ type Message struct {
 	Kind MessageKind `json:"kind,omitempty" ts_type:"'' | 'joined'"`
 	// Edited: its author changed the text after sending it.
 	Edited bool `json:"edited,omitempty"`
+	// Change is "edit" or "delete" when such a change of yours to this
+	// message waits in the outbox (State "pending" or "failed"; retry and
+	// discard take the message's id).
+	Change MessageChange `json:"change,omitempty" ts_type:"'' | 'edit' | 'delete'"`
 	// Mentions mark "@name" spans of Text that refer to people; MentionsMe
 	// says one of them is you. A mention highlights and counts, nothing more.
 	Mentions   []MentionRef `json:"mentions,omitempty"`
@@ -412,7 +416,7 @@ func (w *Workspaces) toMessage(r *wsRun, user, channel string, m engine.Message)
 	you := r.prefs.You
 	r.mu.Unlock()
 	out := Message{ID: m.ID, Channel: channel, Text: m.Text, SentAt: m.Time.UnixMilli(), State: MessageSent, Mine: m.Author == user,
-		Kind: MessageKind(m.Kind), Edited: m.Edited}
+		Kind: MessageKind(m.Kind), Edited: m.Edited, Change: MessageChange(m.Change)}
 	if m.State != "" {
 		// In this device's outbox: "pending" (goes out by itself once
 		// connected) or "failed" (refused; Error says why).

@@ -47,6 +47,16 @@ const (
 	MessageFailed  MessageState = "failed"
 )
 
+// MessageChange is a change of this device's to a message of the log that
+// waits in the outbox (the message's State says how it stands).
+type MessageChange string
+
+const (
+	ChangeNone   MessageChange = ""
+	ChangeEdit   MessageChange = "edit"
+	ChangeDelete MessageChange = "delete"
+)
+
 // MessageKind is what a line of a channel is: a chat message, or a notice
 // drawn from the roster that Message.Author joined the workspace.
 type MessageKind string

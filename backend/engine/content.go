@@ -238,6 +238,9 @@ type Message struct {
 	// for one in this device's outbox (Error then says why).
 	State string `json:"state,omitempty"`
 	Error string `json:"error,omitempty"`
+	// Change is OpEdit or OpDelete for a message of the log with that
+	// change of this device's waiting in the outbox (State says how).
+	Change string `json:"change,omitempty"`
 }
 
 // Send posts text to a channel: an Automerge change to today's shard,

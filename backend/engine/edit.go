@@ -27,20 +27,22 @@ var ErrEarlierEpoch = errcode.New("docs/earlier_epoch", "this message was sent b
 
 // Edit replaces the text of one of this user's messages of a channel.
 func (e *Engine) Edit(ctx context.Context, channel, id, text string) (Message, error) {
-	return e.changeOwn(ctx, channel, id, func(s *documents.Shard, mid documents.MessageID) ([]byte, error) {
-		return s.Edit(mid, text)
-	}, true)
+	return e.changeOwn(ctx, channel, id, editTo(text), true)
 }
 
 // Delete deletes one of this user's messages of a channel.
 func (e *Engine) Delete(ctx context.Context, channel, id string) error {
-	_, err := e.changeOwn(ctx, channel, id, func(s *documents.Shard, mid documents.MessageID) ([]byte, error) {
-		return s.Delete(mid)
-	}, false)
+	_, err := e.changeOwn(ctx, channel, id, deleteOwn, false)
 	return err
 }
 
-func (e *Engine) changeOwn(ctx context.Context, channel, id string, change func(*documents.Shard, documents.MessageID) ([]byte, error), edit bool) (Message, error) {
+func editTo(text string) ownChange {
+	return func(s *documents.Shard, mid documents.MessageID) ([]byte, error) { return s.Edit(mid, text) }
+}
+
+func deleteOwn(s *documents.Shard, mid documents.MessageID) ([]byte, error) { return s.Delete(mid) }
+
+func (e *Engine) changeOwn(ctx context.Context, channel, id string, change ownChange, edit bool) (Message, error) {
 	mid, err := documents.ParseMessageID(id)
 	if err != nil {
 		return Message{}, err
@@ -51,25 +53,29 @@ func (e *Engine) changeOwn(ctx context.Context, channel, id string, change func(
 	if err != nil {
 		return Message{}, err
 	}
-	g := e.groups[gi.Policy.Group]
-	if g == nil || g.mls == nil {
+	if g := e.groups[gi.Policy.Group]; g == nil || g.mls == nil {
 		return Message{}, ErrNotMember
 	}
 	if err := e.connect(ctx); err != nil {
 		return Message{}, err
 	}
+	return e.sendOwnChange(ctx, gi, mid, change, edit, nil)
+}
+
+// ownChange makes a change to one's own message id of a shard.
+type ownChange func(*documents.Shard, documents.MessageID) ([]byte, error)
+
+// sendOwnChange is changeOwn with e.mu held and connected; also, when set,
+// runs in the transaction that stores the change (as in sendText).
+func (e *Engine) sendOwnChange(ctx context.Context, gi roster.GroupInfo, mid documents.MessageID, change ownChange, edit bool, also func(t *txn) error) (Message, error) {
+	g := e.groups[gi.Policy.Group]
+	if g == nil || g.mls == nil {
+		return Message{}, ErrNotMember
+	}
 	if err := e.catchUp(ctx, g); err != nil {
 		return Message{}, err
 	}
-	sk, err := e.shardOf(ctx, gi.Policy.Group, mid)
-	if err != nil {
-		return Message{}, err
-	}
-	k, err := e.keyForShard(g, &gi.Policy, sk, edit)
-	if err != nil {
-		return Message{}, err
-	}
-	sh, err := e.shardFor(ctx, sk)
+	sk, sh, k, err := e.ownShard(ctx, g, gi, mid, edit)
 	if err != nil {
 		return Message{}, err
 	}
@@ -78,7 +84,7 @@ func (e *Engine) changeOwn(ctx context.Context, channel, id string, change func(
 		delete(e.shards, sk) // nothing was changed, but keep memory equal to the store
 		return Message{}, err
 	}
-	if err := e.sendChange(ctx, g, sk, sh, k, changes, mid, nil); err != nil {
+	if err := e.sendChange(ctx, g, sk, sh, k, changes, mid, also); err != nil {
 		return Message{}, err
 	}
 	m, err := sh.s.Message(mid)
@@ -86,6 +92,21 @@ func (e *Engine) changeOwn(ctx context.Context, channel, id string, change func(
 		return Message{}, err
 	}
 	return e.toMessage(m), nil
+}
+
+// ownShard finds the shard holding message mid of group g and the key a
+// change to it is sealed under.
+func (e *Engine) ownShard(ctx context.Context, g *group, gi roster.GroupInfo, mid documents.MessageID, edit bool) (shardKey, *shard, contentKey, error) {
+	sk, err := e.shardOf(ctx, gi.Policy.Group, mid)
+	if err != nil {
+		return sk, nil, contentKey{}, err
+	}
+	k, err := e.keyForShard(g, &gi.Policy, sk, edit)
+	if err != nil {
+		return sk, nil, contentKey{}, err
+	}
+	sh, err := e.shardFor(ctx, sk)
+	return sk, sh, k, err
 }
 
 // shardOf finds the shard holding message id of group in the index.

@@ -152,6 +152,8 @@ type Engine struct {
 	// outbox: messages waiting to be sent, oldest first; kick wakes Run.
 	outbox []outboxItem
 	kick   chan struct{}
+	// sentAs maps outbox ids of messages sent this session to their ids.
+	sentAs map[string]string
 	// rootFresh: the root was caught up at the start of this join loop.
 	rootFresh bool
 	// storageChecked: when the steward last read the relay's STATS.

@@ -191,6 +191,7 @@ func (e *Engine) historyBefore(ctx context.Context, channel, before string, limi
 		}
 	}
 	e.nameAuthors(out)
+	e.withPendingChanges(hexID(group), out)
 	return out, more, nil
 }
 

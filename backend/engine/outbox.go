@@ -23,6 +23,9 @@ import (
 // connected (Run drains it on connect, on Queue and on its retry timer).
 // A message the relay or the channel refuses for good is kept as failed,
 // with the reason, until it is sent again (RetryOutbox) or discarded.
+//
+// Edits and deletes of one's own messages wait in the same outbox, in the
+// same order (outboxchange.go): one typed after a send goes out after it.
 
 // Outbox states (Message.State).
 const (
@@ -48,6 +51,10 @@ type outboxItem struct {
 	Failed string    `json:"failed,omitempty"` // "code: sentence" when not retried by itself
 	// Mentions of people in Text, checked when queued and again when sent.
 	Mentions []Mention `json:"mentions,omitempty"`
+	// Op is "" for a new message, OpEdit (Text replaces the text of
+	// message Target) or OpDelete (message Target is deleted).
+	Op     string `json:"op,omitempty"`
+	Target string `json:"target,omitempty"`
 }
 
 func (e *Engine) loadOutbox(ctx context.Context) error {
@@ -154,7 +161,7 @@ func (e *Engine) Outbox(channel string) ([]Message, error) {
 	}
 	out := []Message{}
 	for i := range e.outbox {
-		if e.outbox[i].Group == hexID(gi.Policy.Group) {
+		if e.outbox[i].Group == hexID(gi.Policy.Group) && e.outbox[i].Op == "" {
 			out = append(out, e.outboxMessage(&e.outbox[i]))
 		}
 	}
@@ -162,7 +169,8 @@ func (e *Engine) Outbox(channel string) ([]Message, error) {
 }
 
 // RetryOutbox makes a failed message pending again; DiscardOutbox drops a
-// waiting message.
+// waiting message. id is the outbox item's, or for a waiting edit or delete
+// also the id of the message it changes.
 func (e *Engine) RetryOutbox(ctx context.Context, id string) error {
 	return e.editOutbox(ctx, id, func(it *outboxItem) bool { it.Failed = ""; return true })
 }
@@ -176,7 +184,7 @@ func (e *Engine) editOutbox(ctx context.Context, id string, edit func(*outboxIte
 	defer e.mu.Unlock()
 	for i := range e.outbox {
 		it := e.outbox[i]
-		if it.ID != id {
+		if it.ID != id && (it.Target == "" || it.Target != id) {
 			continue
 		}
 		if edit(&it) {
@@ -226,10 +234,14 @@ func (e *Engine) drainOutbox(ctx context.Context) error {
 		} else {
 			sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 			rest := e.without(i)
-			_, err = e.sendText(sctx, gi, post{Text: it.Text, Mentions: it.Mentions}, func(t *txn) error { return saveOutbox(t, rest) })
+			var sent Message
+			sent, err = e.sendItem(sctx, gi, &it, func(t *txn) error { return saveOutbox(t, rest) })
 			cancel()
 			if err == nil {
 				e.outbox = rest
+				if it.Op == "" {
+					e.noteSent(it.ID, sent.ID)
+				}
 				continue
 			}
 		}

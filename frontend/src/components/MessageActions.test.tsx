@@ -79,4 +79,41 @@ describe('own message actions', () => {
     await userEvent.click(within(screen.getByRole('group', { name: 'Delete this message?' })).getByRole('button', { name: 'Delete' }))
     expect(own.onDelete).toHaveBeenCalledWith('m1')
   })
+
+  it('shows an edit or delete waiting in the outbox on its message, and a refused one with retry', async () => {
+    const onRetry = vi.fn()
+    const onDiscard = vi.fn()
+    render(
+      <MessagePane
+        channel={defaults()[0]}
+        messages={[
+          mine({ text: 'fixed offline', edited: true, state: 'pending', change: 'edit' }),
+          mine({ id: 'm2', text: 'going away', sentAt: t0 + 60_000, state: 'pending', change: 'delete' }),
+          mine({
+            id: 'm3',
+            text: 'refused edit',
+            sentAt: t0 + 120_000,
+            state: 'failed',
+            change: 'edit',
+            error: new ApiError('docs/earlier_epoch', 'only be deleted, not edited'),
+          }),
+        ]}
+        outgoing={[]}
+        loading={false}
+        error={null}
+        onSend={vi.fn()}
+        onRetry={onRetry}
+        onDiscard={onDiscard}
+        own={{ onEdit: vi.fn(), onDelete: vi.fn() }}
+      />,
+    )
+    expect(screen.getByText('Edit waiting to send…')).toBeTruthy()
+    expect(screen.getByText('Deleting…')).toBeTruthy()
+    expect(screen.getByText('Edit not sent')).toBeTruthy()
+    expect(screen.getByText('going away').closest('.message-text')?.getAttribute('data-change')).toBe('delete')
+    // A message whose delete waits offers no more edits; the others still do.
+    expect(screen.getAllByRole('button', { name: 'Edit message' })).toHaveLength(2)
+    await userEvent.click(screen.getByRole('button', { name: 'Send again' }))
+    expect(onRetry).toHaveBeenCalledWith('m3')
+  })
 })

@@ -9,9 +9,13 @@ export interface OwnActions {
   onDelete: (id: string) => Promise<void>
 }
 
-/** The actions a message row offers: only on your own messages in the log (not a notice, not the outbox). */
+/**
+ * The actions a message row offers: only on your own messages (not a notice),
+ * also while they or an edit of them wait in the outbox; not on one whose
+ * delete waits.
+ */
 export function ownable(m: Message, own?: OwnActions): own is OwnActions {
-  return !!own && m.mine && m.state === 'sent' && !m.kind
+  return !!own && m.mine && !m.kind && m.change !== 'delete'
 }
 
 /**

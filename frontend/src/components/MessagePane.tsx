@@ -312,6 +312,13 @@ function JoinNotice({ m }: { m: Message }) {
   )
 }
 
+/** sendState says where a message of this device's outbox, or your change to one, stands. */
+export function sendState(m: Pick<Message, 'state' | 'change'>): string {
+  if (m.change === 'edit') return m.state === 'pending' ? 'Edit waiting to send…' : 'Edit not sent'
+  if (m.change === 'delete') return m.state === 'pending' ? 'Deleting…' : 'Delete not sent'
+  return m.state === 'pending' ? 'Sending…' : 'Not sent'
+}
+
 function MessageRow({
   m,
   grouped,
@@ -342,7 +349,7 @@ function MessageRow({
   const state =
     m.state !== 'sent' ? (
       <span className="send-state" role="status">
-        {m.state === 'pending' ? 'Sending…' : 'Not sent'}
+        {sendState(m)}
       </span>
     ) : null
   const failed = m.state === 'failed' ? <SendError error={m.error} onRetry={() => onRetry(m.id)} onDiscard={() => onDiscard(m.id)} /> : null
@@ -353,7 +360,7 @@ function MessageRow({
           {time(m.sentAt)}
         </time>
         <div>
-          <div className="message-text">
+          <div className="message-text" data-change={m.change || undefined}>
             <span className="visually-hidden">{m.author}: </span>
             {text}
           </div>
@@ -376,7 +383,9 @@ function MessageRow({
           </time>
           {state ? <> {state}</> : null}
         </div>
-        <div className="message-text">{text}</div>
+        <div className="message-text" data-change={m.change || undefined}>
+          {text}
+        </div>
         {failed}
       </div>
     </div>

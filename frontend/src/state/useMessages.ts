@@ -143,7 +143,8 @@ export function useMessages(ws: string | null, channel: string | null, target?: 
     (key: string) => {
       if (outgoing.some((x) => x.key === key)) return setOutgoing((o) => o.filter((x) => x.key !== key))
       if (!ws) return
-      setMessages((list) => list.filter((m) => m.id !== key))
+      // A new message leaves at once; a message whose change is discarded comes back as it was with the change event.
+      setMessages((list) => list.filter((m) => m.id !== key || m.change))
       api.messages.discard(ws, key).catch((e) => setError(toApiError(e)))
     },
     [outgoing, ws],
@@ -162,7 +163,12 @@ export function useMessages(ws: string | null, channel: string | null, target?: 
     async (id: string) => {
       if (!ws || !channel) return
       await api.messages.remove(ws, channel, id)
-      setMessages((list) => list.filter((x) => x.id !== id))
+      // The delete waits in the outbox; the message leaves once it went out (a new one still waiting leaves at once).
+      setMessages((list) =>
+        list.flatMap((x) =>
+          x.id !== id ? [x] : x.state === 'sent' || x.change ? [{ ...x, state: 'pending' as const, change: 'delete' as const }] : [],
+        ),
+      )
     },
     [ws, channel],
   )

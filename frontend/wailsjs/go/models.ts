@@ -558,6 +558,7 @@ export namespace app {
 	    error?: Error;
 	    kind?: '' | 'joined';
 	    edited?: boolean;
+	    change?: '' | 'edit' | 'delete';
 	    mentions?: MentionRef[];
 	    mentionsMe?: boolean;
 	
@@ -577,6 +578,7 @@ export namespace app {
 	        this.error = this.convertValues(source["error"], Error);
 	        this.kind = source["kind"];
 	        this.edited = source["edited"];
+	        this.change = source["change"];
 	        this.mentions = this.convertValues(source["mentions"], MentionRef);
 	        this.mentionsMe = source["mentionsMe"];
 	    }
