@@ -48,15 +48,15 @@ func (d *Document) Frontier(set []Head) ([]Head, error) {
 	}
 	depended := map[Head]bool{}
 	for h := range in {
-		ch, err := d.doc.Change([32]byte(h))
-		if err != nil {
+		deps, ok := d.depsOf(h)
+		if !ok {
 			return nil, fmt.Errorf("%w: %s", ErrUnknownHeads, h)
 		}
-		for _, dep := range ch.Dependencies() {
-			if !in[Head(dep)] {
-				return nil, fmt.Errorf("%w: %s depends on %s", ErrNotClosed, h, Head(dep))
+		for _, dep := range deps {
+			if !in[dep] {
+				return nil, fmt.Errorf("%w: %s depends on %s", ErrNotClosed, h, dep)
 			}
-			depended[Head(dep)] = true
+			depended[dep] = true
 		}
 	}
 	var out []Head
@@ -81,14 +81,14 @@ func (d *Document) Ancestors(heads []Head) ([]Head, error) {
 		if seen[h] {
 			continue
 		}
-		ch, err := d.doc.Change([32]byte(h))
-		if err != nil {
+		deps, ok := d.depsOf(h)
+		if !ok {
 			return nil, fmt.Errorf("%w: %s", ErrUnknownHeads, h)
 		}
 		seen[h] = true
-		for _, dep := range ch.Dependencies() {
-			if !seen[Head(dep)] {
-				stack = append(stack, Head(dep))
+		for _, dep := range deps {
+			if !seen[dep] {
+				stack = append(stack, dep)
 			}
 		}
 	}

@@ -53,6 +53,7 @@ type Document struct {
 	broken   bool               // a failed restore: refuse all use
 	seqs     map[string]uint64  // actor → newest sequence number applied; nil until needed
 	maxOps   map[Head]uint64    // change → its last op counter; built with seqs
+	deps     map[Head][]Head    // applied change → the changes it depends on; a cache (depsOf)
 	creators map[string][]byte  // root key → actor of the change that created it; built with seqs
 	objects  map[string]string  // objKey of a message map → its root key; built with seqs
 
@@ -148,8 +149,18 @@ func (d *Document) Heads() []Head {
 	return sortHeads(out)
 }
 
-// Has reports whether the change with hash h is applied to the document.
+// Has reports whether the change with hash h is applied to the document:
+// a map lookup for a change this session applied, committed or looked up,
+// else one Automerge lookup.
 func (d *Document) Has(h Head) bool {
+	if _, ok := d.deps[h]; ok {
+		return true
+	}
+	return d.applied(h)
+}
+
+// applied asks Automerge itself whether change h is applied.
+func (d *Document) applied(h Head) bool {
 	_, err := d.doc.Change(automerge.ChangeHash(h))
 	return err == nil
 }
@@ -266,7 +277,7 @@ func (d *Document) drain() (int, error) {
 		if err := d.doc.LoadIncremental(c.bytes); err != nil {
 			return applied, fmt.Errorf("%w: %v", ErrBadChanges, err)
 		}
-		if !d.Has(h) {
+		if !d.applied(h) {
 			return applied, fmt.Errorf("%w: change %s was not applied", ErrBadChanges, h)
 		}
 		delete(d.pending, h)
@@ -289,7 +300,7 @@ func (d *Document) drain() (int, error) {
 // ([ErrBroken]) so that the caller reloads it from the store.
 func (d *Document) restore(heads []Head, saved map[Head]rawChange) error {
 	d.pending = saved
-	d.seqs, d.maxOps, d.creators, d.objects = nil, nil, nil, nil
+	d.dropIndex()
 	if equalHeads(d.Heads(), heads) {
 		return nil
 	}

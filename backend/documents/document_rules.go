@@ -1,6 +1,10 @@
 package documents
 
-import "fmt"
+import (
+	"fmt"
+
+	automerge "github.com/automerge/automerge-go"
+)
 
 // checkChange enforces what Automerge's loader requires and its apply does
 // not check, so that no received change can leave a document that fails to
@@ -54,6 +58,12 @@ func (d *Document) indexChanges() error {
 	return nil
 }
 
+// dropIndex forgets the change index after the document was replaced or
+// merged into; it is rebuilt from the changes when next needed.
+func (d *Document) dropIndex() {
+	d.seqs, d.maxOps, d.deps, d.creators, d.objects = nil, nil, nil, nil, nil
+}
+
 // noteCreators records the actor of every root key a change creates, and
 // the object each such operation creates (first writer wins; the root rules
 // let only one change create a message key).
@@ -82,9 +92,36 @@ func (d *Document) creator(k string) []byte {
 
 // noteChange records an applied or committed change in the indexes.
 func (d *Document) noteChange(c rawChange) {
+	if d.deps == nil {
+		d.deps = map[Head][]Head{}
+	}
+	d.deps[c.hash] = c.deps
 	if d.seqs != nil {
 		d.seqs[string(c.actor)] = c.seq
 		d.maxOps[c.hash] = c.maxOp()
 		noteCreators(d.creators, d.objects, c)
 	}
+}
+
+// depsOf returns the dependencies of applied change h, from the cache of
+// changes this document applied, committed or looked up before, else from
+// Automerge (and then cached). ok is false when h is not applied.
+func (d *Document) depsOf(h Head) ([]Head, bool) {
+	if deps, ok := d.deps[h]; ok {
+		return deps, true
+	}
+	ch, err := d.doc.Change(automerge.ChangeHash(h))
+	if err != nil {
+		return nil, false
+	}
+	am := ch.Dependencies()
+	deps := make([]Head, len(am))
+	for i, x := range am {
+		deps[i] = Head(x)
+	}
+	if d.deps == nil {
+		d.deps = map[Head][]Head{}
+	}
+	d.deps[h] = deps
+	return deps, true
 }

@@ -101,7 +101,7 @@ func (d *Document) rebuild() error {
 		return fmt.Errorf("%w: %v", ErrBroken, err)
 	}
 	d.doc = fresh
-	d.seqs, d.maxOps, d.creators, d.objects = nil, nil, nil, nil
+	d.dropIndex()
 	d.proven, d.unproven = d.Heads(), false
 	return nil
 }

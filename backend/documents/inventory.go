@@ -91,8 +91,14 @@ func VerifyInventory(group wire.ID, index Snapshot, entries []InventoryEntry) er
 
 // VerifyEntry checks a fetched snapshot against its inventory entry.
 func VerifyEntry(e InventoryEntry, s Snapshot) error {
+	_, err := OpenEntry(e, s)
+	return err
+}
+
+// OpenEntry is [VerifyEntry] keeping what it loaded ([OpenSnapshot]).
+func OpenEntry(e InventoryEntry, s Snapshot) (Opened, error) {
 	if s.Doc != e.Doc || s.Hash != e.SnapshotHash || !equalHeads(s.Heads, e.Heads) {
-		return fmt.Errorf("%w: the snapshot is not the one the inventory names", ErrBadSnapshot)
+		return Opened{}, fmt.Errorf("%w: the snapshot is not the one the inventory names", ErrBadSnapshot)
 	}
-	return VerifySnapshot(s)
+	return OpenSnapshot(s)
 }

@@ -83,26 +83,39 @@ func (d *Document) SnapshotAt(heads []Head) (Snapshot, error) {
 	return Snapshot{Doc: d.id, Heads: sorted, Bytes: b, Hash: SnapshotHash(d.id, sorted, b)}, nil
 }
 
-// VerifySnapshot checks that s.Hash is the hash of its document id, heads
+// Opened is a snapshot whose hash and heads are verified, loaded once so
+// that reading it does not load it again.
+type Opened struct {
+	Snapshot
+	am *automerge.Doc
+}
+
+// OpenSnapshot checks that s.Hash is the hash of its document id, heads
 // and bytes, and that the bytes load to a document whose heads are exactly
 // s.Heads ("the writer proves locally that each listed snapshot applies to
-// the named heads"; receivers check the same).
-func VerifySnapshot(s Snapshot) error {
+// the named heads"; receivers check the same), and keeps what it loaded.
+func OpenSnapshot(s Snapshot) (Opened, error) {
 	if SnapshotHash(s.Doc, s.Heads, s.Bytes) != s.Hash {
-		return fmt.Errorf("%w: hash", ErrBadSnapshot)
+		return Opened{}, fmt.Errorf("%w: hash", ErrBadSnapshot)
 	}
 	am, err := automerge.Load(s.Bytes)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrBadSnapshot, err)
+		return Opened{}, fmt.Errorf("%w: %v", ErrBadSnapshot, err)
 	}
 	got := make([]Head, 0, len(s.Heads))
 	for _, h := range am.Heads() {
 		got = append(got, Head(h))
 	}
 	if !equalHeads(sortHeads(got), s.Heads) {
-		return fmt.Errorf("%w: heads", ErrBadSnapshot)
+		return Opened{}, fmt.Errorf("%w: heads", ErrBadSnapshot)
 	}
-	return nil
+	return Opened{Snapshot: s, am: am}, nil
+}
+
+// VerifySnapshot is [OpenSnapshot] for a caller that only judges.
+func VerifySnapshot(s Snapshot) error {
+	_, err := OpenSnapshot(s)
+	return err
 }
 
 // LoadSnapshot verifies s and opens it as a document.
@@ -113,25 +126,31 @@ func LoadSnapshot(s Snapshot, o Options) (*Document, error) {
 	return LoadDocument(s.Doc, s.Bytes, nil, o)
 }
 
-// MergeSnapshot adds the changes of a verified snapshot that d lacks (a
-// reader whose log was compacted below a checkpoint reads what went from
-// the snapshot; spec/lifecycle.md "Interaction with open history"). The
-// next Save proves the result loads.
+// MergeSnapshot verifies s and adds the changes d lacks ([Document.Merge]).
 func (d *Document) MergeSnapshot(s Snapshot) error {
-	if s.Doc != d.id {
-		return fmt.Errorf("%w: the snapshot is another document's", ErrBadSnapshot)
-	}
-	if err := VerifySnapshot(s); err != nil {
+	o, err := OpenSnapshot(s)
+	if err != nil {
 		return err
 	}
-	other, err := automerge.Load(s.Bytes)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrBadSnapshot, err)
+	return d.Merge(o)
+}
+
+// Merge adds the changes of a verified snapshot that d lacks (a reader
+// whose log was compacted below a checkpoint reads what went from the
+// snapshot; spec/lifecycle.md "Interaction with open history"), from the
+// document OpenSnapshot already loaded. The next Save proves the result
+// loads.
+func (d *Document) Merge(o Opened) error {
+	if o.Doc != d.id {
+		return fmt.Errorf("%w: the snapshot is another document's", ErrBadSnapshot)
 	}
-	if _, err := d.doc.Merge(other); err != nil {
+	if o.am == nil {
+		return fmt.Errorf("%w: not opened", ErrBadSnapshot)
+	}
+	if _, err := d.doc.Merge(o.am); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadSnapshot, err)
 	}
 	d.unproven = true
-	d.seqs, d.maxOps, d.creators, d.objects = nil, nil, nil, nil // rebuilt from the changes when next needed
+	d.dropIndex() // rebuilt from the changes when next needed
 	return nil
 }

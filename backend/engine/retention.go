@@ -259,7 +259,7 @@ func shardOf(g *group, k retention.DocKey) shardKey {
 
 // readSnapshots merges into the local shards the snapshots whose heads this
 // client lacks; it reports whether it read any.
-func (e *Engine) readSnapshots(ctx context.Context, g *group, m *retention.Manifest, snaps []documents.Snapshot) (bool, error) {
+func (e *Engine) readSnapshots(ctx context.Context, g *group, m *retention.Manifest, snaps []documents.Opened) (bool, error) {
 	read := false
 	for i, s := range snaps {
 		sh, err := e.shardFor(ctx, shardOf(g, m.Documents[i].Key))
@@ -275,7 +275,7 @@ func (e *Engine) readSnapshots(ctx context.Context, g *group, m *retention.Manif
 		if !lacks {
 			continue
 		}
-		if err := sh.s.MergeSnapshot(s); err != nil {
+		if err := sh.s.Merge(s); err != nil {
 			return read, err
 		}
 		sh.rebase = true

@@ -3,12 +3,17 @@ package retention
 import (
 	"fmt"
 	"testing"
+	"time"
+
+	"weald/backend/documents"
 )
 
-// Checkpoint write (frontier, snapshot at the barrier, proof that it loads)
-// and receiver verification (hash, load, heads, barrier frontier) of a
-// channel of n messages over 30 daily shards. The engine's cost of reading
-// and decrypting the log is not included (see the engine's figures).
+// Checkpoint write (frontier, snapshot at the barrier, proof that it loads),
+// receiver verification (hash, load, heads, barrier frontier) and a joiner
+// reading the history from the snapshots (verify beneath a drop, merge into
+// empty shards, list the messages) of a channel of n messages over 30 daily
+// shards. The engine's cost of reading and decrypting the log is not
+// included.
 func BenchmarkCheckpoint(b *testing.B) {
 	for _, n := range benchSizes {
 		c := newChannel(b, n, 30)
@@ -27,7 +32,36 @@ func BenchmarkCheckpoint(b *testing.B) {
 				}
 			}
 		})
+		b.Run(fmt.Sprintf("join/%d", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if got := join(b, w); got != n {
+					b.Fatalf("the joiner read %d messages, want %d", got, n)
+				}
+			}
+		})
 	}
+}
+
+// join is a reader beneath a drop: it verifies the checkpoint without the
+// envelopes, reads every snapshot into an empty shard and lists the
+// messages; it returns how many it read.
+func join(b *testing.B, w *written) int {
+	opened, err := Verify(&w.cp, Check{Chain: &w.chain, Manifest: &w.m, Snapshots: w.snaps})
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for i, o := range opened {
+		sh, err := documents.NewShard(testGroup, documents.Day(w.m.Documents[i].Key.Day), documents.Options{Clock: time.Now})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := sh.Merge(o); err != nil {
+			b.Fatal(err)
+		}
+		n += len(sh.Messages())
+	}
+	return n
 }
 
 var benchSizes = []int{10000, 100000}

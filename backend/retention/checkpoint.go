@@ -32,15 +32,19 @@ type Source struct {
 func Snapshots(srcs []Source) ([]DocKey, []documents.Snapshot, error) {
 	srcs = append([]Source(nil), srcs...)
 	sort.Slice(srcs, func(i, j int) bool { return srcs[i].Key.less(srcs[j].Key) })
-	keys := make([]DocKey, 0, len(srcs))
-	out := make([]documents.Snapshot, 0, len(srcs))
+	keys := make([]DocKey, len(srcs))
 	for i, s := range srcs {
 		if i > 0 && !srcs[i-1].Key.less(s.Key) {
 			return nil, nil, fmt.Errorf("%w: document listed twice", ErrBadManifest)
 		}
+		keys[i] = s.Key
+	}
+	out := make([]documents.Snapshot, len(srcs))
+	err := eachShard(len(srcs), func(i int) error {
+		s := srcs[i]
 		heads, err := s.Doc.Frontier(s.Set)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		// Both ways prove the bytes load to exactly heads: Snapshot
 		// through the document's proven save (the common case: the
@@ -53,13 +57,16 @@ func Snapshots(srcs []Source) ([]DocKey, []documents.Snapshot, error) {
 			snap, err = s.Doc.SnapshotAt(heads)
 		}
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		if len(snap.Bytes) > MaxSnapshotBytes {
-			return nil, nil, fmt.Errorf("%w: %d bytes", ErrTooLarge, len(snap.Bytes))
+			return fmt.Errorf("%w: %d bytes", ErrTooLarge, len(snap.Bytes))
 		}
-		keys = append(keys, s.Key)
-		out = append(out, snap)
+		out[i] = snap
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return keys, out, nil
 }
@@ -106,8 +113,9 @@ type Check struct {
 // "Receivers verify the signature, the index inventory, every referenced
 // snapshot hash and head, and reject a checkpoint that omits a known
 // document or has a snapshot above/below its claimed barrier"). It returns
-// the snapshots, in inventory order, for a reader that needs them.
-func Verify(cp *wire.Checkpoint, c Check) ([]documents.Snapshot, error) {
+// the snapshots, in inventory order and loaded once, for a reader that
+// needs them.
+func Verify(cp *wire.Checkpoint, c Check) ([]documents.Opened, error) {
 	if err := cp.Verify(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadCheckpoint, err)
 	}
@@ -132,16 +140,13 @@ func Verify(cp *wire.Checkpoint, c Check) ([]documents.Snapshot, error) {
 			}
 		}
 	}
-	out := make([]documents.Snapshot, 0, len(m.Documents))
-	for _, e := range m.Documents {
+	snaps := make([]documents.Snapshot, len(m.Documents))
+	for i, e := range m.Documents {
 		b, ok := c.Snapshots[e.Snapshot]
 		if !ok {
 			return nil, fmt.Errorf("%w: snapshot of day %s is missing", ErrBadCheckpoint, documents.Day(e.Key.Day))
 		}
-		s := documents.Snapshot{Doc: e.Doc, Heads: e.Heads, Bytes: b, Hash: e.SnapshotHash}
-		if err := documents.VerifyEntry(documents.InventoryEntry{Doc: e.Doc, SnapshotHash: e.SnapshotHash, Heads: e.Heads}, s); err != nil {
-			return nil, fmt.Errorf("%w: day %s: %v", ErrBadCheckpoint, documents.Day(e.Key.Day), err)
-		}
+		snaps[i] = documents.Snapshot{Doc: e.Doc, Heads: e.Heads, Bytes: b, Hash: e.SnapshotHash}
 		if c.Sets != nil {
 			set, ok := c.Sets[e.Key]
 			if !ok {
@@ -155,7 +160,21 @@ func Verify(cp *wire.Checkpoint, c Check) ([]documents.Snapshot, error) {
 				return nil, fmt.Errorf("%w: day %s", ErrBarrier, documents.Day(e.Key.Day))
 			}
 		}
-		out = append(out, s)
+	}
+	// Loading every snapshot to its heads is the costly part: in parallel,
+	// touching only the snapshot bytes.
+	out := make([]documents.Opened, len(snaps))
+	err := eachShard(len(snaps), func(i int) error {
+		e := m.Documents[i]
+		o, err := documents.OpenEntry(documents.InventoryEntry{Doc: e.Doc, SnapshotHash: e.SnapshotHash, Heads: e.Heads}, snaps[i])
+		if err != nil {
+			return fmt.Errorf("%w: day %s: %v", ErrBadCheckpoint, documents.Day(e.Key.Day), err)
+		}
+		out[i] = o
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
