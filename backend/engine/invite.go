@@ -20,6 +20,10 @@ type inviteUse struct {
 	Secret     []byte `json:"secret"`
 	UpdatePriv []byte `json:"update_priv"`
 	Done       bool   `json:"done"`
+	// Pair: a pairing link (a new device of an existing user); DoneAt is
+	// when its redemption finished.
+	Pair   bool      `json:"pair,omitempty"`
+	DoneAt time.Time `json:"done_at,omitzero"`
 }
 
 // Errors of invites.
@@ -140,6 +144,9 @@ func (e *Engine) Invites() []Invite {
 	all := e.roster.Invites()
 	for i := len(all) - 1; i >= 0; i-- {
 		in := all[i]
+		if in.Pairing != nil {
+			continue // a pairing link, not an invite (PairDevice)
+		}
 		it := Invite{ID: hexID(in.Invite.ID).hex(), Role: in.Invite.Role.String(), Uses: in.Uses, MaxUses: int(in.Invite.MaxUses),
 			Created: in.CreatedAt.UTC(), Expires: in.Invite.ExpiresAt.UTC(), Mine: in.CreatedBy == e.devID,
 			Scopes: []string{}, JoinedBy: joined[in.Invite.ID]}
@@ -300,9 +307,13 @@ func Join(ctx context.Context, opts Options, link string) (*Engine, error) {
 			return nil, err
 		}
 	}
-	e.meta = meta{Workspace: hexID(l.Workspace), DisplayName: opts.DisplayName, Relay: l.Relay, User: hexID(user), DeviceSeed: seed,
+	name := opts.DisplayName
+	if l.Pair {
+		name = "" // the person's name is in the roster already
+	}
+	e.meta = meta{Workspace: hexID(l.Workspace), DisplayName: name, Relay: l.Relay, User: hexID(user), DeviceSeed: seed,
 		Steps: map[string]bool{}, Muted: map[string]bool{},
-		Invite: &inviteUse{Invite: hexID(l.Invite), Secret: l.Secret.Bytes(), UpdatePriv: l.UpdatePriv}}
+		Invite: &inviteUse{Invite: hexID(l.Invite), Secret: l.Secret.Bytes(), UpdatePriv: l.UpdatePriv, Pair: l.Pair}}
 	if err := e.initKeys(); err != nil {
 		e.db.close()
 		return nil, err
@@ -313,11 +324,22 @@ func Join(ctx context.Context, opts Options, link string) (*Engine, error) {
 		return nil, err
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err := e.redeem(ctx); err != nil {
-		return e, err
+	err = e.redeem(ctx)
+	if err == nil {
+		err = e.joinLoop(ctx)
 	}
-	return e, e.joinLoop(ctx)
+	_, admitted := e.roster.Device(e.devID)
+	e.mu.Unlock()
+	if err != nil && l.Pair && !admitted {
+		// Nothing of this device is in the workspace: the caller removes
+		// the directory, so the same link can be tried again.
+		e.Close()
+		if notPublished(err) {
+			err = ErrPairNotPublished
+		}
+		return nil, err
+	}
+	return e, err
 }
 
 // redeem runs (or resumes) the redemption.
@@ -332,6 +354,9 @@ func (e *Engine) redeem(ctx context.Context) error {
 	inv, ok := e.roster.Invite(roster.InviteID(iu.Invite))
 	if !ok {
 		return ErrNoInvite
+	}
+	if err := e.pairedUser(ctx, inv); err != nil {
+		return err
 	}
 	if _, admitted := e.roster.Device(e.devID); !admitted {
 		sec, err := identity.InviteSecretFromBytes(iu.Secret)
@@ -360,11 +385,19 @@ func (e *Engine) redeem(ctx context.Context) error {
 	}
 	rootID := e.roster.RootGroup()
 	if !e.member(rootID) {
+		if iu.Pair {
+			// Key packages before the root join: the person's other
+			// devices add this one to their explicit channels as soon
+			// as it is in the root (addOwnDevices).
+			if err := e.ensureKeyPackages(ctx); err != nil {
+				return err
+			}
+		}
 		if err := e.joinRoot(ctx, inv); err != nil {
 			return err
 		}
 	}
-	iu.Done = true
+	iu.Done, iu.DoneAt = true, e.now().UTC()
 	return e.persistMeta(ctx)
 }
 

@@ -244,7 +244,8 @@ func (e *Engine) joinLeft() bool {
 	if e.agentMode() {
 		return !e.agentJoinedAll()
 	}
-	return (e.member(e.roster.RootGroup()) && len(e.roster.SelfJoinGroups(e.devID, e.member)) > 0) || e.agentAddsLeft()
+	return (e.member(e.roster.RootGroup()) && len(e.roster.SelfJoinGroups(e.devID, e.member)) > 0) || e.agentAddsLeft() ||
+		e.ownDevicesLeft() || e.pairedRecently()
 }
 
 func (e *Engine) handle(ctx context.Context, ev relayclient.Event) error {

@@ -432,6 +432,9 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 		if err := e.completePending(ctx); err != nil {
 			return rep, err
 		}
+		if err := e.addOwnDevices(ctx); err != nil {
+			return rep, err
+		}
 		if err := e.ensureDMs(ctx); err != nil {
 			return rep, err
 		}

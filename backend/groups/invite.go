@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strings"
 
 	"weald/backend/identity"
 	"weald/backend/internal/codec"
@@ -21,6 +22,10 @@ type Link struct {
 	Invite     roster.InviteID
 	Secret     identity.InviteSecret
 	UpdatePriv []byte // X25519 private key the invite bundle is sealed to
+	// Pair marks a pairing link (weald://pair?…, docs/protocol/devices.md):
+	// the same fields, for a pair-device record that admits a new device
+	// of an existing user.
+	Pair bool
 }
 
 // String returns the link text.
@@ -32,6 +37,9 @@ func (l *Link) String() string {
 	q.Set("id", hex.EncodeToString(l.Invite[:]))
 	q.Set("s", base64.RawURLEncoding.EncodeToString(l.Secret.Bytes()))
 	q.Set("k", base64.RawURLEncoding.EncodeToString(l.UpdatePriv))
+	if l.Pair {
+		return "weald://pair?" + q.Encode()
+	}
 	return "weald://invite?" + q.Encode()
 }
 
@@ -45,12 +53,12 @@ func hex32(s string) ([32]byte, bool) {
 	return out, true
 }
 
-// ParseLink parses an invite link.
+// ParseLink parses an invite link or a pairing link (Pair set).
 func ParseLink(s string) (*Link, error) {
 	bad := func(why string) error { return fmt.Errorf("%w: %s", ErrBadLink, why) }
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme != "weald" || u.Host != "invite" {
-		return nil, bad("it does not start with weald://invite?")
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.Scheme != "weald" || (u.Host != "invite" && u.Host != "pair") {
+		return nil, bad("it does not start with weald://invite? or weald://pair?")
 	}
 	q := u.Query()
 	if q.Get("v") != "1" {
@@ -60,7 +68,7 @@ func ParseLink(s string) (*Link, error) {
 	if err != nil {
 		return nil, bad("the relay address is not one Weald can connect to")
 	}
-	l := &Link{Relay: relay}
+	l := &Link{Relay: relay, Pair: u.Host == "pair"}
 	ws, ok := hex32(q.Get("ws"))
 	if !ok {
 		return nil, bad("the workspace id is not 64 hex digits")

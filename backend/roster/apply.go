@@ -66,6 +66,7 @@ type actor struct {
 var probationForbids = map[OpType]bool{
 	OpAdmitDevice: true, OpAdmitAgent: true, OpAdmitRecovery: true, OpRevoke: true, OpSetRole: true,
 	OpInvite: true, OpInviteRevoke: true, OpRetentionPolicy: true, OpRetentionApprove: true, OpApproveDevice: true, OpRemovalReceipt: true,
+	OpPairDevice: true,
 }
 
 func (a actor) user() identity.UserID {
@@ -159,6 +160,8 @@ func (s *State) check(in *Operation) (func(), error) {
 		return s.checkInvite(op, a, b)
 	case *RevokeInvite:
 		return s.checkRevokeInvite(op, a, b)
+	case *PairDevice:
+		return s.checkPairDevice(op, a, b)
 	case *PendingAdd:
 		return s.checkPendingAdd(op, a, b)
 	case *PendingResolve:

@@ -57,10 +57,18 @@ func (s *State) checkRedeem(op *Operation, tbs []byte, b *RedeemInvite) (func(),
 	if _, ok := s.devices[did]; ok {
 		return nil, reject(ErrDuplicate, "device %s is already in the roster", did.ShortString())
 	}
-	if _, ok := s.users[b.User]; ok || b.User.IsZero() {
+	inv, ok := s.invites[b.Invite]
+	var paired *UserInfo // the user a pairing admits the device under
+	if ok && inv.Pairing != nil {
+		if b.User != *inv.Pairing {
+			return nil, reject(ErrNotAuthorized, "a pairing admits a device of the user who made it")
+		}
+		if paired = s.users[b.User]; paired == nil || paired.RevokedAt != nil {
+			return nil, reject(ErrAlreadyRevoked, "user %s", b.User.ShortString())
+		}
+	} else if _, exists := s.users[b.User]; exists || b.User.IsZero() {
 		return nil, reject(ErrDuplicate, "user %s already exists", b.User.ShortString())
 	}
-	inv, ok := s.invites[b.Invite]
 	if !ok {
 		return nil, reject(ErrUnknownInvite, "")
 	}
@@ -81,6 +89,12 @@ func (s *State) checkRedeem(op *Operation, tbs []byte, b *RedeemInvite) (func(),
 	ref := s.ref(op)
 	return func() {
 		invID := b.Invite
+		if paired != nil {
+			s.devices[did] = &DeviceInfo{ID: did, User: b.User, Public: b.Device, Admitted: ref, Invite: &invID}
+			paired.Devices = append(paired.Devices, did)
+			inv.Uses++
+			return
+		}
 		s.users[b.User] = &UserInfo{ID: b.User, Role: inv.Invite.Role, Admitted: ref, Joined: op.CreatedAt, Devices: []identity.DeviceID{did}}
 		s.devices[did] = &DeviceInfo{ID: did, User: b.User, Public: b.Device, Admitted: ref, Invite: &invID}
 		inv.Uses++

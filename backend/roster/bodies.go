@@ -200,6 +200,20 @@ type Invite struct {
 	MaxUses   uint16
 }
 
+// PairDevice is a pairing: a one-use, short-lived invite that admits a
+// new device of an existing user (docs/protocol/devices.md). It is signed
+// by a device of that user; the new device redeems it with RedeemInvite
+// naming the same user, and enters the root against the invite bundle
+// sealed to UpdatePub, as an invitee does.
+type PairDevice struct {
+	ID        InviteID
+	User      identity.UserID
+	ExpiresAt time.Time
+	UpdatePub []byte   // 32-byte HPKE public key the bundle is sealed to
+	Grant     [32]byte // identity.InviteSecret.Grant()
+	ProofKey  identity.InviteProofPublic
+}
+
 // RevokeInvite revokes an invite.
 type RevokeInvite struct {
 	Invite InviteID
@@ -265,6 +279,7 @@ func (*ArchiveGroup) Type() OpType     { return OpGroupArchive }
 func (*DeleteGroup) Type() OpType      { return OpGroupDelete }
 func (*Invite) Type() OpType           { return OpInvite }
 func (*RevokeInvite) Type() OpType     { return OpInviteRevoke }
+func (*PairDevice) Type() OpType       { return OpPairDevice }
 func (*PendingAdd) Type() OpType       { return OpPendingAdd }
 func (*PendingResolve) Type() OpType   { return OpPendingResolve }
 func (*RetentionPolicy) Type() OpType  { return OpRetentionPolicy }
@@ -370,6 +385,15 @@ func (b *Invite) encode(w *codec.Writer) {
 }
 
 func (b *RevokeInvite) encode(w *codec.Writer) { w.Raw(b.Invite[:]) }
+
+func (b *PairDevice) encode(w *codec.Writer) {
+	w.Raw(b.ID[:])
+	w.Raw(b.User[:])
+	w.U64(identity.UnixMilli(b.ExpiresAt))
+	w.Opaque(b.UpdatePub)
+	w.Raw(b.Grant[:])
+	w.Raw(pad32(b.ProofKey.Bytes()))
+}
 
 func (b *PendingAdd) encode(w *codec.Writer) {
 	w.Raw(b.Group[:])
@@ -497,6 +521,13 @@ func decodeBody(t OpType, r *codec.Reader) Body {
 		return b
 	case OpInviteRevoke:
 		return &RevokeInvite{Invite: InviteID(r.Array32())}
+	case OpPairDevice:
+		b := &PairDevice{ID: InviteID(r.Array32()), User: identity.UserID(r.Array32())}
+		b.ExpiresAt = identity.ReadTime(r)
+		b.UpdatePub = r.OpaqueMax(32)
+		b.Grant = r.Array32()
+		b.ProofKey, _ = identity.PublicFromBytes[identity.InviteProof](r.Raw(32))
+		return b
 	case OpPendingAdd:
 		b := &PendingAdd{Group: identity.GroupID(r.Array32())}
 		r.VectorMax(MaxPendingBatch, func(r *codec.Reader) { b.Devices = append(b.Devices, identity.DeviceID(r.Array32())) })

@@ -34,6 +34,10 @@ func chainWorld(t testing.TB) *world {
 	w.must(w.owner.signer(), &RevokeInvite{Invite: inv.id})
 	w.must(w.owner.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{identity.DevicePrincipal(identity.DeviceIDOf(second.Public()))}})
 	w.must(m.signer(), &SetName{User: m.user, Name: "Dana"})
+	pb, pair := w.pairBody(m.user, 10*time.Minute)
+	w.must(m.signer(), pb)
+	paired := member{user: m.user, dev: w.newMember().dev}
+	w.must(paired.signer(), w.redeemBody(pair, paired))
 	return w
 }
 

@@ -54,6 +54,7 @@ const (
 	OpRecoverDevice    OpType = 19
 	OpApproveDevice    OpType = 20
 	OpSetName          OpType = 21
+	OpPairDevice       OpType = 22
 )
 
 var opNames = map[OpType]string{
@@ -65,6 +66,7 @@ var opNames = map[OpType]string{
 	OpPendingResolve: "pending-resolve", OpRetentionPolicy: "retention-policy",
 	OpRetentionApprove: "retention-approve", OpRecoverDevice: "recover-device",
 	OpApproveDevice: "approve-device", OpRemovalReceipt: "removal-receipt", OpSetName: "set-name",
+	OpPairDevice: "pair-device",
 }
 
 func (t OpType) String() string {

@@ -94,6 +94,10 @@ type InviteInfo struct {
 	CreatedAt time.Time
 	Uses      int
 	Revoked   bool
+	// Pairing is set for a pairing (pair-device): the user whose new
+	// device redeems it. Its Invite has the root as only scope, one use
+	// and the user's role.
+	Pairing *identity.UserID
 }
 
 type retentionProposal struct {
@@ -271,6 +275,10 @@ func (s *State) Invite(id InviteID) (InviteInfo, bool) {
 	}
 	c := *i
 	c.Invite.Scopes = slices.Clone(i.Invite.Scopes)
+	if i.Pairing != nil {
+		u := *i.Pairing
+		c.Pairing = &u
+	}
 	return c, true
 }
 

@@ -95,7 +95,9 @@ changes it prints and run it again with --reapprove.`,
 		RunE:  func(cmd *cobra.Command, args []string) error { return c.cmdAlerts(cmd.Context()) },
 	}
 	return []*cobra.Command{remove, receipts, promote, demote, alerts,
-		group("device", "List, revoke and approve devices", "device list | device revoke DEVICE | device approve DEVICE", list, revoke, approve)}
+		group("device", "List, pair, revoke and approve devices",
+			"device list | device pair | device accept LINK | device revoke DEVICE | device approve DEVICE",
+			append([]*cobra.Command{list, revoke, approve}, pairCommands(c)...)...)}
 }
 
 func (c *cli) withEngine(ctx context.Context, fn func(e *engine.Engine) error) error {

@@ -6,9 +6,9 @@
 //	0 done
 //	1 failed (network, local state)
 //	2 bad usage
-//	3 pending: the workspace is not provisioned or not ready yet (run again / sync), or an agent is not approved yet
+//	3 pending: the workspace is not provisioned or not ready yet (run again / sync), an agent is not approved yet, or a pairing link not published yet
 //	4 not found: no such channel, workspace, invite or agent
-//	5 refused: the relay, the roster or an invite said no (auth/*, roster/*, invite/*, limit/*, join/*, agent/*)
+//	5 refused: the relay, the roster or an invite said no (auth/*, roster/*, invite/*, limit/*, join/*, agent/*, pair/*)
 //	6 needs action: weald health found a check that needs someone to act
 //
 // The commands are built with cobra, one file per command group (cmd_*.go),
@@ -100,9 +100,9 @@ func exitFor(err error) int {
 		return exitPending
 	case code == "device/unknown" || code == "agent/unknown":
 		return exitNotFound
-	case code == "agent/not_approved":
+	case code == "agent/not_approved" || code == "pair/not_published":
 		return exitPending
-	case area == "auth" || area == "roster" || area == "invite" || area == "limit" || area == "join" || area == "quota" || area == "removal" || area == "device" || area == "agent":
+	case area == "auth" || area == "roster" || area == "invite" || area == "limit" || area == "join" || area == "quota" || area == "removal" || area == "device" || area == "agent" || area == "pair":
 		return exitRefused
 	}
 	return exitFailed
@@ -123,8 +123,9 @@ func newRoot(c *cli) *cobra.Command {
 for agents, CI and scripts. With --json every command prints one JSON object.
 
 Exit codes: 0 done, 1 failed, 2 bad usage, 3 pending (not provisioned or
-not ready yet, a paused removal, an agent not approved yet), 4 not found,
-5 refused (auth, roster, invite, limit, join, removal, device, agent),
+not ready yet, a paused removal, an agent not approved yet, a pairing link
+not published yet), 4 not found,
+5 refused (auth, roster, invite, limit, join, removal, device, agent, pair),
 6 needs action (weald health).`,
 		Version:       version.Get().String(),
 		SilenceErrors: true,
