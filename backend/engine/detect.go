@@ -108,7 +108,10 @@ func (e *Engine) describeOp(op *roster.Operation) string {
 		return fmt.Sprintf("admitted device %s for %s", identity.DeviceIDOf(b.Device).ShortString(), e.userName(b.User))
 	case *roster.RedeemInvite:
 		by := "an invite"
-		if inv, ok := e.roster.Invite(b.Invite); ok {
+		if inv, ok := e.roster.Invite(b.Invite); ok && inv.Pairing != nil {
+			return fmt.Sprintf("joined as a new device of %s by a pairing link of %s", e.userName(b.User),
+				e.principalLabel(identity.DevicePrincipal(inv.CreatedBy)))
+		} else if ok {
 			by = "an invite of " + e.principalLabel(identity.DevicePrincipal(inv.CreatedBy))
 		}
 		return fmt.Sprintf("joined as %s by %s", e.userName(b.User), by)

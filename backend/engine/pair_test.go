@@ -83,6 +83,11 @@ func TestPairSecondDevice(t *testing.T) {
 	if devs := sam.Devices(); len(devs) != 2 {
 		t.Fatalf("sam's devices %+v", devs)
 	}
+	// Dana is told (spec/lifecycle.md "Detection"); Sam's devices are not:
+	// Sam did it.
+	if !hasAlert(dana, "a new device of Sam by a pairing link") || hasAlert(sam, "pairing") {
+		t.Fatalf("alerts: dana %+v, sam %+v", dana.Status().Alerts, sam.Status().Alerts)
+	}
 	readsOnly(t, sam2, "secret")
 	gen, err := sam2.Messages(ctx, "general", 0)
 	if err != nil {
@@ -159,6 +164,15 @@ func TestPairSecondDevice(t *testing.T) {
 func hasText(ms []Message, text string) bool {
 	for _, m := range ms {
 		if m.Text == text {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAlert(e *Engine, text string) bool {
+	for _, a := range e.Status().Alerts {
+		if strings.Contains(a.Message, text) {
 			return true
 		}
 	}
