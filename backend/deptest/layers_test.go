@@ -35,7 +35,7 @@ var layers = []struct {
 
 // testOnly are packages that exist for tests (fixtures, harnesses, this
 // package); they may import anything and nothing but tests may import them.
-var testOnly = []string{"deptest", "internal/hostilerelay", "internal/pgtest", "internal/racetest", "relay/relaytest", "mls/internal/mlstest", "mls/interop"}
+var testOnly = []string{"deptest", "internal/hostilerelay", "internal/pgtest", "internal/racetest", "relay/relaytest", "relay/store/storetest", "mls/internal/mlstest", "mls/interop"}
 
 // component returns the component of a package path of this module ("" for
 // one outside it) and whether it is in the table.

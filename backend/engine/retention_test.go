@@ -10,11 +10,10 @@ import (
 	"time"
 
 	"weald/backend/errcode"
-	"weald/backend/internal/pgtest"
 	"weald/backend/internal/racetest"
 	"weald/backend/relay"
 	"weald/backend/relay/relaytest"
-	"weald/backend/relay/store"
+	"weald/backend/relay/store/storetest"
 	"weald/backend/retention"
 	"weald/backend/wire"
 )
@@ -175,11 +174,7 @@ func TestCompactionOnPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts a PostgreSQL cluster (make test runs it)")
 	}
-	st, err := store.OpenPostgres(context.Background(), pgtest.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() }) // after the relay has stopped
+	st := storetest.Postgres(t) // closed after the relay has stopped
 	rt := relaytest.StartOn(t, relay.Config{}, st)
 	compactionProof(t, &testRelay{URL: rt.URL, svc: rt.Service}, 1000, 150)
 }

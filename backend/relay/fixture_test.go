@@ -15,6 +15,7 @@ import (
 
 	"weald/backend/internal/pgtest"
 	"weald/backend/relay/store"
+	"weald/backend/relay/store/storetest"
 	"weald/backend/wire"
 )
 
@@ -40,12 +41,7 @@ func openSQLite(t testing.TB) store.Store {
 
 func openPostgres(t testing.TB) store.Store {
 	t.Helper()
-	st, err := store.OpenPostgres(context.Background(), pgtest.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
+	return storetest.Postgres(t)
 }
 
 type fakeClock struct {

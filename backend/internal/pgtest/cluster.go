@@ -1,9 +1,12 @@
 // Package pgtest starts a throwaway PostgreSQL cluster on 127.0.0.1 for tests.
 //
 // The relay's protocol suite runs against SQLite and against a real PostgreSQL
-// (issue 4, "Proof"); this package provides the PostgreSQL half without any
-// database driver: it drives Debian's server binaries (initdb, postgres,
-// pg_isready, createdb, dropdb) and hands out postgres:// URLs.
+// (issue 4, "Proof"); this package provides the PostgreSQL half: it drives
+// Debian's server binaries (initdb, postgres) and hands out postgres:// URLs.
+// Databases are created and dropped over one client connection the cluster
+// keeps open (pgx), not by a createdb or dropdb process each time: on a
+// loaded machine those processes and their connections were most of a
+// PostgreSQL test's time.
 //
 // Typical use, one cluster per test binary and one fresh database per test:
 //
@@ -13,6 +16,9 @@
 //		url := pgtest.NewDatabase(t) // postgres://postgres@127.0.0.1:PORT/t_...?sslmode=disable
 //		...
 //	}
+//
+// NewDatabaseFrom copies each test's database from a template that a setup
+// function (a schema migration) builds once per test binary.
 //
 // The cluster is started lazily by the first NewDatabase call, so binaries
 // whose tests never ask for PostgreSQL pay nothing. Missing binaries are a
@@ -41,6 +47,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Deadlines for each step; a busy 2-core machine can be slow, but nothing
@@ -72,6 +80,11 @@ type Cluster struct {
 	base string // temp directory: data/, socket, log
 	cred *syscall.Credential
 
+	// admin is the one connection (to database postgres) that creates and
+	// drops databases; adminMu serializes its use.
+	adminMu sync.Mutex
+	admin   *pgx.Conn
+
 	mu      sync.Mutex
 	done    chan struct{} // closed when the postmaster exited
 	waitErr error
@@ -85,7 +98,7 @@ type Cluster struct {
 // version under /usr/lib/postgresql/*/bin is used, then `pg_config --bindir`.
 func FindBinaries() (dir, version string, err error) {
 	ok := func(d string) bool {
-		for _, b := range []string{"initdb", "postgres", "pg_isready", "createdb", "dropdb", "psql"} {
+		for _, b := range []string{"initdb", "postgres"} {
 			if st, err := os.Stat(filepath.Join(d, b)); err != nil || st.IsDir() {
 				return false
 			}
@@ -329,12 +342,21 @@ func (c *Cluster) start(ctx context.Context, port int) error {
 	}
 }
 
+// ready reports whether the server accepts a connection.
 func (c *Cluster) ready(ctx context.Context) bool {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	conn, err := c.connect(ctx, "postgres", 2*time.Second)
+	if err != nil {
+		return false
+	}
+	conn.Close(ctx)
+	return true
+}
+
+// connect opens a client connection to database db within timeout.
+func (c *Cluster) connect(ctx context.Context, db string, timeout time.Duration) (*pgx.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, "pg_isready"), "-q",
-		"-h", "127.0.0.1", "-p", strconv.Itoa(c.Port), "-U", c.User, "-d", "postgres", "-t", "2")
-	return cmd.Run() == nil
+	return pgx.Connect(ctx, c.URL(db))
 }
 
 // LogTail returns the end of the server log, for error messages.
@@ -356,39 +378,76 @@ func (c *Cluster) URL(db string) string {
 	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", c.User, c.Port, db)
 }
 
-// client runs a client binary (createdb, dropdb, psql) against the cluster.
-func (c *Cluster) client(ctx context.Context, name string, args ...string) error {
+// Query runs SQL (one or more statements) in database db and returns the
+// last statement's rows as text, one row a line, columns separated by '|'
+// (NULL as the empty string).
+func (c *Cluster) Query(ctx context.Context, db, sql string) (string, error) {
+	conn, err := c.connect(ctx, db, clientTimeout)
+	if err != nil {
+		return "", fmt.Errorf("pgtest: connect to %s: %w", db, err)
+	}
+	defer conn.Close(context.Background())
 	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
 	defer cancel()
-	full := append([]string{"-h", "127.0.0.1", "-p", strconv.Itoa(c.Port), "-U", c.User}, args...)
-	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, name), full...)
-	cmd.Env = append(os.Environ(), "PGCONNECT_TIMEOUT=10")
-	out, err := cmd.CombinedOutput()
+	results, err := conn.PgConn().Exec(ctx, sql).ReadAll()
 	if err != nil {
-		return fmt.Errorf("pgtest: %s %s: %v: %s", name, strings.Join(args, " "), err, tail(string(out), 800))
+		return "", fmt.Errorf("pgtest: query: %w", err)
+	}
+	var lines []string
+	if len(results) > 0 {
+		for _, row := range results[len(results)-1].Rows {
+			cols := make([]string, len(row))
+			for i, v := range row {
+				cols[i] = string(v)
+			}
+			lines = append(lines, strings.Join(cols, "|"))
+		}
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// adminExec runs one statement on the cluster's admin connection, opening
+// it first when there is none (or the server was restarted under it).
+func (c *Cluster) adminExec(ctx context.Context, sql string) error {
+	c.adminMu.Lock()
+	defer c.adminMu.Unlock()
+	if c.admin == nil || c.admin.IsClosed() {
+		conn, err := c.connect(ctx, "postgres", clientTimeout)
+		if err != nil {
+			return fmt.Errorf("pgtest: connect: %w", err)
+		}
+		c.admin = conn
+	}
+	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
+	defer cancel()
+	if _, err := c.admin.Exec(ctx, sql); err != nil {
+		return fmt.Errorf("pgtest: %s: %w", sql, err)
 	}
 	return nil
 }
 
-// Query runs SQL with psql in database db and returns its unaligned,
-// tuples-only output (rows on lines, columns separated by '|').
-func (c *Cluster) Query(ctx context.Context, db, sql string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, "psql"), "-h", "127.0.0.1", "-p", strconv.Itoa(c.Port),
-		"-U", c.User, "-d", db, "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql)
-	cmd.Env = append(os.Environ(), "PGCONNECT_TIMEOUT=10")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("pgtest: psql: %v: %s", err, tail(stderr.String(), 800))
+// closeAdmin closes the admin connection, if open.
+func (c *Cluster) closeAdmin() {
+	c.adminMu.Lock()
+	defer c.adminMu.Unlock()
+	if c.admin != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		c.admin.Close(ctx)
+		cancel()
+		c.admin = nil
 	}
-	return strings.TrimSpace(stdout.String()), nil
 }
 
 // CreateDatabase creates a new empty database and returns its URL.
 func (c *Cluster) CreateDatabase(ctx context.Context, name string) (string, error) {
-	if err := c.client(ctx, "createdb", "-E", "UTF8", "-T", "template0", name); err != nil {
+	return c.CreateDatabaseFrom(ctx, name, "template0")
+}
+
+// CreateDatabaseFrom creates database name as a copy of database template
+// (which nobody may be connected to) and returns its URL.
+func (c *Cluster) CreateDatabaseFrom(ctx context.Context, name, template string) (string, error) {
+	q := fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s ENCODING 'UTF8'", pgx.Identifier{name}.Sanitize(), pgx.Identifier{template}.Sanitize())
+	if err := c.adminExec(ctx, q); err != nil {
 		return "", err
 	}
 	return c.URL(name), nil
@@ -396,7 +455,7 @@ func (c *Cluster) CreateDatabase(ctx context.Context, name string) (string, erro
 
 // DropDatabase drops a database, disconnecting its sessions.
 func (c *Cluster) DropDatabase(ctx context.Context, name string) error {
-	return c.client(ctx, "dropdb", "--if-exists", "--force", name)
+	return c.adminExec(ctx, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", pgx.Identifier{name}.Sanitize()))
 }
 
 // NextName returns a unique database name derived from hint.
@@ -429,6 +488,7 @@ func (c *Cluster) Kill() error {
 	if p == nil {
 		return errors.New("pgtest: not running")
 	}
+	c.closeAdmin()
 	// The whole group: a backend that outlives the postmaster keeps the
 	// shared memory block attached, and Restart would then fail with
 	// "pre-existing shared memory block is still in use".
@@ -497,6 +557,7 @@ func (c *Cluster) Stop() error {
 	c.stopped = true
 	p, done := c.proc, c.done
 	c.mu.Unlock()
+	c.closeAdmin()
 	var err error
 	if p != nil {
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGQUIT, syscall.SIGKILL} {

@@ -6,13 +6,23 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"time"
 )
 
 var shared struct {
-	mu      sync.Mutex
-	inMain  bool
-	cluster *Cluster
-	err     error
+	mu        sync.Mutex
+	inMain    bool
+	cluster   *Cluster
+	err       error
+	templates map[string]*tmpl
+}
+
+// tmpl is a database built once per test binary and copied for each
+// test that asks for it.
+type tmpl struct {
+	once sync.Once
+	db   string
+	err  error
 }
 
 // Main runs the tests of a package and stops the shared cluster afterwards.
@@ -68,11 +78,52 @@ func Shared(t testing.TB) *Cluster {
 // test, drops it when the test ends, and returns its postgres:// URL.
 func NewDatabase(t testing.TB) string {
 	t.Helper()
+	return newDatabase(t, Shared(t), "template0")
+}
+
+// NewDatabaseFrom is NewDatabase with the new database a copy of template:
+// a database that the first call of this test binary naming template builds
+// by running setup on an empty database (a schema migration, say), and that
+// every later call copies instead of running setup again. setup must close
+// its connections before it returns (a database is copied only while nobody
+// is connected to it). A setup error fails every test that asks for the
+// template.
+func NewDatabaseFrom(t testing.TB, template string, setup func(ctx context.Context, url string) error) string {
+	t.Helper()
 	c := Shared(t)
+	shared.mu.Lock()
+	if shared.templates == nil {
+		shared.templates = map[string]*tmpl{}
+	}
+	tp := shared.templates[template]
+	if tp == nil {
+		tp = &tmpl{db: c.NextName("template " + template)}
+		shared.templates[template] = tp
+	}
+	shared.mu.Unlock()
+	tp.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		url, err := c.CreateDatabase(ctx, tp.db)
+		if err == nil {
+			err = setup(ctx, url)
+		}
+		if err != nil {
+			tp.err = fmt.Errorf("pgtest: template %s: %w", template, err)
+		}
+	})
+	if tp.err != nil {
+		t.Fatal(tp.err)
+	}
+	return newDatabase(t, c, tp.db)
+}
+
+func newDatabase(t testing.TB, c *Cluster, template string) string {
+	t.Helper()
 	name := c.NextName(t.Name())
 	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
 	defer cancel()
-	url, err := c.CreateDatabase(ctx, name)
+	url, err := c.CreateDatabaseFrom(ctx, name, template)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"weald/backend/internal/pgtest"
 	"weald/backend/relay"
 	"weald/backend/relay/store"
+	"weald/backend/relay/store/storetest"
 	"weald/backend/relayclient"
 	"weald/backend/wire"
 )
@@ -130,7 +131,7 @@ func engines(t *testing.T, fn func(t *testing.T, open func() store.Store)) {
 		})
 	})
 	t.Run("postgres", func(t *testing.T) {
-		url := pgtest.NewDatabase(t)
+		url := storetest.PostgresURL(t)
 		fn(t, func() store.Store {
 			st, err := store.OpenPostgres(context.Background(), url)
 			if err != nil {
@@ -237,7 +238,7 @@ func TestRealServiceRevocationAndVoidedGrant(t *testing.T) {
 // second, and an access set accepted by one closes a removed key's
 // connection on the other within 2 s.
 func TestTwoRelaysOnePostgres(t *testing.T) {
-	url := pgtest.NewDatabase(t)
+	url := storetest.PostgresURL(t)
 	open := func() store.Store {
 		st, err := store.OpenPostgres(context.Background(), url)
 		if err != nil {
