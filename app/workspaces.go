@@ -144,7 +144,7 @@ func (w *Workspaces) openLocked(id string) *Error {
 		return nil
 	}
 	r := &wsRun{id: id, events: make(chan engine.Event, wsEventBuffer), prefs: w.app.loadPrefs(id), started: time.Now()}
-	eng, err := engine.Open(w.ctx, engine.Options{Dir: w.dir(id), OnEvent: func(ev engine.Event) {
+	eng, err := engine.Open(w.ctx, engine.Options{Dir: w.dir(id), Provision: engine.SelfProvision(nil), OnEvent: func(ev engine.Event) {
 		select {
 		case r.events <- ev:
 		default:
@@ -385,21 +385,14 @@ func checkName(what, s string, max int) (string, *Error) {
 	return s, nil
 }
 
-// checkRelay normalizes a relay address as typed (host:port, ws://, wss://,
-// http://, https://; relayclient.NormalizeAddress) or refuses it with
-// relay/bad_address.
-func checkRelay(s string) (string, *Error) {
-	u, err := relayclient.NormalizeAddress(s)
-	if err != nil {
-		return "", toError(err)
-	}
-	return u, nil
-}
-
 // Create makes a new workspace with this device as its trust root and runs
-// its setup: root group, access set, #general and #activity. When the relay
-// does not hold the workspace yet the result says so (Workspace.Provision)
-// and the setup finishes by itself once the operator has provisioned it.
+// its setup: root group, access set, #general and #activity. relay is the
+// relay's address or a relay link (weald://relay?…, from weald-relay token
+// create): the app asks the relay to provision the workspace itself (with
+// the link's token; with none, a relay in open mode accepts). When the
+// relay leaves that to its operator, the result says so
+// (Workspace.Provision) and the setup finishes by itself once the operator
+// has provisioned it. A create the relay refused leaves nothing behind.
 func (w *Workspaces) Create(name, you, relay string) (Created, error) {
 	name, err := checkName("the workspace's name", name, 80)
 	if err != nil {
@@ -408,12 +401,20 @@ func (w *Workspaces) Create(name, you, relay string) (Created, error) {
 	if you, err = checkName("your name", you, 80); err != nil {
 		return Created{}, err
 	}
-	if relay, err = checkRelay(relay); err != nil {
-		return Created{}, err
+	addr, token, rerr := relayclient.RelayAndToken(relay)
+	if rerr != nil {
+		return Created{}, toError(rerr)
 	}
 	var phrase string
 	c, merr := w.make(func(ctx context.Context, dir string) (*engine.Engine, error) {
-		eng, err := engine.CreateWorkspace(ctx, engine.Options{Dir: dir, DisplayName: you}, name, relay)
+		eng, err := engine.CreateWorkspace(ctx, engine.Options{Dir: dir, DisplayName: you, Provision: engine.SelfProvision(token)}, name, addr)
+		if eng != nil && engine.ProvisionFailed(err) {
+			// The workspace never reached the relay (a wrong address or
+			// link, nothing answering, a refused token): nothing is kept,
+			// so nothing is left half-created.
+			eng.Close()
+			return nil, err
+		}
 		if eng != nil {
 			// Drawn with the keys, so present even before provisioning;
 			// handed out once (the engine keeps it only until registered).

@@ -53,6 +53,10 @@ type Config struct {
 	// memory (the least recently used goes first); 0 means
 	// DefaultMaxRosterFolds.
 	MaxRosterFolds int
+	// Provisioning says who may provision a workspace over the wire
+	// (PROVISION): nobody (ProvisionOperator, the zero value), holders of
+	// a token (ProvisionToken) or anyone (ProvisionOpen). provision.go.
+	Provisioning ProvisionMode
 }
 
 // Service is the accept path. It is safe for concurrent use; several
@@ -68,6 +72,8 @@ type Service struct {
 	claimInterval time.Duration
 	// maxRosterBytes bounds one workspace's stored roster operations.
 	maxRosterBytes uint64
+	// provisioning is Config.Provisioning.
+	provisioning ProvisionMode
 
 	mu      sync.Mutex
 	cache   map[wire.ID]*cachedSet // parsed current access set per workspace
@@ -114,7 +120,7 @@ func New(cfg Config) *Service {
 	s := &Service{st: cfg.Store, now: cfg.Clock, maxLogBytes: cfg.MaxLogBytes,
 		retentionDays: cfg.RetentionDays, maxBatch: cfg.MaxBatch, maxKPBytes: cfg.MaxKeyPackageBytes,
 		claimBurst: cfg.ClaimBurst, claimInterval: cfg.ClaimInterval, claims: map[[2]wire.ID]*claimBucket{}, cache: map[wire.ID]*cachedSet{}, exists: map[groupKey]bool{},
-		rosters: newRosterFolds(cfg.MaxRosterFolds), maxRosterBytes: cfg.MaxRosterBytes,
+		rosters: newRosterFolds(cfg.MaxRosterFolds), maxRosterBytes: cfg.MaxRosterBytes, provisioning: cfg.Provisioning,
 		known: map[groupKey]*knownGroup{}, prepared: map[wire.ID]*ed25519batch.PreparedKey{},
 		checking: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))}
 	if s.now == nil {

@@ -105,36 +105,51 @@ func dial(ctx context.Context, url string) (*websocket.Conn, error) {
 // set (version 1, signed by the genesis key) before any principal can
 // authenticate: Hello, Challenge, then AccessSetPublish in place of Auth.
 func PublishGenesis(ctx context.Context, url string, set wire.AccessSet) error {
+	return beforeAuth(ctx, url, set.Workspace, &wire.AccessSetPublish{Set: set}, "genesis")
+}
+
+// Provision asks the relay to record workspace ws with its genesis key
+// (PROVISION, docs/protocol/wire.md "Provisioning"): Hello, Challenge, then
+// Provision in place of Auth. token is the relay link's token (empty for a
+// relay in open mode). A relay that provisions only by its operator answers
+// provision/operator_only; one that already holds ws, workspace/exists.
+func Provision(ctx context.Context, url string, ws wire.ID, genesisKey wire.ID, token []byte) error {
+	return beforeAuth(ctx, url, ws, &wire.Provision{GenesisKey: genesisKey, Token: token}, "provision")
+}
+
+// beforeAuth sends Hello for ws and then req on a new connection, and
+// returns the relay's refusal of either, if any.
+func beforeAuth(ctx context.Context, url string, ws wire.ID, req wire.Body, what string) error {
 	url, err := NormalizeAddress(url)
 	if err != nil {
 		return err
 	}
-	ws, err := dial(ctx, url)
+	conn, err := dial(ctx, url)
 	if err != nil {
 		return err
 	}
-	defer ws.CloseNow()
-	for i, body := range []wire.Body{&wire.Hello{Version: wire.ProtocolVersion, Workspace: set.Workspace}, &wire.AccessSetPublish{Set: set}} {
+	defer conn.CloseNow()
+	for i, body := range []wire.Body{&wire.Hello{Version: wire.ProtocolVersion, Workspace: ws}, req} {
 		b, err := wire.EncodeFrame(wire.Frame{ID: uint32(i + 1), Body: body})
 		if err != nil {
 			return err
 		}
-		if err := ws.Write(ctx, websocket.MessageBinary, b); err != nil {
-			return fmt.Errorf("relayclient: genesis write: %w", err)
+		if err := conn.Write(ctx, websocket.MessageBinary, b); err != nil {
+			return fmt.Errorf("relayclient: %s write: %w", what, err)
 		}
-		_, rb, err := ws.Read(ctx)
+		_, rb, err := conn.Read(ctx)
 		if err != nil {
-			return fmt.Errorf("relayclient: genesis read: %w", err)
+			return fmt.Errorf("relayclient: %s read: %w", what, err)
 		}
 		f, err := wire.DecodeFrame(rb)
 		if err != nil {
-			return fmt.Errorf("relayclient: genesis: %w", err)
+			return fmt.Errorf("relayclient: %s: %w", what, err)
 		}
 		if eb, ok := f.Body.(*wire.ErrorBody); ok {
 			return protocolError(eb.Err)
 		}
 	}
-	ws.Close(websocket.StatusNormalClosure, "")
+	conn.Close(websocket.StatusNormalClosure, "")
 	return nil
 }
 

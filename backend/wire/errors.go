@@ -76,6 +76,15 @@ const (
 	CodeWorkspaceExists  Code = "workspace/exists"
 	CodeNoAccessSet      Code = "workspace/no_access_set"
 
+	// Provisioning over the wire (PROVISION, docs/protocol/wire.md
+	// "Provisioning"). CodeProvisionOperatorOnly: this relay's operator
+	// provisions workspaces (weald-relay provision); the rest refuse a token.
+	CodeProvisionOperatorOnly Code = "provision/operator_only"
+	CodeProvisionTokenMissing Code = "provision/token_required"
+	CodeProvisionTokenUnknown Code = "provision/token_unknown"
+	CodeProvisionTokenExpired Code = "provision/token_expired"
+	CodeProvisionTokenUsedUp  Code = "provision/token_used_up"
+
 	CodeKeyPackageNone Code = "keypackage/none" // {owner}
 	CodeKeyPackageKind Code = "keypackage/not_device"
 

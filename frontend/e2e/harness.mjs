@@ -99,10 +99,10 @@ export async function buildRelay() {
   return bin
 }
 
-/** startRelay runs a real weald-relay on a free loopback port with its own SQLite data directory. */
-export async function startRelay(bin) {
+/** startRelay runs a real weald-relay on a free loopback port with its own SQLite data directory; args add serving flags. */
+export async function startRelay(bin, args = []) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'weald-relay-'))
-  const proc = spawn(bin, ['-listen', '127.0.0.1:0', '-data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const proc = spawn(bin, ['-listen', '127.0.0.1:0', '-data-dir', dataDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   let log = ''
   proc.stderr.on('data', (d) => (log += d))
   const addr = await new Promise((resolve, reject) => {
@@ -130,6 +130,9 @@ export async function startRelay(bin) {
     /** provision is the operator's step: record a workspace and its genesis key. */
     provision: (workspace, genesis) =>
       run(bin, ['provision', '-workspace', workspace, '-genesis', genesis, '-data-dir', dataDir], { timeout: 30000 }),
+    /** tokenLink is the operator's `weald-relay token create`: a relay link carrying this relay's address and a token. */
+    tokenLink: async (uses = 1) =>
+      (await run(bin, ['token', 'create', '-uses', String(uses), '-relay', `ws://${addr}`, '-data-dir', dataDir], { timeout: 30000 })).trim(),
     stop: () => proc.kill('SIGTERM'),
   }
 }

@@ -41,13 +41,29 @@ func commands(ctx context.Context, getenv func(string) string, stdout, stderr io
 		DisableFlagParsing: true,
 		Run:                func(_ *cobra.Command, args []string) { *code = runProvision(ctx, args, getenv, stdout, stderr) },
 	}
+	token := &cobra.Command{
+		Use:   "token",
+		Short: "Provisioning tokens: relay links that create a workspace with no operator step",
+		Args:  cobra.NoArgs,
+	}
+	token.AddCommand(&cobra.Command{
+		Use:   "create [-uses N] [-expires DURATION] [-relay ADDRESS]",
+		Short: "Make a provisioning token and print the relay link carrying it",
+		Long: "create makes a provisioning token, stores its hash, and prints a relay link (weald://relay?...) carrying\n" +
+			"the relay's address and the token. Opening it in Weald's create form (or weald init --relay LINK) creates a\n" +
+			"workspace here with no operator step, while the relay serves with -provisioning token.\n" +
+			"Exit status: 0 done, 1 failed, 2 bad usage.\n\n" +
+			"Flags:\n" + flagText(func(w io.Writer) { runTokenCreate(ctx, []string{"-h"}, getenv, io.Discard, w) }),
+		DisableFlagParsing: true,
+		Run:                func(_ *cobra.Command, args []string) { *code = runTokenCreate(ctx, args, getenv, stdout, stderr) },
+	})
 	ver := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version and commit",
 		Args:  cobra.NoArgs,
 		Run:   func(*cobra.Command, []string) { fmt.Fprintf(stdout, "weald-relay %s\n", version.Get()) },
 	}
-	root.AddCommand(provision, ver)
+	root.AddCommand(provision, token, ver)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	return root

@@ -16,6 +16,9 @@ func TestHelpListsRealCommands(t *testing.T) {
 		want []string
 	}{
 		{[]string{"help"}, []string{"provision", "version", "completion", "-listen", "-db", "-public-host", "WEALD_RELAY_DB"}},
+		{[]string{"--help"}, []string{"provision", "token", "version", "completion", "-listen", "-provisioning"}},
+		{[]string{"-h"}, []string{"provision", "token", "-listen"}},
+		{[]string{"help", "token", "create"}, []string{"-uses", "-expires", "-relay", "Exit status"}},
 		{[]string{"help", "provision"}, []string{"-workspace", "-genesis", "-db", "Exit status"}},
 		{[]string{"provision", "-h"}, []string{"-workspace", "-genesis"}},
 		{[]string{"completion", "bash"}, []string{"__start_weald-relay"}},

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"weald/backend/relay"
 	"weald/backend/wire"
 )
 
@@ -35,6 +36,8 @@ type config struct {
 	ShutdownGrace time.Duration
 	// PublicHosts are the hosts clients dial for this relay (server.Config.PublicHosts).
 	PublicHosts []string
+	// Provisioning is who may provision a workspace over the wire.
+	Provisioning relay.ProvisionMode
 }
 
 type limitsConfig struct {
@@ -130,6 +133,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		rate      = fs.Float64("rate", 200, "requests per second per connection, sustained (limit/request_rate)")
 		burst     = fs.Int("burst", 400, "request burst per connection")
 		grace     = fs.Duration("shutdown-grace", 5*time.Second, "how long SIGTERM waits for connections to finish")
+		provMode  = fs.String("provisioning", "", "who may create a workspace: operator (only weald-relay provision), token (holders of a relay link from weald-relay token create) or open (anyone who can reach the relay: private deployments only) (env WEALD_RELAY_PROVISIONING; default operator)")
 		public    = fs.String("public-host", "", "host[:port] clients dial for this relay, comma-separated; AUTH must name one (env WEALD_RELAY_PUBLIC_HOST; default: the Host header of each request)")
 	)
 	if err := fs.Parse(args); err != nil {
@@ -185,6 +189,10 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		if c.PublicHosts, err = parsePublicHosts(n, v); err != nil {
 			return config{}, err
 		}
+	}
+	pv, pn := pick(*provMode, "WEALD_RELAY_PROVISIONING")
+	if c.Provisioning, err = relay.ParseProvisionMode(strings.TrimSpace(pv)); err != nil {
+		return config{}, usagef("%s: %v", pn, err)
 	}
 	c.Limits = limitsConfig{MaxFrameBytes: *frame, MaxEnvelopes: *envs, MaxConnsPerKey: *conns,
 		RequestsPerSec: *rate, RequestBurst: *burst}

@@ -8,6 +8,7 @@
 //
 //	weald-relay [flags]                                  serve (prints the database, then "listening on ADDR")
 //	weald-relay provision -workspace HEX -genesis HEX    record a workspace and its genesis key
+//	weald-relay token create [-uses N] [-expires D]      print a relay link that creates workspaces (token mode)
 //	weald-relay version (or --version)                   print the version and commit
 //	weald-relay help [COMMAND]                           the commands, or one command's flags
 //	weald-relay completion SHELL                         a shell completion script
@@ -52,6 +53,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
 		fmt.Fprintf(stdout, "weald-relay %s\n", version.Get())
 		return 0
+	}
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		// The commands and the serving flags, not only the flags.
+		args = []string{"help"}
 	}
 	code := 0
 	root := commands(ctx, getenv, stdout, stderr, &code)
@@ -124,7 +129,7 @@ func serve(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	}
 	defer st.Close()
 	svc := relay.New(relay.Config{Store: st, MaxLogBytes: uint64(c.MaxLogBytes), MaxRosterBytes: uint64(c.MaxRoster),
-		RetentionDays: uint32(c.RetentionDays), MaxBatch: c.Limits.MaxEnvelopes})
+		RetentionDays: uint32(c.RetentionDays), MaxBatch: c.Limits.MaxEnvelopes, Provisioning: c.Provisioning})
 	srv := server.New(server.Config{Backend: svc, Logger: log, PublicHosts: c.PublicHosts, Limits: server.Limits{
 		MaxFrameBytes:          c.Limits.MaxFrameBytes,
 		MaxEnvelopesPerRequest: c.Limits.MaxEnvelopes,
@@ -150,6 +155,7 @@ func serve(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	} else {
 		fmt.Fprintf(stdout, "weald-relay: no public host set: an AUTH must name the Host header of its request (set -public-host behind a proxy that rewrites Host)\n")
 	}
+	fmt.Fprintf(stdout, "weald-relay: provisioning %s (%s)\n", c.Provisioning, provisioningText(c.Provisioning))
 	fmt.Fprintf(stdout, "weald-relay: listening on %s (WebSocket ws://%s/v1/ws, http://%s/healthz, http://%s/metrics)\n",
 		addr, addr, addr, addr)
 	if f, ok := stdout.(*os.File); ok {
@@ -191,4 +197,14 @@ func daysText(d int) string {
 		return "off"
 	}
 	return fmt.Sprintf("%d days (warns only; never deletes)", d)
+}
+
+func provisioningText(m relay.ProvisionMode) string {
+	switch m {
+	case relay.ProvisionToken:
+		return "a relay link from weald-relay token create creates a workspace"
+	case relay.ProvisionOpen:
+		return "anyone who reaches this relay can create a workspace"
+	}
+	return "only weald-relay provision creates a workspace"
 }

@@ -10,23 +10,29 @@ import (
 	"github.com/spf13/cobra"
 
 	"weald/backend/engine"
+	"weald/backend/relayclient"
 )
 
 func init() { register(workspaceCommands) }
 
 func workspaceCommands(c *cli) []*cobra.Command {
-	var relay string
+	var relay, token string
 	create := &cobra.Command{
-		Use:   "create NAME --relay URL",
-		Short: "Create a workspace on a relay (host:port, ws://, wss://, http:// or https://)",
+		Use:   "create NAME --relay URL|LINK [--token TOKEN]",
+		Short: "Create a workspace on a relay (host:port, ws://, wss://, http://, https://, or a relay link)",
+		Long: "create makes a workspace with this device as its trust root. --relay is the relay's address or a relay\n" +
+			"link (weald://relay?..., from weald-relay token create), or give the address and --token. With a token, or\n" +
+			"on a relay in open mode, the relay provisions the workspace at once; otherwise its operator runs the\n" +
+			"weald-relay provision command this prints, then weald sync finishes the setup.",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || relay == "" {
-				return usagef("workspace create NAME --relay URL")
+				return usagef("workspace create NAME --relay URL|LINK [--token TOKEN]")
 			}
-			return c.cmdWorkspaceCreate(cmd.Context(), args[0], relay)
+			return c.cmdWorkspaceCreate(cmd.Context(), args[0], relay, token)
 		},
 	}
-	create.Flags().StringVar(&relay, "relay", "", "the relay's address")
+	create.Flags().StringVar(&relay, "relay", "", "the relay's address, or a relay link")
+	create.Flags().StringVar(&token, "token", "", "a provisioning token (the token= part of a relay link)")
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List the workspaces on this device; * marks the current one",
@@ -36,7 +42,7 @@ func workspaceCommands(c *cli) []*cobra.Command {
 		},
 	}
 	return []*cobra.Command{group("workspace", "Create, list and remove workspaces",
-		"workspace create NAME --relay URL | workspace list | workspace remove ID --yes", create, list, workspaceRemoveCommand(c))}
+		"workspace create NAME --relay URL|LINK | workspace list | workspace remove ID --yes", create, list, workspaceRemoveCommand(c))}
 }
 
 // settle closes e, the engine of a workspace just created or joined in the
@@ -54,18 +60,32 @@ func (c *cli) settle(ctx context.Context, e *engine.Engine, tmp string) (engine.
 	return st, chans, phrase, c.setCurrent(ctx, st.Workspace)
 }
 
-func (c *cli) cmdWorkspaceCreate(ctx context.Context, name, relay string) error {
+func (c *cli) cmdWorkspaceCreate(ctx context.Context, name, relay, tokenText string) error {
 	pr, err := c.profile(ctx)
 	if err != nil {
 		return err
 	}
+	relay, token, err := relayclient.RelayAndToken(relay)
+	if err != nil {
+		return err
+	}
+	if tokenText != "" {
+		if len(token) > 0 {
+			return usagef("workspace create: give the token in the relay link or with --token, not both")
+		}
+		if token, err = relayclient.ParseToken(tokenText); err != nil {
+			return err
+		}
+	}
 	opts := c.options(c.wsDir(fmt.Sprintf("new-%d", time.Now().UnixNano())))
 	opts.DisplayName = pr.Name
+	opts.Provision = engine.SelfProvision(token)
 	tmp := opts.Dir
 	e, cerr := engine.CreateWorkspace(ctx, opts, name, relay)
-	if e == nil || errCode(cerr).Area() == "relay" {
+	if e == nil || errCode(cerr).Area() == "relay" || engine.ProvisionFailed(cerr) {
 		// Nothing reached a relay (a bad address, nothing answering, not a
-		// Weald relay): nothing is left behind on this device either.
+		// Weald relay) or it refused to provision the workspace: nothing is
+		// left behind on this device either.
 		if e != nil {
 			e.Close()
 		}

@@ -27,7 +27,7 @@ func TestHelpVersionCompletionUsage(t *testing.T) {
 		{[]string{"__complete", "wor"}, exitOK, "workspace", ""},
 		{nil, exitUsage, "", "missing command; run weald help"},
 		{[]string{"frobnicate"}, exitUsage, "", `unknown command "frobnicate"`},
-		{[]string{"workspace"}, exitUsage, "", "workspace create NAME --relay URL | workspace list | workspace remove ID --yes"},
+		{[]string{"workspace"}, exitUsage, "", "workspace create NAME --relay URL|LINK | workspace list | workspace remove ID --yes"},
 		{[]string{"workspace", "create", "Acme"}, exitUsage, "", "workspace create NAME --relay URL"},
 		{[]string{"send", "general"}, exitUsage, "", "send CHANNEL TEXT"},
 		{[]string{"read", "general", "--limit", "x"}, exitUsage, "", "--limit is a whole number"},

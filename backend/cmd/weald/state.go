@@ -157,8 +157,11 @@ func (c *cli) current(ctx context.Context) (string, error) {
 	return id, nil
 }
 
+// options are the engine's options for the workspace in dir. A setup that
+// has not reached the relay yet asks it to provision the workspace (a relay
+// in open mode does; one in operator mode leaves it to its operator).
 func (c *cli) options(dir string) engine.Options {
-	return engine.Options{Dir: dir}
+	return engine.Options{Dir: dir, Provision: engine.SelfProvision(nil)}
 }
 
 // open opens the current workspace.

@@ -95,6 +95,13 @@ func TestScripts(t *testing.T) {
 				}
 				ts.Setenv(args[0], v)
 			},
+			// stdoutenv VAR: set VAR to the last command's stdout, trimmed.
+			"stdoutenv": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 {
+					ts.Fatalf("usage: stdoutenv VAR")
+				}
+				ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+			},
 			// jsonlen FIELD N: the last command's JSON stdout has an array
 			// field with N items.
 			"jsonlen": func(ts *testscript.TestScript, neg bool, args []string) {

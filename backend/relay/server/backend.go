@@ -33,6 +33,10 @@ type Backend interface {
 	FetchLatest(ctx context.Context, ws, group wire.ID, kinds []wire.Kind) (*wire.Latest, error)
 	RosterAppend(ctx context.Context, ws wire.ID, p Principal, expected wire.ID, op []byte) (*wire.RosterAppended, error)
 	RosterFetch(ctx context.Context, ws wire.ID, afterIndex uint64, limit uint32) (*wire.RosterOps, error)
+	// Provision records a workspace and its genesis key for a client, as
+	// the relay's provisioning mode allows (PROVISION before AUTH;
+	// relay.Service.Provision).
+	Provision(ctx context.Context, ws wire.ID, genesisKey, token []byte) error
 	// PublishAccessSet accepts set as the next version (CAS on version).
 	PublishAccessSet(ctx context.Context, ws wire.ID, p Principal, set wire.AccessSet) (uint64, error)
 	AccessSet(ctx context.Context, ws wire.ID) (wire.AccessSet, error)

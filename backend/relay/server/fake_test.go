@@ -134,6 +134,10 @@ func (f *fakeBackend) RosterFetch(context.Context, wire.ID, uint64, uint32) (*wi
 	return &wire.RosterOps{}, nil
 }
 
+func (f *fakeBackend) Provision(context.Context, wire.ID, []byte, []byte) error {
+	return wire.Errorf(wire.CodeProvisionOperatorOnly, "The fake relay does not provision.")
+}
+
 func (f *fakeBackend) PublishAccessSet(_ context.Context, ws wire.ID, _ Principal, set wire.AccessSet) (uint64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

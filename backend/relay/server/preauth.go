@@ -14,19 +14,22 @@ import (
 // "Before authentication"). An IPv6 address counts by its /64, which one
 // host usually holds whole.
 type preAuth struct {
-	mu       sync.Mutex
-	max      int
-	perAddr  int
-	total    int
-	byAddr   map[netip.Addr]int
-	publish  map[netip.Addr]*bucket
-	rate     float64
-	burst    int
-	maxAddrs int
+	mu      sync.Mutex
+	max     int
+	perAddr int
+	total   int
+	byAddr  map[netip.Addr]int
+	publish map[netip.Addr]*bucket
+	// provision is the same allowance for PROVISION, kept apart so that a
+	// provision does not spend the genesis publish that follows it.
+	provision map[netip.Addr]*bucket
+	rate      float64
+	burst     int
+	maxAddrs  int
 }
 
 func newPreAuth(max, perAddr int, publishRate float64, publishBurst int) *preAuth {
-	return &preAuth{max: max, perAddr: perAddr, byAddr: map[netip.Addr]int{}, publish: map[netip.Addr]*bucket{},
+	return &preAuth{max: max, perAddr: perAddr, byAddr: map[netip.Addr]int{}, publish: map[netip.Addr]*bucket{}, provision: map[netip.Addr]*bucket{},
 		rate: publishRate, burst: publishBurst, maxAddrs: 4096}
 }
 
@@ -83,14 +86,23 @@ func (p *preAuth) release(addr netip.Addr) {
 // takePublish spends one of addr's bootstrap publishes; false means the
 // address has made too many lately.
 func (p *preAuth) takePublish(addr netip.Addr, now time.Time) bool {
+	return p.take(p.publish, addr, now)
+}
+
+// takeProvision spends one of addr's provisions (PROVISION).
+func (p *preAuth) takeProvision(addr netip.Addr, now time.Time) bool {
+	return p.take(p.provision, addr, now)
+}
+
+func (p *preAuth) take(m map[netip.Addr]*bucket, addr netip.Addr, now time.Time) bool {
 	p.mu.Lock()
-	b := p.publish[addr]
+	b := m[addr]
 	if b == nil {
-		if len(p.publish) >= p.maxAddrs {
-			clear(p.publish) // forgetting lets some through again, never more than burst each
+		if len(m) >= p.maxAddrs {
+			clear(m) // forgetting lets some through again, never more than burst each
 		}
 		b = newBucket(p.rate, p.burst, now)
-		p.publish[addr] = b
+		m[addr] = b
 	}
 	p.mu.Unlock()
 	ok, _ := b.take(now)

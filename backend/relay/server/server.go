@@ -376,6 +376,25 @@ func (s *Server) handshake(c *conn, authenticated func()) bool {
 	if !ok {
 		return false
 	}
+	// Provisioning: before authenticating, a client may ask the relay to
+	// record the workspace (token or open mode), once per connection and
+	// within a per-address allowance like the bootstrap publish's.
+	if prov, isProv := f.Body.(*wire.Provision); isProv {
+		if !s.pre.takeProvision(c.addr, s.now()) {
+			return refuse(f.ID, wire.Errorf(wire.CodeLimitRate,
+				"Too many provisions from this address; wait a few seconds and try again.",
+				wire.U("retry_after_ms", uint64(1000/s.lim.GenesisPerSecond))))
+		}
+		if err := s.backend.Provision(ctx, hello.Workspace, prov.GenesisKey[:], prov.Token); err != nil {
+			return refuse(f.ID, asWireError(err))
+		}
+		if err := writeNow(wire.Frame{ID: f.ID, Body: &wire.Provisioned{}}); err != nil {
+			return false
+		}
+		if f, ok = s.readHandshakeFrame(ctx, c, refuse); !ok {
+			return false
+		}
+	}
 	if pub, isPub := f.Body.(*wire.AccessSetPublish); isPub {
 		if pub.Set.Version != 1 {
 			return refuse(f.ID, wire.Errorf(wire.CodeAuthRequired,
@@ -399,7 +418,7 @@ func (s *Server) handshake(c *conn, authenticated func()) bool {
 	}
 	auth, isAuth := f.Body.(*wire.Auth)
 	if !isAuth {
-		return refuse(f.ID, wire.Errorf(wire.CodeAuthRequired, "After Hello (and at most one bootstrap publish) the next frame must be Auth."))
+		return refuse(f.ID, wire.Errorf(wire.CodeAuthRequired, "After Hello (and at most one provision and one bootstrap publish) the next frame must be Auth."))
 	}
 	host, e := s.servedHost(c, auth)
 	if e != nil {

@@ -159,6 +159,12 @@ type Tx interface {
 	// RelayID returns the relay's id, storing fresh as it when there is
 	// none yet (the first caller's value wins on every process).
 	RelayID(ctx context.Context, fresh wire.ID) (wire.ID, error)
+	// CreateProvisionToken stores a provisioning token's hash, good for
+	// uses provisions until expiresAt (unix seconds; 0 = never).
+	CreateProvisionToken(ctx context.Context, hash wire.ID, uses, expiresAt, now int64) error
+	// UseProvisionToken takes one use of a token atomically; ErrNotFound,
+	// ErrTokenExpired or ErrTokenUsedUp (nothing changed) when it cannot.
+	UseProvisionToken(ctx context.Context, hash wire.ID, now int64) error
 
 	AccessSet(ctx context.Context, ws wire.ID, version uint64) (body []byte, acceptedAt int64, err error)
 	// PutAccessSet stores version and makes it current (the caller holds the

@@ -124,11 +124,11 @@ function CreateWorkspace({ onReady, onBack, pick }: { onReady: (ws: Workspace) =
         id="ws-relay"
         value={relay}
         onChange={(e) => setRelay(e.target.value)}
-        placeholder="wss://relay.example.org"
+        placeholder="wss://relay.example.org or weald://relay?…"
         aria-describedby="ws-relay-help"
       />
       <p id="ws-relay-help" className="help">
-        The relay stores and forwards only encrypted data it cannot read.
+        Its address, or the relay link its operator gave you. The relay stores and forwards only encrypted data it cannot read.
       </p>
       <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
       <div className="dialog-actions">

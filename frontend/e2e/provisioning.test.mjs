@@ -1,0 +1,49 @@
+// Issue 15, self-serve provisioning through the real UI: a relay in token
+// mode, a relay link from `weald-relay token create`, and a workspace
+// created with that link reaching #general with Send enabled, with no
+// operator step on the way. The link's one use spent, the same link is
+// refused in one sentence and nothing is left on the device.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, confirmPhrase } from './harness.mjs'
+
+let relay, app, browser
+
+before(async () => {
+  relay = await startRelay(await buildRelay(), ['-provisioning', 'token'])
+  app = await startApp()
+  browser = await launchBrowser()
+})
+
+after(async () => {
+  await browser?.close()
+  app?.stop()
+  relay?.stop()
+})
+
+test('a relay in token mode, a token link, a workspace created with no operator step', { timeout: 180000 }, async () => {
+  const link = await relay.tokenLink(1)
+  assert.match(link, /^weald:\/\/relay\?/)
+  const page = await browser.newPage()
+  page.setDefaultTimeout(30000)
+  await page.goto(app.url)
+  await page.getByRole('button', { name: 'Create a workspace' }).click()
+  await page.getByLabel('Workspace name').fill('Acme')
+  await page.getByLabel('Your name').fill('Dana')
+  await page.getByLabel('Relay address').fill(link)
+  await page.getByRole('button', { name: 'Create workspace' }).click()
+  await confirmPhrase(page, { timeout: 90000 })
+  await page.getByRole('heading', { level: 1, name: '#general' }).waitFor({ timeout: 90000 })
+  await page.getByRole('button', { name: 'Send', disabled: false }).waitFor({ timeout: 90000 })
+  assert.equal(await page.getByTestId('provision-command').count(), 0, 'no operator step is shown')
+  const list = await call(app, 'app.Workspaces.List')
+  assert.equal(list.length, 1)
+  assert.equal(list[0].ready, true)
+  assert.equal(list[0].provision, null)
+  await screenshot(page, 'provisioning-token-link.png')
+
+  // The token had one use: the same link again is refused, and nothing is kept.
+  await assert.rejects(call(app, 'app.Workspaces.Create', 'Other', 'Dana', link), /token_used_up/)
+  assert.equal((await call(app, 'app.Workspaces.List')).length, 1, 'a refused link leaves nothing behind')
+  await page.close()
+})
