@@ -11,7 +11,7 @@ import (
 // packages of a lower rank (arrows point down only), never one of its own
 // rank in another component:
 //
-//	app → engine → {groups, lifecycle, retention, health}
+//	app → engine → {groups, lifecycle, retention, health, attest}
 //	    → {roster, mls, documents, store, relayclient} → {identity, wire}
 //
 // A component is a package path under backend/ with everything below it
@@ -27,7 +27,7 @@ var layers = []struct {
 	{1, []string{"internal/codec", "internal/ed25519batch"}},
 	{2, []string{"identity", "wire"}},
 	{3, []string{"roster", "mls", "documents", "store", "relayclient", "project"}},
-	{4, []string{"groups", "lifecycle", "retention", "health", "relay"}},
+	{4, []string{"groups", "lifecycle", "retention", "health", "attest", "relay"}},
 	{5, []string{"engine"}},
 	{6, []string{"app"}},
 	{7, []string{"cmd/weald", "cmd/weald-relay", "cmd/mlspeer", "."}},

@@ -92,6 +92,9 @@ type meta struct {
 	// PhraseTaken: Phrase was handed out (TakeRecoveryPhrase) before its
 	// principal was registered; it is forgotten once it is.
 	PhraseTaken bool `json:"phrase_taken,omitempty"`
+	// RotatePhrase is the new phrase of a recovery rotation in progress
+	// (recovery_rotate.go), until the rotation has registered it.
+	RotatePhrase string `json:"rotate_phrase,omitempty"`
 	// ReadUpTo is the read marker per channel (hex group id): the time of
 	// the newest message read.
 	ReadUpTo map[string]time.Time `json:"read_up_to,omitempty"`
@@ -135,6 +138,10 @@ type Engine struct {
 	client *relayclient.Client
 	mlsCfg *mls.Config
 	alerts []Alert // kept in the store (alerts.go)
+	// att: head attestations received and sent (attest.go), kept in the
+	// store; attestEvery and silenceAfter are their intervals.
+	att                       *attestState
+	attestEvery, silenceAfter time.Duration
 	// rosterStuck names the operation the relay serves after the valid
 	// roster prefix that this client refused at the last roster sync.
 	rosterStuck *AlertOp
@@ -194,7 +201,7 @@ func newEngine(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{opts: opts, rand: opts.Rand, now: opts.Clock, db: d, groups: map[identity.GroupID]*group{},
-		shards: map[shardKey]*shard{}, kick: make(chan struct{}, 1)}
+		shards: map[shardKey]*shard{}, kick: make(chan struct{}, 1), attestEvery: AttestEvery, silenceAfter: AttestSilence}
 	e.mlsCfg = &mls.Config{Rand: e.rand, Now: e.now, Credential: e.authLeaf}
 	if err := e.buildIndex(ctx); err != nil {
 		d.close()

@@ -30,8 +30,11 @@ type groupRec struct {
 	EpochKeys map[string][]byte `json:"epoch_keys,omitempty"` // closed groups: content key per epoch
 	Enrol     map[string][]byte `json:"enrol,omitempty"`      // root only: enrolment secret per root epoch
 	LastSeq   uint64            `json:"last_seq"`             // highest seq processed
-	OwnCtr    uint64            `json:"own_ctr"`
-	OwnPrev   hexID             `json:"own_prev"`
+	// Recent: the hashes of the envelopes at the last seqs processed
+	// (at most recentHeads), compared with head attestations.
+	Recent  []seqHash `json:"recent,omitempty"`
+	OwnCtr  uint64    `json:"own_ctr"`
+	OwnPrev hexID     `json:"own_prev"`
 	// BundleEpoch is the root epoch of the latest groupinfo.publish seen in
 	// this group's log; InviteEpochs (root only) the root epoch of the
 	// latest bundle per invite (hex id). Stale ones are repaired on sync.

@@ -179,6 +179,16 @@ func (e *Engine) healthFacts(ctx context.Context) (*health.Facts, error) {
 	if e.rosterStuck != nil {
 		f.RosterRefused = e.rosterStuck.Index
 	}
+	st := e.attestations(ctx)
+	f.Attested = len(st.Attested)
+	for _, a := range e.alerts {
+		if a.Code == string(AlertSplitView) {
+			f.SplitViews++
+		}
+	}
+	for _, d := range e.silentDevices(st) {
+		f.Silent = append(f.Silent, "device "+d[:8])
+	}
 	rootEpoch, _, _ := e.currentEnrol()
 	for _, gi := range e.roster.Groups() {
 		if gi.Deleted || !e.member(gi.Policy.Group) {

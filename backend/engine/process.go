@@ -64,8 +64,12 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 			g.rec.OwnCtr, g.rec.OwnPrev = env.Ctr, hexID(env.Hash())
 		}
 		g.rec.LastSeq = se.Seq
+		g.rec.noteHead(se.Seq, env.Hash())
 		if !ok || wire.VerifyEnvelope(env, pub) != nil {
 			continue // not by a device of the roster, nor an agent in scope: ignored
+		}
+		if !agent {
+			e.noteEnvelope(ctx, id == e.roster.RootGroup(), env)
 		}
 		if agent && env.Kind != wire.KindContent {
 			// An agent posts content and nothing else: no commit (so no

@@ -18,6 +18,9 @@ import (
 // a fresh 24-word phrase. The phrase is kept until TakeRecoveryPhrase has
 // handed it out once and its principal is registered.
 func (e *Engine) ensureRecovery(ctx context.Context) error {
+	if e.meta.RotatePhrase != "" {
+		return nil // a rotation in progress registers its own phrase
+	}
 	if _, ok := e.recoveryKeys(); ok {
 		if e.meta.PhraseTaken {
 			e.meta.Phrase, e.meta.PhraseTaken = "", false

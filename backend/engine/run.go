@@ -143,7 +143,11 @@ func (e *Engine) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	syncAll := func(ctx context.Context) error { _, err := e.sync(ctx); return err }
+	// A sync at least every AttestEvery: it compares the head
+	// attestations read since the last one (attest.go) and sends this
+	// device's own.
+	lastSync := time.Now()
+	syncAll := func(ctx context.Context) error { lastSync = time.Now(); _, err := e.sync(ctx); return err }
 	if err := work(syncAll); err != nil && !transient(err) {
 		// A first sync that fails for a reason the connection does not
 		// explain (the workspace not provisioned, a refused redemption)
@@ -160,7 +164,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		case <-e.kick:
 			work(func(context.Context) error { return nil })
 		case <-tick.C:
-			if e.missed.Swap(false) {
+			if e.missed.Swap(false) || time.Since(lastSync) >= e.attestEvery {
 				work(syncAll)
 			}
 		case ev := <-ch:

@@ -383,6 +383,7 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 		return e.syncAgent(ctx)
 	}
 	var rep SyncReport
+	syncStart := e.now()
 	if e.meta.Creator && !e.meta.Steps[StepReady] {
 		if err := e.bootstrap(ctx); err != nil {
 			return rep, err
@@ -412,6 +413,14 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 		if err := e.catchUp(ctx, g); err != nil {
 			return rep, err
 		}
+	}
+	// Every group fetched: compare the attestations read before, then
+	// attest (a failure to send is retried at the next sync, not fatal:
+	// a workspace at its byte ceiling must still sync).
+	e.checkAttestations(ctx, syncStart)
+	_ = e.attestIfDue(ctx)
+	if err := e.saveAttestations(ctx); err != nil {
+		return rep, err
 	}
 	if e.roster.IsAdmin(e.devID) {
 		if err := e.publishAccessSet(ctx); err != nil {

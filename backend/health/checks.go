@@ -133,9 +133,21 @@ func checkHistoryPublish(f *Facts) Finding {
 	return ok(fmt.Sprintf("All %s open to the workspace show their history to joiners.", plural(n, "channel", "channels")))
 }
 
-func checkHeadAttestations(*Facts) Finding {
-	return Finding{State: StateNotChecked,
-		Finding: "This version of Weald neither sends nor collects head attestations, so a relay withholding them cannot be noticed yet."}
+var alertsAction = Action{ID: "report_relay", Label: "See the alerts and tell the relay's operator", Command: "weald alerts"}
+
+func checkHeadAttestations(f *Facts) Finding {
+	switch {
+	case f.SplitViews > 0:
+		return fail(fmt.Sprintf("The relay showed this device a different view than another member's device saw (%s): see the alerts.",
+			plural(f.SplitViews, "disagreement", "disagreements")), alertsAction, nil)
+	case len(f.Silent) > 0:
+		return fail(fmt.Sprintf("No head attestation has arrived from %s for more than a day although they keep writing: the relay may be withholding them.",
+			strings.Join(f.Silent, ", ")), alertsAction, nil)
+	case f.Attested == 0:
+		return Finding{State: StateNotChecked,
+			Finding: "No other device's head attestation has been read yet, so there is nothing to compare this device's view with."}
+	}
+	return ok(fmt.Sprintf("The head attestations of %s agree with what the relay shows this device.", plural(f.Attested, "other device", "other devices")))
 }
 
 func checkProbation(f *Facts) Finding {

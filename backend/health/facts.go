@@ -31,6 +31,13 @@ type Facts struct {
 	RecoveryQuorum bool
 	// Dismissed are the checks the user dismissed (AdminDevices only).
 	Dismissed map[ID]bool
+	// Attested counts the other devices whose head attestation this
+	// client has read; SplitViews the relay/split_view alerts it raised;
+	// Silent names devices that kept writing with no attestation of
+	// theirs arriving (relay/attestation_silence).
+	Attested   int
+	SplitViews int
+	Silent     []string
 	// Storage is the relay's STATS for the workspace; StorageKnown is
 	// false when it could not be read.
 	StorageKnown bool

@@ -24,6 +24,8 @@ var (
 	RecordAlerts = Record{"alerts"}
 	// RecordOutbox: the messages waiting to be sent, in order.
 	RecordOutbox = Record{"outbox"}
+	// RecordAttestations: head attestations received and sent.
+	RecordAttestations = Record{"attestations"}
 )
 
 // Record returns the record r and whether there is one.
