@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"time"
 
 	"weald/backend/errcode"
 	"weald/backend/identity"
@@ -197,12 +198,19 @@ func (e *Engine) reloadRoster(ctx context.Context) {
 // re-syncing and retrying on conflict. build is re-run after each re-sync
 // and returns a nil body when the operation is no longer needed.
 func (e *Engine) appendRoster(ctx context.Context, build func() (roster.Body, error)) error {
+	return e.appendRosterAt(ctx, func(time.Time) (roster.Body, error) { return build() })
+}
+
+// appendRosterAt is appendRoster for a body that names its own operation's
+// time (a retention proposal's relay approval signs it).
+func (e *Engine) appendRosterAt(ctx context.Context, build func(at time.Time) (roster.Body, error)) error {
 	for attempt := 0; attempt < 8; attempt++ {
-		body, err := build()
+		at := e.now()
+		body, err := build(at)
 		if err != nil || body == nil {
 			return err
 		}
-		op, err := roster.Sign(roster.DeviceSigner(e.dev), e.roster.Head(), e.now(), body)
+		op, err := roster.Sign(roster.DeviceSigner(e.dev), e.roster.Head(), at, body)
 		if err != nil {
 			return err
 		}

@@ -109,8 +109,11 @@ func (e *Engine) SetRetention(ctx context.Context, channel string, text, media t
 	if !apply {
 		return out, nil
 	}
-	body := &roster.RetentionPolicy{Group: gi.Policy.Group, TextWindow: text, MediaWindow: media}
-	if err := e.appendRoster(ctx, func() (roster.Body, error) { return body, nil }); err != nil {
+	err = e.appendRosterAt(ctx, func(at time.Time) (roster.Body, error) {
+		return &roster.RetentionPolicy{Group: gi.Policy.Group, TextWindow: text, MediaWindow: media,
+			Relay: retention.RelayApproval(gi.Policy.Group, at, text, media, e.edKey)}, nil
+	})
+	if err != nil {
 		return out, err
 	}
 	out.Applied = true
@@ -118,20 +121,11 @@ func (e *Engine) SetRetention(ctx context.Context, channel string, text, media t
 	pol := retention.Effective(gi)
 	out.Active = pol.Active && gi.Retention.TextWindow == text && gi.Retention.MediaWindow == media
 	if !out.Active {
-		out.Note = "Proposed; a second admin must approve it before it is in force."
+		out.Note = "Proposed; a second admin must approve it (weald retention approve) before it is in force."
 		return out, nil
 	}
-	g := e.groups[gi.Policy.Group]
-	if g == nil || g.mls == nil {
-		out.Note = "In force; this device is not in the channel, so a member admin publishes it to the relay."
-		return out, nil
-	}
-	wp := retention.WirePolicy(wire.ID(gi.Policy.Group), pol, e.edKey)
-	if _, err := e.sendCT(ctx, g, wire.KindRetentionPolicy, wp.Encode()); err != nil {
-		return out, err
-	}
-	out.Published = true
-	return out, e.catchUp(ctx, g)
+	out.Published, out.Note, err = e.publishPolicy(ctx, &gi)
+	return out, err
 }
 
 // retentionImpact counts the channel's messages older than text (0 =

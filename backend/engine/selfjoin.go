@@ -471,7 +471,8 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 		e.emit(Event{Kind: EventReady})
 	}
 	if rep.Ready {
-		e.steward(ctx) // retention duties (compact.go); failures are alerts
+		e.publishPolicies(ctx) // approved by admins elsewhere (retention_approve.go)
+		e.steward(ctx)         // retention duties (compact.go); failures are alerts
 		if err := e.resumeRemovals(ctx); err != nil {
 			return rep, err
 		}

@@ -1,15 +1,17 @@
 package retention
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"time"
 
+	"weald/backend/identity"
 	"weald/backend/roster"
 	"weald/backend/wire"
 )
 
 // Day is one day of retention window.
-const Day = 24 * time.Hour
+const Day = roster.Day
 
 // Defaults (spec/lifecycle.md "Dropping": "unlimited for text and 180 days
 // for media, because media is what actually fills a disk and text is what
@@ -38,26 +40,32 @@ func Effective(g roster.GroupInfo) Policy {
 	return Policy{TextWindow: DefaultTextWindow, MediaWindow: DefaultMediaWindow}
 }
 
-// WindowDays is a window in whole days for the relay, rounded up so the
-// relay never drops sooner than the policy says (0 stays unlimited).
-func WindowDays(d time.Duration) uint32 {
-	if d <= 0 {
-		return 0
-	}
-	n := (d + Day - 1) / Day
-	if n > 1<<31 {
-		n = 1 << 31
-	}
-	return uint32(n)
-}
+// WindowDays is a window in whole days for the relay (roster.WindowDays).
+func WindowDays(d time.Duration) uint32 { return roster.WindowDays(d) }
 
 // WirePolicy is the relay-visible form of an active policy (the
-// retention.policy envelope the relay binds drops to), approved by admin.
-// Its version is the activation time in Unix milliseconds, so a later
-// activation always has a higher one.
-func WirePolicy(group wire.ID, p Policy, admin ed25519.PrivateKey) wire.RetentionPolicy {
-	w := wire.RetentionPolicy{Group: group, Version: uint64(p.ActiveSince.UnixMilli()),
-		TextWindowDays: WindowDays(p.TextWindow), MediaWindowDays: WindowDays(p.MediaWindow)}
-	w.Approve(admin)
+// retention.policy envelope the relay binds drops to): the proposal's
+// policy (roster.RelayPolicy) with the admins' approvals the roster
+// gathered, and admin's own when it is not among them.
+func WirePolicy(group wire.ID, r roster.ActiveRetention, admin ed25519.PrivateKey) wire.RetentionPolicy {
+	w := roster.RelayPolicy(identity.GroupID(group), r.ProposedAt, r.TextWindow, r.MediaWindow)
+	pub := admin.Public().(ed25519.PublicKey)
+	mine := false
+	for _, a := range r.Approvals {
+		w.Approvals = append(w.Approvals, a)
+		mine = mine || bytes.Equal(a.DeviceKey, pub)
+	}
+	if !mine {
+		w.Approve(admin)
+	}
 	return w
+}
+
+// RelayApproval is admin's approval of the relay-visible policy a roster
+// proposal (made at proposedAt) names, carried in its retention-policy or
+// retention-approve operation.
+func RelayApproval(group identity.GroupID, proposedAt time.Time, text, media time.Duration, admin ed25519.PrivateKey) *wire.Approval {
+	w := roster.RelayPolicy(group, proposedAt, text, media)
+	w.Approve(admin)
+	return &w.Approvals[0]
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"weald/backend/identity"
+	"weald/backend/wire"
 )
 
 // Limits (spec/channels.md "Limits").
@@ -312,10 +313,14 @@ func (s *State) checkRetentionPolicy(op *Operation, a actor, b *RetentionPolicy)
 	if !ok || g.Deleted {
 		return nil, reject(ErrUnknownGroup, "group %s", b.Group.ShortString())
 	}
+	p := &retentionProposal{policy: *b, proposer: a.user(), proposedAt: op.CreatedAt}
+	if err := p.checkRelay(a, b.Relay); err != nil {
+		return nil, err
+	}
 	head := op.Head()
 	threshold := s.retentionThreshold()
 	return func() {
-		p := &retentionProposal{policy: *b, proposer: a.user(), approvals: []identity.UserID{a.user()}}
+		p.approve(a, b.Relay)
 		s.retention[head] = p
 		if len(p.approvals) >= threshold {
 			s.activate(g, head, p, op)
@@ -323,10 +328,34 @@ func (s *State) checkRetentionPolicy(op *Operation, a actor, b *RetentionPolicy)
 	}, nil
 }
 
+// checkRelay refuses a relay approval that is not the acting device's
+// signature over the proposal's relay-visible policy.
+func (p *retentionProposal) checkRelay(a actor, x *wire.Approval) error {
+	if x == nil {
+		return nil
+	}
+	if identity.DeviceID(wire.KeyID(x.DeviceKey)) != a.device.ID {
+		return reject(ErrBadRetention, "the relay approval is not the signing device's")
+	}
+	rp := RelayPolicy(p.policy.Group, p.proposedAt, p.policy.TextWindow, p.policy.MediaWindow)
+	if wire.Verify(x.DeviceKey, wire.LabelRetentionPolicy, rp.TBS(), x.Signature) != nil {
+		return reject(ErrBadRetention, "the relay approval does not verify over the proposed policy")
+	}
+	return nil
+}
+
+func (p *retentionProposal) approve(a actor, x *wire.Approval) {
+	p.approvals = append(p.approvals, a.user())
+	if x != nil {
+		p.relay = append(p.relay, *x)
+	}
+}
+
 func (s *State) activate(g *GroupInfo, head Head, p *retentionProposal, op *Operation) {
 	p.active = true
 	g.Retention = &ActiveRetention{Proposal: head, TextWindow: p.policy.TextWindow,
-		MediaWindow: p.policy.MediaWindow, ActiveSince: op.CreatedAt}
+		MediaWindow: p.policy.MediaWindow, ActiveSince: op.CreatedAt, ProposedAt: p.proposedAt,
+		Approvals: slices.Clone(p.relay)}
 }
 
 func (s *State) checkRetentionApprove(op *Operation, a actor, b *RetentionApprove) (func(), error) {
@@ -347,9 +376,12 @@ func (s *State) checkRetentionApprove(op *Operation, a actor, b *RetentionApprov
 	if !ok || g.Deleted {
 		return nil, reject(ErrUnknownGroup, "group %s", p.policy.Group.ShortString())
 	}
+	if err := p.checkRelay(a, b.Relay); err != nil {
+		return nil, err
+	}
 	threshold := s.retentionThreshold()
 	return func() {
-		p.approvals = append(p.approvals, a.user())
+		p.approve(a, b.Relay)
 		if len(p.approvals) >= threshold {
 			s.activate(g, b.Proposal, p, op)
 		}

@@ -1,10 +1,12 @@
 package roster
 
 import (
+	"slices"
 	"time"
 
 	"weald/backend/identity"
 	"weald/backend/internal/codec"
+	"weald/backend/wire"
 )
 
 // Role is a user's role in the workspace.
@@ -236,15 +238,22 @@ type PendingResolve struct {
 // RetentionPolicy proposes a group's retention windows (zero means
 // unlimited). It is active once approved by the threshold of admins: 1 in
 // a one-admin workspace, 2 otherwise; the proposer's signature counts.
+//
+// Relay, when present, is the proposing device's approval of the
+// relay-visible policy ([RelayPolicy]), so that the admin who completes the
+// threshold can publish it with every admin's signature.
 type RetentionPolicy struct {
 	Group       identity.GroupID
 	TextWindow  time.Duration
 	MediaWindow time.Duration
+	Relay       *wire.Approval
 }
 
-// RetentionApprove approves the proposal made by the operation with head Proposal.
+// RetentionApprove approves the proposal made by the operation with head
+// Proposal; Relay as in [RetentionPolicy].
 type RetentionApprove struct {
 	Proposal Head
+	Relay    *wire.Approval
 }
 
 // RecoverDevice admits a new device for a user, signed by the user's
@@ -421,9 +430,31 @@ func (b *RetentionPolicy) encode(w *codec.Writer) {
 	w.Raw(b.Group[:])
 	w.U64(durMilli(b.TextWindow))
 	w.U64(durMilli(b.MediaWindow))
+	encodeRelayApproval(w, b.Relay)
 }
 
-func (b *RetentionApprove) encode(w *codec.Writer) { w.Raw(b.Proposal[:]) }
+func (b *RetentionApprove) encode(w *codec.Writer) {
+	w.Raw(b.Proposal[:])
+	encodeRelayApproval(w, b.Relay)
+}
+
+// encodeRelayApproval appends an optional relay approval: nothing, or the
+// device's 32-byte Ed25519 key and 64-byte signature.
+func encodeRelayApproval(w *codec.Writer, a *wire.Approval) {
+	if a != nil {
+		w.Raw(a.DeviceKey)
+		w.Raw(a.Signature)
+	}
+}
+
+// readRelayApproval reads what encodeRelayApproval wrote: the body ends
+// where the approval would begin, or holds exactly one.
+func readRelayApproval(r *codec.Reader) *wire.Approval {
+	if r.Empty() {
+		return nil
+	}
+	return &wire.Approval{DeviceKey: slices.Clone(r.Raw(32)), Signature: slices.Clone(r.Raw(64))}
+}
 
 func (b *RecoverDevice) encode(w *codec.Writer) {
 	w.Raw(b.User[:])
@@ -535,9 +566,13 @@ func decodeBody(t OpType, r *codec.Reader) Body {
 	case OpPendingResolve:
 		return &PendingResolve{Group: identity.GroupID(r.Array32()), Device: identity.DeviceID(r.Array32()), Completed: r.Bool()}
 	case OpRetentionPolicy:
-		return &RetentionPolicy{Group: identity.GroupID(r.Array32()), TextWindow: readWindow(r), MediaWindow: readWindow(r)}
+		b := &RetentionPolicy{Group: identity.GroupID(r.Array32()), TextWindow: readWindow(r), MediaWindow: readWindow(r)}
+		b.Relay = readRelayApproval(r)
+		return b
 	case OpRetentionApprove:
-		return &RetentionApprove{Proposal: Head(r.Array32())}
+		b := &RetentionApprove{Proposal: Head(r.Array32())}
+		b.Relay = readRelayApproval(r)
+		return b
 	case OpRecoverDevice:
 		b := &RecoverDevice{User: identity.UserID(r.Array32())}
 		b.Device = readDevicePub(r)

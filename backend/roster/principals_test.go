@@ -1,10 +1,12 @@
 package roster
 
 import (
+	"crypto/ed25519"
 	"testing"
 	"time"
 
 	"weald/backend/identity"
+	"weald/backend/wire"
 )
 
 func TestLastAdminProtection(t *testing.T) {
@@ -307,6 +309,43 @@ func TestRetention(t *testing.T) {
 	}
 	w.fail(m.signer(), &RetentionApprove{Proposal: p.Head()}, ErrBadRetention)
 	w.fail(m.signer(), &RetentionApprove{Proposal: Head{1}}, ErrBadRetention)
+}
+
+// Issue 14: each admin's retention operation may carry its device's
+// signature of the relay-visible policy; the roster keeps them for the
+// admin who publishes, and refuses one by another device or over other
+// bytes (an admin cannot slip a second admin's signature into the policy).
+func TestRetentionRelayApprovals(t *testing.T) {
+	w := bootstrapped(t)
+	general := GeneralGroupID(w.ws)
+	m := w.join(w.owner, RoleAdmin)
+	ed := func(x member) ed25519.PrivateKey { return ed25519.NewKeyFromSeed(x.dev.Seed()) }
+	text := 30 * 24 * time.Hour
+	approval := func(x member, at time.Time, text time.Duration) *wire.Approval {
+		rp := RelayPolicy(general, at, text, 0)
+		rp.Approve(ed(x))
+		return &rp.Approvals[0]
+	}
+	w.fail(w.owner.signer(), &RetentionPolicy{Group: general, TextWindow: text, Relay: approval(m, w.now, text)}, ErrBadRetention)
+	w.fail(w.owner.signer(), &RetentionPolicy{Group: general, TextWindow: text, Relay: approval(w.owner, w.now, 2*text)}, ErrBadRetention)
+	at := w.now
+	p := w.must(w.owner.signer(), &RetentionPolicy{Group: general, TextWindow: text, Relay: approval(w.owner, at, text)})
+	if ps := w.st.PendingRetentions(); len(ps) != 1 || ps[0].Proposal != p.Head() || ps[0].Threshold != 2 {
+		t.Fatalf("pending: %+v", ps)
+	}
+	w.fail(m.signer(), &RetentionApprove{Proposal: p.Head(), Relay: approval(m, w.now, text)}, ErrBadRetention)
+	w.must(m.signer(), &RetentionApprove{Proposal: p.Head(), Relay: approval(m, at, text)})
+	g, _ := w.st.Group(general)
+	if g.Retention == nil || len(g.Retention.Approvals) != 2 || !g.Retention.ProposedAt.Equal(at) || len(w.st.PendingRetentions()) != 0 {
+		t.Fatalf("active: %+v", g.Retention)
+	}
+	rp := RelayPolicy(general, at, text, 0)
+	rp.Approvals = g.Retention.Approvals
+	for _, a := range rp.Approvals {
+		if wire.Verify(a.DeviceKey, wire.LabelRetentionPolicy, rp.TBS(), a.Signature) != nil {
+			t.Fatal("a kept approval does not verify over the relay policy")
+		}
+	}
 }
 
 func TestRecoveryPrincipal(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"weald/backend/identity"
+	"weald/backend/wire"
 )
 
 // Ref points at the operation that created a roster entry: the "roster
@@ -84,6 +85,12 @@ type ActiveRetention struct {
 	TextWindow  time.Duration
 	MediaWindow time.Duration
 	ActiveSince time.Time
+	// ProposedAt is the proposal's time: the relay-visible policy's
+	// version ([RelayPolicy]).
+	ProposedAt time.Time
+	// Approvals are the admins' approvals of the relay-visible policy
+	// carried by the proposal and its approvals, one per admin user.
+	Approvals []wire.Approval
 }
 
 // InviteInfo is an invite's entry.
@@ -101,10 +108,12 @@ type InviteInfo struct {
 }
 
 type retentionProposal struct {
-	policy    RetentionPolicy
-	proposer  identity.UserID
-	approvals []identity.UserID
-	active    bool
+	policy     RetentionPolicy
+	proposer   identity.UserID
+	proposedAt time.Time
+	approvals  []identity.UserID
+	relay      []wire.Approval // approvals of the relay-visible policy, by the users above
+	active     bool
 }
 
 // State is the roster folded from a valid chain. The zero value is not
@@ -236,6 +245,7 @@ func (s *State) Group(id identity.GroupID) (GroupInfo, bool) {
 	c.Pending = slices.Clone(g.Pending)
 	if g.Retention != nil {
 		r := *g.Retention
+		r.Approvals = slices.Clone(r.Approvals)
 		c.Retention = &r
 	}
 	if g.Policy.Parent != nil {

@@ -36,6 +36,18 @@ func retentionCommands(c *cli) []*cobra.Command {
 	set.Flags().StringVar(&text, "text", "", "text window: unlimited, 30d, 720h")
 	set.Flags().StringVar(&media, "media", "", "media window: unlimited, 180d, …")
 	set.Flags().BoolVar(&dry, "dry-run", false, "show the impact only; change nothing")
+	pending := &cobra.Command{
+		Use:   "pending",
+		Short: "List retention changes waiting for admins' approval",
+		Args:  nargs("retention pending", 0, 0),
+		RunE:  func(cmd *cobra.Command, args []string) error { return c.cmdRetentionPending(cmd.Context()) },
+	}
+	approve := &cobra.Command{
+		Use:   "approve ID|CHANNEL",
+		Short: "Approve a pending retention change (admins; ID from retention pending, or the channel of the only one)",
+		Args:  nargs("retention approve ID|CHANNEL", 1, 1),
+		RunE:  func(cmd *cobra.Command, args []string) error { return c.cmdRetentionApprove(cmd.Context(), args[0]) },
+	}
 	var all, now bool
 	compact := &cobra.Command{
 		Use:   "compact CHANNEL|--all [--now]",
@@ -60,8 +72,9 @@ func retentionCommands(c *cli) []*cobra.Command {
 		Args:  nargs("storage", 0, 0),
 		RunE:  func(cmd *cobra.Command, args []string) error { return c.cmdStorage(cmd.Context()) },
 	}
-	return []*cobra.Command{group("retention", "Show or set a channel's retention windows",
-		"retention show CHANNEL, or retention set CHANNEL --text DURATION|unlimited --media DURATION [--dry-run]", show, set),
+	return []*cobra.Command{group("retention", "Show, set or approve a channel's retention windows",
+		"retention show CHANNEL, retention set CHANNEL --text DURATION|unlimited --media DURATION [--dry-run], retention pending, or retention approve ID|CHANNEL",
+		show, set, pending, approve),
 		compact, storage}
 }
 
@@ -160,6 +173,60 @@ func (c *cli) cmdRetentionSet(ctx context.Context, channel, textArg, mediaArg st
 		fmt.Fprintln(c.stdout, ch.Note)
 	default:
 		fmt.Fprintln(c.stdout, "in force and published to the relay")
+	}
+	return nil
+}
+
+func (c *cli) cmdRetentionPending(ctx context.Context) error {
+	e, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	if _, err := e.Sync(ctx); err != nil {
+		return err
+	}
+	ps := e.PendingRetentions()
+	if c.json {
+		if ps == nil {
+			ps = []engine.PendingRetention{}
+		}
+		c.print(map[string]any{"pending": ps})
+		return nil
+	}
+	if len(ps) == 0 {
+		fmt.Fprintln(c.stdout, "no retention change is waiting for approval")
+	}
+	for _, p := range ps {
+		fmt.Fprintf(c.stdout, "%s  #%s: text %s, media %s; proposed by %s on %s; approved by %s (%d of %d)\n",
+			p.ID[:12], p.Channel, window(p.TextWindow), window(p.MediaWindow), p.Proposer, p.ProposedAt.Format(time.DateOnly),
+			strings.Join(p.Approvals, ", "), len(p.Approvals), p.Threshold)
+	}
+	return nil
+}
+
+func (c *cli) cmdRetentionApprove(ctx context.Context, id string) error {
+	e, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	if _, err := e.Sync(ctx); err != nil {
+		return err
+	}
+	ch, err := e.ApproveRetention(ctx, id)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		c.print(map[string]any{"change": ch})
+		return nil
+	}
+	switch {
+	case ch.Note != "":
+		fmt.Fprintf(c.stdout, "#%s: %s\n", ch.Channel, ch.Note)
+	default:
+		fmt.Fprintf(c.stdout, "#%s: in force and published to the relay\n", ch.Channel)
 	}
 	return nil
 }

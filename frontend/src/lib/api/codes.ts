@@ -286,6 +286,7 @@ export const errorCodes = [
   'retention/chain_frozen',
   'retention/checkpoint_refused',
   'retention/no_key',
+  'retention/no_proposal',
   'retention/not_admin',
   'retention/not_full_history',
   'retention/not_in_chain',

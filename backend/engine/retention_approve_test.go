@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"errors"
+	"testing"
+
+	"weald/backend/retention"
+)
+
+// Issue 14: in a workspace with two admins a retention policy needs both
+// (threshold 2). The proposal is visible to the other admin, who approves
+// it; each admin's roster operation carries its signature of the
+// relay-visible policy, and the approval that meets the threshold publishes
+// the policy with both, which the relay accepts and every member trusts.
+func TestTwoAdminsApproveRetentionPolicy(t *testing.T) {
+	r := startRelay(t)
+	dana, _ := historyWorkspace(t, r, 12, 30, 200)
+	lee := joinWith(t, r, invite(t, dana), "lee", 201)
+	ctx := testCtx(t)
+	if err := dana.Promote(ctx, lee.meta.User.hex()); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []*Engine{dana, lee} {
+		if _, err := e.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch, err := dana.SetRetention(ctx, "general", 10*retention.Day, 90*retention.Day, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ch.Applied || ch.Active || ch.Published {
+		t.Fatalf("one of two admins set the policy: %+v", ch)
+	}
+	if info, _ := dana.Retention("general"); !info.Default || info.OnRelay {
+		t.Fatalf("a proposal is in force: %+v", info)
+	}
+	if _, err := lee.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pending := lee.PendingRetentions()
+	if len(pending) != 1 || !pending[0].Approvable || pending[0].Threshold != 2 || len(pending[0].Approvals) != 1 ||
+		pending[0].TextWindow != 10*retention.Day || pending[0].Channel != "general" {
+		t.Fatalf("lee's pending list: %+v", pending)
+	}
+	if mine := dana.PendingRetentions(); len(mine) != 1 || mine[0].Approvable {
+		t.Fatalf("the proposer may approve its own proposal again: %+v", mine)
+	}
+	if _, err := dana.ApproveRetention(ctx, pending[0].ID); err == nil {
+		t.Fatal("the proposer approved twice")
+	}
+	if _, err := lee.ApproveRetention(ctx, "00000000"); !errors.Is(err, ErrNoProposal) {
+		t.Fatalf("approve an unknown proposal: %v", err)
+	}
+	ch, err = lee.ApproveRetention(ctx, pending[0].ID[:12])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ch.Active || !ch.Published {
+		t.Fatalf("the second admin's approval: %+v", ch)
+	}
+	if got := lee.PendingRetentions(); len(got) != 0 {
+		t.Fatalf("still pending: %+v", got)
+	}
+	// Both admins' clients trust the relay-visible policy: it carries two
+	// admin users' signatures (the relay refuses fewer).
+	for _, e := range []*Engine{dana, lee} {
+		if _, err := e.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		info, err := e.Retention("general")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Default || !info.OnRelay || info.TextWindow != 10*retention.Day || info.MediaWindow != 90*retention.Day {
+			t.Fatalf("%s's view: %+v", e.DeviceID().ShortString(), info)
+		}
+	}
+}
