@@ -20,7 +20,7 @@ func TestRelayLink(t *testing.T) {
 	}
 	for _, c := range []struct {
 		in, relay, code string
-		token       bool
+		token           bool
 	}{
 		{l.String(), l.Relay, "", true},
 		{"WEALD://relay?v=1&relay=127.0.0.1:7447", "ws://127.0.0.1:7447/v1/ws", "", false},
