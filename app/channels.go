@@ -166,13 +166,11 @@ func (w *Workspaces) channels(r *wsRun) []Channel {
 		names[k] = v
 	}
 	order := append([]string(nil), p.Order...)
-	lastRead := make(map[string]int64, len(p.LastRead))
-	for k, v := range p.LastRead {
-		lastRead[k] = v
-	}
 	r.mu.Unlock()
 	ctx, cancel := w.callCtx()
 	defer cancel()
+	// One row per channel from the engine's store, not its messages.
+	counts, _ := r.eng.UnreadCounts(ctx)
 	defaultNames := defaultChannelNames(st.Workspace)
 	out := []Channel{}
 	for _, c := range all {
@@ -193,16 +191,8 @@ func (w *Workspaces) channels(r *wsRun) []Channel {
 			ch.Name = n
 		}
 		if c.Member {
-			if msgs, err := r.eng.Messages(ctx, c.Group, 0); err == nil {
-				for _, m := range msgs {
-					if m.Author != st.User && m.Time.UnixMilli() > lastRead[c.Group] {
-						ch.Unread++
-						if m.Mentions(st.User) {
-							ch.Mentions++
-						}
-					}
-				}
-			}
+			n := counts[c.Group]
+			ch.Unread, ch.Mentions = n.Unread, n.Mentions
 		}
 		out = append(out, ch)
 	}
@@ -553,13 +543,9 @@ func (w *Workspaces) MarkRead(ws, channel string) error {
 	}
 	ctx, cancel := w.callCtx()
 	defer cancel()
-	msgs, merr := r.eng.Messages(ctx, channel, 0)
+	newest, merr := r.eng.MarkAllRead(ctx, channel)
 	if merr != nil {
 		return toError(merr)
-	}
-	var newest int64
-	for _, m := range msgs {
-		newest = max(newest, m.Time.UnixMilli())
 	}
 	if err := w.updatePrefs(r, func(p *prefs) { p.LastRead[strings.ToLower(channel)] = newest }); err != nil {
 		return err

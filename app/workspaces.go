@@ -155,6 +155,11 @@ func (w *Workspaces) openLocked(id string) *Error {
 		return toError(err)
 	}
 	r.eng = eng
+	// Read markers kept by the app before the engine's store kept them
+	// (a marker never moves back: a no-op once carried over).
+	for ch, ms := range r.prefs.LastRead {
+		_ = eng.MarkRead(w.ctx, ch, time.UnixMilli(ms))
+	}
 	r.ctx, r.cancel = context.WithCancel(w.ctx)
 	w.runs[id] = r
 	w.wg.Add(2)

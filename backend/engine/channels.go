@@ -173,47 +173,26 @@ func (e *Engine) editChannel(ctx context.Context, channel string, body func(iden
 }
 
 // MarkRead moves a channel's read marker to upTo (the time of the newest
-// message the user has seen); it never moves backwards.
+// message the user has seen); it never moves backwards. The marker and the
+// unread counts after it are kept in the store (unread.go).
 func (e *Engine) MarkRead(ctx context.Context, channel string, upTo time.Time) error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	gi, err := e.resolveChannel(channel)
+	e.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	k := hexID(gi.Policy.Group).hex()
-	if e.meta.ReadUpTo == nil {
-		e.meta.ReadUpTo = map[string]time.Time{}
-	}
-	if !upTo.After(e.meta.ReadUpTo[k]) {
-		return nil
-	}
-	e.meta.ReadUpTo[k] = upTo.UTC()
-	return e.persistMeta(ctx)
+	return e.markRead(ctx, gi.Policy.Group, upTo.UnixMilli())
 }
 
 // Unread counts a channel's messages by others newer than its read marker.
 func (e *Engine) Unread(ctx context.Context, channel string) (int, error) {
 	e.mu.Lock()
 	gi, err := e.resolveChannel(channel)
-	var mark time.Time
-	if err == nil {
-		mark = e.meta.ReadUpTo[hexID(gi.Policy.Group).hex()]
-	}
-	me := e.meta.User.hex()
 	e.mu.Unlock()
 	if err != nil {
 		return 0, err
 	}
-	ms, err := e.messagesSince(ctx, channel, mark)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, m := range ms {
-		if m.Author != me {
-			n++
-		}
-	}
-	return n, nil
+	cs, err := e.UnreadCounts(ctx)
+	return cs[hexID(gi.Policy.Group).hex()].Unread, err
 }

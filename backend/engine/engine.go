@@ -196,6 +196,7 @@ func newEngine(ctx context.Context, opts Options) (*Engine, error) {
 	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
 		return nil, err
 	}
+	existed := Exists(opts.Dir)
 	d, err := openDB(ctx, filepath.Join(opts.Dir, "state.db"))
 	if err != nil {
 		return nil, err
@@ -203,9 +204,11 @@ func newEngine(ctx context.Context, opts Options) (*Engine, error) {
 	e := &Engine{opts: opts, rand: opts.Rand, now: opts.Clock, db: d, groups: map[identity.GroupID]*group{},
 		shards: map[shardKey]*shard{}, kick: make(chan struct{}, 1), attestEvery: AttestEvery, silenceAfter: AttestSilence}
 	e.mlsCfg = &mls.Config{Rand: e.rand, Now: e.now, Credential: e.authLeaf}
-	if err := e.buildIndex(ctx); err != nil {
-		d.close()
-		return nil, err
+	if !existed { // a stored workspace is indexed once loaded (Open): rows count by its user
+		if err := e.buildIndex(ctx); err != nil {
+			d.close()
+			return nil, err
+		}
 	}
 	return e, nil
 }
@@ -227,6 +230,14 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	if err := e.load(ctx); err != nil {
+		e.db.close()
+		return nil, err
+	}
+	if err := e.buildIndex(ctx); err != nil {
+		e.db.close()
+		return nil, err
+	}
+	if err := e.seedReadMarks(ctx); err != nil {
 		e.db.close()
 		return nil, err
 	}

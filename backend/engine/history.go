@@ -57,7 +57,9 @@ func (e *Engine) indexMessage(tx *store.Tx, k shardKey, m documents.Message) err
 	if err != nil {
 		return err
 	}
-	return tx.PutMessage(store.IndexedMessage{Shard: k.id(), ID: m.ID, Time: m.Time.UnixMilli(), Value: v}, m.Text)
+	me := e.meta.User.hex()
+	return tx.PutMessage(store.IndexedMessage{Shard: k.id(), ID: m.ID, Time: m.Time.UnixMilli(), Value: v,
+		ByOther: msg.Author != me, MentionsMe: msg.Mentions(me)}, m.Text)
 }
 
 // buildIndex indexes the shards stored before the index existed, once.

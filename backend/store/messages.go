@@ -29,6 +29,9 @@ type IndexedMessage struct {
 	ID    [16]byte
 	Time  int64 // milliseconds since the Unix epoch
 	Value []byte
+	// ByOther: written by someone other than this user; MentionsMe: it
+	// mentions this user. They keep the unread counts (unread.go).
+	ByOther, MentionsMe bool
 }
 
 // MessageCursor names a position in a group's history: the messages
@@ -62,12 +65,29 @@ func (t *Tx) PutMessage(m IndexedMessage, text string) error {
 	if err != nil {
 		return err
 	}
+	flags := flagsOf(m)
+	counted, err := t.seal("message_counts", m.name(), []byte{flags})
+	if err != nil {
+		return err
+	}
+	oldTime, oldFlags, had, err := t.oldCount(m)
+	if err != nil {
+		return err
+	}
 	var rowid int64
-	if err := t.row(`INSERT INTO messages (group_id, day, epoch, msg_id, time_ms, sealed) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (group_id, day, epoch, msg_id) DO UPDATE SET time_ms = excluded.time_ms, sealed = excluded.sealed
+	if err := t.row(`INSERT INTO messages (group_id, day, epoch, msg_id, time_ms, sealed, counted) VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (group_id, day, epoch, msg_id) DO UPDATE SET time_ms = excluded.time_ms, sealed = excluded.sealed, counted = excluded.counted
 		RETURNING rowid`,
-		m.Shard.Group[:], m.Shard.Day, int64(m.Shard.Epoch), m.ID[:], m.Time, sealed).Scan(&rowid); err != nil {
+		m.Shard.Group[:], m.Shard.Day, int64(m.Shard.Epoch), m.ID[:], m.Time, sealed, counted).Scan(&rowid); err != nil {
 		return fmt.Errorf("store: index message: %w", err)
+	}
+	if had {
+		if err := t.addCount(m.Shard.Group, oldTime, oldFlags, -1); err != nil {
+			return err
+		}
+	}
+	if err := t.addCount(m.Shard.Group, m.Time, flags, +1); err != nil {
+		return err
 	}
 	if _, err := t.exec(`DELETE FROM message_terms WHERE rowid = ?`, rowid); err != nil {
 		return fmt.Errorf("store: index message: %w", err)
@@ -83,14 +103,22 @@ func (t *Tx) PutMessage(m IndexedMessage, text string) error {
 // DeleteMessage removes a message and its terms from the index (a deleted
 // message); a message not in the index is no error.
 func (t *Tx) DeleteMessage(shard ShardID, id [16]byte) error {
-	var rowid int64
-	err := t.row(`DELETE FROM messages WHERE group_id = ? AND day = ? AND epoch = ? AND msg_id = ? RETURNING rowid`,
-		shard.Group[:], shard.Day, int64(shard.Epoch), id[:]).Scan(&rowid)
+	var rowid, timeMs int64
+	var sealed []byte
+	err := t.row(`DELETE FROM messages WHERE group_id = ? AND day = ? AND epoch = ? AND msg_id = ? RETURNING rowid, time_ms, counted`,
+		shard.Group[:], shard.Day, int64(shard.Epoch), id[:]).Scan(&rowid, &timeMs, &sealed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("store: unindex message: %w", err)
+	}
+	flags, err := t.counted(IndexedMessage{Shard: shard, ID: id}, sealed)
+	if err != nil {
+		return err
+	}
+	if err := t.addCount(shard.Group, timeMs, flags, -1); err != nil {
+		return err
 	}
 	_, err = t.exec(`DELETE FROM message_terms WHERE rowid = ?`, rowid)
 	return err
@@ -101,8 +129,10 @@ func (t *Tx) DeleteGroupMessages(group [32]byte) error {
 	if _, err := t.exec(`DELETE FROM message_terms WHERE rowid IN (SELECT rowid FROM messages WHERE group_id = ?)`, group[:]); err != nil {
 		return err
 	}
-	_, err := t.exec(`DELETE FROM messages WHERE group_id = ?`, group[:])
-	return err
+	if _, err := t.exec(`DELETE FROM messages WHERE group_id = ?`, group[:]); err != nil {
+		return err
+	}
+	return t.resetChannelCounts(group)
 }
 
 const messageColumns = `m.group_id, m.day, m.epoch, m.msg_id, m.time_ms, m.sealed`
