@@ -99,10 +99,13 @@ export async function buildRelay() {
   return bin
 }
 
-/** startRelay runs a real weald-relay on a free loopback port with its own SQLite data directory; args add serving flags. */
-export async function startRelay(bin, args = []) {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'weald-relay-'))
-  const proc = spawn(bin, ['-listen', '127.0.0.1:0', '-data-dir', dataDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+/**
+ * startRelay runs a real weald-relay on a free loopback port with its own SQLite data directory; args add serving
+ * flags; dataDir and listen start it again on the data and address of one stopped (down).
+ */
+export async function startRelay(bin, args = [], { dataDir = mkdtempSync(path.join(tmpdir(), 'weald-relay-')), listen = '127.0.0.1:0' } = {}) {
+  const proc = spawn(bin, ['-listen', listen, '-data-dir', dataDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const exited = new Promise((resolve) => proc.once('exit', resolve))
   let log = ''
   proc.stderr.on('data', (d) => (log += d))
   const addr = await new Promise((resolve, reject) => {
@@ -134,6 +137,12 @@ export async function startRelay(bin, args = []) {
     tokenLink: async (uses = 1) =>
       (await run(bin, ['token', 'create', '-uses', String(uses), '-relay', `ws://${addr}`, '-data-dir', dataDir], { timeout: 30000 })).trim(),
     stop: () => proc.kill('SIGTERM'),
+    /** down stops the relay and waits for it to exit; up() starts it again on the same address and data (a new relay object). */
+    down: async () => {
+      proc.kill('SIGTERM')
+      await exited
+      return { up: () => startRelay(bin, args, { dataDir, listen: addr }) }
+    },
   }
 }
 
@@ -194,4 +203,51 @@ export async function inViewport(page, locator) {
   const box = await locator.boundingBox()
   const vp = page.viewportSize()
   return !!box && box.y >= 0 && box.x >= 0 && box.y + box.height <= vp.height + 0.5 && box.x + box.width <= vp.width + 0.5
+}
+
+/**
+ * startPair starts what a two-person story needs: a real relay, Dana's and Sam's apps and a browser. Its stop() ends
+ * them (the relay field may be replaced by one started again after relay.down()).
+ */
+export async function startPair() {
+  const pair = { relay: await startRelay(await buildRelay()), dana: await startApp(), sam: await startApp(), browser: await launchBrowser() }
+  pair.stop = async () => {
+    await pair.browser?.close()
+    pair.dana?.stop()
+    pair.sam?.stop()
+    pair.relay?.stop()
+  }
+  return pair
+}
+
+/**
+ * twoMembers: Dana creates a workspace through the UI (provisioned by the relay's operator), invites Sam with a
+ * link he joins as "Sam", and both pages end on #general ready to send. Resolves { a, b, ws }: Dana's and Sam's pages
+ * and the workspace id.
+ */
+export async function twoMembers({ relay, dana, sam, browser }, { size = sizes[0], timeout = 90000 } = {}) {
+  const open = async (app) => {
+    const page = await browser.newPage()
+    page.setDefaultTimeout(20000)
+    await page.setViewportSize({ width: size.width, height: size.height })
+    await page.goto(app.url)
+    return page
+  }
+  const a = await open(dana)
+  const ws = await readyWorkspace(a, relay)
+  const inv = await call(dana, 'app.Workspaces.CreateInvite', ws, [], 24, 1, 'member')
+  await call(sam, 'app.Workspaces.Join', inv.link, 'Sam')
+  const b = await open(sam)
+  await b.getByRole('heading', { level: 1, name: '#general' }).waitFor({ timeout })
+  await b.getByRole('button', { name: 'Send', disabled: false }).waitFor({ timeout })
+  return { a, b, ws }
+}
+
+/** screenshots takes `${name}-${size}.png` of page at each of sizes, then leaves the page at the first size. */
+export async function screenshots(page, name) {
+  for (const size of sizes) {
+    await page.setViewportSize({ width: size.width, height: size.height })
+    await screenshot(page, `${name}-${size.name}.png`)
+  }
+  await page.setViewportSize({ width: sizes[0].width, height: sizes[0].height })
 }

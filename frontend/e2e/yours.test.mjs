@@ -4,40 +4,23 @@
 // invite revoked in the invite list (item 5) no longer joins.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, readyWorkspace } from './harness.mjs'
+import { screenshots, startApp, startPair, twoMembers } from './harness.mjs'
 
-let relay, dana, sam, browser, a, b, ws
+let pair, browser, a, b, ws
 
 before(async () => {
-  relay = await startRelay(await buildRelay())
-  dana = await startApp()
-  sam = await startApp()
-  browser = await launchBrowser()
+  pair = await startPair()
+  ;({ browser } = pair)
 })
 
 after(async () => {
-  await browser?.close()
-  dana?.stop()
-  sam?.stop()
-  relay?.stop()
+  await pair?.stop()
 })
 
 const slow = 90000
 
 test('Dana creates, Sam joins', { timeout: 240000 }, async () => {
-  a = await browser.newPage()
-  a.setDefaultTimeout(20000)
-  await a.setViewportSize({ width: 1280, height: 800 })
-  await a.goto(dana.url)
-  ws = await readyWorkspace(a, relay)
-  const inv = await call(dana, 'app.Workspaces.CreateInvite', ws, [], 24, 1, 'member')
-  await call(sam, 'app.Workspaces.Join', inv.link, 'Sam')
-  b = await browser.newPage()
-  b.setDefaultTimeout(20000)
-  await b.setViewportSize({ width: 1280, height: 800 })
-  await b.goto(sam.url)
-  await b.getByRole('heading', { level: 1, name: '#general' }).waitFor({ timeout: slow })
-  await b.getByRole('button', { name: 'Send', disabled: false }).waitFor({ timeout: slow })
+  ;({ a, b, ws } = await twoMembers(pair))
 })
 
 test('rename: Dana changes her name in the sidebar; a bad one is refused plainly; Sam sees the new one', { timeout: 180000 }, async () => {
@@ -58,7 +41,7 @@ test('rename: Dana changes her name in the sidebar; a bad one is refused plainly
   await alert.waitFor()
   assert.match(await alert.textContent(), /too long.*bad_request\/name$/)
   assert.equal(await field.evaluate((el) => el === document.activeElement), true, 'focus stays in the field')
-  await screenshot(a, 'e2e-yours-rename-refused-1280x800.png')
+  await screenshots(a, 'e2e-yours-rename-refused')
   await field.fill('Dana Scully')
   await dlg.getByRole('button', { name: 'Save' }).click()
   await dlg.waitFor({ state: 'detached' })
@@ -66,7 +49,7 @@ test('rename: Dana changes her name in the sidebar; a bad one is refused plainly
 
   // Sam sees the new name on Dana's message, the one sent before the rename included.
   await seen.locator('.author', { hasText: /^Dana Scully$/ }).waitFor({ timeout: slow })
-  await screenshot(b, 'e2e-yours-renamed-seen-by-sam-1280x800.png')
+  await screenshots(b, 'e2e-yours-renamed-seen-by-sam')
 })
 
 test('edit and delete: Dana edits her message inline and deletes another; Sam sees both', { timeout: 180000 }, async () => {
@@ -95,7 +78,7 @@ test('edit and delete: Dana edits her message inline and deletes another; Sam se
   await row.hover()
   await row.getByRole('button', { name: 'Edit message' }).click()
   await field.fill('the plan for friday')
-  await screenshot(a, 'e2e-yours-editing-1280x800.png')
+  await screenshots(a, 'e2e-yours-editing')
   await a.keyboard.press('Enter')
   await alog.locator('li.message', { hasText: 'the plan for friday' }).getByText('(edited)').waitFor({ timeout: slow })
 
@@ -104,7 +87,7 @@ test('edit and delete: Dana edits her message inline and deletes another; Sam se
   await gone.hover()
   await gone.getByRole('button', { name: 'Delete message' }).click()
   const ask = gone.getByRole('group', { name: 'Delete this message?' })
-  await screenshot(a, 'e2e-yours-delete-confirm-1280x800.png')
+  await screenshots(a, 'e2e-yours-delete-confirm')
   await ask.getByRole('button', { name: 'Delete', exact: true }).click()
   await alog.getByText('a message to take back').waitFor({ state: 'detached', timeout: slow })
 
@@ -112,7 +95,7 @@ test('edit and delete: Dana edits her message inline and deletes another; Sam se
   await blog.locator('li.message', { hasText: 'the plan for friday' }).getByText('(edited)').waitFor({ timeout: slow })
   await blog.getByText('a message to take back').waitFor({ state: 'detached', timeout: slow })
   assert.equal(await blog.getByText('teh plan for friday').count(), 0, 'the old text is gone')
-  await screenshot(b, 'e2e-yours-edit-delete-seen-by-sam-1280x800.png')
+  await screenshots(b, 'e2e-yours-edit-delete-seen-by-sam')
 })
 
 test('invite revoke: Dana revokes a link in the invite list; the link then fails to join, saying why', { timeout: 240000 }, async () => {
@@ -128,7 +111,7 @@ test('invite revoke: Dana revokes a link in the invite list; the link then fails
   await revoke.click()
   // A revoked link leaves the list of live ones.
   await revoke.waitFor({ state: 'detached', timeout: slow })
-  await screenshot(a, 'e2e-yours-invite-revoked-1280x800.png')
+  await screenshots(a, 'e2e-yours-invite-revoked')
   await dlg.getByRole('button', { name: 'Done' }).click()
 
   const lee = await startApp()
@@ -145,7 +128,7 @@ test('invite revoke: Dana revokes a link in the invite list; the link then fails
     await alert.waitFor({ timeout: slow })
     console.log(`join with a revoked link: ${await alert.textContent()}`)
     assert.match(await alert.textContent(), /^This invite link has been revoked\. Ask the person who sent it for a new one\. auth\/revoked$/)
-    await screenshot(c, 'e2e-yours-revoked-link-refused-1280x800.png')
+    await screenshots(c, 'e2e-yours-revoked-link-refused')
   } finally {
     lee.stop()
   }
