@@ -95,6 +95,9 @@ type meta struct {
 	// RotatePhrase is the new phrase of a recovery rotation in progress
 	// (recovery_rotate.go), until the rotation has registered it.
 	RotatePhrase string `json:"rotate_phrase,omitempty"`
+	// RefusalsSeen is the id of the last refused access-set publication
+	// this (admin) device read from the relay (takeover.go).
+	RefusalsSeen uint64 `json:"refusals_seen,omitempty"`
 	// ReadUpTo is the read marker per channel (hex group id): the time of
 	// the newest message read.
 	ReadUpTo map[string]time.Time `json:"read_up_to,omitempty"`

@@ -426,6 +426,9 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 		if err := e.publishAccessSet(ctx); err != nil {
 			return rep, err
 		}
+		if err := e.checkRefusals(ctx); err != nil {
+			return rep, err
+		}
 	}
 	if err := e.repairBundles(ctx); err != nil {
 		return rep, err

@@ -36,6 +36,14 @@ func (s *Service) PublishAccessSet(ctx context.Context, ws wire.ID, _ wire.AuthO
 // publishing a takeover). Keys that left are recorded as departed (auth/revoked from now on);
 // grants the previous set carried and this one does not are void for good.
 func (s *Service) Publish(ctx context.Context, ws wire.ID, set wire.AccessSet) (AccessChange, error) {
+	ch, err := s.publish(ctx, ws, set)
+	if err != nil {
+		s.noteRefusal(ctx, ws, &set, err)
+	}
+	return ch, err
+}
+
+func (s *Service) publish(ctx context.Context, ws wire.ID, set wire.AccessSet) (AccessChange, error) {
 	if set.Workspace != ws {
 		return AccessChange{}, wire.Errorf(wire.CodeWrongWorkspace, "The access set names another workspace.")
 	}

@@ -150,6 +150,12 @@ func (c *Client) CurrentAccessSet(ctx context.Context) (*wire.AccessSetCurrent, 
 	return expect[*wire.AccessSetCurrent](c.do(ctx, &wire.AccessSetGet{}, retryOnReconnect))
 }
 
+// AccessRefusals returns the access-set publications the relay refused
+// for want of admin authority, with id > after (wire.AccessRefusals).
+func (c *Client) AccessRefusals(ctx context.Context, after uint64) (*wire.AccessRefusals, error) {
+	return expect[*wire.AccessRefusals](c.do(ctx, &wire.AccessRefusalsGet{After: after}, retryOnReconnect))
+}
+
 // PutKeyPackages stores key packages for the authenticated device.
 func (c *Client) PutKeyPackages(ctx context.Context, items ...wire.KeyPackageItem) (*wire.KeyPackageStock, error) {
 	return expect[*wire.KeyPackageStock](c.do(ctx, &wire.KeyPackagePut{Items: items}, noRetry))

@@ -43,6 +43,9 @@ type Backend interface {
 	// CurrentAccessSet returns the current access set and when it was
 	// accepted (ACCESS_SET_CURRENT).
 	CurrentAccessSet(ctx context.Context, ws wire.ID) (*wire.AccessSetCurrent, error)
+	// AccessRefusals returns the refused access-set publications kept with
+	// id > after (relay.Service.AccessRefusals).
+	AccessRefusals(ctx context.Context, ws wire.ID, after uint64) (*wire.AccessRefusals, error)
 	// Allowed reports whether a principal may still be connected under the
 	// workspace's current access set (a key present, a grant live).
 	Allowed(ctx context.Context, ws wire.ID, kind wire.PrincipalKind, principal wire.ID) (bool, error)

@@ -221,6 +221,13 @@ func (s *Server) handle(c *conn, body wire.Body) (wire.Body, func(), error) {
 		}
 		return cur, nil, nil
 
+	case *wire.AccessRefusalsGet:
+		res, err := s.backend.AccessRefusals(ctx, c.workspace, req.After)
+		if err != nil {
+			return nil, nil, err
+		}
+		return res, nil, nil
+
 	case *wire.KeyPackagePut:
 		res, err := s.backend.KeyPackagePut(ctx, c.workspace, p, req.Items)
 		if err != nil {

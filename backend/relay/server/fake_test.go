@@ -156,6 +156,10 @@ func (f *fakeBackend) replaceSet(set wire.AccessSet) {
 	f.PublishAccessSet(context.Background(), set.Workspace, Principal{}, set)
 }
 
+func (f *fakeBackend) AccessRefusals(context.Context, wire.ID, uint64) (*wire.AccessRefusals, error) {
+	return &wire.AccessRefusals{}, nil
+}
+
 func (f *fakeBackend) CurrentAccessSet(ctx context.Context, ws wire.ID) (*wire.AccessSetCurrent, error) {
 	set, err := f.AccessSet(ctx, ws)
 	if err != nil {

@@ -527,6 +527,38 @@ func (t *sqlTx) WrapDeletion(ctx context.Context, ws, group, hash wire.ID) ([]by
 	return body, nil
 }
 
+func (t *sqlTx) AddAccessRefusal(ctx context.Context, ws wire.ID, at uint64, set []byte) error {
+	var last int64
+	if err := t.row(ctx, `SELECT COALESCE(MAX(id), 0) FROM access_refusals WHERE workspace_id = ?`, b(ws)).Scan(&last); err != nil {
+		return fmt.Errorf("access refusals: %w", err)
+	}
+	if _, err := t.exec(ctx, `INSERT INTO access_refusals (workspace_id, id, at, body) VALUES (?, ?, ?, ?)`,
+		b(ws), last+1, int64(at), set); err != nil {
+		return fmt.Errorf("add access refusal: %w", err)
+	}
+	_, err := t.exec(ctx, `DELETE FROM access_refusals WHERE workspace_id = ? AND id <= ?`, b(ws), last+1-wire.MaxAccessRefusals)
+	return err
+}
+
+func (t *sqlTx) AccessRefusals(ctx context.Context, ws wire.ID, after uint64) ([]wire.AccessRefusal, error) {
+	rows, err := t.rows(ctx, `SELECT id, at, body FROM access_refusals WHERE workspace_id = ? AND id > ? ORDER BY id LIMIT ?`,
+		b(ws), int64(after), wire.MaxAccessRefusals)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []wire.AccessRefusal
+	for rows.Next() {
+		var id, at int64
+		var body []byte
+		if err := rows.Scan(&id, &at, &body); err != nil {
+			return nil, err
+		}
+		out = append(out, wire.AccessRefusal{ID: uint64(id), At: uint64(at), Set: body})
+	}
+	return out, rows.Err()
+}
+
 func (t *sqlTx) AddAnchors(ctx context.Context, ws, group wire.ID, seqs []uint64) error {
 	for _, s := range seqs {
 		if _, err := t.exec(ctx, `INSERT INTO anchors (workspace_id, group_id, seq) VALUES (?, ?, ?)

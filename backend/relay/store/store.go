@@ -223,6 +223,12 @@ type Tx interface {
 	// ErrNotFound if none.
 	WrapDeletion(ctx context.Context, ws, group, hash wire.ID) ([]byte, error)
 	AddAnchors(ctx context.Context, ws, group wire.ID, seqs []uint64) error
+	// AddAccessRefusal keeps a refused access-set publication (at: unix
+	// seconds) under the next id, and only the newest
+	// wire.MaxAccessRefusals of the workspace.
+	AddAccessRefusal(ctx context.Context, ws wire.ID, at uint64, set []byte) error
+	// AccessRefusals returns the kept refusals with id > after, ascending.
+	AccessRefusals(ctx context.Context, ws wire.ID, after uint64) ([]wire.AccessRefusal, error)
 	SetDroppedBelow(ctx context.Context, ws, group wire.ID, seq uint64) error
 
 	RosterAppend(ctx context.Context, ws wire.ID, index uint64, head wire.ID, op []byte) error

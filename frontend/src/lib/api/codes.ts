@@ -3,6 +3,7 @@
 export const errorCodes = [
   'access/busy',
   'access/stale',
+  'access/takeover',
   'agent/bad_request',
   'agent/commit',
   'agent/not_allowed',
