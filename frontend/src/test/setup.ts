@@ -13,17 +13,22 @@ if (!(globalThis as { CSS?: { escape?: unknown } }).CSS?.escape) {
   }
 }
 
-// jsdom lays nothing out: give the message list's scroller a window-sized box
-// so that the virtualized list renders its rows (each row measures 0 px, so
-// all of a test's few rows are in view).
-for (const [prop, size] of [
-  ['clientHeight', 600],
-  ['clientWidth', 800],
-] as const) {
+// jsdom lays nothing out: give the message list a browser's boxes so that
+// the virtualized list mounts the rows in view, as a browser does, not the
+// whole history. The scroller is a window-sized box whose content is as tall
+// as the list says (its style height); a row is 20 px.
+const log = (el: HTMLElement) => el.getAttribute('role') === 'log'
+const sizes: Record<string, (el: HTMLElement) => number> = {
+  clientHeight: (el) => (log(el) ? 600 : 0),
+  clientWidth: (el) => (log(el) ? 800 : 0),
+  scrollHeight: (el) => (log(el) ? parseFloat(el.querySelector('ol')?.style.height ?? '') || 0 : 0),
+  offsetHeight: (el) => (el.hasAttribute('data-index') ? 20 : 0),
+}
+for (const [prop, size] of Object.entries(sizes)) {
   Object.defineProperty(HTMLElement.prototype, prop, {
     configurable: true,
     get(this: HTMLElement) {
-      return this.getAttribute('role') === 'log' ? size : 0
+      return size(this)
     },
   })
 }
