@@ -67,7 +67,15 @@ step go-test      go_test &
 step vitest       npm --prefix frontend run --silent test &
 wait
 report go-test go-race vitest
-step playwright   env WEALD_E2E_BIN="$PWD/build/bin/weald-e2e" npm --prefix frontend run --silent e2e
+# Two stories at a time (npm run e2e): each starts its own relay, apps and
+# browser on ports the system picks, and spends much of its time waiting
+# on them. The relay is built once here instead of once per story.
+playwright() {
+  go build -o build/bin/weald-relay ./backend/cmd/weald-relay &&
+    env WEALD_E2E_BIN="$PWD/build/bin/weald-e2e" WEALD_RELAY_BIN="$PWD/build/bin/weald-relay" \
+      npm --prefix frontend run --silent e2e
+}
+step playwright   playwright
 report playwright
 step desktop      .ci/desktop-smoke.sh build/bin/weald-desktop
 report desktop

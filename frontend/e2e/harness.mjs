@@ -92,8 +92,12 @@ export function run(cmd, args, { timeout = 180000, cwd = repo } = {}) {
   })
 }
 
-/** buildRelay builds backend/cmd/weald-relay into build/bin (go build caches: fast when nothing changed). */
+/**
+ * buildRelay builds backend/cmd/weald-relay into build/bin (go build caches: fast when nothing changed),
+ * or resolves WEALD_RELAY_BIN when set: .ci/test.sh builds the relay once for the stories it runs side by side.
+ */
 export async function buildRelay() {
+  if (process.env.WEALD_RELAY_BIN) return process.env.WEALD_RELAY_BIN
   const bin = path.join(repo, 'build', 'bin', 'weald-relay')
   await run('go', ['build', '-o', bin, './backend/cmd/weald-relay'], { timeout: 300000 })
   return bin
