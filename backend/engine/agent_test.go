@@ -396,3 +396,33 @@ func TestAgentRunsAsARuntime(t *testing.T) {
 	}
 	waitUntil(t, "dana's running client reads pong", func() bool { return has(w.dana, "pong") })
 }
+
+// TestRevokeEveryAgentIssuedByADevice (spec/lifecycle.md "Key
+// compromise": "revoke all certificates issued by this device" as one
+// action): a member may not do it for another person's device; the owner
+// (an admin) revokes every agent its device issued in one operation, their
+// leaves are evicted and the agent can no longer sync; run again it finds
+// none left.
+func TestRevokeEveryAgentIssuedByADevice(t *testing.T) {
+	w := newAgentWorld(t, 180)
+	ctx := testCtx(t)
+	v := w.approve(t)
+	dev := hexID(w.dana.devID).hex()
+	if _, err := w.sam.RevokeAgentsIssuedBy(ctx, dev); !errors.Is(err, ErrNotYourDevice) {
+		t.Fatalf("a member revoking another person's agents: %v", err)
+	}
+	got, err := w.dana.RevokeAgentsIssuedBy(ctx, dev[:12])
+	if err != nil || len(got) != 1 || got[0].ID != v.ID {
+		t.Fatalf("revoked %+v, %v", got, err)
+	}
+	mustSync(t, w.sam)
+	if w.sam.agentInGroup(roster.GeneralGroupID(w.dana.wsID()), w.bot.agentID()) >= 0 {
+		t.Fatal("the revoked agent's leaf stands")
+	}
+	if _, err := w.bot.Sync(context.Background()); !errors.Is(err, ErrAgentNotApproved) {
+		t.Fatalf("a revoked agent's sync: %v", err)
+	}
+	if again, err := w.dana.RevokeAgentsIssuedBy(ctx, dev); err != nil || len(again) != 0 {
+		t.Fatalf("run again: %+v, %v", again, err)
+	}
+}

@@ -462,3 +462,64 @@ func (e *Engine) agentAddsLeft() bool {
 	}
 	return false
 }
+
+// RevokeAgentsIssuedBy revokes, in one roster operation, every live agent
+// whose certificate chain device issued (sub-delegations included) and
+// evicts their leaves: spec/lifecycle.md "Key compromise", "revoke all
+// certificates issued by this device" as one action, because a
+// compromised laptop makes every agent it delegated to suspect. device is
+// a device id or a unique prefix of 8+ hex digits: one of this user's, or
+// anyone's for an admin (the roster's rule). It returns the agents
+// revoked (none when there were none left).
+func (e *Engine) RevokeAgentsIssuedBy(ctx context.Context, device string) ([]AgentView, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.agentMode() {
+		return nil, ErrAgentOnly
+	}
+	if err := e.connect(ctx); err != nil {
+		return nil, err
+	}
+	if _, err := e.syncRoster(ctx); err != nil {
+		return nil, err
+	}
+	d, err := e.findDevice(device)
+	if err != nil {
+		return nil, err
+	}
+	if d.User != identity.UserID(e.meta.User) && !e.roster.IsAdmin(e.devID) {
+		return nil, ErrNotYourDevice
+	}
+	var ids []identity.AgentID
+	if err := e.appendRoster(ctx, func() (roster.Body, error) {
+		ids = ids[:0]
+		var targets []identity.Principal
+		for _, a := range e.roster.Agents() {
+			if a.RevokedAt == nil && a.Cert.IssuingDevice == d.ID {
+				ids = append(ids, a.ID)
+				targets = append(targets, identity.AgentPrincipal(a.ID))
+			}
+		}
+		if len(targets) == 0 {
+			return nil, nil
+		}
+		return &roster.Revoke{RevokedAt: e.now(), Targets: targets}, nil
+	}); err != nil {
+		return nil, err
+	}
+	e.emit(Event{Kind: EventRoster})
+	if e.roster.IsAdmin(e.devID) {
+		if err := e.publishAccessSet(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := e.stewardAgents(ctx); err != nil {
+		return nil, err
+	}
+	out := []AgentView{}
+	for _, id := range ids {
+		a, _ := e.roster.Agent(id)
+		out = append(out, e.agentView(a))
+	}
+	return out, nil
+}

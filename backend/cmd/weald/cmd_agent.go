@@ -62,12 +62,22 @@ in exactly the channels named, with sync, read, send and run.`,
 		Args:  nargs("agent list", 0, 0),
 		RunE:  func(cmd *cobra.Command, args []string) error { return c.cmdAgentList(cmd.Context()) },
 	}
+	var issuedBy string
 	revoke := &cobra.Command{
-		Use:   "revoke AGENT",
-		Short: "Revoke an agent (id, 8+ hex digits of it, or name) and evict it",
-		Args:  nargs("agent revoke AGENT", 1, 1),
-		RunE:  func(cmd *cobra.Command, args []string) error { return c.cmdAgentRevoke(cmd.Context(), args[0]) },
+		Use:   "revoke AGENT | revoke --issued-by DEVICE",
+		Short: "Revoke an agent (id, 8+ hex digits of it, or name), or every agent a device issued, and evict them",
+		Args:  nargs("agent revoke AGENT | agent revoke --issued-by DEVICE", 0, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case issuedBy != "" && len(args) == 0:
+				return c.cmdAgentRevokeIssuedBy(cmd.Context(), issuedBy)
+			case issuedBy == "" && len(args) == 1:
+				return c.cmdAgentRevoke(cmd.Context(), args[0])
+			}
+			return usagef("agent revoke AGENT | agent revoke --issued-by DEVICE")
+		},
 	}
+	revoke.Flags().StringVar(&issuedBy, "issued-by", "", "revoke every agent whose certificate this device issued")
 	agent.AddCommand(initCmd, request, approve, list, revoke)
 	return []*cobra.Command{agent}
 }
@@ -164,6 +174,27 @@ func (c *cli) cmdAgentList(ctx context.Context) error {
 		fmt.Fprintf(c.stdout, "%s  %s  of %s  %s until %s  %s\n", a.ID[:16], a.Name, a.OwnerName, a.State,
 			a.Expiry.Format(time.RFC3339), scopeNames(a))
 	}
+	return nil
+}
+
+func (c *cli) cmdAgentRevokeIssuedBy(ctx context.Context, device string) error {
+	e, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	vs, err := e.RevokeAgentsIssuedBy(ctx, device)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		c.print(map[string]any{"revoked": vs})
+		return nil
+	}
+	for _, v := range vs {
+		fmt.Fprintf(c.stdout, "revoked %s\n", v.Name)
+	}
+	fmt.Fprintf(c.stdout, "%d agent(s) revoked\n", len(vs))
 	return nil
 }
 
