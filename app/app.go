@@ -31,6 +31,8 @@ type App struct {
 	readyLog  map[string]bool
 
 	launch launch // the weald:// link opened with (launch.go)
+
+	hosting hosting // the relay this app runs itself (hosting.go)
 }
 
 // New returns the App service rooted at dataDir. Log lines go to logOut;
@@ -50,6 +52,7 @@ func New(dataDir string, logOut io.Writer, events Emitter) *App {
 // watching them. Events are emitted with ctx.
 func (a *App) Startup(ctx context.Context) {
 	a.logger.Printf("starting, data directory %s", a.dataDir)
+	a.startHosting(ctx)
 	a.workspaces.start(ctx)
 	a.projects.start(ctx)
 }
@@ -58,6 +61,7 @@ func (a *App) Startup(ctx context.Context) {
 func (a *App) Shutdown(ctx context.Context) {
 	a.projects.stop()
 	a.workspaces.stop()
+	a.stopHosting()
 	a.closeDB()
 }
 

@@ -144,7 +144,7 @@ func (w *Workspaces) openLocked(id string) *Error {
 		return nil
 	}
 	r := &wsRun{id: id, events: make(chan engine.Event, wsEventBuffer), prefs: w.app.loadPrefs(id), started: time.Now()}
-	eng, err := engine.Open(w.ctx, engine.Options{Dir: w.dir(id), Provision: engine.SelfProvision(nil), OnEvent: func(ev engine.Event) {
+	eng, err := engine.Open(w.ctx, engine.Options{Dir: w.dir(id), Provision: w.app.provisioner(nil), OnEvent: func(ev engine.Event) {
 		select {
 		case r.events <- ev:
 		default:
@@ -412,7 +412,7 @@ func (w *Workspaces) Create(name, you, relay string) (Created, error) {
 	}
 	var phrase string
 	c, merr := w.make(func(ctx context.Context, dir string) (*engine.Engine, error) {
-		eng, err := engine.CreateWorkspace(ctx, engine.Options{Dir: dir, DisplayName: you, Provision: engine.SelfProvision(token)}, name, addr)
+		eng, err := engine.CreateWorkspace(ctx, engine.Options{Dir: dir, DisplayName: you, Provision: w.app.provisioner(token)}, name, addr)
 		if eng != nil && engine.ProvisionFailed(err) {
 			// The workspace never reached the relay (a wrong address or
 			// link, nothing answering, a refused token): nothing is kept,

@@ -202,6 +202,10 @@ func New(cfg Config) *Server {
 	return s
 }
 
+// Ready is closed once the server accepts connections (its change feed
+// listens, or there is none to follow).
+func (s *Server) Ready() <-chan struct{} { return s.ready }
+
 // Metrics returns the server's metrics.
 func (s *Server) Metrics() *Metrics { return s.metrics }
 

@@ -266,6 +266,26 @@ describe('keyboard and labels', () => {
     await checkAll(container)
   })
 
+  it('hosting on this computer: no address asked, the network choice goes to Go', async () => {
+    const a = holder.current.api
+    a.workspaces.createHosted.mockResolvedValue({ workspace: ws(), recoveryPhrase: [] })
+    a.channels.list.mockResolvedValue(defaults())
+    a.messages.list.mockResolvedValue([])
+    const { container } = render(<Shell />)
+    await userEvent.click(await screen.findByRole('button', { name: 'Create a workspace' }))
+    await userEvent.type(screen.getByLabelText('Workspace name'), 'A')
+    await userEvent.type(screen.getByLabelText('Your name'), 'B')
+    await userEvent.click(screen.getByRole('radio', { name: 'Host on this computer' }))
+    expect(screen.queryByLabelText('Relay address')).toBeNull()
+    expect(screen.getByText(/only this computer can reach it/)).toBeTruthy()
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Let computers on my network join' }))
+    expect(screen.getByText(/teammates on the same network can join/)).toBeTruthy()
+    await checkAll(container)
+    await userEvent.click(screen.getByRole('button', { name: 'Create workspace' }))
+    expect(a.workspaces.createHosted).toHaveBeenCalledWith('A', 'B', true)
+    expect(a.workspaces.create).not.toHaveBeenCalled()
+  })
+
   it('the dialogs', async () => {
     holder.current.api.invites.scopes.mockResolvedValue([
       { group: hex(0xa), name: 'Acme', root: true, history: 'open' },

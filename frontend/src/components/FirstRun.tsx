@@ -83,6 +83,8 @@ function CreateWorkspace({ onReady, onBack, pick }: { onReady: (ws: Workspace) =
   const [name, setName] = useState('')
   const [you, setYou] = useState('')
   const [relay, setRelay] = useState('')
+  const [hosted, setHosted] = useState(false)
+  const [lan, setLan] = useState(false)
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<ApiError | null>(null)
   const [created, setCreated] = useState<{ ws: Workspace; phrase: string[] } | null>(null)
@@ -103,7 +105,7 @@ function CreateWorkspace({ onReady, onBack, pick }: { onReady: (ws: Workspace) =
         setBusy(true)
         setError(null)
         try {
-          const r = await api.workspaces.create(name.trim(), you.trim(), relay.trim())
+          const r = hosted ? await api.workspaces.createHosted(name.trim(), you.trim(), lan) : await api.workspaces.create(name.trim(), you.trim(), relay.trim())
           // No phrase comes back when the words were already handed out (a retried create): nothing to show.
           if (r.recoveryPhrase.length === 0) onReady(r.workspace)
           else setCreated({ ws: r.workspace, phrase: r.recoveryPhrase })
@@ -119,23 +121,49 @@ function CreateWorkspace({ onReady, onBack, pick }: { onReady: (ws: Workspace) =
       <input id="ws-name" autoFocus value={name} onChange={(e) => setName(e.target.value)} placeholder="Acme site" />
       <label htmlFor="your-name">Your name</label>
       <input id="your-name" value={you} onChange={(e) => setYou(e.target.value)} placeholder="Ada" />
-      <label htmlFor="ws-relay">Relay address</label>
-      <input
-        id="ws-relay"
-        value={relay}
-        onChange={(e) => setRelay(e.target.value)}
-        placeholder="wss://relay.example.org or weald://relay?…"
-        aria-describedby="ws-relay-help"
-      />
-      <p id="ws-relay-help" className="help">
-        Its address, or the relay link its operator gave you. The relay stores and forwards only encrypted data it cannot read.
-      </p>
+      <fieldset className="relay-choice">
+        <legend>Relay</legend>
+        <label>
+          <input type="radio" name="relay-kind" checked={!hosted} onChange={() => setHosted(false)} /> A relay at an address
+        </label>
+        <label>
+          <input type="radio" name="relay-kind" checked={hosted} onChange={() => setHosted(true)} /> Host on this computer
+        </label>
+      </fieldset>
+      {hosted ? (
+        <>
+          <label className="check">
+            <input type="checkbox" checked={lan} onChange={(e) => setLan(e.target.checked)} /> Let computers on my network join
+          </label>
+          <p id="ws-host-help" className="help">
+            Weald runs the relay inside this app and starts it again each time the app opens. Others reach the workspace only while Weald is
+            open here;{' '}
+            {lan
+              ? 'invite links carry this computer’s network address, so teammates on the same network can join.'
+              : 'only this computer can reach it.'}
+          </p>
+        </>
+      ) : (
+        <>
+          <label htmlFor="ws-relay">Relay address</label>
+          <input
+            id="ws-relay"
+            value={relay}
+            onChange={(e) => setRelay(e.target.value)}
+            placeholder="wss://relay.example.org or weald://relay?…"
+            aria-describedby="ws-relay-help"
+          />
+          <p id="ws-relay-help" className="help">
+            Its address, or the relay link its operator gave you. The relay stores and forwards only encrypted data it cannot read.
+          </p>
+        </>
+      )}
       <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
       <div className="dialog-actions">
         <button type="button" onClick={onBack}>
           Back
         </button>
-        <button type="submit" className="primary" disabled={busy || !name.trim() || !you.trim() || !relay.trim()}>
+        <button type="submit" className="primary" disabled={busy || !name.trim() || !you.trim() || (!hosted && !relay.trim())}>
           {busy ? 'Creating…' : 'Create workspace'}
         </button>
       </div>

@@ -23,6 +23,7 @@ export function makeApi() {
     workspaces: {
       list: vi.fn(),
       create: vi.fn(),
+      createHosted: vi.fn(),
       join: vi.fn(),
       people: vi.fn().mockResolvedValue([]),
       setName: vi.fn(),

@@ -109,6 +109,8 @@ export const errorCodes = [
   'health/not_dismissable',
   'history/bad_cursor',
   'history/bad_page',
+  'host/no_network',
+  'host/not_started',
   'identity/bad_id',
   'identity/bad_key',
   'identity/bad_label',

@@ -108,6 +108,9 @@ export const api = {
     list: (): Promise<Workspace[]> => wrap(() => Workspaces.List() as Promise<Workspace[]>),
     create: (name: string, you: string, relay: string): Promise<CreatedWorkspace> =>
       wrap(() => Workspaces.Create(name, you, relay) as Promise<CreatedWorkspace>),
+    /** createHosted makes a workspace on a relay this app runs itself; lan lets other computers on the network join. */
+    createHosted: (name: string, you: string, lan: boolean): Promise<CreatedWorkspace> =>
+      wrap(() => Workspaces.CreateHosted(name, you, lan) as Promise<CreatedWorkspace>),
     /** join redeems an invite link; you is the joiner's display name, written into the roster. */
     join: (link: string, you: string): Promise<CreatedWorkspace> => wrap(() => Workspaces.Join(link, you) as Promise<CreatedWorkspace>),
     /** members: the roster's people in order of joining, with when they joined. */

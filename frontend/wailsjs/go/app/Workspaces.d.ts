@@ -18,6 +18,8 @@ export function Create(arg1:string,arg2:string,arg3:string):Promise<app.Created>
 
 export function CreateChannel(arg1:string,arg2:string,arg3:string):Promise<app.Channel>;
 
+export function CreateHosted(arg1:string,arg2:string,arg3:boolean):Promise<app.Created>;
+
 export function CreateInvite(arg1:string,arg2:Array<string>,arg3:number,arg4:number,arg5:string):Promise<app.Invite>;
 
 export function DeleteMessage(arg1:string,arg2:string,arg3:string):Promise<void>;

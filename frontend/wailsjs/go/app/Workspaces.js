@@ -34,6 +34,10 @@ export function CreateChannel(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['CreateChannel'](arg1, arg2, arg3);
 }
 
+export function CreateHosted(arg1, arg2, arg3) {
+  return window['go']['app']['Workspaces']['CreateHosted'](arg1, arg2, arg3);
+}
+
 export function CreateInvite(arg1, arg2, arg3, arg4, arg5) {
   return window['go']['app']['Workspaces']['CreateInvite'](arg1, arg2, arg3, arg4, arg5);
 }
