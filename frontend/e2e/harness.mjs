@@ -181,6 +181,17 @@ export async function confirmPhrase(page, { timeout = 90000 } = {}) {
   return words
 }
 
+/** openCreateForm opens app's first run on a new page and fills the create form's two names; it resolves the page. */
+export async function openCreateForm(browser, app, { name = 'Acme', you = 'Dana' } = {}) {
+  const page = await browser.newPage()
+  page.setDefaultTimeout(30000)
+  await page.goto(app.url)
+  await page.getByRole('button', { name: 'Create a workspace' }).click()
+  await page.getByLabel('Workspace name').fill(name)
+  await page.getByLabel('Your name').fill(you)
+  return page
+}
+
 /**
  * readyWorkspace creates a workspace through the UI on page, has the relay's
  * operator provision it, and waits for #general with Send enabled; it

@@ -5,7 +5,7 @@
 // app restarts, its relay is back and a new message reaches the second one.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, call, confirmPhrase } from './harness.mjs'
+import { startApp, launchBrowser, screenshot, call, confirmPhrase, openCreateForm } from './harness.mjs'
 
 let dana, sam, browser
 const slow = 90000
@@ -29,12 +29,7 @@ async function sendAndSee(page, text) {
 }
 
 test('Host on this computer reaches #general with Send enabled; a second instance joins it with an invite', { timeout: 300000 }, async () => {
-  const a = await browser.newPage()
-  a.setDefaultTimeout(30000)
-  await a.goto(dana.url)
-  await a.getByRole('button', { name: 'Create a workspace' }).click()
-  await a.getByLabel('Workspace name').fill('Acme')
-  await a.getByLabel('Your name').fill('Dana')
+  const a = await openCreateForm(browser, dana)
   await a.getByRole('radio', { name: 'Host on this computer' }).check()
   await a.getByText('only this computer can reach it', { exact: false }).waitFor()
   await screenshot(a, 'hosted-create-form.png')

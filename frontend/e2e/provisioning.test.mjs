@@ -5,7 +5,7 @@
 // refused in one sentence and nothing is left on the device.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, confirmPhrase } from './harness.mjs'
+import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, confirmPhrase, openCreateForm } from './harness.mjs'
 
 let relay, app, browser
 
@@ -24,12 +24,7 @@ after(async () => {
 test('a relay in token mode, a token link, a workspace created with no operator step', { timeout: 180000 }, async () => {
   const link = await relay.tokenLink(1)
   assert.match(link, /^weald:\/\/relay\?/)
-  const page = await browser.newPage()
-  page.setDefaultTimeout(30000)
-  await page.goto(app.url)
-  await page.getByRole('button', { name: 'Create a workspace' }).click()
-  await page.getByLabel('Workspace name').fill('Acme')
-  await page.getByLabel('Your name').fill('Dana')
+  const page = await openCreateForm(browser, app)
   await page.getByLabel('Relay address').fill(link)
   await page.getByRole('button', { name: 'Create workspace' }).click()
   await confirmPhrase(page, { timeout: 90000 })
