@@ -1,15 +1,13 @@
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import type { Channel, MentionRef, Message } from '../lib/api'
 import { segments, type Mentionable } from '../state/mentions'
 import { plainMessage } from '../state/errors'
-import { rows, type Row } from '../state/history'
+import { clockTime, fullTime, rows, type Row } from '../state/history'
 import type { Outgoing } from '../state/useMessages'
 import { Composer } from './Composer'
 import { OwnMessage, ownable, type OwnActions } from './MessageActions'
 import { ErrorNote } from './Dialog'
-
-const time = (ms: number) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
 
 /** SendError: why a message was not sent, and what to do with it. */
 function SendError({ error, onRetry, onDiscard }: { error?: { code: string; message: string } | null; onRetry: () => void; onDiscard: () => void }) {
@@ -244,13 +242,7 @@ function History({
                 aria-current={r.kind === 'message' && r.key === highlight ? 'true' : undefined}
                 style={{ transform: `translateY(${vi.start}px)` }}
               >
-                {r.kind === 'day' ? (
-                  <DaySeparator label={r.label} />
-                ) : r.message.kind === 'joined' ? (
-                  <JoinNotice m={r.message} />
-                ) : (
-                  <MessageRow m={r.message} grouped={r.grouped} onRetry={onRetry} onDiscard={onDiscard} own={own} />
-                )}
+                <Line r={r} onRetry={onRetry} onDiscard={onDiscard} own={own} />
               </li>
             )
           })}
@@ -291,6 +283,27 @@ function History({
   )
 }
 
+/**
+ * Line is the content of one row, rendered again only when its row changed:
+ * the list renders on every scroll event, and the rows that stay on screen
+ * must cost nothing then (issue 17 item 2).
+ */
+const Line = memo(
+  function Line({ r, onRetry, onDiscard, own }: { r: Row; onRetry: (id: string) => void; onDiscard: (id: string) => void; own?: OwnActions }) {
+    if (r.kind === 'day') return <DaySeparator label={r.label} />
+    if (r.message.kind === 'joined') return <JoinNotice m={r.message} />
+    return <MessageRow m={r.message} grouped={r.grouped} onRetry={onRetry} onDiscard={onDiscard} own={own} />
+  },
+  (a, b) => a.onRetry === b.onRetry && a.onDiscard === b.onDiscard && a.own === b.own && sameRow(a.r, b.r),
+)
+
+/** sameRow: rows are laid out afresh for each page; a row showing the same message the same way is the same. */
+function sameRow(a: Row, b: Row): boolean {
+  if (a.kind === 'day' || b.kind === 'day')
+    return a.kind === b.kind && a.key === b.key && (a as { label: string }).label === (b as { label: string }).label
+  return a.message === b.message && a.grouped === b.grouped
+}
+
 function DaySeparator({ label }: { label: string }) {
   return (
     <div className="day-line" role="separator" aria-label={label}>
@@ -301,12 +314,11 @@ function DaySeparator({ label }: { label: string }) {
 
 /** JoinNotice: "Sam joined", a line of #general drawn from the roster, not a message anyone sent. */
 function JoinNotice({ m }: { m: Message }) {
-  const when = new Date(m.sentAt)
   return (
     <div className="notice-line">
       <span className="author">{m.author}</span> joined{' '}
-      <time dateTime={when.toISOString()} title={when.toLocaleString()}>
-        {time(m.sentAt)}
+      <time dateTime={new Date(m.sentAt).toISOString()} title={fullTime(m.sentAt)}>
+        {clockTime(m.sentAt)}
       </time>
     </div>
   )
@@ -344,7 +356,7 @@ function MessageRow({
       {edited}
     </>
   )
-  const when = new Date(m.sentAt)
+  const iso = new Date(m.sentAt).toISOString()
   // A message of this device's outbox says so, and a refused one says why and what to do.
   const state =
     m.state !== 'sent' ? (
@@ -356,8 +368,8 @@ function MessageRow({
   if (grouped) {
     return (
       <div className="message-body">
-        <time className="gutter-time" dateTime={when.toISOString()} title={when.toLocaleString()}>
-          {time(m.sentAt)}
+        <time className="gutter-time" dateTime={iso} title={fullTime(m.sentAt)}>
+          {clockTime(m.sentAt)}
         </time>
         <div>
           <div className="message-text" data-change={m.change || undefined}>
@@ -378,8 +390,8 @@ function MessageRow({
       <div>
         <div className="message-meta">
           <span className="author">{m.author}</span>{' '}
-          <time dateTime={when.toISOString()} title={when.toLocaleString()}>
-            {time(m.sentAt)}
+          <time dateTime={iso} title={fullTime(m.sentAt)}>
+            {clockTime(m.sentAt)}
           </time>
           {state ? <> {state}</> : null}
         </div>
