@@ -69,20 +69,22 @@ func main() {
 	}
 }
 
-// seed is the e2e build's seeding hook: POST {"workspace", "channel", "n"}
-// gives that channel n synthetic messages (app.SeedHistory), for the
-// benchmark of opening a long channel (frontend/e2e/longchannel.bench.mjs).
+// seed is the e2e build's seeding hook: POST {"workspace", "channel", "n",
+// "mixed"} gives that channel n synthetic messages (app.SeedHistory), for the
+// benchmark of opening a long channel (frontend/e2e/longchannel.bench.mjs)
+// and the check that rows never overlap (frontend/e2e/rows.test.mjs).
 func seed(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Workspace string `json:"workspace"`
 		Channel   string `json:"channel"`
 		N         int    `json:"n"`
+		Mixed     bool   `json:"mixed"`
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&req); err != nil {
 		http.Error(w, "seed: bad request", http.StatusBadRequest)
 		return
 	}
-	if err := app.SeedHistory(req.Workspace, req.Channel, req.N); err != nil {
+	if err := app.SeedHistory(req.Workspace, req.Channel, req.N, req.Mixed); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}

@@ -28,8 +28,10 @@ func init() {
 }
 
 // SeedHistory gives channel of ws n synthetic messages from three authors,
-// one a minute, ending an hour ago, replacing any seeded before.
-func SeedHistory(ws, channel string, n int) error {
+// one a minute, ending an hour ago, replacing any seeded before. mixed
+// makes the rows differ in height as a real channel's do: every seventh is
+// a join notice and every fifth message is long enough to wrap.
+func SeedHistory(ws, channel string, n int, mixed bool) error {
 	if n < 0 || n > 1_000_000 {
 		return fmt.Errorf("seed: n must be 0 to 1,000,000")
 	}
@@ -47,6 +49,12 @@ func SeedHistory(ws, channel string, n int) error {
 			Text:    fmt.Sprintf("Seeded message %d of %d from %s.", i+1, n, a),
 			SentAt:  end - int64(n-i)*60_000,
 			State:   MessageSent,
+		}
+		switch {
+		case mixed && i%7 == 3:
+			out[i].Kind, out[i].Text = MessageJoined, ""
+		case mixed && i%5 == 1:
+			out[i].Text += strings.Repeat(" A longer line that wraps in a narrow window.", 1+i%4)
 		}
 	}
 	seeded.Lock()
