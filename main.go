@@ -10,6 +10,7 @@ import (
 	"embed"
 	"fmt"
 	"os"
+	"sync/atomic"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -49,8 +50,18 @@ func main() {
 		os.Exit(1)
 	}
 	a := app.New(dir, os.Stderr, windowEvents{})
-	// Desktop notifications through the freedesktop service on the session bus.
-	app.UseNotifier(a, &notify.DBus{})
+	// Desktop notifications through the freedesktop service on the session
+	// bus; a click on one raises the window and opens its channel.
+	var window atomic.Pointer[context.Context]
+	app.UseNotifier(a, &notify.DBus{OnOpen: func(n notify.Notification) {
+		ctx := window.Load()
+		if ctx == nil {
+			return
+		}
+		runtime.WindowUnminimise(*ctx)
+		runtime.WindowShow(*ctx)
+		app.OpenFromNotification(a, n)
+	}})
 	// Opened through the desktop entry's weald:// handler (Exec=weald-desktop %u):
 	// the join screen shows the invite link.
 	a.OpenLink(app.LinkArg(os.Args[1:]))
@@ -63,10 +74,13 @@ func main() {
 		MinHeight:        480,
 		AssetServer:      &assetserver.Options{Assets: assets},
 		BackgroundColour: &options.RGBA{R: 247, G: 246, B: 242, A: 1},
-		OnStartup:        a.Startup,
-		OnShutdown:       a.Shutdown,
-		Bind:             app.Services(a),
-		Linux:            &linux.Options{Icon: icon, ProgramName: "weald", WebviewGpuPolicy: linux.WebviewGpuPolicyNever},
+		OnStartup: func(ctx context.Context) {
+			window.Store(&ctx)
+			a.Startup(ctx)
+		},
+		OnShutdown: a.Shutdown,
+		Bind:       app.Services(a),
+		Linux:      &linux.Options{Icon: icon, ProgramName: "weald", WebviewGpuPolicy: linux.WebviewGpuPolicyNever},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "weald:", err)

@@ -29,7 +29,16 @@ const (
 	EventProgress = "progress"
 	// EventAlert carries Alert (a security alert from the engine).
 	EventAlert = "alert"
+	// EventOpenChannel carries OpenChannel: show this channel (the person
+	// clicked its desktop notification).
+	EventOpenChannel = "channel:open"
 )
+
+// OpenChannel is a channel the frontend is asked to show.
+type OpenChannel struct {
+	Workspace string `json:"workspace"`
+	Channel   string `json:"channel"`
+}
 
 // discard is the Emitter used when the host gives none (tests).
 type discard struct{}

@@ -14,7 +14,11 @@ import (
 // Desktop notifications (issue 17 item 10): a new message in a DM, or one
 // that mentions you, shows an OS notification unless you are looking at its
 // channel (the window focused and the channel open). Each workspace has a
-// setting, kept in this device's store with its other preferences.
+// setting, kept in this device's store with its other preferences. A muted
+// channel notifies only of mentions of you: muting turns down a channel's
+// volume (#activity is muted from the start, and an agent there may name
+// you), while a mention is addressed to you; "none" silences everything.
+// A click on a notification opens its channel (OpenFromNotification).
 
 // notifyWindow bounds how far back a message may have been sent, by its
 // author's clock, before this device started, and still notify: history
@@ -121,7 +125,9 @@ func (w *Workspaces) notifyNew(r *wsRun, channel string) {
 	}
 	nctx, ncancel := context.WithTimeout(r.ctx, 10*time.Second)
 	defer ncancel()
-	if err := n.Notify(nctx, notification(*ch, shown)); err != nil {
+	note := notification(*ch, shown)
+	note.Workspace = r.id
+	if err := n.Notify(nctx, note); err != nil {
 		// The error only: the message text stays out of the log.
 		w.app.logger.Printf("notification for a message in %s: %v", r.id[:min(8, len(r.id))], err)
 	}
@@ -129,9 +135,9 @@ func (w *Workspaces) notifyNew(r *wsRun, channel string) {
 
 // toNotify picks, from a channel's newest messages, those that notify:
 // written by someone else after upTo (Unix ms, by the author's clock), and
-// at this level — every one for "all" (a channel not muted), DMs and
-// mentions of user for "mentions", none for "none" — unless the person is
-// looking at the channel. newest is the latest time considered, shown or not
+// at this level — every one for "all", DMs and mentions of user for
+// "mentions", none for "none"; only mentions of user in a muted channel —
+// unless the person is looking at the channel. newest is the latest time considered, shown or not
 // (a message seen in the open channel never notifies later).
 func toNotify(msgs []engine.Message, user string, upTo int64, level NotifyLevel, ch Channel, looking bool) (news []engine.Message, newest int64) {
 	for _, m := range msgs {
@@ -141,8 +147,11 @@ func toNotify(msgs []engine.Message, user string, upTo int64, level NotifyLevel,
 		}
 		newest = max(newest, at)
 		switch {
-		case looking || level == NotifyNone || ch.Muted:
-		case level == NotifyAll || ch.Kind == "dm" || m.Mentions(user):
+		case looking || level == NotifyNone:
+		case m.Mentions(user):
+			news = append(news, m)
+		case ch.Muted:
+		case level == NotifyAll || ch.Kind == "dm":
 			news = append(news, m)
 		}
 	}
@@ -172,7 +181,25 @@ func notification(ch Channel, news []Message) notify.Notification {
 	if r := []rune(body); len(r) > 200 {
 		body = string(r[:199]) + "…"
 	}
-	return notify.Notification{Title: title, Body: body}
+	return notify.Notification{Title: title, Body: body, Channel: ch.ID}
+}
+
+// OpenFromNotification tells the frontend to show the channel of a
+// notification the person clicked (EventOpenChannel); the host raises the
+// window. A workspace or channel no longer on this device opens nothing.
+// A function, not a method: the App's methods are bound to the frontend.
+func OpenFromNotification(a *App, n notify.Notification) {
+	w := a.workspaces
+	r, err := w.run(n.Workspace)
+	if err != nil {
+		return
+	}
+	for _, c := range w.channels(r) {
+		if c.ID == strings.ToLower(n.Channel) {
+			a.emit(w.ctx, EventOpenChannel, OpenChannel{Workspace: r.id, Channel: c.ID})
+			return
+		}
+	}
 }
 
 // plainText is a message's text with each mention shown under the

@@ -16,6 +16,7 @@ func TestWhatNotifies(t *testing.T) {
 	pending := engine.Message{ID: "q", Author: dana, Time: at(13), Text: "queued", State: engine.OutboxPending}
 	msgs := []engine.Message{plain, mention, mine, pending}
 	channel, dm, muted := Channel{Kind: "chan", Name: "general"}, Channel{Kind: "dm", Name: "Dana"}, Channel{Kind: "chan", Muted: true}
+	mutedDM := Channel{Kind: "dm", Name: "Dana", Muted: true}
 	ids := func(ms []engine.Message) (s string) {
 		for _, m := range ms {
 			s += m.ID
@@ -35,7 +36,11 @@ func TestWhatNotifies(t *testing.T) {
 		{"all", NotifyAll, channel, false, 0, "pm"},
 		{"none", NotifyNone, dm, false, 0, ""},
 		{"looking at the channel", NotifyAll, channel, true, 0, ""},
-		{"muted", NotifyAll, muted, false, 0, ""},
+		{"muted, every message: the mention only", NotifyAll, muted, false, 0, "m"},
+		{"muted, mentions: the mention", NotifyMentions, muted, false, 0, "m"},
+		{"muted DM: the mention only", NotifyMentions, mutedDM, false, 0, "m"},
+		{"muted, none", NotifyNone, muted, false, 0, ""},
+		{"muted, looking at it", NotifyAll, muted, true, 0, ""},
 		{"already considered or read", NotifyAll, channel, false, at(11).UnixMilli(), ""},
 	} {
 		got, newest := toNotify(msgs, me, c.upTo, c.level, c.ch, c.looking)

@@ -32,14 +32,37 @@ func (r *notifyRecorder) list() []notify.Notification {
 	return append([]notify.Notification{}, r.got...)
 }
 
+// openRecorder is an app.Emitter that keeps the channels the frontend is asked to open.
+type openRecorder struct {
+	mu     sync.Mutex
+	opened []app.OpenChannel
+}
+
+func (r *openRecorder) Emit(_ context.Context, name string, data ...any) {
+	if name != app.EventOpenChannel || len(data) != 1 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.opened = append(r.opened, data[0].(app.OpenChannel))
+}
+
+func (r *openRecorder) list() []app.OpenChannel {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]app.OpenChannel{}, r.opened...)
+}
+
 // Sam, with the window in the background, is notified of a mention and of a
 // DM from Dana, named and with the text (the mention under his name), and
-// the text never reaches Sam's log.
+// the text never reaches Sam's log. A click on the mention's notification
+// opens #general; a mention in a muted channel still notifies.
 func TestMentionAndDMNotifyAndStayOutOfTheLog(t *testing.T) {
 	url, svc := realRelay(t)
 	dana := workspaces(t)
 	var log syncBuffer
-	a := app.New(t.TempDir(), &log, nil)
+	events := &openRecorder{}
+	a := app.New(t.TempDir(), &log, events)
 	rec := &notifyRecorder{}
 	app.UseNotifier(a, rec)
 	a.Startup(context.Background())
@@ -83,8 +106,19 @@ func TestMentionAndDMNotifyAndStayOutOfTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "sam is notified of the mention", func() bool { return len(rec.list()) == 1 })
-	if n := rec.list()[0]; n.Title != "Dana mentioned you in #general" || n.Body != text {
+	n := rec.list()[0]
+	if n.Title != "Dana mentioned you in #general" || n.Body != text || n.Workspace != ws || n.Channel != general {
 		t.Fatalf("mention notification: %+v", n)
+	}
+	// The person clicks it: the frontend is asked to open #general of this workspace.
+	app.OpenFromNotification(a, n)
+	if got := events.list(); len(got) != 1 || got[0] != (app.OpenChannel{Workspace: ws, Channel: general}) {
+		t.Fatalf("a click on the notification asked the frontend to open %+v", got)
+	}
+	// A channel not on this device opens nothing.
+	app.OpenFromNotification(a, notify.Notification{Workspace: ws, Channel: strings.Repeat("0", len(general))})
+	if got := events.list(); len(got) != 1 {
+		t.Fatalf("a click for an unknown channel opened %+v", got[1:])
 	}
 	if _, err := dana.SendDM(ws, samUser, "a word in private"); err != nil {
 		t.Fatal(err)
@@ -92,6 +126,24 @@ func TestMentionAndDMNotifyAndStayOutOfTheLog(t *testing.T) {
 	eventually(t, "sam is notified of the DM", func() bool { return len(rec.list()) == 2 })
 	if n := rec.list()[1]; n.Title != "Dana" || n.Body != "a word in private" {
 		t.Fatalf("DM notification: %+v", n)
+	}
+	// Muted, #general still notifies Sam of a mention of him, and of nothing
+	// else even at the level of every message.
+	if err := sam.SetNotifications(ws, "all"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sam.SetMuted(ws, general, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana.Send(ws, general, "lunch, anyone?"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana.SendMentioning(ws, general, "@Sam the build is red", []app.MentionRef{{User: samUser, Start: 0, End: 4}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "sam is notified of the mention in the muted channel", func() bool { return len(rec.list()) == 3 })
+	if n := rec.list()[2]; n.Title != "Dana mentioned you in #general" || n.Body != "@Sam the build is red" {
+		t.Fatalf("a muted channel's notification: %+v", n)
 	}
 	l := log.String()
 	if !strings.Contains(l, "notification for a message") {

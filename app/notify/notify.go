@@ -12,10 +12,15 @@ import (
 	"github.com/godbus/dbus/v5"
 )
 
-// Notification is one desktop notification: a title and a line of text.
+// Notification is one desktop notification: a title and a line of text,
+// and the channel a click on it opens.
 type Notification struct {
 	Title string
 	Body  string
+	// Workspace and Channel (ids) are handed back to DBus.OnOpen when the
+	// person clicks the notification; they are not shown.
+	Workspace string
+	Channel   string
 }
 
 // Notifier shows notifications.
@@ -29,7 +34,15 @@ const (
 	Service = "org.freedesktop.Notifications"
 	Path    = "/org/freedesktop/Notifications"
 	method  = Service + ".Notify"
+	// Signals of the service: the person chose an action of a notification
+	// (a click on its body is the action "default"), or it was closed.
+	ActionInvoked      = Service + ".ActionInvoked"
+	NotificationClosed = Service + ".NotificationClosed"
 )
+
+// maxShown bounds the notifications remembered for a click: each replaces
+// the last, so more than a few are only those the service never closed.
+const maxShown = 32
 
 // ErrNoService is returned when no notification service answers.
 var ErrNoService = errors.New("notify: no desktop notification service on the session bus")
@@ -39,10 +52,17 @@ var ErrNoService = errors.New("notify: no desktop notification service on the se
 type DBus struct {
 	Address string // "" for the session bus of this login
 	AppName string
+	// OnOpen, when set, is called with the notification the person clicked
+	// (the "default" action, sent by the service that owns Service, for a
+	// notification this DBus showed), on the goroutine that reads the bus's
+	// signals: it must return soon.
+	OnOpen func(Notification)
 
-	mu   sync.Mutex
-	conn *dbus.Conn
-	last uint32 // id of the last notification shown, replaced by the next
+	mu    sync.Mutex
+	conn  *dbus.Conn
+	last  uint32                  // id of the last notification shown, replaced by the next
+	shown map[uint32]Notification // by id, until closed: what a click opens
+	owner string                  // the unique bus name of the service, the only sender of its signals
 }
 
 func (d *DBus) connect() (*dbus.Conn, error) {
@@ -60,7 +80,45 @@ func (d *DBus) connect() (*dbus.Conn, error) {
 		return nil, errors.Join(ErrNoService, err)
 	}
 	d.conn = c
+	d.shown = map[uint32]Notification{}
+	if d.OnOpen != nil {
+		if err := c.AddMatchSignal(dbus.WithMatchObjectPath(Path), dbus.WithMatchInterface(Service)); err != nil {
+			c.Close()
+			d.conn = nil
+			return nil, errors.Join(ErrNoService, err)
+		}
+		ch := make(chan *dbus.Signal, 16)
+		c.Signal(ch)
+		go func() {
+			for s := range ch { // closed with the connection
+				d.signal(s)
+			}
+		}()
+	}
 	return c, nil
+}
+
+// signal handles a signal of the notification service: a click opens the
+// notification's channel; a closed notification is forgotten. Signals from
+// any other sender on the bus are ignored.
+func (d *DBus) signal(s *dbus.Signal) {
+	if s.Path != Path || len(s.Body) < 2 {
+		return
+	}
+	id, ok := s.Body[0].(uint32)
+	if !ok {
+		return
+	}
+	d.mu.Lock()
+	n, known := d.shown[id]
+	from := d.owner != "" && s.Sender == d.owner
+	if from && s.Name == NotificationClosed {
+		delete(d.shown, id)
+	}
+	d.mu.Unlock()
+	if action, _ := s.Body[1].(string); from && known && s.Name == ActionInvoked && action == "default" && n.Channel != "" {
+		d.OnOpen(n)
+	}
 }
 
 // Notify shows n, replacing the previous notification of this Notifier so
@@ -76,9 +134,18 @@ func (d *DBus) Notify(ctx context.Context, n Notification) error {
 	if name == "" {
 		name = "Weald"
 	}
+	actions := []string{}
+	if d.OnOpen != nil && n.Channel != "" {
+		// "default" is a click on the notification itself; the label is for
+		// services that show actions as buttons.
+		actions = []string{"default", "Open"}
+		if err := c.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.GetNameOwner", 0, Service).Store(&d.owner); err != nil {
+			return errors.Join(ErrNoService, err)
+		}
+	}
 	var id uint32
 	call := c.Object(Service, Path).CallWithContext(ctx, method, 0,
-		name, d.last, "weald", n.Title, n.Body, []string{}, map[string]dbus.Variant{"category": dbus.MakeVariant("im.received")}, int32(-1))
+		name, d.last, "weald", n.Title, n.Body, actions, map[string]dbus.Variant{"category": dbus.MakeVariant("im.received")}, int32(-1))
 	if call.Err != nil {
 		return errors.Join(ErrNoService, call.Err)
 	}
@@ -86,6 +153,10 @@ func (d *DBus) Notify(ctx context.Context, n Notification) error {
 		return err
 	}
 	d.last = id
+	if len(d.shown) >= maxShown {
+		clear(d.shown)
+	}
+	d.shown[id] = n
 	return nil
 }
 

@@ -10,8 +10,8 @@ const levels: { value: NotifyLevel; label: string }[] = [
 
 /**
  * NotificationSetting: which new messages of this workspace show a desktop
- * notification while you are not looking at their channel. Muted channels
- * never notify. Kept on this device.
+ * notification while you are not looking at their channel. A muted channel
+ * notifies only of mentions of you. Kept on this device.
  */
 export function NotificationSetting({ ws }: { ws: Workspace }) {
   const [level, setLevel] = useState<NotifyLevel>(ws.notifications)

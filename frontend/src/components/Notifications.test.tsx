@@ -1,8 +1,8 @@
 import { describe, expect, it, beforeEach } from 'vitest'
-import { render, screen } from '@testing-library/react'
+import { act, render, screen } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { ApiError } from '../lib/api'
-import { defaults, holder, makeApi, ws } from '../test/apiMock'
+import { chan, defaults, hex, holder, makeApi, ws } from '../test/apiMock'
 
 vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
 
@@ -46,5 +46,22 @@ describe('notifications', () => {
     window.dispatchEvent(new Event('blur')) // the window loses focus: Go hears it again
     expect(a.setAttention).toHaveBeenCalledTimes(n + 1)
     screen.getByLabelText('Notify me of')
+  })
+
+  it('opens the channel of a clicked notification, in its workspace', async () => {
+    const a = holder.current.api
+    const beta = ws({ id: hex(2), name: 'Beta', notifications: 'mentions' })
+    const design = chan({ id: hex(0x20), name: 'design' })
+    a.workspaces.list.mockResolvedValue([ws({ notifications: 'mentions' }), beta])
+    a.channels.list.mockImplementation(async (id: string) => (id === beta.id ? [...defaults(), design] : defaults()))
+    render(<Shell />)
+    await screen.findByRole('heading', { level: 1, name: '#general' })
+    // A workspace not on this device opens nothing.
+    act(() => holder.current.emit('channel:open', { workspace: hex(9), channel: design.id }))
+    screen.getByRole('heading', { level: 1, name: '#general' })
+    // Go raised the window and says which channel the notification was about.
+    act(() => holder.current.emit('channel:open', { workspace: beta.id, channel: design.id }))
+    await screen.findByRole('heading', { level: 1, name: '#design' })
+    await vi.waitFor(() => expect(a.setAttention).toHaveBeenLastCalledWith(beta.id, design.id, document.hasFocus()))
   })
 })

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react'
+import { useCallback, useEffect, useEffectEvent, useMemo, useState } from 'react'
 import { api, type Channel, type Progress, type Workspace } from '../lib/api'
 import { splitChannels, unreadTotal } from '../state/channels'
 import { useChannels } from '../state/useChannels'
@@ -127,6 +127,19 @@ export function Shell() {
   // The window title carries the unread count of every workspace.
   const unreadAll = Object.values(unread).reduce((a, b) => a + b, 0)
   useEffect(() => api.setTitle(unreadAll > 0 ? `(${unreadAll}) Weald` : 'Weald'), [unreadAll])
+
+  // A desktop notification clicked: Go raised the window; its channel opens,
+  // in its workspace. Not while a new recovery phrase is on screen.
+  const onOpen = useEffectEvent(({ workspace, channel: id }: { workspace: string; channel: string }) => {
+    if (phrase || !wss.workspaces.some((w) => w.id === workspace)) return
+    wss.select(workspace)
+    setSelected((s) => ({ ...s, [workspace]: id }))
+    setView({ kind: 'channel' })
+    setSideShown(false)
+    setJump(null)
+    search.close()
+  })
+  useEffect(() => api.onOpenChannel((c) => onOpen(c)), [])
 
   const selectChannel = (id: string) => {
     if (phrase) return

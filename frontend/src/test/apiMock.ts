@@ -75,6 +75,7 @@ export function makeApi() {
     health: { get: vi.fn(), run: vi.fn(), dismiss: vi.fn() },
     onProgress: on('progress'),
     onAlert: on('alert'),
+    onOpenChannel: on('channel:open'),
     copy: vi.fn(),
     setTitle: vi.fn(),
   }

@@ -81,6 +81,7 @@ export const events = {
   messagesChanged: 'messages:changed',
   progress: 'progress',
   alert: 'alert',
+  openChannel: 'channel:open',
 } as const
 
 function on<T>(name: string, cb: (v: T) => void): () => void {
@@ -229,6 +230,8 @@ export const api = {
   onProgress: (cb: (p: Progress) => void) => on<Progress>(events.progress, cb),
   /** onAlert: a security alert from the engine (e.g. a forged join was evicted). */
   onAlert: (cb: (a: { workspace: string; code: string; message: string }) => void) => on(events.alert, cb),
+  /** onOpenChannel: show this channel (the person clicked its desktop notification). */
+  onOpenChannel: (cb: (c: { workspace: string; channel: string }) => void) => on(events.openChannel, cb),
   /** setTitle sets the window's title (and the page's, for a browser). */
   setTitle: (title: string): void => {
     document.title = title
