@@ -30,6 +30,14 @@ func (s *Service) noteRefusal(ctx context.Context, ws wire.ID, set *wire.AccessS
 	if err != nil || len(body) > 1<<20 {
 		return
 	}
+	// Whether the signer is a device of the current set is read first, in a
+	// read transaction: a signer from outside the workspace (anyone, before
+	// AUTH) must not cost the relay a write transaction
+	// (TestPreAuthPublishIsRefusedWithoutAWrite). The write below checks
+	// again under the workspace lock.
+	if !s.signerIsDevice(ctx, ws, set.Signer) {
+		return
+	}
 	_ = s.st.Update(ctx, func(tx store.Tx) error {
 		w, err := lockWorkspace(ctx, tx, ws)
 		if err != nil || w.AccessVersion == 0 {
@@ -44,6 +52,25 @@ func (s *Service) noteRefusal(ctx context.Context, ws wire.ID, set *wire.AccessS
 		}
 		return tx.AddAccessRefusal(ctx, ws, uint64(s.unix()), body)
 	})
+}
+
+// signerIsDevice reports whether signer is a device of ws's current access
+// set, read without a write transaction.
+func (s *Service) signerIsDevice(ctx context.Context, ws wire.ID, signer []byte) bool {
+	in := false
+	_ = s.st.View(ctx, func(tx store.Tx) error {
+		w, err := tx.Workspace(ctx, ws)
+		if err != nil || w.AccessVersion == 0 {
+			return err
+		}
+		cur, err := s.currentSet(ctx, tx, ws, w.AccessVersion)
+		if err != nil {
+			return err
+		}
+		_, in = cur.set.Device(signer)
+		return nil
+	})
+	return in
 }
 
 // AccessRefusals returns the kept refusals of ws with id > after,
