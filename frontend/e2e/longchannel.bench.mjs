@@ -7,12 +7,21 @@
 // app.SeedHistory) and served by the real Workspaces.MessagesBefore over the
 // shim, so the figure covers the bridge call, React and the virtualized list;
 // it does not cover the engine reading 100,000 messages from its store.
+//
+// Two builds in one run: WEALD_BENCH_DISTS=before=DIR,after=DIR (each a
+// `vite build` output, served in place of the app's own frontend) measures
+// each against the same app, seeded once, and prints after/before ratios.
+// WEALD_BENCH_STEPS (default 1500) sets the wheel steps of the scroll.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, readyWorkspace, sizes } from './harness.mjs'
+import { serveFrontend } from './rows.mjs'
 
 const N = 100_000
 const RUNS = 7
+const STEPS = Number(process.env.WEALD_BENCH_STEPS ?? 1500)
+// [label, dir]: '' serves the app's own frontend.
+const builds = process.env.WEALD_BENCH_DISTS ? process.env.WEALD_BENCH_DISTS.split(',').map((b) => b.split('=')) : [['built in', '']]
 let relay, app, browser
 
 before(async () => {
@@ -28,100 +37,117 @@ after(async () => {
 })
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]
+const stats = (xs) => ({ med: median(xs), p95: pct(xs, 0.95), worst: Math.max(...xs), over50: xs.filter((f) => f > 50).length / xs.length })
 
-test(`open a channel of ${N.toLocaleString('en')} messages: time to first paint`, { timeout: 600000 }, async () => {
-  const page = await browser.newPage()
-  page.setDefaultTimeout(90000)
-  await page.setViewportSize(sizes[0])
-  await page.goto(app.url)
-  const ws = await readyWorkspace(page, relay)
-  const long = await call(app, 'app.Workspaces.CreateChannel', ws, 'long', 'parent')
-  const r = await fetch(`${app.url}/__weald/seed`, { method: 'POST', body: JSON.stringify({ workspace: ws, channel: long.id, n: N }) })
-  assert.equal(r.status, 204)
-  const general = page.getByRole('button', { name: /^#general/ })
-  const target = page.getByRole('button', { name: /^#long/ })
-  await target.waitFor()
+test(`open a channel of ${N.toLocaleString('en')} messages: time to first paint; scroll frames`, { timeout: 3600000 }, async () => {
+  let ws, long
+  const results = []
+  for (const [label, dist] of builds) {
+    const page = await browser.newPage()
+    page.setDefaultTimeout(90000)
+    if (dist) await serveFrontend(page, app, dist)
+    await page.setViewportSize(sizes[0])
+    await page.goto(app.url)
+    if (!ws) {
+      ws = await readyWorkspace(page, relay)
+      long = await call(app, 'app.Workspaces.CreateChannel', ws, 'long', 'parent')
+      const r = await fetch(`${app.url}/__weald/seed`, { method: 'POST', body: JSON.stringify({ workspace: ws, channel: long.id, n: N }) })
+      assert.equal(r.status, 204)
+    }
+    const general = page.getByRole('button', { name: /^#general/ })
+    const target = page.getByRole('button', { name: /^#long/ })
+    await target.waitFor()
 
-  // Click #long: from the click to the first frame painted after the newest message's row is in the DOM.
-  const open = async () => {
-    await general.click()
-    await page.getByRole('heading', { level: 1, name: '#general' }).waitFor()
-    await page.waitForTimeout(200)
-    const ms = await page.evaluate(
-      (last) =>
-        new Promise((resolve) => {
-          const button = [...document.querySelectorAll('nav button')].find((b) => b.textContent?.includes('long'))
-          let t0 = 0
-          const seen = () => [...document.querySelectorAll('ol.virtual li')].some((li) => li.textContent?.includes(last))
-          const obs = new MutationObserver(() => {
-            if (!seen()) return
-            obs.disconnect()
-            // The frame after the one that drew it: requestAnimationFrame then a task.
-            requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0))
-          })
-          obs.observe(document.body, { childList: true, subtree: true, characterData: true })
-          t0 = performance.now()
-          button.click()
-        }),
-      `Seeded message ${N} of ${N}`,
-    )
-    return ms
-  }
-  const times = []
-  for (let i = 0; i < RUNS; i++) times.push(await open())
-  await screenshot(page, 'e2e-bench-long-channel.png')
+    // Click #long: from the click to the first frame painted after the newest message's row is in the DOM.
+    const open = async () => {
+      await general.click()
+      await page.getByRole('heading', { level: 1, name: '#general' }).waitFor()
+      await page.waitForTimeout(200)
+      const ms = await page.evaluate(
+        (last) =>
+          new Promise((resolve) => {
+            const button = [...document.querySelectorAll('nav button')].find((b) => b.textContent?.includes('long'))
+            let t0 = 0
+            const seen = () => [...document.querySelectorAll('ol.virtual li')].some((li) => li.textContent?.includes(last))
+            const obs = new MutationObserver(() => {
+              if (!seen()) return
+              obs.disconnect()
+              // The frame after the one that drew it: requestAnimationFrame then a task.
+              requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0))
+            })
+            obs.observe(document.body, { childList: true, subtree: true, characterData: true })
+            t0 = performance.now()
+            button.click()
+          }),
+        `Seeded message ${N} of ${N}`,
+      )
+      return ms
+    }
+    const times = []
+    for (let i = 0; i < RUNS; i++) times.push(await open())
+    await screenshot(page, 'e2e-bench-long-channel.png')
 
-  // One bridge call of a page, as the UI makes it.
-  const callMs = []
-  for (let i = 0; i < RUNS; i++) {
-    const t = performance.now()
-    const p = await call(app, 'app.Workspaces.MessagesBefore', ws, long.id, '', 200)
-    callMs.push(performance.now() - t)
-    assert.equal(p.messages.length, 200)
-  }
+    // One bridge call of a page, as the UI makes it.
+    const callMs = []
+    for (let i = 0; i < RUNS; i++) {
+      const t = performance.now()
+      const p = await call(app, 'app.Workspaces.MessagesBefore', ws, long.id, '', 200)
+      callMs.push(performance.now() - t)
+      assert.equal(p.messages.length, 200)
+    }
 
-  // Frame times from requestAnimationFrame: first with the page idle (the
-  // baseline of this machine at this moment), then while scrolling up
-  // through the history by 1,500 wheel steps of 240 px (about 10,000 rows;
-  // older pages load on the way). Reported as ratios to the baseline, since
-  // the machine is shared and absolute times move with its load.
-  const log = page.getByRole('log', { name: 'Messages' })
-  await log.hover()
-  const frameTimes = async (work) => {
-    await page.evaluate(() => {
-      window.__frames = []
-      window.__stop = false
-      let last = performance.now()
-      const tick = (t) => {
-        window.__frames.push(t - last)
-        last = t
-        if (window.__frames.length < 200000 && !window.__stop) requestAnimationFrame(tick)
-      }
-      requestAnimationFrame(tick)
+    // Frame times from requestAnimationFrame: first with the page idle (the
+    // baseline of this machine at this moment), then while scrolling up
+    // through the history by STEPS wheel steps of 240 px (1,500: about
+    // 10,000 rows; older pages load on the way). Reported as ratios to the
+    // baseline, since the machine is shared and absolute times move with
+    // its load.
+    const log = page.getByRole('log', { name: 'Messages' })
+    await log.hover()
+    const frameTimes = async (work) => {
+      await page.evaluate(() => {
+        window.__frames = []
+        window.__stop = false
+        let last = performance.now()
+        const tick = (t) => {
+          window.__frames.push(t - last)
+          last = t
+          if (window.__frames.length < 200000 && !window.__stop) requestAnimationFrame(tick)
+        }
+        requestAnimationFrame(tick)
+      })
+      await work()
+      return page.evaluate(() => ((window.__stop = true), window.__frames.slice(1)))
+    }
+    const idle = await frameTimes(() => page.waitForTimeout(3000))
+    const t0 = performance.now()
+    const frames = await frameTimes(async () => {
+      for (let i = 0; i < STEPS; i++) await page.mouse.wheel(0, -240)
+      await page.waitForTimeout(300)
     })
-    await work()
-    return page.evaluate(() => ((window.__stop = true), window.__frames.slice(1)))
-  }
-  const STEPS = 1500
-  const idle = await frameTimes(() => page.waitForTimeout(3000))
-  const t0 = performance.now()
-  const frames = await frameTimes(async () => {
-    for (let i = 0; i < STEPS; i++) await page.mouse.wheel(0, -240)
-    await page.waitForTimeout(300)
-  })
-  const scrollMs = performance.now() - t0
-  const loaded = await page.locator('ol.virtual').getAttribute('aria-label')
-  const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]
-  const stats = (xs) => ({ med: median(xs), p95: pct(xs, 0.95), worst: Math.max(...xs), over50: xs.filter((f) => f > 50).length / xs.length })
-  const si = stats(idle)
-  const ss = stats(frames)
+    const scrollMs = performance.now() - t0
+    const loaded = await page.locator('ol.virtual').getAttribute('aria-label')
+    const si = stats(idle)
+    const ss = stats(frames)
+    await page.close()
 
-  const report = [
-    `open #long (${N.toLocaleString('en')} messages) to first paint, ${RUNS} runs: median ${median(times).toFixed(0)} ms; all ${times.map((t) => t.toFixed(0)).join(', ')} ms (goal < 300 ms)`,
-    `MessagesBefore(200) over the shim: median ${median(callMs).toFixed(1)} ms`,
-    `idle baseline: ${idle.length} frames, median ${si.med.toFixed(1)} ms, p95 ${si.p95.toFixed(1)} ms, worst ${si.worst.toFixed(1)} ms, ${(si.over50 * 100).toFixed(1)} % over 50 ms`,
-    `scrolling up ${STEPS} wheel steps (${(scrollMs / 1000).toFixed(1)} s; ${loaded}): ${frames.length} frames, median ${ss.med.toFixed(1)} ms, p95 ${ss.p95.toFixed(1)} ms, worst ${ss.worst.toFixed(1)} ms, ${(ss.over50 * 100).toFixed(1)} % over 50 ms`,
-    `scroll/idle ratios: median ${(ss.med / si.med).toFixed(2)}, p95 ${(ss.p95 / si.p95).toFixed(2)}`,
-  ]
-  for (const line of report) console.log(`bench: ${line}`)
+    const report = [
+      `open #long (${N.toLocaleString('en')} messages) to first paint, ${RUNS} runs: median ${median(times).toFixed(0)} ms; all ${times.map((t) => t.toFixed(0)).join(', ')} ms (goal < 300 ms)`,
+      `MessagesBefore(200) over the shim: median ${median(callMs).toFixed(1)} ms`,
+      `idle baseline: ${idle.length} frames, median ${si.med.toFixed(1)} ms, p95 ${si.p95.toFixed(1)} ms, worst ${si.worst.toFixed(1)} ms, ${(si.over50 * 100).toFixed(1)} % over 50 ms`,
+      `scrolling up ${STEPS} wheel steps (${(scrollMs / 1000).toFixed(1)} s; ${loaded}): ${frames.length} frames, median ${ss.med.toFixed(1)} ms, p95 ${ss.p95.toFixed(1)} ms, worst ${ss.worst.toFixed(1)} ms, ${(ss.over50 * 100).toFixed(1)} % over 50 ms`,
+      `scroll/idle ratios: median ${(ss.med / si.med).toFixed(2)}, p95 ${(ss.p95 / si.p95).toFixed(2)}`,
+    ]
+    for (const line of report) console.log(`bench [${label}]: ${line}`)
+    results.push({ label, open: median(times), ss })
+  }
+  // Two builds: the second against the first, measured in this run.
+  if (results.length === 2) {
+    const [a, b] = results
+    const r = (x, y) => (y === 0 ? (x === 0 ? '1.00' : 'inf') : (x / y).toFixed(2))
+    console.log(
+      `bench: ${b.label}/${a.label}: first paint ${r(b.open, a.open)}, p95 frame ${r(b.ss.p95, a.ss.p95)}, share over 50 ms ${r(b.ss.over50, a.ss.over50)}, worst frame ${r(b.ss.worst, a.ss.worst)}`,
+    )
+  }
 })
