@@ -80,7 +80,9 @@ func TestOnlyDropDeletesEnvelopes(t *testing.T) {
 	if len(calls) != 1 || calls[0] != wantCall {
 		t.Errorf("callers of DropEnvelopesBelow = %v, want exactly [%s]", calls, wantCall)
 	}
-	wantWraps := filepath.Join("..", "relay", "wraps.go") + ":DeleteWraps"
+	// DeleteWraps executes one instruction through DeleteWrapsBatch, which
+	// checks every instruction of a batch the same way.
+	wantWraps := filepath.Join("..", "relay", "wraps.go") + ":DeleteWrapsBatch"
 	if len(wrapCalls) != 1 || wrapCalls[0] != wantWraps {
 		t.Errorf("callers of DeleteRecoveryWraps = %v, want exactly [%s]", wrapCalls, wantWraps)
 	}

@@ -16,15 +16,33 @@ import (
 // device of the current access set; then it deletes the group's
 // recovery.wrap envelopes whose blinded tag the instruction names (only
 // members of an epoch can compute its tags) and nothing else.
-func (s *Service) DeleteWraps(ctx context.Context, ws wire.ID, _ wire.AuthOK, d wire.WrapsDelete) (*wire.WrapsDeleted, error) {
-	if d.Workspace != ws {
-		return nil, wire.Errorf(wire.CodeWrongWorkspace, "The wrap deletion names another workspace.")
+func (s *Service) DeleteWraps(ctx context.Context, ws wire.ID, p wire.AuthOK, d wire.WrapsDelete) (*wire.WrapsDeleted, error) {
+	out, err := s.DeleteWrapsBatch(ctx, ws, p, []wire.WrapsDelete{d})
+	if err != nil {
+		return nil, err
 	}
-	if d.VerifySignature() != nil {
-		return nil, wire.Errorf(wire.CodeAuthBadSignature, "The wrap deletion's signature does not verify.")
+	return &out[0], nil
+}
+
+// DeleteWrapsBatch executes several WrapsDelete instructions (each checked
+// as DeleteWraps checks one) in one transaction, all or none: the first
+// refused item refuses the batch with its code and an "index" field.
+func (s *Service) DeleteWrapsBatch(ctx context.Context, ws wire.ID, _ wire.AuthOK, items []wire.WrapsDelete) ([]wire.WrapsDeleted, error) {
+	if len(items) == 0 || len(items) > wire.MaxWrapsBatch {
+		return nil, wire.Errorf(wire.CodeMalformed, "A wrap deletion batch carries 1 to 256 instructions.")
 	}
-	var out *wire.WrapsDeleted
+	for i := range items {
+		d := &items[i]
+		if d.Workspace != ws {
+			return nil, wire.Errorf(wire.CodeWrongWorkspace, "The wrap deletion names another workspace.", wire.U("index", uint64(i)))
+		}
+		if d.VerifySignature() != nil {
+			return nil, wire.Errorf(wire.CodeAuthBadSignature, "The wrap deletion's signature does not verify.", wire.U("index", uint64(i)))
+		}
+	}
+	var out []wire.WrapsDeleted
 	err := s.st.Update(ctx, func(tx store.Tx) error {
+		out = out[:0]
 		w, err := lockWorkspace(ctx, tx, ws)
 		if err != nil {
 			return err
@@ -33,19 +51,23 @@ func (s *Service) DeleteWraps(ctx context.Context, ws wire.ID, _ wire.AuthOK, d 
 		if err != nil {
 			return err
 		}
-		if dev, ok := set.set.Device(d.DeviceKey); !ok || !dev.Admin {
-			return wire.Errorf(wire.CodeWrapsNotAdmin, "Only an admin device of the current access set may delete recovery wraps.")
+		for i := range items {
+			d := &items[i]
+			if dev, ok := set.set.Device(d.DeviceKey); !ok || !dev.Admin {
+				return wire.Errorf(wire.CodeWrapsNotAdmin, "Only an admin device of the current access set may delete recovery wraps.",
+					wire.U("index", uint64(i)))
+			}
+			if _, err := tx.Group(ctx, ws, d.Group); errors.Is(err, store.ErrNotFound) {
+				return wire.Errorf(wire.CodeUnknownGroup, "That group is not in this workspace.", wire.U("index", uint64(i)))
+			} else if err != nil {
+				return err
+			}
+			n, nbytes, err := tx.DeleteRecoveryWraps(ctx, ws, d.Group, d)
+			if err != nil {
+				return err
+			}
+			out = append(out, wire.WrapsDeleted{Group: d.Group, Envelopes: uint64(n), Bytes: uint64(nbytes)})
 		}
-		if _, err := tx.Group(ctx, ws, d.Group); errors.Is(err, store.ErrNotFound) {
-			return wire.Errorf(wire.CodeUnknownGroup, "That group is not in this workspace.")
-		} else if err != nil {
-			return err
-		}
-		n, nbytes, err := tx.DeleteRecoveryWraps(ctx, ws, d.Group, &d)
-		if err != nil {
-			return err
-		}
-		out = &wire.WrapsDeleted{Group: d.Group, Envelopes: uint64(n), Bytes: uint64(nbytes)}
 		return nil
 	})
 	if err != nil {

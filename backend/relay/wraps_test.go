@@ -76,6 +76,48 @@ func TestDeleteWrapsByAdminInstructionOnly(t *testing.T) {
 	})
 }
 
+// A batch of wrap deletions is all or none: one item a member who is no
+// admin signed (or one naming an unknown group) refuses the whole batch
+// with that item's index and deletes nothing, though the other item is an
+// admin's; the admin's items alone delete in every group named.
+func TestDeleteWrapsBatchAllOrNone(t *testing.T) {
+	engines(t, func(t *testing.T, st store.Store) {
+		f := newFixture(t, st)
+		g1, g2 := id("batch group 1"), id("batch group 2")
+		tag := id("tag of bob's recovery key")
+		f.mustSend("bob", f.next("bob", g1, wire.KindRecoveryWrap, wrapCT(tag)))
+		f.mustSend("bob", f.next("bob", g2, wire.KindRecoveryWrap, wrapCT(tag)))
+		before := f.state()
+		batch := func(items ...wire.WrapsDelete) ([]wire.WrapsDeleted, error) {
+			return f.svc.DeleteWrapsBatch(f.ctx, f.ws, principal("alice"), items)
+		}
+		f.refused(wire.CodeWrapsNotAdmin, func() error {
+			_, err := batch(f.wrapsDelete("alice", g1, tag), f.wrapsDelete("bob", g2, tag))
+			return err
+		})
+		f.refused(wire.CodeUnknownGroup, func() error {
+			_, err := batch(f.wrapsDelete("alice", g1, tag), f.wrapsDelete("alice", id("nowhere"), tag))
+			return err
+		})
+		forged := f.wrapsDelete("alice", g2, tag)
+		forged.Group = g1
+		f.refused(wire.CodeAuthBadSignature, func() error { _, err := batch(f.wrapsDelete("alice", g1, tag), forged); return err })
+		f.refused(wire.CodeMalformed, func() error { _, err := batch(); return err })
+		if f.state() != before {
+			t.Fatal("a refused batch changed the relay's state")
+		}
+		res, err := batch(f.wrapsDelete("alice", g1, tag), f.wrapsDelete("alice", g2, tag))
+		if err != nil || len(res) != 2 || res[0].Group != g1 || res[0].Envelopes != 1 || res[1].Group != g2 || res[1].Envelopes != 1 {
+			t.Fatalf("batch: %+v %v", res, err)
+		}
+		for _, g := range []wire.ID{g1, g2} {
+			if out, err := f.svc.Fetch(f.ctx, f.ws, g, 0, MaxFetchLimit); err != nil || len(out.Envelopes) != 0 {
+				t.Fatalf("left %d envelopes (%v)", len(out.Envelopes), err)
+			}
+		}
+	})
+}
+
 // TestFetchAccountsForDeletedWraps (docs/protocol/wire.md "Gaps"): every
 // seq a FETCH passes over is an envelope, below dropped_below, or a
 // tombstone naming the signed WRAPS_DELETE that deleted it (served once per

@@ -177,6 +177,19 @@ func (c *Client) DeleteWraps(ctx context.Context, d wire.WrapsDelete) (*wire.Wra
 	return expect[*wire.WrapsDeleted](c.do(ctx, &d, noRetry))
 }
 
+// DeleteWrapsBatch sends several groups' signed wrap deletions in one
+// request; the relay executes them in one transaction, all or none.
+func (c *Client) DeleteWrapsBatch(ctx context.Context, items []wire.WrapsDelete) ([]wire.WrapsDeleted, error) {
+	res, err := expect[*wire.WrapsDeletedBatch](c.do(ctx, &wire.WrapsDeleteBatch{Items: items}, noRetry))
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Items) != len(items) {
+		return nil, fmt.Errorf("relayclient: %d answers to %d wrap deletions", len(res.Items), len(items))
+	}
+	return res.Items, nil
+}
+
 // Stats returns the workspace's byte counter, budget and retention warning.
 func (c *Client) Stats(ctx context.Context) (*wire.Stats, error) {
 	return expect[*wire.Stats](c.do(ctx, &wire.StatsRequest{}, retryOnReconnect))

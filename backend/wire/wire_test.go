@@ -96,6 +96,8 @@ func sampleFrames() []Frame {
 		{ID: 13, Body: &WrapsDeleted{Group: e.Group, Envelopes: 2, Bytes: 300}},
 		{ID: 13, Body: &AccessRefusalsGet{After: 7}},
 		{ID: 13, Body: &AccessRefusals{Refusals: []AccessRefusal{{ID: 8, At: 1700000000, Set: []byte("set")}}}},
+		{ID: 13, Body: &WrapsDeleteBatch{Items: []WrapsDelete{*sampleWrapsDelete(), *sampleWrapsDelete()}}},
+		{ID: 13, Body: &WrapsDeletedBatch{Items: []WrapsDeleted{{Group: e.Group, Envelopes: 2, Bytes: 300}, {Group: testID("g2")}}}},
 		{ID: 14, Body: &StatsRequest{}},
 		{ID: 14, Body: &Stats{Workspace: testID("ws"), LogBytes: 99, LimitBytes: 1000, Envelopes: 3, Groups: 1, RetentionDays: 30, OverRetention: 1, OldestUnix: 1700000000}},
 		{ID: 15, Body: &ErrorBody{Err: Errorf(CodeLogBudgetExhausted, "The workspace is over its byte budget.", U("limit_bytes", 1000), B("head", []byte{1, 2}), T("note", "x"))}},

@@ -55,6 +55,8 @@ type Backend interface {
 	// DeleteWraps deletes a group's recovery wraps by tag on an admin's
 	// signed instruction (relay.Service.DeleteWraps).
 	DeleteWraps(ctx context.Context, ws wire.ID, p Principal, d wire.WrapsDelete) (*wire.WrapsDeleted, error)
+	// DeleteWrapsBatch executes several in one transaction, all or none.
+	DeleteWrapsBatch(ctx context.Context, ws wire.ID, p Principal, items []wire.WrapsDelete) ([]wire.WrapsDeleted, error)
 	Stats(ctx context.Context, ws wire.ID) (*wire.Stats, error)
 	// Changes delivers committed changes (on PostgreSQL from every relay
 	// process on the database, this one included) until ctx ends; a nil

@@ -256,6 +256,13 @@ func (s *Server) handle(c *conn, body wire.Body) (wire.Body, func(), error) {
 		}
 		return res, func() { s.refreshStats(c.workspace) }, nil
 
+	case *wire.WrapsDeleteBatch:
+		res, err := s.backend.DeleteWrapsBatch(ctx, c.workspace, p, req.Items)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &wire.WrapsDeletedBatch{Items: res}, func() { s.refreshStats(c.workspace) }, nil
+
 	case *wire.StatsRequest:
 		res, err := s.backend.Stats(ctx, c.workspace)
 		if err != nil {

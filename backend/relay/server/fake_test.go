@@ -202,6 +202,9 @@ func (f *fakeBackend) KeyPackageClaim(context.Context, wire.ID, Principal, wire.
 func (f *fakeBackend) DeleteWraps(context.Context, wire.ID, Principal, wire.WrapsDelete) (*wire.WrapsDeleted, error) {
 	return nil, wire.Errorf(wire.CodeWrapsNotAdmin, "not admin")
 }
+func (f *fakeBackend) DeleteWrapsBatch(context.Context, wire.ID, Principal, []wire.WrapsDelete) ([]wire.WrapsDeleted, error) {
+	return nil, wire.Errorf(wire.CodeMalformed, "not in the fake")
+}
 
 func (f *fakeBackend) DropBefore(context.Context, wire.ID, Principal, wire.DropBefore) (*wire.Dropped, error) {
 	return nil, wire.Errorf(wire.CodeDropNoPolicy, "no policy")
