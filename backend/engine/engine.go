@@ -145,6 +145,12 @@ type Engine struct {
 	// store; attestEvery and silenceAfter are their intervals.
 	att                       *attestState
 	attestEvery, silenceAfter time.Duration
+	// deferSaves, while a batch of commits merges, collects the groups
+	// processEnvelopes changed instead of persisting each in its own
+	// transaction (flushDeferred writes them in one).
+	deferSaves map[*group]bool
+	// prefetched: first pages a batch fetched together (prefetch.go).
+	prefetched map[fetchKey]*wire.Envelopes
 	// rosterStuck names the operation the relay serves after the valid
 	// roster prefix that this client refused at the last roster sync.
 	rosterStuck *AlertOp

@@ -31,9 +31,14 @@ type fetched struct {
 // the seqs, and reports no more, so the cursor stays before the gap and the
 // next sync asks again.
 func (e *Engine) fetchPage(ctx context.Context, group wire.ID, afterSeq uint64) (fetched, error) {
-	r, err := e.client.Fetch(ctx, group, afterSeq, 0)
-	if err != nil {
-		return fetched{}, err
+	r, ok := e.prefetched[fetchKey{group, afterSeq}]
+	if ok {
+		delete(e.prefetched, fetchKey{group, afterSeq})
+	} else {
+		var err error
+		if r, err = e.client.Fetch(ctx, group, afterSeq, 0); err != nil {
+			return fetched{}, err
+		}
 	}
 	barrier := e.verifiedBarrier(ctx, group, afterSeq, r.DroppedBelow)
 	deleted := r.DeletedSeqs(wire.ID(e.meta.Workspace), afterSeq, func(key []byte) bool { return e.isRosterDeviceKey(ctx, key) })

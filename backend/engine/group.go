@@ -50,6 +50,14 @@ type groupRec struct {
 	Retention retentionRec `json:"retention"`
 	// Health: what the weekly check reads from the log (health.go).
 	Health groupHealth `json:"health"`
+	// Pending: this device's commit, persisted before it is sent, until
+	// it is merged or another commit takes its epoch (commit.go).
+	Pending *pendingRec `json:"pending,omitempty"`
+	// WelcomeOwed: the Welcome of a merged commit of this device, not sent
+	// yet (commit.go).
+	WelcomeOwed []byte `json:"welcome_owed,omitempty"`
+	// OwnRemove: this device's latest merged commit that removed leaves.
+	OwnRemove *ownRemove `json:"own_remove,omitempty"`
 }
 
 // group is a group this client holds state for.

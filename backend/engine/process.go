@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"weald/backend/errcode"
 	"weald/backend/groups"
 	"weald/backend/identity"
 	"weald/backend/mls"
@@ -31,6 +30,10 @@ func (e *Engine) catchUp(ctx context.Context, g *group) error {
 	if through > g.rec.LastSeq {
 		// The seqs after the last envelope were dropped or deleted.
 		g.rec.LastSeq = through
+		if e.deferSaves != nil {
+			e.deferSaves[g] = true
+			return nil
+		}
 		return e.persistGroup(ctx, g)
 	}
 	return nil
@@ -124,7 +127,9 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 			e.processRetention(ctx, g, se, pub)
 		}
 	}
-	if err := e.db.update(ctx, func(t *txn) error {
+	if e.deferSaves != nil {
+		e.deferSaves[g] = true // a batch persists its groups together (flushDeferred)
+	} else if err := e.db.update(ctx, func(t *txn) error {
 		if err := e.saveShards(t); err != nil {
 			return err
 		}
@@ -225,12 +230,8 @@ func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPol
 	closed := pol.History == roster.HistoryClosed
 	root := pol.Kind == roster.KindWorkspace
 	if env.Author == wire.ID(e.devID) {
-		if p := g.pending; p != nil && bytes.Equal(p.msg, env.CT) && g.mls.Epoch() == p.base {
-			if err := g.mls.Merge(p.staged); err == nil {
-				p.merged = true
-				g.pending = nil
-				return evictee{}, e.noteEpoch(g, closed, root)
-			}
+		if e.mergeOwn(g, env.CT) {
+			return evictee{}, e.noteEpoch(g, closed, root)
 		}
 		return evictee{}, nil
 	}
@@ -272,7 +273,7 @@ func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPol
 	if err := g.mls.Merge(rcv.Commit); err != nil {
 		return evictee{}, nil
 	}
-	g.pending = nil // a commit of ours for that epoch lost the race
+	g.pending, g.rec.Pending = nil, nil // a commit of ours for that epoch lost the race
 	if err := e.noteEpoch(g, closed, root); err != nil {
 		return evictee{}, err
 	}
@@ -329,62 +330,6 @@ func (e *Engine) evict(ctx context.Context, g *group, leaves []uint32) error {
 		return nil // another member's commit came first (an eviction, as a rule)
 	}
 	return err
-}
-
-var errLostRace = errcode.New("mls/lost_race", "another commit was applied first")
-
-// commitOnce is commit without retry.
-func (e *Engine) commitOnce(ctx context.Context, g *group, opts mls.CommitOptions) error {
-	if g.mls == nil || !g.mls.Active() {
-		return ErrNotMember
-	}
-	base := g.mls.Epoch()
-	sc, err := g.mls.Commit(opts)
-	if err != nil {
-		return err
-	}
-	p := &pendingCommit{staged: sc, msg: sc.Message, base: base}
-	g.pending = p
-	if _, err := e.sendCT(ctx, g, wire.KindMLSCommit, sc.Message); err != nil {
-		g.pending = nil
-		return err
-	}
-	if err := e.catchUp(ctx, g); err != nil {
-		return err
-	}
-	g.pending = nil
-	if !p.merged {
-		return errLostRace
-	}
-	if sc.Welcome != nil {
-		if _, err := e.sendCT(ctx, g, wire.KindMLSWelcome, sc.Welcome); err != nil {
-			return err
-		}
-	}
-	if len(opts.Remove) > 0 {
-		// The committer of a Remove adds a fresh history key, so a removed
-		// member cannot read what follows (docs/protocol/groups.md).
-		if gi, ok := e.roster.Group(identity.GroupID(g.rec.ID)); ok && gi.Policy.History == roster.HistoryOpen {
-			hk, err := groups.NewHistoryKey(e.rand)
-			if err != nil {
-				return err
-			}
-			g.history = append(g.history, hk)
-		}
-	}
-	return e.afterCommit(ctx, g)
-}
-
-// commit creates a commit in g, sends it, and catches up until it is
-// merged; if another commit wins the epoch it tries again (bounded).
-func (e *Engine) commit(ctx context.Context, g *group, opts mls.CommitOptions) error {
-	for attempt := 0; attempt < 5; attempt++ {
-		err := e.commitOnce(ctx, g, opts)
-		if !errors.Is(err, errLostRace) {
-			return err
-		}
-	}
-	return errcode.Errorf("mls/busy", "the group kept moving; the commit was not applied")
 }
 
 // openHistory opens a history.publish: sealed under a root epoch's

@@ -2,13 +2,13 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"weald/backend/errcode"
-	"weald/backend/groups"
 	"weald/backend/identity"
 	"weald/backend/lifecycle"
 	"weald/backend/mls"
@@ -363,41 +363,6 @@ func (s removalSteps) Revoke(ctx context.Context, op *lifecycle.RemovalOperation
 	})
 }
 
-func (s removalSteps) Rotate(ctx context.Context, op *lifecycle.RemovalOperation, slot *lifecycle.GroupSlot) error {
-	e := s.e
-	id := identity.GroupID(slot.Group)
-	g := e.groups[id]
-	if gi, ok := e.roster.Group(id); !ok || gi.Deleted {
-		slot.NoLeaf = true
-		return nil
-	}
-	if g == nil || g.mls == nil || !g.mls.Active() {
-		slot.NotMember = true
-		return nil
-	}
-	if err := e.catchUp(ctx, g); err != nil {
-		return err
-	}
-	leaves := removalLeaves(g.mls, op.Leaves)
-	if len(leaves) == 0 {
-		slot.NoLeaf, slot.Epoch = true, g.mls.Epoch()
-		return nil
-	}
-	// The tags of this epoch's wraps, while this client can still compute
-	// them (step 4 deletes by them).
-	slot.Tags = nil
-	for _, pub := range e.recoveryPubs(identity.UserID(op.User)) {
-		if tag, err := groups.RecoveryTag(g.mls, pub); err == nil {
-			slot.Tags = append(slot.Tags, lifecycle.ID(tag))
-		}
-	}
-	if err := e.commit(ctx, g, mls.CommitOptions{Remove: leaves}); err != nil {
-		return err
-	}
-	slot.Rotated, slot.Epoch = true, g.mls.Epoch()
-	return nil
-}
-
 // removalLeaves returns the leaf indexes of m whose credential names one of
 // ids.
 func removalLeaves(m *mls.Group, ids []lifecycle.ID) []uint32 {
@@ -426,17 +391,61 @@ func (e *Engine) recoveryPubs(u identity.UserID) [][]byte {
 	return out
 }
 
-func (s removalSteps) DeleteWraps(ctx context.Context, op *lifecycle.RemovalOperation, slot *lifecycle.GroupSlot) error {
+func (s removalSteps) DeleteWraps(ctx context.Context, op *lifecycle.RemovalOperation, slots []*lifecycle.GroupSlot) error {
 	e := s.e
+	keys := make([]fetchKey, len(slots))
+	for i, slot := range slots {
+		keys[i] = fetchKey{wire.ID(slot.Group), 0}
+	}
+	e.prefetch(ctx, keys)
+	defer e.dropPrefetched()
+	var items []wire.WrapsDelete
+	var of []*lifecycle.GroupSlot
+	for _, slot := range slots {
+		d, err := e.wrapsDelete(ctx, op, slot)
+		if err != nil {
+			return fmt.Errorf("%s: %w", slot.Name, err)
+		}
+		if d != nil {
+			items, of = append(items, *d), append(of, slot)
+		}
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	res, err := e.client.DeleteWrapsBatch(ctx, items)
+	if errors.Is(err, &wire.Error{Code: wire.CodeUnknownFrame}) {
+		// A relay from before WRAPS_DELETE_BATCH: one request per group.
+		res, err = make([]wire.WrapsDeleted, len(items)), nil
+		for i := range items {
+			r, derr := e.client.DeleteWraps(ctx, items[i])
+			if derr != nil {
+				return fmt.Errorf("%s: %w", of[i].Name, derr)
+			}
+			res[i] = *r
+		}
+	}
+	if err != nil {
+		return err
+	}
+	for i, r := range res {
+		of[i].WrapsDeleted += int(r.Envelopes)
+	}
+	return nil
+}
+
+// wrapsDelete builds the signed deletion of slot's group's wraps: by the
+// slot's tags and the tags read from every recovery.wrap in the group's
+// log that a device of theirs sent (a device wraps for its own user's
+// recovery key, its tag in the clear in the ct); nil when there is none.
+func (e *Engine) wrapsDelete(ctx context.Context, op *lifecycle.RemovalOperation, slot *lifecycle.GroupSlot) (*wire.WrapsDelete, error) {
 	tags := map[wire.ID]bool{}
 	for _, t := range slot.Tags {
 		tags[wire.ID(t)] = true
 	}
-	// Every wrap a device of theirs sent is sealed to their recovery key
-	// (a device wraps for its own user): its tag is in the clear in the ct.
 	envs, err := e.fetchAll(ctx, wire.ID(slot.Group), 0)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, env := range envs {
 		if env.Envelope.Kind != wire.KindRecoveryWrap || !slices.Contains(op.Leaves, lifecycle.ID(env.Envelope.Author)) {
@@ -447,7 +456,7 @@ func (s removalSteps) DeleteWraps(ctx context.Context, op *lifecycle.RemovalOper
 		}
 	}
 	if len(tags) == 0 {
-		return nil
+		return nil, nil
 	}
 	d := wire.WrapsDelete{Workspace: wire.ID(e.meta.Workspace), Group: wire.ID(slot.Group)}
 	for t := range tags {
@@ -455,12 +464,7 @@ func (s removalSteps) DeleteWraps(ctx context.Context, op *lifecycle.RemovalOper
 	}
 	slices.SortFunc(d.Tags, func(a, b wire.ID) int { return strings.Compare(string(a[:]), string(b[:])) })
 	d.Sign(e.edKey)
-	res, err := e.client.DeleteWraps(ctx, d)
-	if err != nil {
-		return err
-	}
-	slot.WrapsDeleted += int(res.Envelopes)
-	return nil
+	return &d, nil
 }
 
 func (s removalSteps) RevokeInvites(ctx context.Context, op *lifecycle.RemovalOperation) error {

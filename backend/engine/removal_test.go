@@ -153,11 +153,12 @@ func TestRemovePersonEndToEnd(t *testing.T) {
 	}
 }
 
-// The removing client stopped after each step resumes, in a new engine on
+// The removing client stopped after each step, and inside its first Remove
+// commit (commit/*: persisted, sent, merged), resumes, in a new engine on
 // the same store, into the same operation and exactly one receipt.
 func TestRemovalResumesAfterCrashAtEachStep(t *testing.T) {
-	steps := []string{"removal/revoke", "removal/rotate/0", "removal/rotate/1", "removal/rotate", "removal/wraps",
-		"removal/invites", "removal/access", "removal/receipt"}
+	steps := []string{"removal/revoke", "commit/staged", "commit/sent", "commit/merged", "removal/rotate/0",
+		"removal/rotate/1", "removal/rotate", "removal/wraps", "removal/invites", "removal/access", "removal/receipt"}
 	for i, step := range steps {
 		t.Run(strings.ReplaceAll(step, "/", "_"), func(t *testing.T) {
 			r := startRelay(t)
@@ -175,7 +176,7 @@ func TestRemovalResumesAfterCrashAtEachStep(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sam, _, _ := removalScene(t, r, dana, byte(150+4*i))
+			sam, _, lee := removalScene(t, r, dana, byte(150+4*i))
 			armed = true
 			first, err := dana.Remove(ctx, sam.meta.User.hex(), RemoveOptions{})
 			if !errors.Is(err, crash) {
@@ -204,6 +205,18 @@ func TestRemovalResumesAfterCrashAtEachStep(t *testing.T) {
 			}
 			if revokes := rosterOpsOf(t, dana, roster.OpRevoke); revokes != 1 {
 				t.Fatalf("%d roster.revoke operations, want 1", revokes)
+			}
+			// Every group sam was in is on the receipt, and no group forked:
+			// lee is in dana's epochs and reads her.
+			if n := len(dana.Receipts()[0].Groups); n != 3 {
+				t.Fatalf("%d groups rotated on the receipt, want 3", n)
+			}
+			if _, err := dana.Send(ctx, "general", "after "+step); err != nil {
+				t.Fatal(err)
+			}
+			readsLast(t, lee, "general", "after "+step)
+			if d, l := epochs(dana), epochs(lee); !sameEpochs(d, l) {
+				t.Fatalf("epochs: dana %v, lee %v", d, l)
 			}
 		})
 	}

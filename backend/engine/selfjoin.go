@@ -331,6 +331,13 @@ func (e *Engine) finishJoin(ctx context.Context, g *group, gi *roster.GroupInfo)
 // root epoch, and re-issues stale invite bundles (docs/protocol/groups.md
 // "When published": self-healing when a root committer did not finish).
 func (e *Engine) repairBundles(ctx context.Context) error {
+	for _, g := range e.groups {
+		if g.mls != nil && g.mls.Active() {
+			if err := e.sendWelcomeOwed(ctx, g); err != nil {
+				return err
+			}
+		}
+	}
 	epoch, _, ok := e.currentEnrol()
 	if !ok {
 		return nil

@@ -17,12 +17,15 @@ type Steps interface {
 	// Revoke writes revoked_at on every target still live, in one
 	// roster.revoke.
 	Revoke(ctx context.Context, op *RemovalOperation) error
-	// Rotate removes op.Leaves from the group with one commit, setting
-	// slot.Rotated and slot.Epoch, or slot.NoLeaf when none is in it.
-	Rotate(ctx context.Context, op *RemovalOperation, slot *GroupSlot) error
-	// DeleteWraps has the relay delete the group's recovery wraps sealed
-	// to the person's recovery key, setting slot.WrapsDeleted.
-	DeleteWraps(ctx context.Context, op *RemovalOperation, slot *GroupSlot) error
+	// Rotate removes op.Leaves from each group of slots with one commit
+	// per group, setting slot.Rotated and slot.Epoch, or slot.NoLeaf when
+	// none is in it, or slot.NotMember. An error leaves the slots it did
+	// not reach as they were.
+	Rotate(ctx context.Context, op *RemovalOperation, slots []*GroupSlot) error
+	// DeleteWraps has the relay delete, in each group of slots, the
+	// recovery wraps sealed to the person's recovery key, setting
+	// slot.WrapsDeleted.
+	DeleteWraps(ctx context.Context, op *RemovalOperation, slots []*GroupSlot) error
 	// RevokeInvites revokes every invite of op.Invites still live.
 	RevokeInvites(ctx context.Context, op *RemovalOperation) error
 	// PublishAccess publishes an access set without the targets (compare
@@ -72,50 +75,94 @@ func runStep(ctx context.Context, op *RemovalOperation, s Steps) error {
 		}
 		return advance(ctx, op, s, StepRotate, string(StepRevoke))
 	case StepRotate:
-		for i := range op.Groups {
-			slot := &op.Groups[i]
-			if slot.Rotated || slot.NoLeaf || slot.NotMember {
-				continue
+		// In batches of rotateBatch groups: one Remove commit per group,
+		// the batch's commits sent together and the operation saved once
+		// per batch (saving it after each group rewrote every slot each
+		// time, quadratic in the number of groups).
+		var batch []*GroupSlot
+		var index []int
+		flush := func() error {
+			if len(batch) == 0 {
+				return nil
 			}
 			if !op.committed() {
 				if paused, err := checkHead(ctx, op, s); paused || err != nil {
 					return err
 				}
 			}
-			if err := s.Rotate(ctx, op, slot); err != nil {
-				return fmt.Errorf("%s: %w", slot.Name, err)
+			if err := s.Rotate(ctx, op, batch); err != nil {
+				return err
 			}
 			if err := s.Save(ctx, op); err != nil {
 				return err
 			}
-			s.Progress(op, StepRotate, i+1, len(op.Groups))
-			if err := s.Crash(fmt.Sprintf("%s/%d", StepRotate, i)); err != nil {
-				return err
+			for _, i := range index {
+				s.Progress(op, StepRotate, i+1, len(op.Groups))
 			}
+			for _, i := range index {
+				if err := s.Crash(fmt.Sprintf("%s/%d", StepRotate, i)); err != nil {
+					return err
+				}
+			}
+			batch, index = batch[:0], index[:0]
+			return nil
+		}
+		for i := range op.Groups {
+			slot := &op.Groups[i]
+			if slot.Rotated || slot.NoLeaf || slot.NotMember {
+				continue
+			}
+			batch, index = append(batch, slot), append(index, i)
+			if len(batch) == rotateBatch || !op.committed() {
+				// The first commit alone: the authorization head is
+				// checked before it, and nothing pauses after it.
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		if err := flush(); err != nil {
+			return err
 		}
 		return advance(ctx, op, s, StepWraps, string(StepRotate))
 	case StepWraps:
-		// DeleteWraps is idempotent (run again it deletes nothing), so
-		// the operation is saved every wrapsSaveEvery groups rather than
-		// after each: every save rewrites every slot, and one per group
-		// made this step quadratic in the number of groups.
-		unsaved := 0
+		// In batches of wrapsBatch groups, the operation saved after each:
+		// DeleteWraps is idempotent (run again it deletes nothing), and a
+		// save rewrites every slot, so one per group made this step
+		// quadratic in the number of groups.
+		var batch []*GroupSlot
+		var index []int
+		flush := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			if err := s.DeleteWraps(ctx, op, batch); err != nil {
+				return err
+			}
+			for _, slot := range batch {
+				slot.Wraps = true
+			}
+			if err := s.Save(ctx, op); err != nil {
+				return err
+			}
+			for _, i := range index {
+				s.Progress(op, StepWraps, i+1, len(op.Groups))
+			}
+			batch, index = batch[:0], index[:0]
+			return nil
+		}
 		for i := range op.Groups {
-			slot := &op.Groups[i]
-			if slot.Wraps {
-				continue
+			if slot := &op.Groups[i]; !slot.Wraps {
+				batch, index = append(batch, slot), append(index, i)
 			}
-			if err := s.DeleteWraps(ctx, op, slot); err != nil {
-				return fmt.Errorf("%s: %w", slot.Name, err)
-			}
-			slot.Wraps = true
-			if unsaved++; unsaved == wrapsSaveEvery {
-				if err := s.Save(ctx, op); err != nil {
+			if len(batch) == wrapsBatch {
+				if err := flush(); err != nil {
 					return err
 				}
-				unsaved = 0
 			}
-			s.Progress(op, StepWraps, i+1, len(op.Groups))
+		}
+		if err := flush(); err != nil {
+			return err
 		}
 		return advance(ctx, op, s, StepInvites, string(StepWraps))
 	case StepInvites:
@@ -148,9 +195,12 @@ func runStep(ctx context.Context, op *RemovalOperation, s Steps) error {
 	return fmt.Errorf("lifecycle: removal %s at unknown step %q", op.ID.Hex(), op.Step)
 }
 
-// wrapsSaveEvery is how many groups' wraps are deleted between two saves
-// of the operation.
-const wrapsSaveEvery = 64
+// rotateBatch is how many groups' commits are made and sent together.
+const rotateBatch = 64
+
+// wrapsBatch is how many groups' wraps are deleted in one request, between
+// two saves of the operation.
+const wrapsBatch = 64
 
 // advance records that the current step is done and calls the crash hook.
 func advance(ctx context.Context, op *RemovalOperation, s Steps, next Step, done string) error {

@@ -34,16 +34,18 @@ func (s fakeSteps) Revoke(context.Context, *RemovalOperation) error {
 	}
 	return nil
 }
-func (s fakeSteps) Rotate(_ context.Context, _ *RemovalOperation, g *GroupSlot) error {
-	if !s.c.rotated[g.Group] {
-		s.c.rotated[g.Group] = true
-		s.c.commits++
+func (s fakeSteps) Rotate(_ context.Context, _ *RemovalOperation, slots []*GroupSlot) error {
+	for _, g := range slots {
+		if !s.c.rotated[g.Group] {
+			s.c.rotated[g.Group] = true
+			s.c.commits++
+		}
+		g.Rotated, g.Epoch = true, 2
 	}
-	g.Rotated, g.Epoch = true, 2
 	return nil
 }
-func (s fakeSteps) DeleteWraps(context.Context, *RemovalOperation, *GroupSlot) error { return nil }
-func (s fakeSteps) RevokeInvites(context.Context, *RemovalOperation) error           { return nil }
+func (s fakeSteps) DeleteWraps(context.Context, *RemovalOperation, []*GroupSlot) error { return nil }
+func (s fakeSteps) RevokeInvites(context.Context, *RemovalOperation) error             { return nil }
 func (s fakeSteps) PublishAccess(context.Context, *RemovalOperation) (uint64, error) {
 	s.c.accessSets++
 	return 5, nil

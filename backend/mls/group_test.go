@@ -233,3 +233,31 @@ func TestRejectedCommitLeavesGroupUnchanged(t *testing.T) {
 		t.Fatalf("merging another group's staged commit: %v", err)
 	}
 }
+
+// A committer that lost its staged commit (a crash after sending it) takes
+// the state EncodeNext saved and agrees with the members who processed it.
+func TestEncodeNextIsTheMergedState(t *testing.T) {
+	cfg := testConfig()
+	alice, _ := NewGroup(cfg, 1, []byte("g"), basic("alice"))
+	bob := addMember(t, cfg, alice, "bob")
+	carol := addMember(t, cfg, alice, "carol", bob)
+	sc, err := alice.Commit(CommitOptions{Remove: []uint32{2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := sc.EncodeNext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	process(t, bob, sc.Message)
+	process(t, carol, sc.Message)
+	re, err := LoadGroup(cfg, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agreeAll(t, re, bob)
+	m, _ := bob.Protect([]byte("after the crash"), nil)
+	if r := process(t, re, m); string(r.Application) != "after the crash" {
+		t.Fatal("the restored committer cannot read")
+	}
+}

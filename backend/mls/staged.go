@@ -67,6 +67,12 @@ func (sc *StagedCommit) AddedMembers() []Member {
 	return out
 }
 
+// EncodeNext serialises the group as it is after the commit (as
+// [Group.Encode]): a client persists it before sending the commit, so that
+// after a crash it can take the state of the commit the log accepted
+// without having merged it ([LoadGroup]).
+func (sc *StagedCommit) EncodeNext() ([]byte, error) { return sc.next.Encode() }
+
 // Epoch returns the epoch the commit leads to.
 func (sc *StagedCommit) Epoch() uint64 { return sc.next.ctx.Epoch }
 
