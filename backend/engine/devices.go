@@ -9,7 +9,6 @@ import (
 	"weald/backend/errcode"
 	"weald/backend/identity"
 	"weald/backend/lifecycle"
-	"weald/backend/mls"
 	"weald/backend/roster"
 )
 
@@ -132,20 +131,24 @@ func (e *Engine) RevokeDevice(ctx context.Context, device string) (DeviceRevocat
 	}); err != nil {
 		return res, err
 	}
+	// One Remove commit per group holding one of their leaves, made and
+	// sent 64 groups at a time (removal_rotate.go).
 	res.Groups = []string{}
+	op := &lifecycle.RemovalOperation{Leaves: leaves}
+	var slots []*lifecycle.GroupSlot
 	for _, gi := range e.roster.Groups() {
-		g := e.groups[gi.Policy.Group]
-		if gi.Deleted || g == nil || g.mls == nil || !g.mls.Active() {
-			continue
+		if g := e.groups[gi.Policy.Group]; !gi.Deleted && g != nil && g.mls != nil && g.mls.Active() {
+			slots = append(slots, &lifecycle.GroupSlot{Group: lifecycle.ID(gi.Policy.Group), Name: gi.Name})
 		}
-		if err := e.catchUp(ctx, g); err != nil {
+	}
+	for i := 0; i < len(slots); i += rotateBatch {
+		if err := (removalSteps{e}).Rotate(ctx, op, slots[i:min(i+rotateBatch, len(slots))]); err != nil {
 			return res, err
 		}
-		if ls := removalLeaves(g.mls, leaves); len(ls) > 0 {
-			if err := e.commit(ctx, g, mls.CommitOptions{Remove: ls}); err != nil {
-				return res, fmt.Errorf("%s: %w", gi.Name, err)
-			}
-			res.Groups = append(res.Groups, gi.Name)
+	}
+	for _, slot := range slots {
+		if slot.Rotated {
+			res.Groups = append(res.Groups, slot.Name)
 		}
 	}
 	if admin {

@@ -19,6 +19,10 @@ import (
 // ack when nothing came before it in the log (else from a catch-up), and
 // the groups persisted again in one transaction.
 
+// rotateBatch is how many groups' commits a device revocation sends
+// together (the removal's batches are lifecycle's, of the same size).
+const rotateBatch = 64
+
 // rotation is one group's commit of a batch.
 type rotation struct {
 	slot *lifecycle.GroupSlot
@@ -150,8 +154,9 @@ func (s removalSteps) Rotate(ctx context.Context, op *lifecycle.RemovalOperation
 
 // rotateReady catches slot's group up and returns it when a Remove commit
 // is to be made there, with slot.Tags computed; otherwise it fills the
-// slot (no_leaf, not_member, or rotated by this device's own commit
-// merged since, after a crash) and returns nil.
+// slot (no_leaf, not_member, or, in a removal operation, rotated by this
+// device's own commit merged since, after a crash) and returns nil. A
+// device revocation run again reports no group: it finds its work done.
 func (e *Engine) rotateReady(ctx context.Context, op *lifecycle.RemovalOperation, slot *lifecycle.GroupSlot) (*group, error) {
 	id := identity.GroupID(slot.Group)
 	g := e.groups[id]
@@ -167,7 +172,7 @@ func (e *Engine) rotateReady(ctx context.Context, op *lifecycle.RemovalOperation
 		return nil, err
 	}
 	if len(removalLeaves(g.mls, op.Leaves)) == 0 {
-		if r := g.rec.OwnRemove; r != nil && slices.ContainsFunc(r.Removed, func(id []byte) bool {
+		if r := g.rec.OwnRemove; r != nil && op.ID != (lifecycle.ID{}) && slices.ContainsFunc(r.Removed, func(id []byte) bool {
 			return len(id) == 32 && slices.Contains(op.Leaves, lifecycle.ID(id))
 		}) {
 			slot.Rotated, slot.Epoch = true, r.Epoch // this device's commit, merged after a crash
