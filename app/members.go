@@ -17,6 +17,10 @@ type MemberDevice struct {
 	Revoked   bool   `json:"revoked"`
 	You       bool   `json:"you"`
 	Probation bool   `json:"probation"`
+	// LastSeen: the newest date this device saw it active (a message it
+	// wrote, a roster change it signed; engine.LastSeen), unix ms; 0: not
+	// seen since joining.
+	LastSeen int64 `json:"lastSeen"`
 	// Waiting: the channels that added it and wait for it to check in
 	// (pending adds).
 	Waiting []Waiting `json:"waiting"`
@@ -96,6 +100,10 @@ func (w *Workspaces) AdminMembers(ws string) ([]AdminMember, error) {
 	if oerr != nil {
 		return nil, toError(oerr)
 	}
+	seen, serr := r.eng.LastSeen(ctx)
+	if serr != nil {
+		return nil, toError(serr)
+	}
 	out := []AdminMember{}
 	for _, p := range r.eng.People() {
 		row := AdminMember{User: p.User, Name: p.Name, Role: Role(p.Role), Revoked: p.Revoked, You: p.You, Joined: p.Joined.UnixMilli(), Devices: []MemberDevice{}}
@@ -104,6 +112,9 @@ func (w *Workspaces) AdminMembers(ws string) ([]AdminMember, error) {
 				continue
 			}
 			md := MemberDevice{Device: d.Device, Revoked: d.Revoked, You: d.You, Probation: d.Probation, Waiting: []Waiting{}}
+			if at, ok := seen[d.Device]; ok {
+				md.LastSeen = at.UnixMilli()
+			}
 			for _, pm := range pend {
 				if pm.Device == d.Device {
 					md.Waiting = append(md.Waiting, Waiting{Channel: pm.Channel, Since: pm.Since.UnixMilli()})

@@ -198,6 +198,7 @@ func (e *Engine) applyContent(ctx context.Context, g *group, env *wire.Envelope)
 		if d.Ref.Kind != documents.KindChat {
 			continue
 		}
+		e.noteSeen(g, env.Author, d.Ref.Day)
 		sh, err := e.shardFor(ctx, shardKey{identity.GroupID(g.rec.ID), d.Ref.Day, epoch})
 		if err != nil {
 			return changed, err

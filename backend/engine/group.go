@@ -56,6 +56,9 @@ type groupRec struct {
 	// WelcomeOwed: the Welcome of a merged commit of this device, not sent
 	// yet (commit.go).
 	WelcomeOwed []byte `json:"welcome_owed,omitempty"`
+	// Seen: per author (hex id), the newest chat day it wrote a message
+	// for in this group's log (lastseen.go).
+	Seen map[string]uint32 `json:"seen,omitempty"`
 	// OwnRemove: this device's latest merged commit that removed leaves.
 	OwnRemove *ownRemove `json:"own_remove,omitempty"`
 }

@@ -87,6 +87,8 @@ test(
     assert.equal(await danaRow.getByRole('button', { name: /Remove Dana/ }).isDisabled(), true)
     await danaRow.getByText(/You are the only admin\. Promote someone first/).waitFor()
     assert.match(await samRow.textContent(), /Member.*Device [0-9a-f]{8}/)
+    // Last seen per device, from what Dana's device saw: Sam named himself when he joined.
+    await samRow.getByText(/· last seen [A-Z][a-z]{2} \d{1,2}, \d{4}/).waitFor()
     await shots(a, 'people')
 
     // Remove: the dialog says what will happen and what removal cannot do, before anything runs.

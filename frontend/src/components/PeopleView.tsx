@@ -7,6 +7,16 @@ import { ReceiptPanel, RemoveDialog, plural } from './RemoveDialog'
 
 const day = (ms: number) => new Date(ms).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' })
 
+/**
+ * When this device last saw another device active: the newest message it wrote or roster change it signed
+ * that this device received (engine.LastSeen). A date only (UTC, the day a message names), since a message's day
+ * is all it says; 0 means nothing since it joined.
+ */
+export const lastSeenSentence = (ms: number) =>
+  ms > 0
+    ? `last seen ${new Date(ms).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' })}`
+    : 'not seen since joining'
+
 /** The reason the last admin's own Remove and demote controls are disabled (spec/lifecycle.md "If the removed person is the last admin"). */
 export const lastAdminReason = 'You are the only admin. Promote someone first: a workspace needs an admin to remove people and invite.'
 
@@ -91,6 +101,7 @@ export function PeopleView({ workspace, workspaceName }: { workspace: string; wo
                         {d.you ? ' · this device' : ''}
                         {d.revoked ? ' · revoked' : ''}
                         {d.probation ? ' · on probation: waiting for an admin to approve it' : ''}
+                        {d.you ? '' : ` · ${lastSeenSentence(d.lastSeen)}`}
                       </span>
                       {d.waiting.map((w) => (
                         <span key={w.channel} className="member-waiting">

@@ -22,7 +22,7 @@ const person = (p: Partial<AdminMember> & { user: string; name: string }): Admin
   removal: null,
   ...p,
 })
-const device = (id: number, p = {}) => ({ device: hex(id), revoked: false, you: false, probation: false, waiting: [], ...p })
+const device = (id: number, p = {}) => ({ device: hex(id), revoked: false, you: false, probation: false, lastSeen: 0, waiting: [], ...p })
 const plan = (p: Partial<RemovalPlan> = {}): RemovalPlan => ({
   user: hex(0xb),
   name: 'Sam',
@@ -60,7 +60,10 @@ describe('PeopleView', () => {
       person({
         user: hex(0xb),
         name: 'Sam',
-        devices: [device(0xbb), device(0xbc, { waiting: [{ channel: 'hr', since: Date.UTC(2026, 11, 1) }] })],
+        devices: [
+          device(0xbb, { lastSeen: Date.UTC(2026, 10, 28) }),
+          device(0xbc, { waiting: [{ channel: 'hr', since: Date.UTC(2026, 11, 1) }] }),
+        ],
       }),
     ])
     render(<PeopleView workspace={W} workspaceName="Acme" />)
@@ -73,6 +76,10 @@ describe('PeopleView', () => {
     expect(document.getElementById(demote.getAttribute('aria-describedby')!)!.textContent).toContain(lastAdminReason)
     const sam = screen.getByRole('listitem', { name: 'Sam' })
     expect(within(sam).getByText(/#hr: waiting for that device to check in \(added/)).toBeTruthy()
+    // Last seen per device, from what this device saw; never shown for this device itself.
+    expect(within(sam).getByText(/· last seen Nov 28, 2026/)).toBeTruthy()
+    expect(within(sam).getByText(/· not seen since joining/)).toBeTruthy()
+    expect(within(dana).queryByText(/last seen|not seen/)).toBeNull()
     expect(within(sam).getAllByRole('button', { name: 'Revoke device' })).toHaveLength(2)
     await userEvent.click(within(dana).getByRole('button', { name: 'Promote someone' }))
     expect(document.activeElement).toBe(within(sam).getByRole('button', { name: 'Make admin' }))

@@ -131,6 +131,7 @@ export namespace app {
 	    revoked: boolean;
 	    you: boolean;
 	    probation: boolean;
+	    lastSeen: number;
 	    waiting: Waiting[];
 	
 	    static createFrom(source: any = {}) {
@@ -143,6 +144,7 @@ export namespace app {
 	        this.revoked = source["revoked"];
 	        this.you = source["you"];
 	        this.probation = source["probation"];
+	        this.lastSeen = source["lastSeen"];
 	        this.waiting = this.convertValues(source["waiting"], Waiting);
 	    }
 	
