@@ -61,11 +61,26 @@ type StoragePoint struct {
 	LimitBytes uint64 `json:"limitBytes"` // 0: no budget
 }
 
+// RetentionProposal is a retention change waiting for admins' approval.
+type RetentionProposal struct {
+	ID         string   `json:"id"`
+	Channel    string   `json:"channel"`
+	TextDays   int      `json:"textDays"`  // 0 = unlimited
+	MediaDays  int      `json:"mediaDays"` // 0 = unlimited
+	Proposer   string   `json:"proposer"`
+	ProposedAt int64    `json:"proposedAt"` // unix ms
+	ApprovedBy []string `json:"approvedBy"`
+	Threshold  int      `json:"threshold"`
+	// Approvable: this device is an admin whose user has not approved it.
+	Approvable bool `json:"approvable"`
+}
+
 // EncryptionHealth is everything the panel shows.
 type EncryptionHealth struct {
-	Report  HealthReport      `json:"report"`
-	Groups  []GroupEncryption `json:"groups"`
-	Storage []StoragePoint    `json:"storage"`
+	Report  HealthReport        `json:"report"`
+	Groups  []GroupEncryption   `json:"groups"`
+	Storage []StoragePoint      `json:"storage"`
+	Pending []RetentionProposal `json:"pending"`
 }
 
 // healthTimeout bounds a run: it may send a recovery wrap per group.
@@ -89,6 +104,40 @@ func (w *Workspaces) DismissHealth(ws, check string) (EncryptionHealth, error) {
 	})
 }
 
+// ApproveRetention approves a pending retention change with this admin
+// device (docs/protocol/retention.md "RetentionPolicy").
+func (w *Workspaces) ApproveRetention(ws, id string) (EncryptionHealth, error) {
+	return w.encryptionHealth(ws, func(ctx context.Context, e *engine.Engine) (*health.Report, error) {
+		if _, err := e.ApproveRetention(ctx, id); err != nil {
+			return nil, err
+		}
+		return e.Health(ctx)
+	})
+}
+
+// ResolveHealth runs a finding's resolve action where the panel has a
+// button for it (docs/protocol/health.md "The panel"): "sync" syncs, which
+// repairs what the sync repairs, then runs the check again; "compact_now"
+// compacts every channel this device is in now (admins), then runs the
+// check again. Other actions are named with their command only.
+func (w *Workspaces) ResolveHealth(ws, action string) (EncryptionHealth, error) {
+	return w.encryptionHealth(ws, func(ctx context.Context, e *engine.Engine) (*health.Report, error) {
+		switch action {
+		case "sync":
+			if _, err := e.Sync(ctx); err != nil {
+				return nil, err
+			}
+		case "compact_now":
+			if _, err := e.CompactAll(ctx, true); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, &Error{Code: "bad_request/health_action", Message: "The panel cannot run that action; use the command it names."}
+		}
+		return e.RunHealth(ctx)
+	})
+}
+
 func (w *Workspaces) encryptionHealth(ws string, report func(context.Context, *engine.Engine) (*health.Report, error)) (EncryptionHealth, error) {
 	r, err := w.run(ws)
 	if err != nil {
@@ -106,7 +155,12 @@ func (w *Workspaces) encryptionHealth(ws string, report func(context.Context, *e
 	if serr != nil {
 		return EncryptionHealth{}, toError(serr)
 	}
-	out := EncryptionHealth{Report: toHealthReport(rep), Groups: []GroupEncryption{}, Storage: []StoragePoint{}}
+	out := EncryptionHealth{Report: toHealthReport(rep), Groups: []GroupEncryption{}, Storage: []StoragePoint{}, Pending: []RetentionProposal{}}
+	for _, p := range r.eng.PendingRetentions() {
+		out.Pending = append(out.Pending, RetentionProposal{ID: p.ID, Channel: p.Channel, TextDays: days(p.TextWindow),
+			MediaDays: days(p.MediaWindow), Proposer: p.Proposer, ProposedAt: unixMs(p.ProposedAt),
+			ApprovedBy: append([]string{}, p.Approvals...), Threshold: p.Threshold, Approvable: p.Approvable})
+	}
 	for _, g := range r.eng.Encryption() {
 		out.Groups = append(out.Groups, GroupEncryption{Channel: g.Channel, Group: g.Group, Kind: g.Kind, History: History(g.History),
 			Epoch: g.Epoch, Devices: g.Devices, People: g.People, TextDays: days(g.TextWindow), MediaDays: days(g.MediaWindow),

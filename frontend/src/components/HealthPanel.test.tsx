@@ -1,5 +1,5 @@
-import { describe, expect, it, beforeEach } from 'vitest'
-import { render, screen, within } from '@testing-library/react'
+import { describe, expect, it, beforeEach, vi } from 'vitest'
+import { render, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { ApiError, type EncryptionHealth, type HealthFinding } from '../lib/api'
 import { hex, holder, makeApi } from '../test/apiMock'
@@ -28,7 +28,8 @@ const adminsFailing = finding({
   action: { id: 'add_admin_device', label: 'Pair a second device or promote a second admin', command: 'weald promote NAME' },
 })
 
-const state = (findings: HealthFinding[]): EncryptionHealth => ({
+const state = (findings: HealthFinding[], pending: EncryptionHealth['pending'] = []): EncryptionHealth => ({
+  pending,
   report: { at: Date.UTC(2026, 11, 2, 9), needsAction: findings.some((f) => f.state === 'action'), findings },
   groups: [
     {
@@ -94,13 +95,75 @@ describe('HealthPanel', () => {
 
   it('says so when the check has never run, and shows a failed call', async () => {
     const a = holder.current.api
-    a.health.get.mockResolvedValue({ report: { at: 0, needsAction: false, findings: [] }, groups: [], storage: [] })
+    a.health.get.mockResolvedValue({ report: { at: 0, needsAction: false, findings: [] }, groups: [], storage: [], pending: [] })
     a.health.run.mockRejectedValue(new ApiError('relay/unreachable', 'The relay did not answer in time.'))
     render(<HealthPanel workspace={hex(1)} onClose={() => {}} />)
     expect(await screen.findByText('The health check has not run yet.')).toBeTruthy()
     expect(screen.getByText(/No storage figures yet/)).toBeTruthy()
     await userEvent.click(screen.getByRole('button', { name: 'Run now' }))
     expect((await screen.findByRole('alert')).textContent).toContain('relay/unreachable')
+  })
+})
+
+const storageFull = finding({
+  check: 'storage',
+  title: 'Storage',
+  state: 'action',
+  severity: 'critical',
+  finding: 'The workspace uses 100 % of its budget.',
+  action: { id: 'compact_now', label: 'Compact now', command: 'weald compact --all --now' },
+})
+
+describe('HealthPanel resolve buttons and approvals', () => {
+  it('compacts now after saying what it deletes; a sync action has Repair now', async () => {
+    const a = holder.current.api
+    const wrapMissing = finding({
+      check: 'recovery_wrap',
+      state: 'action',
+      severity: 'warning',
+      action: { id: 'sync', label: 'Sync', command: '' },
+    })
+    a.health.get.mockResolvedValue(state([wrapMissing, storageFull, adminsFailing]))
+    a.health.resolve.mockResolvedValue(state([{ ...storageFull, state: 'ok', action: null }]))
+    render(<HealthPanel workspace={hex(1)} onClose={() => {}} />)
+    await screen.findByText('3 checks need action.', { exact: false })
+    // The admin-devices row names its command only: no resolve button.
+    const rows = within(screen.getByRole('list', { name: 'Findings' })).getAllByRole('listitem')
+    expect(within(rows[2]).queryByRole('button', { name: 'Compact now' })).toBeNull()
+    expect(within(rows[2]).queryByRole('button', { name: 'Repair now' })).toBeNull()
+    expect(within(rows[0]).getByRole('button', { name: 'Repair now' })).toBeTruthy()
+    let asked = ''
+    vi.spyOn(window, 'confirm').mockImplementation((m) => ((asked = String(m)), false))
+    await userEvent.click(screen.getByRole('button', { name: 'Compact now' }))
+    expect(asked).toContain('deletes from the relay every message envelope below it')
+    expect(a.health.resolve).not.toHaveBeenCalled()
+    vi.spyOn(window, 'confirm').mockReturnValue(true)
+    await userEvent.click(screen.getByRole('button', { name: 'Compact now' }))
+    expect(a.health.resolve).toHaveBeenCalledWith(hex(1), 'compact_now')
+    expect(await screen.findByText('Nothing needs action.', { exact: false })).toBeTruthy()
+  })
+
+  it('lists retention changes waiting for approval and approves one', async () => {
+    const a = holder.current.api
+    const proposal = {
+      id: 'ab'.repeat(32),
+      channel: 'general',
+      textDays: 60,
+      mediaDays: 90,
+      proposer: 'Dana',
+      proposedAt: Date.UTC(2026, 11, 2),
+      approvedBy: ['Dana'],
+      threshold: 2,
+      approvable: true,
+    }
+    a.health.get.mockResolvedValue(state([], [proposal]))
+    a.health.approve.mockResolvedValue(state([], []))
+    render(<HealthPanel workspace={hex(1)} onClose={() => {}} />)
+    const sec = await screen.findByRole('region', { name: 'Retention changes waiting for approval' })
+    expect(sec.textContent).toContain('#general: text 60d, media 90d; proposed by Dana; approved by Dana (1 of 2)')
+    await userEvent.click(within(sec).getByRole('button', { name: 'Approve' }))
+    expect(a.health.approve).toHaveBeenCalledWith(hex(1), proposal.id)
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'Retention changes waiting for approval' })).toBeNull())
   })
 })
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import { api, toApiError, type ApiError, type EncryptionHealth, type GroupEncryption, type HealthFinding } from '../lib/api'
+import { api, toApiError, type ApiError, type EncryptionHealth, type GroupEncryption, type HealthFinding, type RetentionProposal } from '../lib/api'
 import { plainMessage } from '../state/errors'
 import { Dialog, ErrorNote } from './Dialog'
 import { StorageChart } from './StorageChart'
@@ -33,8 +33,23 @@ export function checkpointText(g: GroupEncryption): string {
   return parts.join('; ')
 }
 
-function Finding({ f, busy, onDismiss }: { f: HealthFinding; busy: boolean; onDismiss: () => void }) {
+/**
+ * The resolve actions the panel runs itself (app ResolveHealth); the others
+ * are named with their command. Compact-now says what it deletes first
+ * (spec/lifecycle.md "Dropping": "a clear statement of what will be deleted").
+ */
+const buttons: Record<string, { label: string; confirm?: string }> = {
+  sync: { label: 'Repair now' },
+  compact_now: {
+    label: 'Compact now',
+    confirm:
+      'Compact now writes a fresh checkpoint of every channel this device is in and deletes from the relay every message envelope below it. The messages stay readable from the checkpoint; people who join later read them from it. Continue?',
+  },
+}
+
+function Finding({ f, busy, onDismiss, onResolve }: { f: HealthFinding; busy: boolean; onDismiss: () => void; onResolve: (action: string) => void }) {
   const shown = f.action && (f.state === 'action' || f.state === 'dismissed') ? f.action : null
+  const button = shown && f.state === 'action' ? buttons[shown.id] : undefined
   return (
     <li className="health-finding" data-state={f.state} data-severity={f.severity} data-check={f.check}>
       <span className="health-state">{stateLabel[f.state]}</span>
@@ -50,6 +65,20 @@ function Finding({ f, busy, onDismiss }: { f: HealthFinding; busy: boolean; onDi
                 <code>{shown.command}</code>
               </>
             ) : null}
+            {button && shown ? (
+              <>
+                {' '}
+                <button
+                  type="button"
+                  disabled={busy}
+                  onClick={() => {
+                    if (!button.confirm || window.confirm(button.confirm)) onResolve(shown.id)
+                  }}
+                >
+                  {button.label}
+                </button>
+              </>
+            ) : null}
             {f.check === 'admin_devices' && f.state === 'action' ? (
               <>
                 {' '}
@@ -62,6 +91,32 @@ function Finding({ f, busy, onDismiss }: { f: HealthFinding; busy: boolean; onDi
         ) : null}
       </div>
     </li>
+  )
+}
+
+function windowDays(days: number): string {
+  return days === 0 ? 'unlimited' : `${days}d`
+}
+
+/** Pending: retention changes waiting for admins' approval, with Approve. */
+function Pending({ items, busy, onApprove }: { items: RetentionProposal[]; busy: boolean; onApprove: (id: string) => void }) {
+  return (
+    <section aria-label="Retention changes waiting for approval" className="health-pending">
+      <h3>Waiting for approval</h3>
+      <ul>
+        {items.map((p) => (
+          <li key={p.id}>
+            #{p.channel}: text {windowDays(p.textDays)}, media {windowDays(p.mediaDays)}; proposed by {p.proposer}; approved by{' '}
+            {p.approvedBy.join(', ')} ({p.approvedBy.length} of {p.threshold}){' '}
+            {p.approvable ? (
+              <button type="button" disabled={busy} onClick={() => onApprove(p.id)}>
+                Approve
+              </button>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    </section>
   )
 }
 
@@ -104,11 +159,20 @@ export function HealthPanel({ workspace, onClose }: { workspace: string; onClose
           {report.findings.length > 0 ? (
             <ul className="health-list" aria-label="Findings">
               {report.findings.map((f) => (
-                <Finding key={f.check} f={f} busy={busy} onDismiss={() => act(api.health.dismiss(workspace, f.check))} />
+                <Finding
+                  key={f.check}
+                  f={f}
+                  busy={busy}
+                  onDismiss={() => act(api.health.dismiss(workspace, f.check))}
+                  onResolve={(action) => act(api.health.resolve(workspace, action))}
+                />
               ))}
             </ul>
           ) : null}
         </section>
+      ) : null}
+      {data && data.pending.length > 0 ? (
+        <Pending items={data.pending} busy={busy} onApprove={(id) => act(api.health.approve(workspace, id))} />
       ) : null}
       {data ? (
         <section aria-label="Channels" className="health-groups">

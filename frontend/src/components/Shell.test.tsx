@@ -28,6 +28,28 @@ describe('Shell', () => {
     a.workspaces.list.mockResolvedValue([])
   })
 
+  it('puts a badge on the health panel button when a check needs action', async () => {
+    inWorkspace()
+    const failing = {
+      check: 'storage',
+      title: 'Storage',
+      state: 'action' as const,
+      severity: 'critical' as const,
+      finding: 'Full.',
+      action: null,
+      groups: [],
+    }
+    holder.current.api.health.get.mockResolvedValue({
+      report: { at: 1, needsAction: true, findings: [failing] },
+      groups: [],
+      storage: [],
+      pending: [],
+    })
+    render(<Shell />)
+    const button = await screen.findByRole('button', { name: /Encryption & health/ })
+    expect((await within(button).findByLabelText('1 needs action')).textContent).toBe('1')
+  })
+
   it('shows backend state and the two ways in when there is no workspace', async () => {
     render(<Shell />)
     expect(await screen.findByTestId('version')).toHaveProperty('textContent', '9.9.9')

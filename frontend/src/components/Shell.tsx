@@ -46,6 +46,9 @@ export function Shell() {
   const [selected, setSelected] = useState<Record<string, string>>({})
   const [view, setView] = useState<View>({ kind: 'channel' })
   const [modal, setModal] = useState<Modal>(null)
+  // How many health checks need action, or approvals wait: the badge on the
+  // panel's button (read when the workspace is ready and when the panel closes).
+  const [healthNeeds, setHealthNeeds] = useState(0)
   const [progress, setProgress] = useState<Progress[]>([])
   const [alerts, setAlerts] = useState<{ key: number; workspace: string; code: string; message: string }[]>([])
   // A new recovery phrase on screen: nothing else may be chosen until it is confirmed.
@@ -76,6 +79,23 @@ export function Shell() {
   }, [])
 
   const current = wss.workspaces.find((w) => w.id === wss.current)
+  const healthWs = current?.ready ? current.id : null
+  const healthOpen = modal === 'health'
+  useEffect(() => {
+    if (!healthWs || healthOpen) return
+    let live = true
+    api.health.get(healthWs).then(
+      (h) => {
+        if (!live) return
+        const failing = h.report.findings.filter((f) => f.state === 'action').length
+        setHealthNeeds(failing + (h.pending ?? []).filter((p) => p.approvable).length)
+      },
+      () => {},
+    )
+    return () => {
+      live = false
+    }
+  }, [healthWs, healthOpen])
   const { defaults, dms } = splitChannels(channels.channels)
   const channelId = (wss.current && selected[wss.current]) || defaults[0]?.id || null
   const channel = channels.channels.find((c) => c.id === channelId)
@@ -306,6 +326,11 @@ export function Shell() {
         <section className="side-section" aria-label="Workspace health">
           <button type="button" className="side-health" onClick={() => (setModal('health'), setSideShown(false))}>
             Encryption & health
+            {healthNeeds > 0 ? (
+              <span className="badge health-badge" aria-label={`${healthNeeds} need${healthNeeds === 1 ? 's' : ''} action`}>
+                {healthNeeds}
+              </span>
+            ) : null}
           </button>
         </section>
       ) : null}

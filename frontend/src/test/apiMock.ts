@@ -72,7 +72,14 @@ export function makeApi() {
       onChanged: on('messages'),
     },
     invites: { scopes: vi.fn(), create: vi.fn(), list: vi.fn().mockResolvedValue([]), revoke: vi.fn() },
-    health: { get: vi.fn(), run: vi.fn(), dismiss: vi.fn() },
+    health: {
+      // By default the check has never run: nothing needs action.
+      get: vi.fn().mockResolvedValue({ report: { at: 0, needsAction: false, findings: [] }, groups: [], storage: [], pending: [] }),
+      run: vi.fn(),
+      dismiss: vi.fn(),
+      resolve: vi.fn(),
+      approve: vi.fn(),
+    },
     onProgress: on('progress'),
     onAlert: on('alert'),
     onOpenChannel: on('channel:open'),

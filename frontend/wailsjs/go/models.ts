@@ -653,6 +653,34 @@ export namespace app {
 	        this.accessVersion = source["accessVersion"];
 	    }
 	}
+	export class RetentionProposal {
+	    id: string;
+	    channel: string;
+	    textDays: number;
+	    mediaDays: number;
+	    proposer: string;
+	    proposedAt: number;
+	    approvedBy: string[];
+	    threshold: number;
+	    approvable: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RetentionProposal(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.channel = source["channel"];
+	        this.textDays = source["textDays"];
+	        this.mediaDays = source["mediaDays"];
+	        this.proposer = source["proposer"];
+	        this.proposedAt = source["proposedAt"];
+	        this.approvedBy = source["approvedBy"];
+	        this.threshold = source["threshold"];
+	        this.approvable = source["approvable"];
+	    }
+	}
 	export class StoragePoint {
 	    at: number;
 	    logBytes: number;
@@ -801,6 +829,7 @@ export namespace app {
 	    report: HealthReport;
 	    groups: GroupEncryption[];
 	    storage: StoragePoint[];
+	    pending: RetentionProposal[];
 	
 	    static createFrom(source: any = {}) {
 	        return new EncryptionHealth(source);
@@ -811,6 +840,7 @@ export namespace app {
 	        this.report = this.convertValues(source["report"], HealthReport);
 	        this.groups = this.convertValues(source["groups"], GroupEncryption);
 	        this.storage = this.convertValues(source["storage"], StoragePoint);
+	        this.pending = this.convertValues(source["pending"], RetentionProposal);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1047,6 +1077,7 @@ export namespace app {
 	        this.resumes = source["resumes"];
 	    }
 	}
+	
 	
 	export class SearchHit {
 	    channel: string;

@@ -29,6 +29,7 @@ export const errorCodes = [
   'bad_request/cursor',
   'bad_request/empty',
   'bad_request/expiry',
+  'bad_request/health_action',
   'bad_request/invalid_object',
   'bad_request/limit',
   'bad_request/malformed',

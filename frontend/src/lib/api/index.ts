@@ -226,6 +226,10 @@ export const api = {
     run: (ws: string): Promise<EncryptionHealth> => wrap(() => Workspaces.RunHealth(ws) as Promise<EncryptionHealth>),
     /** dismiss dismisses a check's failure once (admin_devices only). */
     dismiss: (ws: string, check: string): Promise<EncryptionHealth> => wrap(() => Workspaces.DismissHealth(ws, check) as Promise<EncryptionHealth>),
+    /** resolve runs a finding's action where the panel has a button for it: 'sync' or 'compact_now'. */
+    resolve: (ws: string, action: string): Promise<EncryptionHealth> => wrap(() => Workspaces.ResolveHealth(ws, action) as Promise<EncryptionHealth>),
+    /** approve approves a pending retention change with this admin device. */
+    approve: (ws: string, id: string): Promise<EncryptionHealth> => wrap(() => Workspaces.ApproveRetention(ws, id) as Promise<EncryptionHealth>),
   },
   onProgress: (cb: (p: Progress) => void) => on<Progress>(events.progress, cb),
   /** onAlert: a security alert from the engine (e.g. a forged join was evicted). */

@@ -131,3 +131,5 @@ export type HealthAction = Wire<app.HealthAction>
 export type GroupEncryption = Wire<app.GroupEncryption>
 /** The workspace's relay usage as read at `at` (Unix ms); limitBytes 0: no budget. */
 export type StoragePoint = Wire<app.StoragePoint>
+/** A retention change waiting for admins' approval (windows in days, 0 = unlimited; proposedAt Unix ms). */
+export type RetentionProposal = Wire<app.RetentionProposal>

@@ -10,6 +10,8 @@ export function Agents(arg1:string):Promise<Array<app.Agent>>;
 
 export function ApproveAgent(arg1:string,arg2:string):Promise<app.Agent>;
 
+export function ApproveRetention(arg1:string,arg2:string):Promise<app.EncryptionHealth>;
+
 export function ChannelMembers(arg1:string,arg2:string):Promise<Array<app.ChannelMember>>;
 
 export function Channels(arg1:string):Promise<Array<app.Channel>>;
@@ -63,6 +65,8 @@ export function Remove(arg1:string):Promise<void>;
 export function RemovePerson(arg1:string,arg2:string,arg3:string,arg4:boolean):Promise<app.Removal>;
 
 export function RenameChannelLocally(arg1:string,arg2:string,arg3:string):Promise<app.Channel>;
+
+export function ResolveHealth(arg1:string,arg2:string):Promise<app.EncryptionHealth>;
 
 export function RetrySend(arg1:string,arg2:string):Promise<void>;
 

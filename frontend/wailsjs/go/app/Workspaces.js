@@ -18,6 +18,10 @@ export function ApproveAgent(arg1, arg2) {
   return window['go']['app']['Workspaces']['ApproveAgent'](arg1, arg2);
 }
 
+export function ApproveRetention(arg1, arg2) {
+  return window['go']['app']['Workspaces']['ApproveRetention'](arg1, arg2);
+}
+
 export function ChannelMembers(arg1, arg2) {
   return window['go']['app']['Workspaces']['ChannelMembers'](arg1, arg2);
 }
@@ -124,6 +128,10 @@ export function RemovePerson(arg1, arg2, arg3, arg4) {
 
 export function RenameChannelLocally(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['RenameChannelLocally'](arg1, arg2, arg3);
+}
+
+export function ResolveHealth(arg1, arg2) {
+  return window['go']['app']['Workspaces']['ResolveHealth'](arg1, arg2);
 }
 
 export function RetrySend(arg1, arg2) {
