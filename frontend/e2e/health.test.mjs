@@ -3,7 +3,8 @@
 // 800×600, with screenshots under test-artifacts/: a workspace with one
 // admin device and storage past 80 % of its budget shows both failures with
 // their resolve actions, each channel's encryption state, and the storage
-// chart against the budget.
+// chart against the budget; the badge on the panel's button; Compact now
+// from the storage row clears it.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, sizes, readyWorkspace, inViewport } from './harness.mjs'
@@ -83,12 +84,30 @@ test('the Encryption & health panel shows failing checks, channels and the stora
     await panel.waitFor({ state: 'detached' })
   }
 
-  // Dismissing the admin-devices row leaves storage as the one failure.
+  // The panel's button carries a badge with the checks needing action.
   await page.setViewportSize(sizes[0])
-  await page.getByRole('button', { name: 'Encryption & health' }).click()
+  const button = page.getByRole('button', { name: 'Encryption & health' })
+  await button.getByLabel('2 need action').waitFor()
+  await screenshot(page, 'e2e-health-badge.png')
+
+  // Dismissing the admin-devices row leaves storage as the one failure.
+  await button.click()
   const panel = page.getByRole('dialog', { name: 'Encryption & health' })
   await panel.getByRole('button', { name: 'Dismiss' }).click()
   await panel.getByRole('status').filter({ hasText: '1 check needs action.' }).waitFor()
   assert.match(await panel.getByRole('listitem').filter({ hasText: 'Admin devices' }).textContent(), /Dismissed/)
   await screenshot(page, 'e2e-health-panel-dismissed.png')
+
+  // Compact now, from the storage row, after saying what it deletes: the
+  // relay's log falls below 80 % and nothing needs action; the badge goes.
+  let asked = ''
+  page.once('dialog', (d) => ((asked = d.message()), d.accept()))
+  await panel.getByRole('listitem').filter({ hasText: 'Storage' }).getByRole('button', { name: 'Compact now' }).click()
+  await panel.getByRole('status').filter({ hasText: 'Nothing needs action.' }).waitFor({ timeout: slow })
+  assert.match(asked, /deletes from the relay every message envelope below it/)
+  assert.match(await panel.getByRole('listitem').filter({ hasText: 'Storage' }).textContent(), /OK/)
+  await screenshot(page, 'e2e-health-panel-compacted.png')
+  await panel.getByRole('button', { name: 'Close', exact: true }).first().click()
+  await panel.waitFor({ state: 'detached' })
+  assert.equal(await button.getByLabel(/need/).count(), 0, 'no badge once nothing needs action')
 })
