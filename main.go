@@ -74,10 +74,11 @@ func main() {
 		MinHeight:        480,
 		AssetServer:      &assetserver.Options{Assets: assets},
 		BackgroundColour: &options.RGBA{R: 247, G: 246, B: 242, A: 1},
-		OnStartup: func(ctx context.Context) {
-			window.Store(&ctx)
-			a.Startup(ctx)
-		},
+		// a.Startup itself, not a closure around it: Wails leaves the
+		// method given as OnStartup out of the frontend bindings.
+		OnStartup: a.Startup,
+		// The window's context, for raising it on a notification click.
+		OnDomReady: func(ctx context.Context) { window.Store(&ctx) },
 		OnShutdown: a.Shutdown,
 		Bind:       app.Services(a),
 		Linux:      &linux.Options{Icon: icon, ProgramName: "weald", WebviewGpuPolicy: linux.WebviewGpuPolicyNever},
