@@ -482,6 +482,9 @@ func (w *Workspaces) make(create func(ctx context.Context, dir string) (*engine.
 	ctx, cancel := context.WithTimeout(base, 60*time.Second)
 	defer cancel()
 	eng, cerr := create(ctx, tmp)
+	if you == "" && eng != nil {
+		you = eng.DisplayName() // a paired device: the person's name from the roster
+	}
 	if eng == nil {
 		os.RemoveAll(tmp)
 		return Created{}, toError(cerr)

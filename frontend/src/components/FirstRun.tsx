@@ -4,7 +4,7 @@ import { plainJoinMessage, plainMessage } from '../state/errors'
 import { usePhraseOnScreen } from '../state/phrase'
 import { ErrorNote } from './Dialog'
 
-export type Step = 'choose' | 'create' | 'join'
+export type Step = 'choose' | 'create' | 'join' | 'device'
 
 /**
  * FirstRun: the two ways in (gaps.md "Onboarding and projects"): create a
@@ -52,6 +52,9 @@ export function FirstRun({
             <button type="button" onClick={() => setStep('join')}>
               Join with an invite
             </button>
+            <button type="button" onClick={() => setStep('device')}>
+              Join as an existing user
+            </button>
           </div>
           {canCancel ? (
             <button type="button" className="link" onClick={onCancel}>
@@ -61,6 +64,8 @@ export function FirstRun({
         </div>
       ) : step === 'create' ? (
         <CreateWorkspace onReady={onReady} onBack={() => setStep('choose')} pick={pick} />
+      ) : step === 'device' ? (
+        <JoinAsDevice onReady={onReady} onBack={() => setStep('choose')} />
       ) : (
         <JoinWithInvite onReady={onReady} onBack={() => setStep('choose')} pick={pick} given={link} />
       )}
@@ -334,6 +339,49 @@ function JoinWithInvite({
           Back
         </button>
         <button type="submit" className="primary" disabled={busy || !link.trim() || !you.trim()}>
+          {busy ? 'Joining…' : 'Join'}
+        </button>
+      </div>
+    </form>
+  )
+}
+
+/**
+ * JoinAsDevice joins a workspace as an existing user with a pairing link
+ * made by "Add a device" on one of that person's devices.
+ */
+function JoinAsDevice({ onReady, onBack }: { onReady: (ws: Workspace) => void; onBack: () => void }) {
+  const [link, setLink] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<ApiError | null>(null)
+  return (
+    <form
+      className="onboard"
+      aria-labelledby="device-h"
+      onSubmit={async (e) => {
+        e.preventDefault()
+        setBusy(true)
+        setError(null)
+        try {
+          const r = await api.workspaces.joinDevice(link.trim())
+          setBusy(false)
+          onReady(r.workspace)
+        } catch (err) {
+          setError(toApiError(err))
+          setBusy(false)
+        }
+      }}
+    >
+      <h2 id="device-h">Join as an existing user</h2>
+      <p>On a device where you already use the workspace, choose Add a device and make a pairing link; paste it here.</p>
+      <label htmlFor="pair-input">Pairing link</label>
+      <textarea id="pair-input" autoFocus rows={3} value={link} onChange={(e) => setLink(e.target.value)} placeholder="weald://pair?…" />
+      <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
+      <div className="dialog-actions">
+        <button type="button" onClick={onBack}>
+          Back
+        </button>
+        <button type="submit" className="primary" disabled={busy || !link.trim()}>
           {busy ? 'Joining…' : 'Join'}
         </button>
       </div>

@@ -21,6 +21,7 @@ import { ConnectionStatus } from './ConnectionStatus'
 import { ErrorNote } from './Dialog'
 import { FirstRun } from './FirstRun'
 import { InviteDialog } from './InviteDialog'
+import { AddDeviceDialog } from './AddDeviceDialog'
 import { AgentsDialog } from './AgentsDialog'
 import { MessagePane } from './MessagePane'
 import { NewChannelDialog } from './NewChannelDialog'
@@ -33,8 +34,12 @@ import { SetupPanel } from './SetupPanel'
 import { AddProjectDialog, ProjectList, ProjectView } from './Projects'
 import { Sidebar, WorkspaceSwitcher } from './Sidebar'
 
-type View = { kind: 'channel' } | { kind: 'people' } | { kind: 'project'; folder: string } | { kind: 'first-run'; step: 'choose' | 'create' | 'join' }
-type Modal = 'new-channel' | 'invite' | 'add-project' | 'new-dm' | 'add-people' | 'members' | 'agents' | 'name' | 'health' | null
+type View =
+  | { kind: 'channel' }
+  | { kind: 'people' }
+  | { kind: 'project'; folder: string }
+  | { kind: 'first-run'; step: 'choose' | 'create' | 'join' | 'device' }
+type Modal = 'new-channel' | 'invite' | 'add-device' | 'add-project' | 'new-dm' | 'add-people' | 'members' | 'agents' | 'name' | 'health' | null
 
 /** Shell is the application frame: sidebar, channel header, message pane. */
 export function Shell() {
@@ -332,6 +337,9 @@ export function Shell() {
               </span>
             ) : null}
           </button>
+          <button type="button" className="side-health" onClick={() => (setModal('add-device'), setSideShown(false))}>
+            Add a device
+          </button>
         </section>
       ) : null}
       {hasWorkspace ? (
@@ -411,6 +419,7 @@ export function Shell() {
           />
         ) : null}
         {modal === 'invite' && current ? <InviteDialog workspace={current.id} onClose={() => setModal(null)} /> : null}
+        {modal === 'add-device' && current ? <AddDeviceDialog workspace={current.id} onClose={() => setModal(null)} /> : null}
         {modal === 'agents' && current ? <AgentsDialog workspace={current.id} onClose={() => setModal(null)} /> : null}
         {modal === 'new-dm' && current ? (
           <NewDMDialog

@@ -25,6 +25,8 @@ export function makeApi() {
       create: vi.fn(),
       createHosted: vi.fn(),
       join: vi.fn(),
+      joinDevice: vi.fn(),
+      pairDevice: vi.fn(),
       people: vi.fn().mockResolvedValue([]),
       setName: vi.fn(),
       setNotifications: vi.fn(() => Promise.resolve()),

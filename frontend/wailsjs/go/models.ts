@@ -969,6 +969,22 @@ export namespace app {
 		    return a;
 		}
 	}
+	export class Pairing {
+	    link: string;
+	    expiresAt: number;
+	    published: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Pairing(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.link = source["link"];
+	        this.expiresAt = source["expiresAt"];
+	        this.published = source["published"];
+	    }
+	}
 	export class Person {
 	    user: string;
 	    name: string;

@@ -24,6 +24,7 @@ import type {
   Message,
   MessagePage,
   NotifyLevel,
+  Pairing,
   Person,
   Progress,
   Project,
@@ -114,6 +115,10 @@ export const api = {
       wrap(() => Workspaces.CreateHosted(name, you, lan) as Promise<CreatedWorkspace>),
     /** join redeems an invite link; you is the joiner's display name, written into the roster. */
     join: (link: string, you: string): Promise<CreatedWorkspace> => wrap(() => Workspaces.Join(link, you) as Promise<CreatedWorkspace>),
+    /** joinDevice joins as an existing user with a pairing link made on one of your other devices. */
+    joinDevice: (link: string): Promise<CreatedWorkspace> => wrap(() => Workspaces.JoinDevice(link) as Promise<CreatedWorkspace>),
+    /** pairDevice makes a one-use pairing link for a new device of yours, valid for minutes (1 to 60). */
+    pairDevice: (ws: string, minutes: number): Promise<Pairing> => wrap(() => Workspaces.PairDevice(ws, minutes) as Promise<Pairing>),
     /** members: the roster's people in order of joining, with when they joined. */
     members: (ws: string): Promise<WorkspaceMember[]> => wrap(() => Workspaces.WorkspaceMembers(ws) as Promise<WorkspaceMember[]>),
     /** setName changes your display name in a workspace. */

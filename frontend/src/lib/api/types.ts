@@ -66,6 +66,8 @@ export type SearchHit = Wire<app.SearchHit>
 export type InviteScope = Wire<app.InviteScope>
 /** A created invite link. */
 export type Invite = Wire<app.Invite>
+/** A one-use link for a new device of this person (docs/protocol/devices.md). */
+export type Pairing = Wire<app.Pairing>
 export type Role = Invite['role']
 /** One invite of the workspace; the link itself is shown only once, at creation. */
 export type InviteRecord = Wire<app.InviteRecord>

@@ -42,6 +42,8 @@ export function Invites(arg1:string):Promise<Array<app.InviteRecord>>;
 
 export function Join(arg1:string,arg2:string):Promise<app.Created>;
 
+export function JoinDevice(arg1:string):Promise<app.Created>;
+
 export function List():Promise<Array<app.Workspace>>;
 
 export function MarkRead(arg1:string,arg2:string):Promise<void>;
@@ -51,6 +53,8 @@ export function Messages(arg1:string,arg2:string):Promise<Array<app.Message>>;
 export function MessagesBefore(arg1:string,arg2:string,arg3:string,arg4:number):Promise<app.MessagePage>;
 
 export function MoveChannelLocally(arg1:string,arg2:string,arg3:number):Promise<Array<app.Channel>>;
+
+export function PairDevice(arg1:string,arg2:number):Promise<app.Pairing>;
 
 export function People(arg1:string):Promise<Array<app.Person>>;
 

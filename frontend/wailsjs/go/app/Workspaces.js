@@ -82,6 +82,10 @@ export function Join(arg1, arg2) {
   return window['go']['app']['Workspaces']['Join'](arg1, arg2);
 }
 
+export function JoinDevice(arg1) {
+  return window['go']['app']['Workspaces']['JoinDevice'](arg1);
+}
+
 export function List() {
   return window['go']['app']['Workspaces']['List']();
 }
@@ -100,6 +104,10 @@ export function MessagesBefore(arg1, arg2, arg3, arg4) {
 
 export function MoveChannelLocally(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['MoveChannelLocally'](arg1, arg2, arg3);
+}
+
+export function PairDevice(arg1, arg2) {
+  return window['go']['app']['Workspaces']['PairDevice'](arg1, arg2);
 }
 
 export function People(arg1) {

@@ -1,0 +1,73 @@
+package app_test
+
+import (
+	"testing"
+)
+
+// Issue 13 "A second device", the desktop path: Dana (an admin) makes a
+// pairing link with "Add a device"; a second app joins as an existing user
+// with it, as Dana, with no recovery phrase; Dana's running app adds it to
+// the private channel by itself; what it sends there is Dana's. The link
+// once more, on a third app, is refused and leaves nothing.
+func TestPairADeviceInTheApp(t *testing.T) {
+	url, svc := realRelay(t)
+	dana, laptop, thief := workspaces(t), workspaces(t), workspaces(t)
+	c := danaAcme(t, dana, url, svc)
+	ws := c.Workspace.ID
+	secret, err := dana.CreateChannel(ws, "secret", "explicit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana.PairDevice(ws, 0); code(err) != "pair/bad_expiry" {
+		t.Fatalf("0 minutes: %v", err)
+	}
+	p, err := dana.PairDevice(ws, 15)
+	if err != nil || !p.Published {
+		t.Fatalf("pairing %+v, %v", p, err)
+	}
+	if _, err := laptop.JoinDevice("weald://invite?" + p.Link[len("weald://pair?"):]); code(err) != "pair/wrong_link" {
+		t.Fatalf("an invite link on Join as an existing user: %v", err)
+	}
+	created, err := laptop.JoinDevice(p.Link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(created.RecoveryPhrase) != 0 || created.Workspace.You != "Dana" {
+		t.Fatalf("joined %+v", created)
+	}
+	// Refused: bound to the laptop's key (auth/grant_used), or voided
+	// once Dana's app republished the access set (auth/revoked).
+	if _, err := thief.JoinDevice(p.Link); code(err) != "auth/grant_used" && code(err) != "auth/revoked" {
+		t.Fatalf("the link once more: %v", err)
+	}
+	if list, err := thief.List(); err != nil || len(list) != 0 {
+		t.Fatalf("after the refused link: %+v, %v", list, err)
+	}
+	eventually(t, "the laptop in #secret", func() bool {
+		chans, err := laptop.Channels(ws)
+		if err != nil {
+			return false
+		}
+		for _, ch := range chans {
+			if ch.ID == secret.ID {
+				return ch.Joined
+			}
+		}
+		return false
+	})
+	if _, err := laptop.Send(ws, secret.ID, "from the laptop"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "dana reads it as hers", func() bool {
+		ms, err := dana.Messages(ws, secret.ID)
+		if err != nil {
+			return false
+		}
+		for _, m := range ms {
+			if m.Text == "from the laptop" {
+				return m.Mine && m.Author == "Dana"
+			}
+		}
+		return false
+	})
+}
