@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"fmt"
 	"testing"
 )
 
@@ -69,5 +70,62 @@ func TestPairADeviceInTheApp(t *testing.T) {
 			}
 		}
 		return false
+	})
+}
+
+// An added member's app shows the private channel by itself: the add is a
+// Welcome in the channel's log with no roster change, so the app looks for
+// Welcomes now and then (engine Run, welcomePoll). Before, Sam's app showed
+// the channel only after some unrelated roster change or a reconnect.
+func TestAddedMemberSeesThePrivateChannel(t *testing.T) {
+	url, svc := realRelay(t)
+	dana, sam := workspaces(t), workspaces(t)
+	c := danaAcme(t, dana, url, svc)
+	ws := c.Workspace.ID
+	plans, err := dana.CreateChannel(ws, "plans", "explicit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := dana.CreateInvite(ws, nil, 24, 1, "member")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sam.Join(inv.Link, "Sam"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "sam ready", func() bool { return only(t, sam).Ready })
+	var samUser string
+	eventually(t, "dana lists sam", func() bool {
+		people, err := dana.People(ws)
+		for _, p := range people {
+			if p.Name == "Sam" && p.Devices == 1 {
+				samUser = p.User
+			}
+		}
+		return err == nil && samUser != ""
+	})
+	// Wait until Sam's app has put key packages on the relay: probe
+	// channels take the adds that come too early (pending adds).
+	n := 0
+	eventually(t, "sam has key packages", func() bool {
+		n++
+		probe, err := dana.CreateChannel(ws, fmt.Sprintf("probe-%d", n), "explicit")
+		if err != nil {
+			return false
+		}
+		res, err := dana.AddPeople(ws, probe.ID, []string{samUser})
+		return err == nil && res.Added == 1
+	})
+	// A direct add to #plans: no pending add in the roster.
+	res, err := dana.AddPeople(ws, plans.ID, []string{samUser})
+	if err != nil || res.Added != 1 || res.Pending != 0 {
+		t.Fatalf("add: %+v, %v", res, err)
+	}
+	if _, err := dana.Send(ws, plans.ID, "the plan"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "sam reads #plans", func() bool {
+		ms, err := sam.Messages(ws, plans.ID)
+		return err == nil && len(ms) == 1 && ms[0].Text == "the plan"
 	})
 }

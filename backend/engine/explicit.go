@@ -220,9 +220,23 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 			}
 			continue
 		}
-		envs, err := e.fetchAll(ctx, wire.ID(gi.Policy.Group), 0)
+		// A device reads on from where it looked last (Run polls these
+		// logs for the Welcome of an add, which comes with no event); an
+		// agent reads the whole log, for the content before its Welcome
+		// (agentBackfill).
+		from := uint64(0)
+		if !e.agentMode() {
+			from = e.welcomeSeen[gi.Policy.Group]
+		}
+		envs, err := e.fetchAll(ctx, wire.ID(gi.Policy.Group), from)
 		if err != nil {
 			return err
+		}
+		if n := len(envs); n > 0 && !e.agentMode() {
+			if e.welcomeSeen == nil {
+				e.welcomeSeen = map[identity.GroupID]uint64{}
+			}
+			e.welcomeSeen[gi.Policy.Group] = envs[n-1].Seq
 		}
 		for i := len(envs) - 1; i >= 0; i-- {
 			env := &envs[i].Envelope
@@ -310,4 +324,19 @@ func (e *Engine) keyPackages(ctx context.Context) (kps []store.KeyPackage, err e
 		return err
 	})
 	return kps, err
+}
+
+// welcomesAwaited reports whether this device could be added to an
+// explicit group it is not in (Run looks for a Welcome now and then: an
+// add comes with no event to the added device).
+func (e *Engine) welcomesAwaited() bool {
+	if e.agentMode() || !e.roster.DeviceLive(e.devID) {
+		return false
+	}
+	for _, gi := range e.welcomeGroups() {
+		if !e.member(gi.Policy.Group) {
+			return true
+		}
+	}
+	return false
 }

@@ -80,6 +80,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	ticks := 0
 	// What a sync could not finish (a join that met groups/no_bundle, a
 	// dropped connection, a relay restart, a message in the outbox) is
 	// retried with backoff, reset whenever a channel was joined, so no
@@ -164,8 +165,16 @@ func (e *Engine) Run(ctx context.Context) error {
 		case <-e.kick:
 			work(func(context.Context) error { return nil })
 		case <-tick.C:
+			ticks++
 			if e.missed.Swap(false) || time.Since(lastSync) >= e.attestEvery {
 				work(syncAll)
+			} else if ticks%welcomePoll == 0 && e.awaitingWelcomes() {
+				work(func(ctx context.Context) error {
+					if e.client == nil {
+						return nil
+					}
+					return e.acceptWelcomes(ctx)
+				})
 			}
 		case ev := <-ch:
 			if ev.Kind == relayclient.EventDisconnected {
@@ -175,6 +184,18 @@ func (e *Engine) Run(ctx context.Context) error {
 			work(func(ctx context.Context) error { return e.handle(ctx, ev) })
 		}
 	}
+}
+
+// welcomePoll is how many seconds apart Run looks for a Welcome in the
+// explicit groups this device is not in: someone adding it to a private
+// channel sends the Welcome to that channel's log, with no event to it.
+const welcomePoll = 10
+
+// awaitingWelcomes is welcomesAwaited under e.mu.
+func (e *Engine) awaitingWelcomes() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.welcomesAwaited()
 }
 
 // splitCode splits "area/name: sentence" into its code and sentence.
