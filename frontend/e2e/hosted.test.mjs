@@ -41,6 +41,8 @@ test('Host on this computer reaches #general with Send enabled; a second instanc
   const [w] = await call(dana, 'app.Workspaces.List')
   assert.match(w.relay, /^ws:\/\/127\.0\.0\.1:\d+\/v1\/ws$/, 'the relay is on this computer')
   await sendAndSee(a, 'hello from the hosted relay')
+  // Connected, and the page says so: no stale "Not connected" line.
+  await a.getByText('Not connected to the relay').waitFor({ state: 'detached', timeout: 20000 })
   await screenshot(a, 'hosted-general.png')
 
   const inv = await call(dana, 'app.Workspaces.CreateInvite', w.id, [], 24, 1, 'member')
@@ -55,6 +57,7 @@ test('Host on this computer reaches #general with Send enabled; a second instanc
   await b.getByRole('heading', { level: 1, name: '#general' }).waitFor({ timeout: slow })
   await b.getByRole('log', { name: 'Messages' }).getByText('hello from the hosted relay').waitFor({ timeout: slow })
   await b.getByRole('button', { name: 'Send', disabled: false }).waitFor({ timeout: slow })
+  await b.getByText('Not connected to the relay').waitFor({ state: 'detached', timeout: 20000 })
   await screenshot(b, 'hosted-joined.png')
 
   // The relay restarts with the app: same home, same address.

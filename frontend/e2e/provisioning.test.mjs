@@ -35,6 +35,8 @@ test('a relay in token mode, a token link, a workspace created with no operator 
   assert.equal(list.length, 1)
   assert.equal(list[0].ready, true)
   assert.equal(list[0].provision, null)
+  // Connected, and the page says so: no stale "Not connected" line.
+  await page.getByText('Not connected to the relay').waitFor({ state: 'detached', timeout: 20000 })
   await screenshot(page, 'provisioning-token-link.png')
 
   // The token had one use: the same link again is refused, and nothing is kept.

@@ -37,9 +37,14 @@ export function useWorkspaces() {
   }, [])
 
   const select = useCallback((id: string) => set((p) => ({ ...p, current: id })), [])
-  /** added puts a workspace just created or joined in the list and shows it. */
+  /**
+   * added shows a workspace just created or joined. The create or join result is a snapshot from before the
+   * recovery phrase was confirmed: when Go has pushed the workspace since (connected, synced), the pushed entry
+   * is newer and stays; the snapshot only fills in a workspace not listed yet.
+   */
   const added = useCallback(
-    (ws: Workspace) => set((p) => ({ ...p, workspaces: [...p.workspaces.filter((w) => w.id !== ws.id), ws], current: ws.id })),
+    (ws: Workspace) =>
+      set((p) => ({ ...p, workspaces: p.workspaces.some((w) => w.id === ws.id) ? p.workspaces : [...p.workspaces, ws], current: ws.id })),
     [],
   )
   return { ...s, select, added }

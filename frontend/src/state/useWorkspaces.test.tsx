@@ -1,0 +1,39 @@
+import { beforeEach, describe, expect, it } from 'vitest'
+import { act, renderHook, waitFor } from '@testing-library/react'
+import { holder, makeApi, ws } from '../test/apiMock'
+
+vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
+
+import { useWorkspaces } from './useWorkspaces'
+
+beforeEach(() => {
+  holder.current = makeApi()
+  holder.current.api.workspaces.list.mockResolvedValue([])
+})
+
+// A workspace created on a relay that answers at once is connected before
+// its recovery phrase is confirmed; the create result, taken earlier, said
+// "not connected". Showing that result over what Go pushed since left
+// "Not connected to the relay; reconnecting…" on screen for good while
+// messages arrived (seen in the hosted and token-link stories).
+describe('useWorkspaces', () => {
+  it('keeps what Go pushed over an older create result', async () => {
+    const { result } = renderHook(() => useWorkspaces())
+    await waitFor(() => expect(result.current.loading).toBe(false))
+    act(() => holder.current.emit('workspaces', [ws({ connected: true })]))
+    act(() => result.current.added(ws({ connected: false, ready: false })))
+    expect(result.current.current).toBe(ws().id)
+    expect(result.current.workspaces).toHaveLength(1)
+    expect(result.current.workspaces[0].connected).toBe(true)
+    expect(result.current.workspaces[0].ready).toBe(true)
+  })
+
+  it('lists a created workspace Go has not pushed yet, and takes later pushes', async () => {
+    const { result } = renderHook(() => useWorkspaces())
+    await waitFor(() => expect(result.current.loading).toBe(false))
+    act(() => result.current.added(ws({ connected: false })))
+    expect(result.current.workspaces.map((w) => w.connected)).toEqual([false])
+    act(() => holder.current.emit('workspaces', [ws({ connected: true })]))
+    expect(result.current.workspaces.map((w) => w.connected)).toEqual([true])
+  })
+})
