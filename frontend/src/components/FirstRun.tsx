@@ -110,7 +110,9 @@ function CreateWorkspace({ onReady, onBack, pick }: { onReady: (ws: Workspace) =
         setBusy(true)
         setError(null)
         try {
-          const r = hosted ? await api.workspaces.createHosted(name.trim(), you.trim(), lan) : await api.workspaces.create(name.trim(), you.trim(), relay.trim())
+          const r = hosted
+            ? await api.workspaces.createHosted(name.trim(), you.trim(), lan)
+            : await api.workspaces.create(name.trim(), you.trim(), relay.trim())
           // No phrase comes back when the words were already handed out (a retried create): nothing to show.
           if (r.recoveryPhrase.length === 0) onReady(r.workspace)
           else setCreated({ ws: r.workspace, phrase: r.recoveryPhrase })
@@ -141,8 +143,8 @@ function CreateWorkspace({ onReady, onBack, pick }: { onReady: (ws: Workspace) =
             <input type="checkbox" checked={lan} onChange={(e) => setLan(e.target.checked)} /> Let computers on my network join
           </label>
           <p id="ws-host-help" className="help">
-            Weald runs the relay inside this app and starts it again each time the app opens. Others reach the workspace only while Weald is
-            open here;{' '}
+            Weald runs the relay inside this app and starts it again each time the app opens. Others reach the workspace only while Weald is open
+            here;{' '}
             {lan
               ? 'invite links carry this computer’s network address, so teammates on the same network can join.'
               : 'only this computer can reach it.'}

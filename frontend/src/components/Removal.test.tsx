@@ -60,10 +60,7 @@ describe('PeopleView', () => {
       person({
         user: hex(0xb),
         name: 'Sam',
-        devices: [
-          device(0xbb, { lastSeen: Date.UTC(2026, 10, 28) }),
-          device(0xbc, { waiting: [{ channel: 'hr', since: Date.UTC(2026, 11, 1) }] }),
-        ],
+        devices: [device(0xbb, { lastSeen: Date.UTC(2026, 10, 28) }), device(0xbc, { waiting: [{ channel: 'hr', since: Date.UTC(2026, 11, 1) }] })],
       }),
     ])
     render(<PeopleView workspace={W} workspaceName="Acme" />)
