@@ -33,11 +33,7 @@ func TestUnexpectedRosterChangeAlerts(t *testing.T) {
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 110)
-	link, err := dana.CreateInvite(ctx, nil, roster.RoleMember, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sam := joinWith(t, r, link, "sam", 111)
+	sam := inviteAndJoin(t, r, dana, "sam", 111)
 	samWords, err := sam.TakeRecoveryPhrase(ctx)
 	if err != nil || samWords == "" {
 		t.Fatalf("phrase: %q %v", samWords, err)
@@ -73,11 +69,7 @@ func TestUnexpectedRosterChangeAlerts(t *testing.T) {
 		t.Fatalf("Dana was alerted about her own promotion: %+v", dana.Status().Alerts)
 	}
 	// Sam invites Lee: Dana is told, naming Sam's device and its invite.
-	link2, err := sam.CreateInvite(ctx, nil, roster.RoleMember, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	joinWith(t, r, link2, "lee", 113)
+	inviteAndJoin(t, r, sam, "lee", 113)
 	if _, err := dana.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -252,3 +252,14 @@ func TestInviteAndStories(t *testing.T) {
 		t.Fatalf("rename/reorder not seen: %+v", sam.Channels())
 	}
 }
+
+// inviteAndJoin has inviter make a member invite lasting an hour and a
+// new device named name (key seed) join with it.
+func inviteAndJoin(t testing.TB, r *testRelay, inviter *Engine, name string, seed byte) *Engine {
+	t.Helper()
+	link, err := inviter.CreateInvite(testCtx(t), nil, roster.RoleMember, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return joinWith(t, r, link, name, seed)
+}

@@ -71,11 +71,7 @@ func TestForgedJoinsAreEvicted(t *testing.T) {
 		t.Fatal(err)
 	}
 	sam := joinWith(t, r, link1, "sam", 41)
-	link2, err := dana.CreateInvite(ctx, nil, roster.RoleMember, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lee := joinWith(t, r, link2, "lee", 42)
+	lee := inviteAndJoin(t, r, dana, "lee", 42)
 	if _, err := dana.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}

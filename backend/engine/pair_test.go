@@ -126,11 +126,7 @@ func TestPairSecondDevice(t *testing.T) {
 
 	// Forged device authorizations: Lee writes a pairing for Sam, and an
 	// admit-device of Lee's key under Sam's user. The relay refuses both.
-	leeInvite, err := dana.CreateInvite(ctx, nil, roster.RoleMember, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lee := joinWith(t, r, leeInvite, "lee", 85)
+	lee := inviteAndJoin(t, r, dana, "lee", 85)
 	head := lee.roster.Head()
 	lee.mu.Lock()
 	err = lee.appendRoster(ctx, func() (roster.Body, error) {

@@ -61,11 +61,7 @@ func TestRecoveryRotationRevokesTheLeakedPhrase(t *testing.T) {
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 130)
-	link, err := dana.CreateInvite(ctx, nil, roster.RoleMember, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sam := joinWith(t, r, link, "sam", 131)
+	sam := inviteAndJoin(t, r, dana, "sam", 131)
 	old, err := sam.TakeRecoveryPhrase(ctx)
 	if err != nil || old == "" {
 		t.Fatalf("phrase: %v", err)

@@ -227,11 +227,7 @@ func TestWelcomeJoinerSendsRecoveryWrap(t *testing.T) {
 	if _, err := dana.CreateChannel(ctx, "secret", roster.AdmissionExplicit); err != nil {
 		t.Fatal(err)
 	}
-	link, err := dana.CreateInvite(ctx, nil, roster.RoleMember, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sam := joinWith(t, r, link, "sam", 91)
+	sam := inviteAndJoin(t, r, dana, "sam", 91)
 	words, err := sam.TakeRecoveryPhrase(ctx)
 	if err != nil {
 		t.Fatal(err)

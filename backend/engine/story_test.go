@@ -127,11 +127,7 @@ func TestSelfJoinEmitsRecoveryWrap(t *testing.T) {
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 57)
-	link, err := dana.CreateInvite(ctx, nil, roster.RoleMember, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sam := joinWith(t, r, link, "sam", 58)
+	sam := inviteAndJoin(t, r, dana, "sam", 58)
 	words, err := sam.TakeRecoveryPhrase(ctx)
 	if err != nil || len(strings.Fields(words)) != 24 {
 		t.Fatalf("phrase %d words, %v", len(strings.Fields(words)), err)

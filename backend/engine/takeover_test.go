@@ -5,11 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"weald/backend/identity"
 	"weald/backend/relayclient"
-	"weald/backend/roster"
 	"weald/backend/wire"
 )
 
@@ -29,11 +27,7 @@ func TestProbationaryTakeoverIsRefusedAndAdminsAlerted(t *testing.T) {
 	dana := createWorkspace(t, r, 140)
 	var sam, lee *Engine
 	for i, name := range []string{"sam", "lee"} {
-		link, err := dana.CreateInvite(ctx, nil, roster.RoleMember, time.Hour)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := joinWith(t, r, link, name, 141+byte(i))
+		e := inviteAndJoin(t, r, dana, name, 141+byte(i))
 		if i == 0 {
 			sam = e
 		} else {
