@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -136,5 +137,35 @@ func TestRecoveryRotationRevokesTheLeakedPhrase(t *testing.T) {
 	again, err := sam.RotateRecovery(ctx)
 	if err != nil || again.Phrase == res.Phrase || again.Revoked != res.Recovery {
 		t.Fatalf("a second rotation: %+v %v", again, err)
+	}
+}
+
+// A Revoke's revoked_at is read while its body is built; the operation's
+// own time must not be older (roster refuses "revoked_at is after the
+// operation's own time"). With a clock that moves a millisecond per read,
+// 009c259's order (operation time read before the body) refused every
+// revocation; it showed as a flake in -race runs, where reads straddled a
+// millisecond.
+func TestRevokeIsSignedNoEarlierThanItsRevokedAt(t *testing.T) {
+	r := startRelay(t)
+	ctx := testCtx(t)
+	dana := createWorkspace(t, r, 150)
+	sam := inviteAndJoin(t, r, dana, "sam", 151)
+	if _, err := sam.TakeRecoveryPhrase(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sam.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	tick := time.Now()
+	sam.now = func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		tick = tick.Add(time.Millisecond)
+		return tick
+	}
+	if _, err := sam.RotateRecovery(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

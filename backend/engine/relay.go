@@ -198,17 +198,28 @@ func (e *Engine) reloadRoster(ctx context.Context) {
 // re-syncing and retrying on conflict. build is re-run after each re-sync
 // and returns a nil body when the operation is no longer needed.
 func (e *Engine) appendRoster(ctx context.Context, build func() (roster.Body, error)) error {
-	return e.appendRosterAt(ctx, func(time.Time) (roster.Body, error) { return build() })
+	return e.appendRosterOp(ctx, func(time.Time) (roster.Body, error) { return build() }, false)
 }
 
 // appendRosterAt is appendRoster for a body that names its own operation's
 // time (a retention proposal's relay approval signs it).
 func (e *Engine) appendRosterAt(ctx context.Context, build func(at time.Time) (roster.Body, error)) error {
+	return e.appendRosterOp(ctx, build, true)
+}
+
+// appendRosterOp signs what build returns. With atGiven the operation's time
+// is the one build was given; otherwise it is read after build, so a time
+// the body read itself (a Revoke's revoked_at) is never after the
+// operation's own (roster.checkRevoke refuses that).
+func (e *Engine) appendRosterOp(ctx context.Context, build func(at time.Time) (roster.Body, error), atGiven bool) error {
 	for attempt := 0; attempt < 8; attempt++ {
 		at := e.now()
 		body, err := build(at)
 		if err != nil || body == nil {
 			return err
+		}
+		if !atGiven {
+			at = e.now()
 		}
 		op, err := roster.Sign(roster.DeviceSigner(e.dev), e.roster.Head(), at, body)
 		if err != nil {
