@@ -6,8 +6,10 @@
 // interop", is the contract.
 //
 //	mlspeer --state DIR [--identity ID] [--hex] [--private-handshake] [--suite N] CMD ...
+//	mlspeer serve
 //
-// Exit status: 0 ok, 1 protocol error, 2 usage, 3 unsupported.
+// Exit status: 0 ok, 1 protocol error, 2 usage, 3 unsupported. serve runs
+// invocations read from stdin, one a line, in one process (serve.go).
 package main
 
 import (
@@ -32,6 +34,13 @@ func (e *usageError) Error() string { return e.msg }
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == "serve" {
+		if err := serve(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "mlspeer: serve: %v\n", err)
+			os.Exit(exitUsage)
+		}
+		return
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -54,6 +63,7 @@ func run(argv []string, stdout, stderr io.Writer) int {
 }
 
 const usageText = `usage: mlspeer --state DIR [--identity ID] [--hex] [--private-handshake] [--suite N] CMD
+       mlspeer serve    (one invocation a line on stdin: a JSON array of its arguments)
   keypackage OUT
   create GROUPID
   add KP... --welcome OUT --commit OUT [--ratchet-tree OUT]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,5 +107,49 @@ func TestTwoPeers(t *testing.T) {
 	}
 	if line.Active == nil || *line.Active {
 		t.Fatalf("bob after removal: %+v", line)
+	}
+}
+
+// serve answers each line as a process of its own would, in order, and
+// stops at a line that is not a JSON array of strings.
+func TestServe(t *testing.T) {
+	dir := t.TempDir()
+	st := filepath.Join(dir, "s")
+	lines := [][]string{
+		{"--state", st, "info"}, // no group yet: usage
+		{"--state", st, "--identity", "a", "create", "g"},
+		{"--state", st, "info"},
+	}
+	// What the first line does in a process of its own (it changes nothing).
+	var wantOut, wantErr bytes.Buffer
+	wantCode := run(lines[0], &wantOut, &wantErr)
+	var in bytes.Buffer
+	for _, l := range lines {
+		b, _ := json.Marshal(l)
+		in.Write(append(b, '\n'))
+	}
+	var out bytes.Buffer
+	if err := serve(&in, &out); err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(&out)
+	for i, l := range lines {
+		var got served
+		if err := dec.Decode(&got); err != nil {
+			t.Fatalf("answer %d: %v", i, err)
+		}
+		if i == 0 && (got.Exit != wantCode || got.Stdout != wantOut.String() || got.Stderr != wantErr.String()) {
+			t.Fatalf("%v: served %+v, a process exits %d with %q / %q", l, got, wantCode, wantOut.String(), wantErr.String())
+		}
+		if want := []int{exitUsage, exitOK, exitOK}[i]; got.Exit != want {
+			t.Fatalf("%v: exit %d, want %d (%s)", l, got.Exit, want, got.Stderr)
+		}
+	}
+	var info infoJSON
+	if err := json.Unmarshal([]byte(must(t, "--state", st, "info")), &info); err != nil || info.Epoch != 0 || len(info.Members) != 1 {
+		t.Fatalf("the served create left info %+v (%v)", info, err)
+	}
+	if err := serve(strings.NewReader("info\n"), io.Discard); err == nil {
+		t.Fatal("serve took a line that is not a JSON array")
 	}
 }

@@ -59,18 +59,17 @@ func tsImpl(t *testing.T) impl {
 
 // TestGoWithTSMLS is the interop proof: Go creates group 1 and ts-mls joins
 // it by Welcome and by external commit; ts-mls creates group 2 and Go joins
-// it by Welcome with an out-of-band tree.
+// it by Welcome with an out-of-band tree. It runs under -short too: through
+// one serve process per implementation it takes seconds, not minutes.
 func TestGoWithTSMLS(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the ts-mls interop run takes minutes (make test runs it)")
-	}
 	t.Parallel()
-	scenario(t, goImpl(), tsImpl(t))
+	scenario(t, goImpl().served(t), tsImpl(t).served(t))
 }
 
 func TestGoWithItself(t *testing.T) {
 	t.Parallel()
-	scenario(t, goImpl(), goImpl())
+	g := goImpl().served(t)
+	scenario(t, g, g)
 }
 
 func TestErrorCodes(t *testing.T) {

@@ -1,10 +1,12 @@
 package interop
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +20,116 @@ import (
 type impl struct {
 	name string
 	argv []string // program and leading arguments
+	// srv, when set, runs the invocations instead of a process each.
+	srv *server
+}
+
+// server is one `serve` process of an implementation: it runs invocations
+// sent as lines on its stdin, each loading and saving its state directory
+// as a process of its own would, and answers each with one line (what that
+// process would have exited with and printed). A Node process costs about
+// half a CPU-second to start; one per test instead of one per invocation.
+type server struct {
+	name    string
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	answers chan served // closed when stdout ends
+	errFile string      // its stderr
+}
+
+// served is one answer of a server.
+type served struct {
+	Exit   int    `json:"exit"`
+	Stdout string `json:"stdout"`
+	Stderr string `json:"stderr"`
+}
+
+// stderr returns what the server wrote to stderr so far.
+func (s *server) stderr() string {
+	b, _ := os.ReadFile(s.errFile)
+	return string(b)
+}
+
+// served returns im driven through one serve process, stopped when the test ends.
+func (im impl) served(t *testing.T) impl {
+	t.Helper()
+	cmd := exec.Command(im.argv[0], append(append([]string{}, im.argv[1:]...), "serve")...)
+	srv := &server{name: im.name, cmd: cmd, answers: make(chan served), errFile: filepath.Join(t.TempDir(), "stderr")}
+	errf, err := os.Create(srv.errFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer errf.Close() // the child has its own copy
+	cmd.Stderr = errf
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("%s: cannot start %v serve: %v", im.name, im.argv, err)
+	}
+	srv.in = in
+	go func() {
+		defer close(srv.answers)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		for sc.Scan() {
+			var a served
+			if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
+				a = served{Exit: -1, Stderr: fmt.Sprintf("answer %q is not one JSON object: %v", sc.Text(), err)}
+			}
+			srv.answers <- a
+		}
+	}()
+	t.Cleanup(func() {
+		in.Close() // serve ends at the end of its input
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("%s serve: %v: %s", im.name, err, srv.stderr())
+			}
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-done
+			t.Errorf("%s serve did not end with its input", im.name)
+		}
+	})
+	im.srv = srv
+	return im
+}
+
+// do runs one invocation on the server, by the deadline.
+func (s *server) do(t *testing.T, argv []string, deadline time.Time) served {
+	t.Helper()
+	line, err := json.Marshal(argv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.in.Write(append(line, '\n')); err != nil {
+		t.Fatalf("%s serve: writing a request: %v: %s", s.name, err, s.stderr())
+	}
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	select {
+	case a, ok := <-s.answers:
+		if !ok {
+			t.Fatalf("%s serve ended before answering %v: %s", s.name, argv, s.stderr())
+		}
+		if a.Exit < 0 {
+			t.Fatalf("%s serve: %s", s.name, a.Stderr)
+		}
+		return a
+	case <-timer.C:
+		s.cmd.Process.Kill()
+		t.Fatalf("%s serve: %v: test deadline passed", s.name, argv)
+	}
+	panic("unreachable")
 }
 
 // peer is one party: an implementation plus its own state directory.
@@ -72,10 +184,7 @@ func (p *peer) run(args ...string) string {
 // try executes one command and returns stdout, the exit code and stderr.
 func (p *peer) try(args ...string) (string, int, string) {
 	p.t.Helper()
-	ctx, cancel := context.WithDeadline(context.Background(), p.deadline)
-	defer cancel()
-	argv := append([]string{}, p.impl.argv[1:]...)
-	argv = append(argv, "--state", p.dir, "--identity", p.identity)
+	argv := []string{"--state", p.dir, "--identity", p.identity}
 	if p.hex {
 		argv = append(argv, "--hex")
 	}
@@ -83,7 +192,13 @@ func (p *peer) try(args ...string) (string, int, string) {
 		argv = append(argv, "--private-handshake")
 	}
 	argv = append(argv, args...)
-	cmd := exec.CommandContext(ctx, p.impl.argv[0], argv...)
+	if p.impl.srv != nil {
+		a := p.impl.srv.do(p.t, argv, p.deadline)
+		return a.Stdout, a.Exit, a.Stderr
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), p.deadline)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.impl.argv[0], append(append([]string{}, p.impl.argv[1:]...), argv...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -311,8 +426,14 @@ func scenario(t *testing.T, a, b impl) {
 	}
 }
 
-// errors checks the exit codes of the command line contract.
+// errors checks the exit codes of the command line contract, of a process
+// per invocation and of serve.
 func errorCodes(t *testing.T, im impl) {
+	errorCodesOf(t, im)
+	errorCodesOf(t, im.served(t))
+}
+
+func errorCodesOf(t *testing.T, im impl) {
 	deadline := time.Now().Add(time.Minute)
 	p := newPeer(t, im, "zed", deadline)
 	if _, code, _ := p.try("no-such-command"); code != 2 {

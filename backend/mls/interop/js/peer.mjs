@@ -4,10 +4,17 @@
 // the same way (see docs/protocol/mls.md, "mlspeer and interop").
 //
 //   node peer.mjs --state DIR [--identity ID] [--hex] [--private-handshake] CMD ...
+//   node peer.mjs serve
 //
-// Exit codes: 0 ok, 1 protocol error, 2 usage, 3 unsupported.
+// Exit codes: 0 ok, 1 protocol error, 2 usage, 3 unsupported. serve runs
+// invocations read from stdin, one a line (a JSON array of the arguments),
+// in this one process and answers each with one line
+// {"exit","stdout","stderr"}: what a process of its own would have exited
+// with and printed. Each still loads and saves its state directory; only
+// Node's start-up and the cipher suite are shared.
 import { readFileSync, writeFileSync, existsSync, mkdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import {
   createApplicationMessage,
   createCommit,
@@ -84,9 +91,10 @@ function parseArgs(argv) {
 }
 
 class Peer {
-  constructor(opts, impl) {
+  constructor(opts, impl, out) {
     this.opts = opts;
     this.impl = impl;
+    this.out = out; // writes to the invocation's stdout
     this.dir = opts.state;
     mkdirSync(this.dir, { recursive: true });
     this.file = join(this.dir, "ts-peer.json");
@@ -304,7 +312,7 @@ class Peer {
       }
       this.save();
       lines.push(line);
-      process.stdout.write(JSON.stringify(line) + "\n");
+      this.out(JSON.stringify(line) + "\n");
     }
     return undefined;
   }
@@ -396,10 +404,11 @@ function decodeOne(bytes) {
   return d[0];
 }
 
-async function main(argv) {
+// execute runs one invocation (argv without the program) with the cipher
+// suite impl, writing its stdout through out.
+async function execute(argv, impl, out) {
   const { opts, cmd, args, named } = parseArgs(argv);
-  const impl = await getCiphersuiteImpl(getCiphersuiteFromName(SUITE));
-  const peer = new Peer(opts, impl);
+  const peer = new Peer(opts, impl, out);
   const want = (n) => {
     if (args.length !== n) throw new UsageError(`${cmd} takes ${n} argument(s)`);
   };
@@ -446,11 +455,11 @@ async function main(argv) {
       break;
     case "export":
       want(3);
-      process.stdout.write((await peer.export(args[0], args[1], args[2])) + "\n");
+      out((await peer.export(args[0], args[1], args[2])) + "\n");
       return;
     case "epoch-authenticator":
       want(0);
-      process.stdout.write(toHex(peer.needGroup().keySchedule.epochAuthenticator) + "\n");
+      out(toHex(peer.needGroup().keySchedule.epochAuthenticator) + "\n");
       return;
     case "info":
       want(0);
@@ -460,15 +469,53 @@ async function main(argv) {
       throw new UsageError(`unknown command ${cmd}`);
   }
   peer.save();
-  process.stdout.write(JSON.stringify(result) + "\n");
+  out(JSON.stringify(result) + "\n");
+}
+
+function exitCode(e) {
+  if (e instanceof UsageError) return 2;
+  if (e instanceof UnsupportedError) return 3;
+  return 1;
+}
+
+const errorLine = (e) => `${e.constructor.name}: ${e.message}\n`;
+
+// serve answers the invocations on stdin in order, one line each, until
+// stdin ends; a line that is not a JSON array of strings ends it with 2.
+async function serve(impl) {
+  for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+    let argv;
+    try {
+      argv = JSON.parse(line);
+    } catch {
+      argv = undefined;
+    }
+    if (!Array.isArray(argv) || !argv.every((a) => typeof a === "string")) {
+      process.stderr.write("serve: a request line is not a JSON array of strings\n");
+      process.exit(2);
+    }
+    let stdout = "";
+    let answer;
+    try {
+      await execute(argv, impl, (s) => (stdout += s));
+      answer = { exit: 0, stdout, stderr: "" };
+    } catch (e) {
+      answer = { exit: exitCode(e), stdout, stderr: errorLine(e) };
+    }
+    process.stdout.write(JSON.stringify(answer) + "\n");
+  }
+}
+
+async function main(argv) {
+  const impl = await getCiphersuiteImpl(getCiphersuiteFromName(SUITE));
+  if (argv.length === 1 && argv[0] === "serve") return serve(impl);
+  return execute(argv, impl, (s) => process.stdout.write(s));
 }
 
 main(process.argv.slice(2)).then(
   () => process.exit(0),
   (e) => {
-    process.stderr.write(`${e.constructor.name}: ${e.message}\n`);
-    if (e instanceof UsageError) process.exit(2);
-    if (e instanceof UnsupportedError) process.exit(3);
-    process.exit(1);
+    process.stderr.write(errorLine(e));
+    process.exit(exitCode(e));
   },
 );
