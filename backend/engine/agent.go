@@ -185,6 +185,10 @@ func (e *Engine) welcomeGroups() []roster.GroupInfo {
 			out = append(out, gi)
 		}
 	}
+	// A recovered device enters the root by Welcome (recover.go).
+	if root, ok := e.roster.Group(e.roster.RootGroup()); ok && e.meta.Recovery != nil && !e.member(root.Policy.Group) {
+		out = append([]roster.GroupInfo{root}, out...)
+	}
 	return out
 }
 

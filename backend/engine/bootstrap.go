@@ -366,6 +366,11 @@ func (e *Engine) accessSetFromRoster(version uint64, cur *wire.AccessSet) wire.A
 	for _, a := range keys.Agents {
 		set.Agents = append(set.Agents, a.Bytes())
 	}
+	// Live recovery keys: a person who lost every device connects with
+	// one to recover onto a new device (recover.go).
+	for _, r := range keys.Recoveries {
+		set.Recovery = append(set.Recovery, r.Bytes())
+	}
 	known := map[wire.ID]bool{}
 	for _, inv := range e.roster.Invites() {
 		known[wire.ID(inv.Invite.Grant)] = true
@@ -382,8 +387,14 @@ func (e *Engine) accessSetFromRoster(version uint64, cur *wire.AccessSet) wire.A
 }
 
 func sameAccess(a, b *wire.AccessSet) bool {
-	if len(a.Devices) != len(b.Devices) || len(a.Grants) != len(b.Grants) || len(a.Agents) != len(b.Agents) {
+	if len(a.Devices) != len(b.Devices) || len(a.Grants) != len(b.Grants) || len(a.Agents) != len(b.Agents) ||
+		len(a.Recovery) != len(b.Recovery) {
 		return false
+	}
+	for i := range a.Recovery {
+		if string(a.Recovery[i]) != string(b.Recovery[i]) {
+			return false
+		}
 	}
 	for i := range a.Agents {
 		if string(a.Agents[i]) != string(b.Agents[i]) {

@@ -84,6 +84,7 @@ type meta struct {
 	Steps       map[string]bool        `json:"steps"`
 	Muted       map[string]bool        `json:"muted"`
 	Invite      *inviteUse             `json:"invite,omitempty"`     // a redemption in progress or done
+	Recovery    *recoveryUse           `json:"recovery,omitempty"`   // a recovery onto this device, in progress or done
 	SelfJoins   map[string][]time.Time `json:"self_joins,omitempty"` // per group (hex): recent self-join commits
 	// Phrase is the recovery phrase until it has been handed out once and
 	// its principal is in the roster (a creator's phrase is drawn with its
@@ -123,15 +124,20 @@ type meta struct {
 
 // Engine is one workspace's running client.
 type Engine struct {
-	mu    sync.Mutex
-	opts  Options
-	rand  io.Reader
-	now   func() time.Time
-	db    *db
-	meta  meta
-	dev   identity.DevicePrivate
-	devID identity.DeviceID // for an agent: its agent id
-	edKey ed25519.PrivateKey
+	mu   sync.Mutex
+	opts Options
+	rand io.Reader
+	now  func() time.Time
+	db   *db
+	meta meta
+	// signAs, when set, signs roster appends instead of the device key
+	// (a recovery principal's recover-device and approve-device).
+	signAs roster.Signer
+	// revokedOld: the older devices this recovered device revoked (recover.go).
+	revokedOld []string
+	dev        identity.DevicePrivate
+	devID      identity.DeviceID // for an agent: its agent id
+	edKey      ed25519.PrivateKey
 	// agentKey is set when this engine runs as an agent (dev is then zero).
 	agentKey identity.AgentPrivate
 

@@ -263,7 +263,7 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 			g := e.groupState(gi.Policy.Group)
 			g.mls = m
 			g.rec.LastSeq = envs[i].Seq
-			if err := e.noteEpoch(g, gi.Policy.History == roster.HistoryClosed, false); err != nil {
+			if err := e.noteEpoch(g, gi.Policy.History == roster.HistoryClosed, gi.Policy.Kind == roster.KindWorkspace); err != nil {
 				return err
 			}
 			lr := e.lastResort(refs[used])

@@ -221,7 +221,11 @@ func (e *Engine) appendRosterOp(ctx context.Context, build func(at time.Time) (r
 		if !atGiven {
 			at = e.now()
 		}
-		op, err := roster.Sign(roster.DeviceSigner(e.dev), e.roster.Head(), at, body)
+		signer := roster.DeviceSigner(e.dev)
+		if e.signAs != nil {
+			signer = e.signAs
+		}
+		op, err := roster.Sign(signer, e.roster.Head(), at, body)
 		if err != nil {
 			return err
 		}

@@ -401,6 +401,11 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 			return rep, err
 		}
 	}
+	if ru := e.meta.Recovery; ru != nil && !ru.Revoked {
+		if err := e.recoverPrelude(ctx); err != nil {
+			return rep, err
+		}
+	}
 	if err := e.connect(ctx); err != nil {
 		return rep, err
 	}
@@ -452,6 +457,9 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 			return rep, err
 		}
 		if err := e.addOwnDevices(ctx); err != nil {
+			return rep, err
+		}
+		if err := e.addRecoveredDevices(ctx); err != nil {
 			return rep, err
 		}
 		if err := e.ensureDMs(ctx); err != nil {

@@ -129,10 +129,13 @@ func (s *State) check(in *Operation) (func(), error) {
 		return nil, reject(ErrNotAuthorized, "an agent may only sign admit-agent, not %s", op.Type())
 	}
 	if a.recovery != nil {
-		if b, ok := op.Body.(*RecoverDevice); ok {
+		switch b := op.Body.(type) {
+		case *RecoverDevice:
 			return s.checkRecoverDevice(op, a, b)
+		case *ApproveDevice:
+			return s.checkSelfApprove(op, a, b)
 		}
-		return nil, reject(ErrNotAuthorized, "a recovery principal may only sign recover-device, not %s", op.Type())
+		return nil, reject(ErrNotAuthorized, "a recovery principal may only sign recover-device and approve-device, not %s", op.Type())
 	}
 	if a.device.Probation && probationForbids[op.Type()] {
 		return nil, reject(ErrProbation, "%s by device %s", op.Type(), a.device.ID.ShortString())

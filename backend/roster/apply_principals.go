@@ -146,27 +146,65 @@ func (s *State) checkRecoverDevice(op *Operation, a actor, b *RecoverDevice) (fu
 	u := s.users[b.User]
 	ref := s.ref(op)
 	return func() {
-		s.devices[did] = &DeviceInfo{ID: did, User: b.User, Public: b.Device, Admitted: ref, Probation: true}
+		s.devices[did] = &DeviceInfo{ID: did, User: b.User, Public: b.Device, Admitted: ref, Probation: true,
+			RecoveredBy: a.recovery.ID, RecoveredAt: op.CreatedAt}
 		u.Devices = append(u.Devices, did)
 	}, nil
+}
+
+// onProbation returns the live device on probation that an approve-device names.
+func (s *State) onProbation(id identity.DeviceID) (*DeviceInfo, error) {
+	d, ok := s.devices[id]
+	if !ok {
+		return nil, reject(ErrUnknownPrincipal, "device %s", id.ShortString())
+	}
+	if !s.DeviceLive(d.ID) {
+		return nil, reject(ErrAlreadyRevoked, "device %s", id.ShortString())
+	}
+	if !d.Probation {
+		return nil, reject(ErrBadOperation, "device %s is not on probation", id.ShortString())
+	}
+	return d, nil
 }
 
 func (s *State) checkApproveDevice(op *Operation, a actor, b *ApproveDevice) (func(), error) {
 	if !s.IsAdmin(a.device.ID) {
 		return nil, reject(ErrNotAuthorized, "only an admin approves a recovered device")
 	}
-	d, ok := s.devices[b.Device]
-	if !ok {
-		return nil, reject(ErrUnknownPrincipal, "device %s", b.Device.ShortString())
-	}
-	if !s.DeviceLive(d.ID) {
-		return nil, reject(ErrAlreadyRevoked, "device %s", b.Device.ShortString())
-	}
-	if !d.Probation {
-		return nil, reject(ErrBadOperation, "device %s is not on probation", b.Device.ShortString())
+	d, err := s.onProbation(b.Device)
+	if err != nil {
+		return nil, err
 	}
 	if a.device.Admitted.Index > d.Admitted.Index {
 		return nil, reject(ErrNotAuthorized, "only an admin device admitted before the recovered one approves it")
+	}
+	return func() { d.Probation = false }, nil
+}
+
+// ProbationWait is how long a recovered device of the only admin waits
+// before its own recovery principal may end its probation (docs/protocol/
+// lifecycle.md "Recovery onto a new device"): the time the person's
+// pre-existing devices have to see the alert and revoke it.
+const ProbationWait = 72 * time.Hour
+
+// checkSelfApprove: a recovery principal ends the probation of the device
+// its own recover-device admitted, ProbationWait after it, when nobody else
+// could: no other user is a live admin.
+func (s *State) checkSelfApprove(op *Operation, a actor, b *ApproveDevice) (func(), error) {
+	d, err := s.onProbation(b.Device)
+	if err != nil {
+		return nil, err
+	}
+	if d.RecoveredBy != a.recovery.ID {
+		return nil, reject(ErrNotAuthorized, "a recovery principal approves only the device it recovered")
+	}
+	for _, u := range s.users {
+		if u.ID != d.User && s.adminLive(u, nil) {
+			return nil, reject(ErrNotAuthorized, "another admin approves the recovered device")
+		}
+	}
+	if end := d.RecoveredAt.Add(ProbationWait); op.CreatedAt.Before(end) {
+		return nil, reject(ErrProbation, "the recovered device's probation ends at %s", end.UTC().Format(time.RFC3339))
 	}
 	return func() { d.Probation = false }, nil
 }

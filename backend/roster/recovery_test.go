@@ -133,3 +133,64 @@ func (m member) invitedBy(w *world) InviteID {
 	d, _ := w.st.Device(m.id())
 	return *d.Invite
 }
+
+// The only admin lost every device: nobody else can approve, so the
+// recovery principal ends the probation itself, ProbationWait after its
+// recover-device, and only then may the device revoke the old one.
+func TestRecoverySoloAdminSelfApproval(t *testing.T) {
+	w, rk, rs := ownerRecoverable(t)
+	m := w.join(w.owner, RoleMember) // a member cannot approve
+	rec := w.recoverOwner(rs)
+	if d, _ := w.st.Device(rec.id()); d.RecoveredBy != identity.RecoveryIDOf(rk.Signature.Public()) {
+		t.Fatal("recover-device did not record its recovery principal")
+	}
+	// Before the wait, refused; the recovered device may not approve itself, nor revoke the old one.
+	w.fail(rs, &ApproveDevice{Device: rec.id()}, ErrProbation)
+	w.fail(rec.signer(), &ApproveDevice{Device: rec.id()}, ErrProbation)
+	w.fail(rec.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{w.owner.p()}}, ErrProbation)
+	w.now = w.now.Add(ProbationWait - 10*time.Second)
+	w.fail(rs, &ApproveDevice{Device: rec.id()}, ErrProbation)
+	// Another device of the user is no approver, nor is another user's recovery principal.
+	w.fail(rs, &ApproveDevice{Device: m.id()}, ErrBadOperation)
+	w.now = w.now.Add(time.Minute)
+	other, _ := identity.NewRecoveryPhrase(w.rnd)
+	ork, _ := identity.DeriveRecoveryKeys(other)
+	w.must(m.signer(), w.admitRecovery(m.user, ork))
+	w.fail(RecoverySigner(ork.Signature), &ApproveDevice{Device: rec.id()}, ErrNotAuthorized)
+	w.must(rs, &ApproveDevice{Device: rec.id()})
+	w.fail(rs, &ApproveDevice{Device: rec.id()}, ErrBadOperation) // replayed: not on probation any more
+	w.must(rec.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{w.owner.p()}})
+	if !w.st.IsAdmin(rec.id()) {
+		t.Fatal("the approved device of the only admin is no admin")
+	}
+}
+
+// With another live admin, the recovery principal never approves: the
+// admin does. A device the old one revoked in time stays revoked.
+func TestRecoverySelfApprovalNeedsNoOtherAdmin(t *testing.T) {
+	w, _, rs := ownerRecoverable(t)
+	w.join(w.owner, RoleAdmin)
+	rec := w.recoverOwner(rs)
+	w.now = w.now.Add(ProbationWait + time.Hour)
+	w.fail(rs, &ApproveDevice{Device: rec.id()}, ErrNotAuthorized)
+	// The owner still holds the old device: it revokes the recovered one (a leaked phrase).
+	w.must(w.owner.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{identity.DevicePrincipal(rec.id())}})
+	w.fail(rs, &ApproveDevice{Device: rec.id()}, ErrAlreadyRevoked)
+}
+
+// ownerRecoverable is a bootstrapped workspace whose owner has a recovery principal.
+func ownerRecoverable(t *testing.T) (*world, identity.RecoveryKeys, Signer) {
+	w := bootstrapped(t)
+	ph, _ := identity.NewRecoveryPhrase(w.rnd)
+	rk, _ := identity.DeriveRecoveryKeys(ph)
+	w.must(w.owner.signer(), w.admitRecovery(w.owner.user, rk))
+	return w, rk, RecoverySigner(rk.Signature)
+}
+
+// recoverOwner admits a fresh device of the owner with recover-device.
+func (w *world) recoverOwner(rs Signer) member {
+	rec := member{user: w.owner.user}
+	rec.dev, _ = identity.GenerateKey[identity.Device](w.rnd)
+	w.must(rs, w.recoverDevice(w.owner.user, rec.dev))
+	return rec
+}

@@ -36,7 +36,11 @@ type DeviceInfo struct {
 	Admitted  Ref
 	Invite    *InviteID // the invite it redeemed, if any
 	Probation bool      // admitted by recovery and not yet approved
-	RevokedAt *time.Time
+	// RecoveredBy is the recovery principal whose recover-device admitted
+	// the device, RecoveredAt that operation's created_at (zero otherwise).
+	RecoveredBy identity.RecoveryID
+	RecoveredAt time.Time
+	RevokedAt   *time.Time
 }
 
 // AgentInfo is an agent's entry.

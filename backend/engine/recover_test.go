@@ -1,0 +1,251 @@
+package engine
+
+import (
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"weald/backend/errcode"
+	"weald/backend/identity"
+	"weald/backend/relay"
+	"weald/backend/roster"
+	"weald/backend/wire"
+)
+
+// TestRecoverSoloAdmin: Dana, the only admin, loses her only device and
+// recovers onto a new one with her phrase. The new device is on probation
+// and the relay does not list it (nobody may); before the wait its
+// recovery principal cannot approve it; after roster.ProbationWait (the
+// relay's and the engine's clocks moved on) it approves itself, publishes
+// the access set, connects with its own key and, as its last step,
+// revokes the old device, which the relay then refuses. A wrong phrase
+// recovers nothing (the caller removes the directory); a rotated-away phrase is
+// roster/actor_revoked; the recover-device replayed is refused.
+func TestRecoverSoloAdmin(t *testing.T) {
+	var shift atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
+	r := startRelayWith(t, relay.Config{Clock: clock})
+	ctx := testCtx(t)
+	opts := r.options(t, "dana", 140)
+	opts.Clock = clock
+	dana, err := CreateWorkspace(ctx, opts, "Acme", r.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dana.Close()
+	phrase, err := dana.TakeRecoveryPhrase(ctx)
+	if err != nil || phrase == "" {
+		t.Fatalf("phrase: %q %v", phrase, err)
+	}
+	if _, err := dana.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ws := dana.WorkspaceID()
+	if set, err := r.svc.AccessSet(ctx, wire.ID(dana.meta.Workspace)); err != nil || len(set.Recovery) != 1 {
+		rk, _ := dana.recoveryKeys()
+		t.Fatalf("access set recovery keys %d (%v), roster %v", len(set.Recovery), err, rk.ID)
+	}
+	newOpts := func(name string, seed byte) Options {
+		o := r.options(t, name, seed)
+		o.Clock = clock
+		return o
+	}
+
+	// A wrong phrase (valid words, nobody's) recovers nothing.
+	other, _ := identity.NewRecoveryPhrase(seededRand(141))
+	wrong := newOpts("wrong", 142)
+	if _, _, err := Recover(ctx, wrong, r.URL, ws, joinPhrase(other)); !errors.Is(err, ErrRecoveryUnknown) {
+		t.Fatalf("wrong phrase: %v", err)
+	}
+
+	// The right one: on probation, not listed.
+	o := newOpts("dana2", 143)
+	dana2, st, err := Recover(ctx, o, r.URL, ws, phrase)
+	if !errors.Is(err, ErrRecoveryWaiting) || dana2 == nil {
+		t.Fatalf("recover: %+v %v", st, err)
+	}
+	defer dana2.Close()
+	if !st.Probation || st.Listed || st.ProbationEnds.IsZero() || st.User != identity.UserID(dana.meta.User).String() {
+		t.Fatalf("status %+v", st)
+	}
+	// The old device is told.
+	if _, err := dana.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !hasAlertCode(dana, "device/recovered") {
+		t.Fatalf("the old device has no device/recovered alert: %+v", dana.Status().Alerts)
+	}
+	// Run again before the wait: the old device's sync listed it (an
+	// admin's duty), still on probation, the old device still live.
+	if st, err := dana2.RecoverAgain(ctx); err != nil || !st.Probation || !st.Listed || len(st.RevokedOld) != 0 {
+		t.Fatalf("again: %+v %v", st, err)
+	}
+
+	// A thief with the same phrase, while the old device still acts: the
+	// old device revokes the thief's device, which then never gets in.
+	thief, _, err := Recover(ctx, newOpts("thief", 145), r.URL, ws, phrase)
+	if thief == nil {
+		t.Fatalf("thief: %v", err)
+	}
+	defer thief.Close()
+	if _, err := dana.RevokeDevice(ctx, hexID(thief.devID).hex()); err != nil {
+		t.Fatal(err)
+	}
+
+	// After the wait.
+	shift.Store(int64(roster.ProbationWait + time.Minute))
+	if _, err := thief.RecoverAgain(ctx); err == nil {
+		t.Fatal("the revoked thief's device recovered")
+	}
+	st, err = dana2.RecoverAgain(ctx)
+	if err != nil {
+		t.Fatalf("after the wait: %+v %v", st, err)
+	}
+	if st.Probation || !st.Listed || len(st.RevokedOld) != 1 || st.RevokedOld[0] != dana.devID.String() {
+		t.Fatalf("status after the wait %+v", st)
+	}
+	dana2.mu.Lock()
+	admin := dana2.roster.IsAdmin(dana2.devID)
+	oldLive := dana2.roster.DeviceLive(dana.devID)
+	dana2.mu.Unlock()
+	if !admin || oldLive {
+		t.Fatalf("admin %v, old device live %v", admin, oldLive)
+	}
+	// The old device is refused by the relay.
+	dana.mu.Lock()
+	if dana.client != nil {
+		dana.client.Close()
+		dana.client = nil
+	}
+	dana.mu.Unlock()
+	if _, err := dana.Sync(ctx); err == nil {
+		t.Fatal("the revoked old device still syncs")
+	} else if c, _ := errcode.Of(err); c != errcode.Code(wire.CodeAuthRevoked) && !strings.Contains(err.Error(), "revoked") {
+		t.Fatalf("old device: %v", err)
+	}
+	// Done: running it again changes nothing.
+	if _, err := dana2.RecoverAgain(ctx); err != nil {
+		t.Fatalf("third run: %v", err)
+	}
+
+	// The phrase rotated away recovers nothing: roster/actor_revoked.
+	if _, err := dana2.RotateRecovery(ctx); err != nil {
+		t.Fatal(err)
+	}
+	late := newOpts("late", 144)
+	if _, _, err := Recover(ctx, late, r.URL, ws, phrase); err == nil || !errors.Is(err, roster.ErrActorRevoked) {
+		t.Fatalf("rotated phrase: %v", err)
+	}
+}
+
+func hasAlertCode(e *Engine, code string) bool {
+	for _, a := range e.Status().Alerts {
+		if a.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRecoverMemberIntoEveryGroup: Sam lost his only device. He recovers
+// onto a new one with his phrase: the new device is on probation, Dana's
+// sync lists it and adds it to the root, to the private channel Sam was in
+// and to their DM; it self-joins #general and reads the history there.
+// Dana approves it; its last step revokes the old device, which the relay
+// then refuses. A replayed recover-device is refused.
+func TestRecoverMemberIntoEveryGroup(t *testing.T) {
+	r := startRelay(t)
+	ctx := testCtx(t)
+	dana := createWorkspace(t, r, 150)
+	sam := inviteAndJoin(t, r, dana, "sam", 151)
+	phrase, err := sam.TakeRecoveryPhrase(ctx)
+	if err != nil || phrase == "" {
+		t.Fatalf("phrase: %v", err)
+	}
+	if _, err := dana.Send(ctx, "general", "before the loss"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana.CreateChannel(ctx, "secret", roster.AdmissionExplicit); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana.AddMembers(ctx, "secret", []identity.DeviceID{sam.devID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana.SendDM(ctx, sam.meta.User.hex(), "a DM"); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := sam.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !sam.member(dana.roster.RootGroup()) {
+		t.Fatal("sam not in the root")
+	}
+	if _, err := dana.Sync(ctx); err != nil { // lists Sam's recovery key
+		t.Fatal(err)
+	}
+	sam.Close() // lost
+
+	sam2, st, err := Recover(ctx, r.options(t, "sam2", 152), r.URL, dana.WorkspaceID(), phrase)
+	if !errors.Is(err, ErrRecoveryWaiting) || sam2 == nil || !st.Probation || !st.ProbationEnds.IsZero() {
+		t.Fatalf("recover: %+v %v", st, err)
+	}
+	defer sam2.Close()
+	// Dana's sync lists it; its sync publishes key packages; Dana's adds it.
+	for _, e := range []*Engine{dana, sam2, dana, sam2, dana, sam2} {
+		if _, err := e.Sync(ctx); err != nil {
+			t.Fatalf("sync: %v", err)
+		}
+	}
+	for _, name := range []string{"secret", "general"} {
+		gi, err := sam2.resolveChannel(name)
+		if err != nil || !sam2.member(gi.Policy.Group) {
+			t.Fatalf("the recovered device is not in %s: %v", name, err)
+		}
+	}
+	if dm, err := sam2.resolveDM(dana.meta.User.hex()); err != nil || !sam2.member(dm.Policy.Group) {
+		t.Fatalf("the recovered device is not in the DM: %v", err)
+	}
+	ms, err := sam2.Messages(ctx, "general", 10)
+	if err != nil || len(ms) == 0 || ms[len(ms)-1].Text != "before the loss" && !containsText(ms, "before the loss") {
+		t.Fatalf("history of #general: %+v %v", ms, err)
+	}
+	if !hasAlertCode(dana, "device/recovered") {
+		t.Fatal("dana was not told")
+	}
+	// Dana approves; the recovered device revokes the old one.
+	if _, err := dana.ApproveDevice(ctx, hexID(sam2.devID).hex()); err != nil {
+		t.Fatal(err)
+	}
+	st, err = sam2.RecoverAgain(ctx)
+	if err != nil || st.Probation || len(st.RevokedOld) != 1 || st.RevokedOld[0] != sam.devID.String() {
+		t.Fatalf("after approval: %+v %v", st, err)
+	}
+	if _, err := dana.Sync(ctx); err != nil { // publishes the set without the old device
+		t.Fatal(err)
+	}
+	old, err := Open(ctx, sam.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if _, err := old.Sync(ctx); err == nil || !strings.Contains(err.Error(), "revoked") {
+		t.Fatalf("the old device after the recovery: %v", err)
+	}
+	// Replayed: the same recover-device again is refused (a device is admitted once).
+	if _, err := recoverWith(t, r, dana, phrase, identity.UserID(sam2.meta.User), 152); err == nil {
+		t.Fatal("a replayed recover-device was stored")
+	}
+}
+
+func containsText(ms []Message, text string) bool {
+	for _, m := range ms {
+		if m.Text == text {
+			return true
+		}
+	}
+	return false
+}
