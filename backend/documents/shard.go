@@ -108,6 +108,13 @@ func (s *Shard) PostMentioning(text string, mentions []Mention) (Message, []byte
 	return s.post(s.opts.Clock(), text, mentions)
 }
 
+// PostAt is PostMentioning at time now, which must fall on the shard's day
+// (ErrWrongDay): several messages posted at once get distinct, rising
+// times, so that they read in the order they were posted.
+func (s *Shard) PostAt(now time.Time, text string, mentions []Mention) (Message, []byte, error) {
+	return s.post(now, text, mentions)
+}
+
 func (s *Shard) post(now time.Time, text string, mentions []Mention) (Message, []byte, error) {
 	if s.author.IsZero() || s.opts.Principal.IsZero() {
 		return Message{}, nil, ErrReadOnly

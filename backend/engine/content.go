@@ -276,7 +276,8 @@ func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, p post, also
 	if err := e.catchUp(ctx, g); err != nil {
 		return Message{}, err
 	}
-	day, err := documents.DayOf(e.now())
+	at := e.postTime()
+	day, err := documents.DayOf(at)
 	if err != nil {
 		return Message{}, err
 	}
@@ -293,13 +294,14 @@ func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, p post, also
 	if err != nil {
 		return Message{}, err
 	}
-	m, changes, err := sh.s.PostMentioning(p.Text, mentions)
+	m, changes, err := sh.s.PostAt(at, p.Text, mentions)
 	if err != nil {
 		return Message{}, err
 	}
 	if err := e.sendChange(ctx, g, sk, sh, contentKey{scheme, kid, ep, key}, changes, m.ID, also); err != nil {
 		return Message{}, err
 	}
+	e.lastPost = m.Time
 	return e.toMessage(m), nil
 }
 

@@ -170,26 +170,44 @@ type outgoing struct {
 // sendBatch sends envelopes of this device in g as one batch (consecutive
 // ctrs), accepted all or none; it returns their seqs.
 func (e *Engine) sendBatch(ctx context.Context, g *group, items []outgoing) ([]uint64, error) {
-	build := func() []wire.Envelope {
-		var out []wire.Envelope
+	return e.sendBuilt(ctx, g, len(items), func(i int, env *wire.Envelope) error {
+		env.Kind, env.CT = items[i].kind, items[i].ct
+		return nil
+	})
+}
+
+// sendBuilt is sendBatch for n envelopes whose kind and ct fill(i, env)
+// sets, given the envelope's group, ctr and prev (a content envelope's ct
+// binds its ctr); it fills them again when the chain head was stale.
+func (e *Engine) sendBuilt(ctx context.Context, g *group, n int, fill func(i int, env *wire.Envelope) error) ([]uint64, error) {
+	build := func() ([]wire.Envelope, error) {
+		out := make([]wire.Envelope, 0, n)
 		ctr, prev := g.rec.OwnCtr, wire.ID(g.rec.OwnPrev)
-		for _, it := range items {
+		for i := 0; i < n; i++ {
 			ctr++
-			env := wire.Envelope{Group: wire.ID(g.rec.ID), Kind: it.kind, Ctr: ctr, Prev: prev, CT: it.ct}
+			env := wire.Envelope{Group: wire.ID(g.rec.ID), Ctr: ctr, Prev: prev}
+			if err := fill(i, &env); err != nil {
+				return nil, err
+			}
 			wire.SignEnvelope(&env, e.edKey)
 			prev = env.Hash()
 			out = append(out, env)
 		}
-		return out
+		return out, nil
 	}
-	envs := build()
+	envs, err := build()
+	if err != nil {
+		return nil, err
+	}
 	acks, err := e.client.Send(ctx, envs...)
 	var we *wire.Error
 	if errors.As(err, &we) && (we.Code == wire.CodeChainReplay || we.Code == wire.CodeChainFork || we.Code == wire.CodeChainGap) {
 		if err := e.learnOwnHead(ctx, g); err != nil {
 			return nil, err
 		}
-		envs = build()
+		if envs, err = build(); err != nil {
+			return nil, err
+		}
 		acks, err = e.client.Send(ctx, envs...)
 	}
 	if err != nil {
@@ -201,7 +219,7 @@ func (e *Engine) sendBatch(ctx context.Context, g *group, items []outgoing) ([]u
 	for i, a := range acks {
 		seqs[i] = a.Seq
 	}
-	if len(seqs) != len(items) {
+	if len(seqs) != n {
 		return nil, errors.New("engine: the relay acknowledged a different number of envelopes")
 	}
 	return seqs, nil
