@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"os"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"weald/app"
+	"weald/app/instance"
 	"weald/app/notify"
 	"weald/backend/version"
 )
@@ -49,6 +51,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "weald: no data directory:", err)
 		os.Exit(1)
 	}
+	// One app per data directory: a launch while Weald is open (the desktop
+	// entry opening a weald:// link) hands its arguments to the open window
+	// and exits here, before it opens the store or starts a relay.
+	single, err := instance.Claim("", dir, os.Args[1:])
+	switch {
+	case errors.Is(err, instance.ErrHandedOver):
+		fmt.Fprintln(os.Stderr, "weald: Weald is already open; handed to its window")
+		return
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "weald: no hand-over to a running Weald:", err)
+	default:
+		defer single.Close()
+	}
 	a := app.New(dir, os.Stderr, windowEvents{})
 	// Desktop notifications through the freedesktop service on the session
 	// bus; a click on one raises the window and opens its channel.
@@ -65,6 +80,21 @@ func main() {
 	// Opened through the desktop entry's weald:// handler (Exec=weald-desktop %u):
 	// the join screen shows the invite link.
 	a.OpenLink(app.LinkArg(os.Args[1:]))
+	if single != nil {
+		go func() {
+			for args := range single.Args() {
+				ctx := window.Load()
+				if ctx == nil {
+					// No window yet: the link waits for the frontend's TakeLaunchLink.
+					a.OpenLink(app.LinkArg(args))
+					continue
+				}
+				runtime.WindowUnminimise(*ctx)
+				runtime.WindowShow(*ctx)
+				app.Reopened(*ctx, a, args)
+			}
+		}()
+	}
 	err = wails.Run(&options.App{
 		ErrorFormatter:   app.FormatError,
 		Title:            "Weald",

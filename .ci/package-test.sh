@@ -3,7 +3,8 @@
 # .debs (errors fail; the warnings left are justified in docs/packaging.md),
 # install them with apt, start the installed app from /usr/bin under Xvfb
 # until its first screen (screenshot), open a weald:// invite link through
-# the installed desktop entry until the join screen has it, check the
+# the installed desktop entry until the join screen has it, then a second
+# link while that app runs (handed to its window, no second app), check the
 # relay's user and binary, then purge both and check nothing is left.
 # Runs as root (CI); every wait has a deadline.
 set -euo pipefail
@@ -90,17 +91,36 @@ echo "package-test: installed app reached its first screen in ${ms} ms; $out/pac
 # 2. A weald:// link opened through the installed desktop entry.
 link='weald://join?relay=ws%3A%2F%2F127.0.0.1%3A1%2Fv1%2Fws&id=00'
 grep -q '^MimeType=x-scheme-handler/weald;' /usr/share/applications/weald.desktop
-WEALD_HOME="$work/home2" dbus-run-session -- sh -c "gio launch /usr/share/applications/weald.desktop '$link'; sleep $deadline" >"$work/app2.log" 2>&1 &
+WEALD_HOME="$work/home2" dbus-run-session -- sh -c "echo \"\$DBUS_SESSION_BUS_ADDRESS\" >'$work/bus2'; gio launch /usr/share/applications/weald.desktop '$link'; sleep $deadline" >"$work/app2.log" 2>&1 &
 pids+=($!)
 waitlog "$work/app2.log" "invite link handed to the join screen" $!
 sleep 2
 shot package-join-link.png
-# gio started the app on its own: find it by its WEALD_HOME and stop it.
-for e in /proc/[0-9]*/environ; do
-  if { tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qx "WEALD_HOME=$work/home2"; then p=${e#/proc/}; kill "${p%/environ}" 2>/dev/null || true; fi
-done
-kill "${pids[-1]}" 2>/dev/null || true
 echo "package-test: weald:// link opened through the desktop entry reached the join screen; $out/package-join-link.png"
+
+# 2b. A second link opened the same way while the app runs: the new launch
+# hands it to the open window over D-Bus and exits; the window shows it.
+apps() {
+  for e in /proc/[0-9]*/environ; do
+    if { tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qx "WEALD_HOME=$work/home2"; then p=${e#/proc/}; p=${p%/environ}; [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = /usr/bin/weald-desktop ] && echo "$p"; fi
+  done
+  return 0
+}
+first=$(apps)
+pair='weald://pair?relay=ws%3A%2F%2F127.0.0.1%3A1%2Fv1%2Fws&id=01'
+start=$(date +%s%N)
+WEALD_HOME="$work/home2" DBUS_SESSION_BUS_ADDRESS=$(cat "$work/bus2") gio launch /usr/share/applications/weald.desktop "$pair" >"$work/app3.log" 2>&1
+waitlog "$work/app2.log" "pairing link handed to the pairing screen" "${pids[-1]}"
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+for _ in $(seq 1 $((deadline * 10))); do [ "$(apps)" = "$first" ] && break; sleep 0.1; done
+[ -n "$first" ] && [ "$(apps)" = "$first" ] || { echo "package-test: FAIL: a second app runs on the same data directory (pids $(apps | xargs), first $first)"; exit 1; }
+grep -q "opened again with an invite link: handed to the running window" "$work/app2.log" || { echo "package-test: FAIL: the open app did not say it took the link"; cat "$work/app2.log"; exit 1; }
+sleep 2
+shot package-handover.png
+echo "package-test: a second weald:// link opened while the app runs reached its window in ${ms} ms (pairing screen, one app process); $out/package-handover.png"
+# gio started the app on its own: stop it by its pid.
+for p in $(apps); do kill "$p" 2>/dev/null || true; done
+kill "${pids[-1]}" 2>/dev/null || true
 
 # 3. Uninstall cleanly.
 for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done

@@ -32,6 +32,9 @@ const (
 	// EventOpenChannel carries OpenChannel: show this channel (the person
 	// clicked its desktop notification).
 	EventOpenChannel = "channel:open"
+	// EventLaunchLink carries nothing: a launch handed a weald:// link to
+	// this running app; the frontend takes it with App.TakeLaunchLink.
+	EventLaunchLink = "launch:link"
 )
 
 // OpenChannel is a channel the frontend is asked to show.

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"strings"
 	"sync"
 )
@@ -29,9 +30,8 @@ func LinkArg(args []string) string {
 	return ""
 }
 
-// OpenLink records a link for the join screen; the host calls it before
-// the window starts. (A second launch while the window is open starts a
-// second window: there is no single-instance hand-over yet.)
+// OpenLink records a link for the join screen (or the pairing screen, for
+// weald://pair); the host calls it before the window starts.
 func (a *App) OpenLink(link string) {
 	if link == "" {
 		return
@@ -42,6 +42,24 @@ func (a *App) OpenLink(link string) {
 	a.logger.Printf("opened with an invite link")
 }
 
+// Reopened takes a later launch that the host handed to this running app
+// (package app/instance: the desktop entry opened a weald:// link while
+// Weald was open): its link, if any, is recorded as OpenLink does and the
+// frontend is told (EventLaunchLink) to take it. ctx is the host's. A
+// function, not a method, so that it is not bound to the frontend.
+func Reopened(ctx context.Context, a *App, args []string) {
+	link := LinkArg(args)
+	if link == "" {
+		a.logger.Printf("opened again: the running window is raised")
+		return
+	}
+	a.launch.mu.Lock()
+	a.launch.link = link
+	a.launch.mu.Unlock()
+	a.logger.Printf("opened again with an invite link: handed to the running window")
+	a.emit(ctx, EventLaunchLink)
+}
+
 // TakeLaunchLink returns the weald:// link the app was opened with, once;
 // "" when there is none (or it was taken).
 func (a *App) TakeLaunchLink() string {
@@ -49,7 +67,10 @@ func (a *App) TakeLaunchLink() string {
 	defer a.launch.mu.Unlock()
 	l := a.launch.link
 	a.launch.link = ""
-	if l != "" {
+	switch {
+	case len(l) >= len("weald://pair") && strings.EqualFold(l[:len("weald://pair")], "weald://pair"):
+		a.logger.Printf("pairing link handed to the pairing screen")
+	case l != "":
 		a.logger.Printf("invite link handed to the join screen")
 	}
 	return l

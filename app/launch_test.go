@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"io"
 	"strings"
 	"testing"
@@ -38,5 +39,30 @@ func TestTakeLaunchLinkOnce(t *testing.T) {
 	}
 	if got := a.TakeLaunchLink(); got != "" {
 		t.Fatalf("taken twice: %q", got)
+	}
+}
+
+// names is an Emitter that keeps the names of the events emitted.
+type names struct{ got []string }
+
+func (n *names) Emit(_ context.Context, name string, _ ...any) { n.got = append(n.got, name) }
+
+// A later launch handed to the running app (app/instance): its link goes
+// to the frontend, which is told to take it; a plain launch only raises
+// the window, and what is not a weald:// link is ignored.
+func TestReopenedHandsTheLinkToTheWindow(t *testing.T) {
+	ev := &names{}
+	a := New(t.TempDir(), io.Discard, ev)
+	Reopened(context.Background(), a, nil)
+	Reopened(context.Background(), a, []string{"https://example.invalid/"})
+	if len(ev.got) != 0 || a.TakeLaunchLink() != "" {
+		t.Fatalf("no link: events %q", ev.got)
+	}
+	Reopened(context.Background(), a, []string{"weald://pair?x=1"})
+	if len(ev.got) != 1 || ev.got[0] != EventLaunchLink {
+		t.Fatalf("events %q", ev.got)
+	}
+	if got := a.TakeLaunchLink(); got != "weald://pair?x=1" {
+		t.Fatalf("took %q", got)
 	}
 }

@@ -1,15 +1,14 @@
 package notify
 
 import (
-	"bufio"
 	"context"
-	"os/exec"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"weald/app/internal/dbustest"
 )
 
 // server is a freedesktop notification service for tests: it owns
@@ -36,7 +35,7 @@ func (s *server) Notify(app string, replaces uint32, icon, summary, body string,
 // the bus address, the service and its connection.
 func serve(t *testing.T) (string, *server, *dbus.Conn) {
 	t.Helper()
-	addr := privateBus(t)
+	addr := dbustest.PrivateBus(t)
 	conn, err := dbus.Connect(addr)
 	if err != nil {
 		t.Fatal(err)
@@ -50,27 +49,6 @@ func serve(t *testing.T) (string, *server, *dbus.Conn) {
 		t.Fatalf("request name: %v %v", reply, err)
 	}
 	return addr, srv, conn
-}
-
-// privateBus starts a dbus-daemon of its own and returns its address.
-func privateBus(t *testing.T) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	cmd := exec.CommandContext(ctx, "dbus-daemon", "--session", "--nofork", "--print-address=1", "--address=unix:dir="+t.TempDir())
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatalf("dbus-daemon (the dbus package) is needed for this test: %v", err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("dbus-daemon printed no address: %v", err)
-	}
-	return strings.TrimSpace(line)
 }
 
 // The D-Bus half runs for real: a dbus-daemon, a notification service on
@@ -98,7 +76,7 @@ func TestNotifyOverDBus(t *testing.T) {
 
 // Without a service on the bus, Notify says so and does not hang.
 func TestNotifyWithoutService(t *testing.T) {
-	d := &DBus{Address: privateBus(t)}
+	d := &DBus{Address: dbustest.PrivateBus(t)}
 	defer d.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

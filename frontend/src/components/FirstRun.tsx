@@ -19,11 +19,14 @@ export function FirstRun({
   onCancel,
   onStep,
   link,
+  linkKey,
 }: {
   onReady: (ws: Workspace) => void
   initial?: Step
-  /** An invite link the app was opened with: shown on the join step. */
+  /** A link the app was opened with: an invite shown on the join step, a pairing link on the device step. */
   link?: string
+  /** Changes with each link handed over, so the same link opened again shows its step again. */
+  linkKey?: number
   /** Told of every step taken, so the shell keeps this flow on screen until it ends. */
   onStep?: (step: Step) => void
   /** Chooses which words of the phrase the confirm step asks for (injected in tests). */
@@ -31,14 +34,14 @@ export function FirstRun({
   canCancel?: boolean
   onCancel?: () => void
 }) {
-  const [step, setStepState] = useState<Step>(link ? 'join' : initial)
+  const [step, setStepState] = useState<Step>(link ? linkStep(link) : initial)
   const setStep = (s: Step) => {
     setStepState(s)
     onStep?.(s)
   }
   useEffect(() => {
-    if (link) setStepState('join')
-  }, [link])
+    if (link) setStepState(linkStep(link))
+  }, [link, linkKey])
   return (
     <div className="first-run">
       {step === 'choose' ? (
@@ -65,12 +68,17 @@ export function FirstRun({
       ) : step === 'create' ? (
         <CreateWorkspace onReady={onReady} onBack={() => setStep('choose')} pick={pick} />
       ) : step === 'device' ? (
-        <JoinAsDevice onReady={onReady} onBack={() => setStep('choose')} />
+        <JoinAsDevice onReady={onReady} onBack={() => setStep('choose')} given={link && linkStep(link) === 'device' ? link : undefined} />
       ) : (
-        <JoinWithInvite onReady={onReady} onBack={() => setStep('choose')} pick={pick} given={link} />
+        <JoinWithInvite onReady={onReady} onBack={() => setStep('choose')} pick={pick} given={link && linkStep(link) === 'join' ? link : undefined} />
       )}
     </div>
   )
+}
+
+/** linkStep is the step a weald:// link opens: pairing links the device step, any other the join step (which says what is wrong with it). */
+export function linkStep(link: string): Step {
+  return link.slice(0, 'weald://pair'.length).toLowerCase() === 'weald://pair' ? 'device' : 'join'
 }
 
 /** randomPositions picks 3 distinct word positions (0-based) of n, in order. */
@@ -352,8 +360,11 @@ function JoinWithInvite({
  * JoinAsDevice joins a workspace as an existing user with a pairing link
  * made by "Add a device" on one of that person's devices.
  */
-function JoinAsDevice({ onReady, onBack }: { onReady: (ws: Workspace) => void; onBack: () => void }) {
-  const [link, setLink] = useState('')
+function JoinAsDevice({ onReady, onBack, given }: { onReady: (ws: Workspace) => void; onBack: () => void; given?: string }) {
+  const [link, setLink] = useState(given ?? '')
+  useEffect(() => {
+    if (given) setLink(given)
+  }, [given])
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<ApiError | null>(null)
   return (

@@ -72,6 +72,24 @@ describe('Shell', () => {
     expect(holder.current.api.takeLaunchLink).toHaveBeenCalledTimes(1)
   })
 
+  it('takes a link a later launch handed over while it runs: an invite to the join screen, a pairing link to the pairing screen', async () => {
+    inWorkspace()
+    const a = holder.current.api
+    render(<Shell />)
+    await screen.findByRole('heading', { level: 1, name: '#general' })
+    const invite = 'weald://invite?relay=ws%3A%2F%2F127.0.0.1%3A1%2Fv1%2Fws&id=ab'
+    a.takeLaunchLink.mockResolvedValueOnce(invite)
+    act(() => holder.current.emit('launch:link', undefined))
+    expect(await screen.findByRole('heading', { name: 'Join with an invite' })).toBeTruthy()
+    expect(screen.getByLabelText('Invite link')).toHaveProperty('value', invite)
+    const pair = 'weald://pair?relay=ws%3A%2F%2F127.0.0.1%3A1%2Fv1%2Fws&id=cd'
+    a.takeLaunchLink.mockResolvedValueOnce(pair)
+    act(() => holder.current.emit('launch:link', undefined))
+    expect(await screen.findByRole('heading', { name: 'Join as an existing user' })).toBeTruthy()
+    expect(screen.getByLabelText('Pairing link')).toHaveProperty('value', pair)
+    expect(a.takeLaunchLink).toHaveBeenCalledTimes(3)
+  })
+
   it('says in plain words what to do when the relay does not answer', async () => {
     holder.current.api.workspaces.create.mockRejectedValue(await unreachable())
     render(<Shell />)

@@ -19,7 +19,7 @@ import { HealthPanel } from './HealthPanel'
 import { NewDMDialog } from './NewDMDialog'
 import { ConnectionStatus } from './ConnectionStatus'
 import { ErrorNote } from './Dialog'
-import { FirstRun } from './FirstRun'
+import { FirstRun, linkStep } from './FirstRun'
 import { InviteDialog } from './InviteDialog'
 import { AddDeviceDialog } from './AddDeviceDialog'
 import { AgentsDialog } from './AgentsDialog'
@@ -64,18 +64,24 @@ export function Shell() {
   // The composer of a channel just created takes focus.
   const [focusKey, setFocusKey] = useState<string | undefined>()
 
-  // An invite link the app was opened with (the weald:// handler) goes to
-  // the join screen, once no recovery phrase is on screen.
-  const [launchLink, setLaunchLink] = useState('')
+  // An invite link the app was opened with (the weald:// handler), or that a
+  // later launch handed to this window, goes to the join screen (a pairing
+  // link to the pairing screen), once no recovery phrase is on screen.
+  const [launch, setLaunch] = useState({ link: '', n: 0 })
+  const launchLink = launch.link
   useEffect(() => {
-    api
-      .takeLaunchLink()
-      .then((l) => l && setLaunchLink(l))
-      .catch(() => {})
+    const take = () =>
+      api
+        .takeLaunchLink()
+        .then((l) => l && setLaunch((p) => ({ link: l, n: p.n + 1 })))
+        .catch(() => {})
+    const off = api.onLaunchLink(take)
+    take()
+    return off
   }, [])
   useEffect(() => {
-    if (launchLink && !phrase) setView({ kind: 'first-run', step: 'join' })
-  }, [launchLink, phrase])
+    if (launch.link && !phrase) setView({ kind: 'first-run', step: linkStep(launch.link) })
+  }, [launch, phrase])
 
   useEffect(() => api.onProgress((p) => setProgress((list) => [...list.filter((x) => x.id !== p.id), p].filter((x) => !x.finished))), [])
   useEffect(() => {
@@ -216,6 +222,7 @@ export function Shell() {
         key="first-run"
         initial={view.kind === 'first-run' ? view.step : 'choose'}
         link={phrase ? undefined : launchLink}
+        linkKey={launch.n}
         onStep={(step) => setView({ kind: 'first-run', step })}
         onReady={ready}
         canCancel={!noWorkspace}

@@ -85,6 +85,7 @@ export function makeApi() {
     onProgress: on('progress'),
     onAlert: on('alert'),
     onOpenChannel: on('channel:open'),
+    onLaunchLink: on('launch:link'),
     copy: vi.fn(),
     setTitle: vi.fn(),
   }

@@ -83,6 +83,7 @@ export const events = {
   progress: 'progress',
   alert: 'alert',
   openChannel: 'channel:open',
+  launchLink: 'launch:link',
 } as const
 
 function on<T>(name: string, cb: (v: T) => void): () => void {
@@ -241,6 +242,8 @@ export const api = {
   onAlert: (cb: (a: { workspace: string; code: string; message: string }) => void) => on(events.alert, cb),
   /** onOpenChannel: show this channel (the person clicked its desktop notification). */
   onOpenChannel: (cb: (c: { workspace: string; channel: string }) => void) => on(events.openChannel, cb),
+  /** onLaunchLink: a launch handed a weald:// link to this running window; take it with takeLaunchLink. */
+  onLaunchLink: (cb: () => void) => on(events.launchLink, cb),
   /** setTitle sets the window's title (and the page's, for a browser). */
   setTitle: (title: string): void => {
     document.title = title
