@@ -3,10 +3,12 @@ package app_test
 import (
 	"context"
 	"io"
+	"net/url"
 	"strings"
 	"testing"
 
 	"weald/app"
+	"weald/app/hostrelay"
 )
 
 // TestHostOnThisComputer (issue 15, "First run with nobody else"): a
@@ -67,5 +69,57 @@ func TestHostOnThisComputer(t *testing.T) {
 	eventually(t, "sam reads it through the restarted relay", func() bool {
 		ms, err := sam.Messages(ws, general)
 		return err == nil && len(ms) > 0 && ms[len(ms)-1].Text == "after restart"
+	})
+}
+
+// TestHostOnTheNetwork (issue 15): "Host on this computer" with "Let
+// computers on my network join" gives the workspace this machine's own
+// non-loopback address (the one its invite links carry, to give
+// teammates); a second app joins with an invite and so reaches the relay by
+// that address only, and reads what was sent. The address is one of this
+// machine's interfaces: no traffic leaves it.
+func TestHostOnTheNetwork(t *testing.T) {
+	ip := hostrelay.LANAddress()
+	if ip == "" {
+		t.Skip("this machine has no non-loopback IPv4 address to listen on")
+	}
+	a := app.New(t.TempDir(), io.Discard, nil)
+	a.Startup(context.Background())
+	t.Cleanup(func() { a.Shutdown(context.Background()) })
+	dana := app.Services(a)[2].(*app.Workspaces)
+	c, err := dana.CreateHosted("Acme", "Dana", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	relay := c.Workspace.Relay
+	if !strings.HasPrefix(relay, "ws://"+ip+":") || strings.Contains(relay, "127.0.0.1") {
+		t.Fatalf("the network address of a LAN host is %q, want ws://%s:PORT", relay, ip)
+	}
+	ws := c.Workspace.ID
+	eventually(t, "dana ready", func() bool { return only(t, dana).Ready })
+	chans, err := dana.Channels(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana.Send(ws, chans[0].ID, "over the network"); err != nil {
+		t.Fatal(err)
+	}
+	inv, err := dana.CreateInvite(ws, nil, 24, 1, "member")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(inv.Link, url.QueryEscape(relay)) {
+		t.Fatalf("the invite does not carry %s: %s", relay, inv.Link)
+	}
+	sam := workspaces(t)
+	if _, err := sam.Join(inv.Link, "Sam"); err != nil {
+		t.Fatal(err)
+	}
+	if got := only(t, sam).Relay; got != relay {
+		t.Fatalf("sam dials %s, want %s", got, relay)
+	}
+	eventually(t, "sam reads dana's message through the network address", func() bool {
+		ms, err := sam.Messages(ws, chans[0].ID)
+		return err == nil && len(ms) > 0 && ms[len(ms)-1].Text == "over the network"
 	})
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"crypto/ed25519"
 	"errors"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"weald/app/hostrelay"
 	"weald/backend/relayclient"
@@ -27,7 +30,7 @@ func TestHostServesAndKeepsItsPortAndData(t *testing.T) {
 	if !strings.HasPrefix(h.URL, "ws://127.0.0.1:") || h.LANURL() != "" {
 		t.Fatalf("loopback host: %s %q", h.URL, h.LANURL())
 	}
-	health(t, h)
+	health(t, h.URL)
 	gen := ed25519.NewKeyFromSeed(make([]byte, 32)).Public().(ed25519.PublicKey)
 	ws := wire.ID{1}
 	if err := h.Provision(ctx, ws, gen); err != nil {
@@ -50,15 +53,16 @@ func TestHostServesAndKeepsItsPortAndData(t *testing.T) {
 	if h2.URL != h.URL {
 		t.Fatalf("restarted at %s, was %s", h2.URL, h.URL)
 	}
-	health(t, h2)
+	health(t, h2.URL)
 	if err := h2.Provision(ctx, ws, gen); !errors.As(err, &we) || we.Code != wire.CodeWorkspaceExists {
 		t.Fatalf("the workspace after a restart: %v, want %s", err, wire.CodeWorkspaceExists)
 	}
 }
 
-func health(t *testing.T, h *hostrelay.Host) {
+// health checks that the relay at address at answers /healthz.
+func health(t *testing.T, at string) {
 	t.Helper()
-	u := strings.Replace(strings.TrimSuffix(h.URL, "/v1/ws"), "ws://", "http://", 1) + "/healthz"
+	u := strings.Replace(strings.TrimSuffix(at, "/v1/ws"), "ws://", "http://", 1) + "/healthz"
 	r, err := http.Get(u)
 	if err != nil {
 		t.Fatal(err)
@@ -111,5 +115,39 @@ func BenchmarkStartFirst(b *testing.B) {
 		b.StopTimer()
 		h.Close()
 		b.StartTimer()
+	}
+}
+
+// TestHostOnTheNetwork (issue 15, "the LAN optional with the address to
+// give teammates shown"): with LAN the relay answers on this machine's own
+// non-loopback address, which LANURL gives; without it, that address is
+// refused and only loopback answers. No traffic leaves the machine: the
+// address is one of its own interfaces.
+func TestHostOnTheNetwork(t *testing.T) {
+	ip := hostrelay.LANAddress()
+	if ip == "" {
+		t.Skip("this machine has no non-loopback IPv4 address to listen on")
+	}
+	ctx := context.Background()
+	h, err := hostrelay.Start(ctx, hostrelay.Options{Dir: t.TempDir(), LAN: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	want := "ws://" + net.JoinHostPort(ip, strconv.Itoa(h.Port())) + "/v1/ws"
+	if got := h.LANURL(); got != want || strings.Contains(got, "127.0.0.1") {
+		t.Fatalf("LANURL = %q, want %q", got, want)
+	}
+	health(t, h.LANURL())
+	health(t, h.URL)
+
+	lo, err := hostrelay.Start(ctx, hostrelay.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lo.Close()
+	if c, err := net.DialTimeout("tcp", net.JoinHostPort(ip, strconv.Itoa(lo.Port())), 5*time.Second); err == nil {
+		c.Close()
+		t.Fatalf("a loopback-only relay answered on %s", ip)
 	}
 }
