@@ -101,6 +101,9 @@ package: deps-run frontend ## Build the .deb of the desktop app and of the relay
 	$(GO) build -ldflags "-s -w $(LDFLAGS)" -o $(PKG)/weald ./backend/cmd/weald
 	$(GO) build -ldflags "-s -w $(LDFLAGS)" -o $(PKG)/weald-relay ./backend/cmd/weald-relay
 	$(PKG)/weald completion bash > $(PKG)/weald.bash
+	rm -rf $(PKG)/man && export SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || date +%s) && \
+		$(PKG)/weald man $(PKG)/man/weald && $(PKG)/weald-relay man $(PKG)/man/relay
+	cp build/linux/weald-desktop.1 $(PKG)/man/weald/ && gzip -9n $(PKG)/man/*/*.1
 	cd tools/package && $(GO) build -o $(abspath $(TOOLS))/package .
 	$(TOOLS)/package -config build/linux/weald.nfpm.yaml -version "$(VERSION)" -arch $(DEB_ARCH) -out $(BIN)
 	$(TOOLS)/package -config build/linux/relay/weald-relay.nfpm.yaml -version "$(VERSION)" -arch $(DEB_ARCH) -out $(BIN)

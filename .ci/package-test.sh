@@ -35,13 +35,15 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get install -y -qq "./$app_deb" "./$relay_deb" >"$work/apt.log" 2>&1 || { cat "$work/apt.log"; exit 1; }
 for f in /usr/bin/weald-desktop /usr/bin/weald /usr/bin/weald-relay /usr/share/applications/weald.desktop \
   /usr/share/icons/hicolor/48x48/apps/weald.png /usr/share/icons/hicolor/scalable/apps/weald.svg \
-  /lib/systemd/system/weald-relay.service /etc/default/weald-relay; do
+  /lib/systemd/system/weald-relay.service /etc/default/weald-relay /usr/share/man/man1/weald-desktop.1.gz \
+  /usr/share/man/man1/weald.1.gz /usr/share/man/man1/weald-workspace-create.1.gz /usr/share/man/man1/weald-relay.1.gz; do
   [ -e "$f" ] || { echo "package-test: FAIL: $f is not installed"; exit 1; }
 done
 /usr/bin/weald-desktop --version
 /usr/bin/weald --version
 /usr/bin/weald-relay --version
 getent passwd weald-relay >/dev/null || { echo "package-test: FAIL: no weald-relay user"; exit 1; }
+echo "package-test: manual pages installed: $(dpkg -L weald weald-relay | grep -c '^/usr/share/man/man1/.*\.1\.gz$')"
 
 # The relay as its unit runs it: its own user, the settings file.
 mkdir -p "$work/relay" && chown weald-relay:weald-relay "$work/relay" && chmod 0700 "$work"/relay && chmod 0755 "$work"
@@ -127,7 +129,7 @@ for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 apt-get purge -y -qq weald weald-relay >"$work/purge.log" 2>&1 || { cat "$work/purge.log"; exit 1; }
 left=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' weald weald-relay 2>/dev/null | grep -v '^un' || true)
 [ -z "$left" ] || { echo "package-test: FAIL: still known to dpkg: $left"; exit 1; }
-for f in /usr/bin/weald-desktop /usr/bin/weald /usr/bin/weald-relay /usr/share/applications/weald.desktop /lib/systemd/system/weald-relay.service /etc/default/weald-relay; do
+for f in /usr/bin/weald-desktop /usr/bin/weald /usr/bin/weald-relay /usr/share/applications/weald.desktop /lib/systemd/system/weald-relay.service /etc/default/weald-relay /usr/share/man/man1/weald.1.gz /usr/share/man/man1/weald-relay.1.gz; do
   [ ! -e "$f" ] || { echo "package-test: FAIL: $f is left after purge"; exit 1; }
 done
 echo "package-test: ok: both packages purged, no file left"

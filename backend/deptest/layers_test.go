@@ -24,7 +24,7 @@ var layers = []struct {
 	components []string
 }{
 	{0, []string{"errcode", "version"}},
-	{1, []string{"internal/codec", "internal/ed25519batch"}},
+	{1, []string{"internal/codec", "internal/ed25519batch", "internal/manpage"}},
 	{2, []string{"identity", "wire"}},
 	{3, []string{"roster", "mls", "documents", "store", "relayclient", "project"}},
 	{4, []string{"groups", "lifecycle", "retention", "health", "attest", "relay"}},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"weald/backend/internal/manpage"
 	"weald/backend/version"
 )
 
@@ -63,7 +64,21 @@ func commands(ctx context.Context, getenv func(string) string, stdout, stderr io
 		Args:  cobra.NoArgs,
 		Run:   func(*cobra.Command, []string) { fmt.Fprintf(stdout, "weald-relay %s\n", version.Get()) },
 	}
-	root.AddCommand(provision, token, ver)
+	// The hidden `weald-relay man DIR` writes the manual pages the .deb
+	// installs (make package; docs/packaging.md).
+	man := &cobra.Command{
+		Use:    "man DIR",
+		Short:  "Write the manual pages of every command into DIR",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		Run: func(cmd *cobra.Command, args []string) {
+			if err := manpage.Write(cmd.Root(), args[0], "Weald "+version.Get().Version); err != nil {
+				fmt.Fprintf(stderr, "weald-relay: %v\n", err)
+				*code = 1
+			}
+		},
+	}
+	root.AddCommand(provision, token, ver, man)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	return root

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -50,5 +52,26 @@ func TestHelpVersionCompletionUsage(t *testing.T) {
 				t.Errorf("stderr lacks %q:\n%s", tc.stderr, errb.String())
 			}
 		})
+	}
+}
+
+// TestManPages: the hidden `weald man DIR` (make package) writes a page for
+// weald and for each command, and help does not list it.
+func TestManPages(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"--home", t.TempDir(), "man", dir}, func(string) string { return "" }, &out, &errb); code != exitOK {
+		t.Fatalf("man: exit %d: %s", code, errb.String())
+	}
+	for _, p := range []string{"weald.1", "weald-workspace-remove.1", "weald-invite-create.1", "weald-completion-bash.1"} {
+		b, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil || !bytes.Contains(b, []byte(".SH NAME")) {
+			t.Errorf("%s: %v %.80q", p, err, b)
+		}
+	}
+	out.Reset()
+	run(context.Background(), []string{"help"}, func(string) string { return "" }, &out, &errb)
+	if strings.Contains(out.String(), "man ") {
+		t.Errorf("help lists the hidden man command:\n%s", out.String())
 	}
 }
