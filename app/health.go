@@ -73,6 +73,13 @@ type RetentionProposal struct {
 	Threshold  int      `json:"threshold"`
 	// Approvable: this device is an admin whose user has not approved it.
 	Approvable bool `json:"approvable"`
+	// Destroy: a compact-now waiting for approval (the windows are 0):
+	// delete the channel's history on the relay below the checkpoint
+	// written at CheckpointAt (0: not verified by this device), if
+	// approved before ExpiresAt.
+	Destroy      bool  `json:"destroy"`
+	CheckpointAt int64 `json:"checkpointAt"` // unix ms
+	ExpiresAt    int64 `json:"expiresAt"`    // unix ms
 }
 
 // EncryptionHealth is everything the panel shows.
@@ -159,7 +166,8 @@ func (w *Workspaces) encryptionHealth(ws string, report func(context.Context, *e
 	for _, p := range r.eng.PendingRetentions() {
 		out.Pending = append(out.Pending, RetentionProposal{ID: p.ID, Channel: p.Channel, TextDays: days(p.TextWindow),
 			MediaDays: days(p.MediaWindow), Proposer: p.Proposer, ProposedAt: unixMs(p.ProposedAt),
-			ApprovedBy: append([]string{}, p.Approvals...), Threshold: p.Threshold, Approvable: p.Approvable})
+			ApprovedBy: append([]string{}, p.Approvals...), Threshold: p.Threshold, Approvable: p.Approvable,
+			Destroy: p.Destroy, CheckpointAt: unixMs(p.CheckpointAt), ExpiresAt: unixMs(p.Expires)})
 	}
 	for _, g := range r.eng.Encryption() {
 		out.Groups = append(out.Groups, GroupEncryption{Channel: g.Channel, Group: g.Group, Kind: g.Kind, History: History(g.History),

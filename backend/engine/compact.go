@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"weald/backend/documents"
@@ -237,20 +238,17 @@ func (e *Engine) snapshotKey(g *group, pol *roster.GroupPolicy, k retention.DocK
 }
 
 // dropBelow sends the drop_before naming cp, signed by the chain's head,
-// authorized by the group's policy or by a one-off destruction this admin
-// device approves (compact-now).
-func (e *Engine) dropBelow(ctx context.Context, g *group, cp trustedCP, destruction bool) (*wire.Dropped, error) {
+// authorized by the one-off destruction dest (compact-now) or, when dest is
+// nil, by the group's policy.
+func (e *Engine) dropBelow(ctx context.Context, g *group, cp trustedCP, dest *wire.RetentionDestruction) (*wire.Dropped, error) {
 	key, err := e.retentionTip(ctx, g)
 	if err != nil {
 		return nil, err
 	}
 	r := &g.rec.Retention
 	d := wire.DropBefore{Group: wire.ID(g.rec.ID), Checkpoint: cp.Ref, ManifestHash: cp.ManifestHash, Snapshots: cp.Snapshots}
-	if destruction {
-		now := uint64(e.now().Unix())
-		d.Authorization = wire.AuthorizedByDestruction
-		d.Destruction = wire.RetentionDestruction{Group: d.Group, Checkpoint: cp.Ref, NotBefore: now - 60, NotAfter: now + 3600}
-		d.Destruction.Approve(e.edKey)
+	if dest != nil {
+		d.Authorization, d.Destruction = wire.AuthorizedByDestruction, *dest
 	} else {
 		if r.Policy == nil {
 			return nil, errors.New("engine: no retention policy envelope in this channel")
@@ -282,6 +280,9 @@ type CompactReport struct {
 	// NotDue says why nothing was dropped (the policy keeps it, or no
 	// policy allows a drop yet).
 	NotDue string `json:"not_due,omitempty"`
+	// Pending names the compact-now proposal waiting for other admins'
+	// approval (several admins: nothing is dropped until then).
+	Pending string `json:"pending,omitempty"`
 }
 
 // Compact checkpoints a channel now and drops what its already-authorized
@@ -330,12 +331,7 @@ func (e *Engine) compact(ctx context.Context, gi *roster.GroupInfo, now bool) (C
 	if now {
 		rep.Statement = fmt.Sprintf("Deleting %d envelopes (%d bytes) of %s from the relay: everything below the checkpoint just written. Every message stays readable from the checkpoint's %d snapshots; author chains beneath it can no longer be replayed.",
 			w.below, w.belowSize, gi.Name, w.documents)
-		res, err := e.dropBelow(ctx, g, w.cp, true)
-		if err != nil {
-			return rep, err
-		}
-		rep.Dropped, rep.Envelopes, rep.Bytes = true, res.Envelopes, res.Bytes
-		return rep, nil
+		return e.destroyBelow(ctx, g, w.cp, rep)
 	}
 	return e.policyDrop(ctx, g, gi, rep)
 }
@@ -352,11 +348,36 @@ func (e *Engine) compactAtCeiling(ctx context.Context, g *group, gi *roster.Grou
 	rep.Checkpoint = cp.Seq
 	rep.Statement = fmt.Sprintf("The relay's byte budget is full, so no new checkpoint can be written: deleting everything of %s below the checkpoint written %s, ahead of the ceiling. Every message up to it stays readable from its snapshots; later ones stay as they are.",
 		gi.Name, cp.At.Format(time.DateTime))
-	res, err := e.dropBelow(ctx, g, *cp, true)
+	return e.destroyBelow(ctx, g, *cp, rep)
+}
+
+// destroyBelow drops below cp under a one-off destruction: at once in a
+// one-admin workspace, else once the other admins approve the proposal it
+// puts to them (retention_destroy.go); rep.Pending then names it.
+func (e *Engine) destroyBelow(ctx context.Context, g *group, cp trustedCP, rep CompactReport) (CompactReport, error) {
+	if e.roster.LiveAdmins() <= 1 {
+		now := uint64(e.now().Unix())
+		dest := wire.RetentionDestruction{Group: wire.ID(g.rec.ID), Checkpoint: cp.Ref, NotBefore: now - 60, NotAfter: now + 3600}
+		dest.Approve(e.edKey)
+		res, err := e.dropBelow(ctx, g, cp, &dest)
+		if err != nil {
+			return rep, err
+		}
+		rep.Dropped, rep.Envelopes, rep.Bytes = true, res.Envelopes, res.Bytes
+		return rep, nil
+	}
+	h, err := e.proposeDestruction(ctx, g, cp)
 	if err != nil {
 		return rep, err
 	}
-	rep.Dropped, rep.Envelopes, rep.Bytes = true, res.Envelopes, res.Bytes
+	rep.Pending = hexHead(h)
+	if rest, ok := strings.CutPrefix(rep.Statement, "Deleting"); ok {
+		rep.Statement = "Once another admin approves: deleting" + rest
+	} else if rep.Statement != "" {
+		rep.Statement = "Once another admin approves: " + rep.Statement
+	}
+	rep.NotDue = fmt.Sprintf("Nothing is deleted yet: another admin must approve this within %d hours (weald retention approve %s, or Approve in the Encryption & health panel).",
+		int(destroyWindow/time.Hour), rep.Pending[:12])
 	return rep, nil
 }
 
@@ -385,7 +406,7 @@ func (e *Engine) policyDrop(ctx context.Context, g *group, gi *roster.GroupInfo,
 	}
 	rep.Statement = fmt.Sprintf("Deleting what lies below the checkpoint of %s, older than the channel's %d-day text window.",
 		due.At.Format(time.DateOnly), retention.WindowDays(pol.TextWindow))
-	res, err := e.dropBelow(ctx, g, *due, false)
+	res, err := e.dropBelow(ctx, g, *due, nil)
 	if err != nil {
 		return rep, err
 	}

@@ -36,6 +36,13 @@ type PendingRetention struct {
 	Threshold   int           `json:"threshold"`
 	// Approvable: this device is an admin whose user has not approved yet.
 	Approvable bool `json:"approvable"`
+	// Destroy: a compact-now proposal (the windows are zero): delete the
+	// channel's history on the relay below the checkpoint of CheckpointAt
+	// (zero when this device has not verified that checkpoint), if
+	// approved before Expires.
+	Destroy      bool      `json:"destroy,omitempty"`
+	CheckpointAt time.Time `json:"checkpoint_at,omitempty"`
+	Expires      time.Time `json:"expires,omitempty"`
 }
 
 // ErrNoProposal: the named retention proposal is not waiting for approval.
@@ -59,6 +66,17 @@ func (e *Engine) PendingRetentions() []PendingRetention {
 		x := PendingRetention{ID: hex.EncodeToString(p.Proposal[:]), Channel: gi.Name, TextWindow: p.TextWindow,
 			MediaWindow: p.MediaWindow, Proposer: e.userName(p.Proposer), ProposedAt: p.ProposedAt,
 			Threshold: p.Threshold, Approvable: me}
+		if d := p.Destruction; d != nil {
+			if uint64(e.now().Unix()) > d.NotAfter {
+				continue // expired: approving it could no longer delete anything
+			}
+			x.Destroy, x.Expires = true, time.Unix(int64(d.NotAfter), 0)
+			if g := e.groups[p.Group]; g != nil {
+				if cp := g.rec.Retention.trustedByRef(d.Checkpoint); cp != nil {
+					x.CheckpointAt = cp.At
+				}
+			}
+		}
 		for _, u := range p.Approvals {
 			x.Approvals = append(x.Approvals, e.userName(u))
 			if u == myUser {
@@ -91,12 +109,17 @@ func (e *Engine) ApproveRetention(ctx context.Context, id string) (RetentionChan
 	}
 	gi, _ := e.roster.Group(p.Group)
 	out := RetentionChange{Channel: gi.Name, Applied: true}
+	if d := p.Destruction; d != nil && uint64(e.now().Unix()) > d.NotAfter {
+		return out, ErrNoProposal
+	}
 	err = e.appendRoster(ctx, func() (roster.Body, error) {
-		return &roster.RetentionApprove{Proposal: p.Proposal,
-			Relay: retention.RelayApproval(p.Group, p.ProposedAt, p.TextWindow, p.MediaWindow, e.edKey)}, nil
+		return &roster.RetentionApprove{Proposal: p.Proposal, Relay: e.approvalOf(p)}, nil
 	})
 	if err != nil {
 		return out, err
+	}
+	if p.Destruction != nil {
+		return e.approvedDestruction(ctx, p, out)
 	}
 	gi, _ = e.roster.Group(p.Group)
 	out.Active = gi.Retention != nil && gi.Retention.Proposal == p.Proposal
@@ -166,4 +189,31 @@ func (e *Engine) publishPolicies(ctx context.Context) {
 				Message: fmt.Sprintf("The retention policy of %s could not be published: %v", gi.Name, err)})
 		}
 	}
+}
+
+// approvedDestruction finishes ApproveRetention for a compact-now
+// proposal: once approved by the threshold, this device drops at once if
+// it is in the channel (else an admin member does at its next sync).
+func (e *Engine) approvedDestruction(ctx context.Context, p roster.PendingRetention, out RetentionChange) (RetentionChange, error) {
+	for _, a := range e.roster.ApprovedDestructions() {
+		if a.Proposal != p.Proposal {
+			continue
+		}
+		out.Active = true
+		if g := e.groups[p.Group]; g == nil || g.mls == nil {
+			out.Note = "Approved; this device is not in the channel, so an admin member deletes the history at its next sync."
+			return out, nil
+		}
+		if err := e.catchUp(ctx, e.groups[p.Group]); err != nil {
+			return out, err
+		}
+		if e.runDestructions(ctx) > 0 {
+			out.Note = "Approved; the history below the checkpoint was deleted from the relay."
+		} else {
+			out.Note = "Approved; the history could not be deleted yet (see the alerts)."
+		}
+		return out, nil
+	}
+	out.Note = fmt.Sprintf("Approved; %d of %d admins so far.", len(p.Approvals)+1, p.Threshold)
+	return out, nil
 }

@@ -13,18 +13,8 @@ import (
 // relay-visible policy, and the approval that meets the threshold publishes
 // the policy with both, which the relay accepts and every member trusts.
 func TestTwoAdminsApproveRetentionPolicy(t *testing.T) {
-	r := startRelay(t)
-	dana, _ := historyWorkspace(t, r, 12, 30, 200)
-	lee := joinWith(t, r, invite(t, dana), "lee", 201)
+	dana, lee := twoAdmins(t, 12, 30, 200)
 	ctx := testCtx(t)
-	if err := dana.Promote(ctx, lee.meta.User.hex()); err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range []*Engine{dana, lee} {
-		if _, err := e.Sync(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
 	ch, err := dana.SetRetention(ctx, "general", 10*retention.Day, 90*retention.Day, true)
 	if err != nil {
 		t.Fatal(err)
@@ -76,4 +66,23 @@ func TestTwoAdminsApproveRetentionPolicy(t *testing.T) {
 			t.Fatalf("%s's view: %+v", e.DeviceID().ShortString(), info)
 		}
 	}
+}
+
+// twoAdmins: dana's workspace with n messages over days in #general, and
+// lee, who joined and was promoted: two admins, threshold 2.
+func twoAdmins(t *testing.T, n, days int, seed byte) (dana, lee *Engine) {
+	t.Helper()
+	r := startRelay(t)
+	dana, _ = historyWorkspace(t, r, n, days, seed)
+	lee = joinWith(t, r, invite(t, dana), "lee", seed+1)
+	ctx := testCtx(t)
+	if err := dana.Promote(ctx, lee.meta.User.hex()); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []*Engine{dana, lee} {
+		if _, err := e.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dana, lee
 }

@@ -490,6 +490,7 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 	}
 	if rep.Ready {
 		e.publishPolicies(ctx) // approved by admins elsewhere (retention_approve.go)
+		e.runDestructions(ctx) // compact-now approved by the admins (retention_destroy.go)
 		e.steward(ctx)         // retention duties (compact.go); failures are alerts
 		if err := e.resumeRemovals(ctx); err != nil {
 			return rep, err

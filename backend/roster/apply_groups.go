@@ -306,42 +306,72 @@ func (s *State) retentionThreshold() int {
 }
 
 func (s *State) checkRetentionPolicy(op *Operation, a actor, b *RetentionPolicy) (func(), error) {
-	if !s.IsAdmin(a.device.ID) {
-		return nil, reject(ErrNotAuthorized, "only an admin may propose a retention policy")
-	}
-	g, ok := s.groups[b.Group]
-	if !ok || g.Deleted {
-		return nil, reject(ErrUnknownGroup, "group %s", b.Group.ShortString())
-	}
 	p := &retentionProposal{policy: *b, proposer: a.user(), proposedAt: op.CreatedAt}
-	if err := p.checkRelay(a, b.Relay); err != nil {
+	return s.proposeRetention(op, a, p, b.Group, b.Relay)
+}
+
+// proposeRetention checks and applies a retention proposal (a policy or a
+// destruction) for group gid with its proposer's relay approval.
+func (s *State) proposeRetention(op *Operation, a actor, p *retentionProposal, gid identity.GroupID, relay *wire.Approval) (func(), error) {
+	if !s.IsAdmin(a.device.ID) {
+		return nil, reject(ErrNotAuthorized, "only an admin may propose a retention change")
+	}
+	g, ok := s.groups[gid]
+	if !ok || g.Deleted {
+		return nil, reject(ErrUnknownGroup, "group %s", gid.ShortString())
+	}
+	if err := p.checkRelay(a, relay); err != nil {
 		return nil, err
 	}
 	head := op.Head()
 	threshold := s.retentionThreshold()
 	return func() {
-		p.approve(a, b.Relay)
+		p.approve(a, relay)
 		s.retention[head] = p
 		if len(p.approvals) >= threshold {
-			s.activate(g, head, p, op)
+			s.complete(g, head, p, op)
 		}
 	}, nil
 }
 
+// complete marks a proposal approved by the threshold: a policy becomes the
+// group's, a destruction is ready for its drop (ApprovedDestructions).
+func (s *State) complete(g *GroupInfo, head Head, p *retentionProposal, op *Operation) {
+	if p.destroy != nil {
+		p.active = true
+		return
+	}
+	s.activate(g, head, p, op)
+}
+
 // checkRelay refuses a relay approval that is not the acting device's
-// signature over the proposal's relay-visible policy.
+// signature over the proposal's relay-visible policy or destruction. A
+// destruction's approvals must carry one (it is what the relay checks).
 func (p *retentionProposal) checkRelay(a actor, x *wire.Approval) error {
 	if x == nil {
+		if p.destroy != nil {
+			return reject(ErrBadRetention, "an approval of a destruction must carry the device's signature of it")
+		}
 		return nil
 	}
 	if identity.DeviceID(wire.KeyID(x.DeviceKey)) != a.device.ID {
 		return reject(ErrBadRetention, "the relay approval is not the signing device's")
 	}
-	rp := RelayPolicy(p.policy.Group, p.proposedAt, p.policy.TextWindow, p.policy.MediaWindow)
-	if wire.Verify(x.DeviceKey, wire.LabelRetentionPolicy, rp.TBS(), x.Signature) != nil {
-		return reject(ErrBadRetention, "the relay approval does not verify over the proposed policy")
+	label, tbs := p.relayTBS()
+	if wire.Verify(x.DeviceKey, label, tbs, x.Signature) != nil {
+		return reject(ErrBadRetention, "the relay approval does not verify over the proposal")
 	}
 	return nil
+}
+
+// relayTBS is what an admin's relay approval of the proposal signs.
+func (p *retentionProposal) relayTBS() (string, []byte) {
+	if p.destroy != nil {
+		d := p.destroy.Destruction()
+		return wire.LabelRetentionDestruction, d.TBS()
+	}
+	rp := RelayPolicy(p.policy.Group, p.proposedAt, p.policy.TextWindow, p.policy.MediaWindow)
+	return wire.LabelRetentionPolicy, rp.TBS()
 }
 
 func (p *retentionProposal) approve(a actor, x *wire.Approval) {
@@ -372,9 +402,13 @@ func (s *State) checkRetentionApprove(op *Operation, a actor, b *RetentionApprov
 	if slices.Contains(p.approvals, a.user()) {
 		return nil, reject(ErrDuplicate, "this admin already approved the proposal")
 	}
-	g, ok := s.groups[p.policy.Group]
+	gid := p.policy.Group
+	if p.destroy != nil {
+		gid = p.destroy.Group
+	}
+	g, ok := s.groups[gid]
 	if !ok || g.Deleted {
-		return nil, reject(ErrUnknownGroup, "group %s", p.policy.Group.ShortString())
+		return nil, reject(ErrUnknownGroup, "group %s", gid.ShortString())
 	}
 	if err := p.checkRelay(a, b.Relay); err != nil {
 		return nil, err
@@ -383,7 +417,7 @@ func (s *State) checkRetentionApprove(op *Operation, a actor, b *RetentionApprov
 	return func() {
 		p.approve(a, b.Relay)
 		if len(p.approvals) >= threshold {
-			s.activate(g, b.Proposal, p, op)
+			s.complete(g, b.Proposal, p, op)
 		}
 	}, nil
 }

@@ -582,6 +582,8 @@ func decodeBody(t OpType, r *codec.Reader) Body {
 		return &ApproveDevice{Device: identity.DeviceID(r.Array32())}
 	case OpRemovalReceipt:
 		return decodeRemovalReceipt(r)
+	case OpRetentionDestroy:
+		return decodeRetentionDestroy(r)
 	case OpSetName:
 		return decodeSetName(r)
 	}

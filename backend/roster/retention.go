@@ -46,6 +46,9 @@ type PendingRetention struct {
 	ProposedAt  time.Time
 	Approvals   []identity.UserID
 	Threshold   int
+	// Destruction is set for a compact-now destruction proposal
+	// ([RetentionDestroy], without approvals; the windows are then zero).
+	Destruction *wire.RetentionDestruction
 }
 
 // PendingRetentions returns the proposals still waiting for approvals,
@@ -57,12 +60,17 @@ func (s *State) PendingRetentions() []PendingRetention {
 		if p.active {
 			continue
 		}
-		if g, ok := s.groups[p.policy.Group]; !ok || g.Deleted {
+		x := PendingRetention{Proposal: h, Group: p.policy.Group, TextWindow: p.policy.TextWindow,
+			MediaWindow: p.policy.MediaWindow, Proposer: p.proposer, ProposedAt: p.proposedAt,
+			Approvals: slices.Clone(p.approvals), Threshold: s.retentionThreshold()}
+		if p.destroy != nil {
+			d := p.destroy.Destruction()
+			x.Group, x.Destruction = p.destroy.Group, &d
+		}
+		if g, ok := s.groups[x.Group]; !ok || g.Deleted {
 			continue
 		}
-		out = append(out, PendingRetention{Proposal: h, Group: p.policy.Group, TextWindow: p.policy.TextWindow,
-			MediaWindow: p.policy.MediaWindow, Proposer: p.proposer, ProposedAt: p.proposedAt,
-			Approvals: slices.Clone(p.approvals), Threshold: s.retentionThreshold()})
+		out = append(out, x)
 	}
 	slices.SortFunc(out, func(a, b PendingRetention) int {
 		if c := a.ProposedAt.Compare(b.ProposedAt); c != 0 {

@@ -198,8 +198,16 @@ func (c *cli) cmdRetentionPending(ctx context.Context) error {
 		fmt.Fprintln(c.stdout, "no retention change is waiting for approval")
 	}
 	for _, p := range ps {
-		fmt.Fprintf(c.stdout, "%s  #%s: text %s, media %s; proposed by %s on %s; approved by %s (%d of %d)\n",
-			p.ID[:12], p.Channel, window(p.TextWindow), window(p.MediaWindow), p.Proposer, p.ProposedAt.Format(time.DateOnly),
+		what := fmt.Sprintf("text %s, media %s", window(p.TextWindow), window(p.MediaWindow))
+		if p.Destroy {
+			what = "compact now: delete the history on the relay below the checkpoint"
+			if !p.CheckpointAt.IsZero() {
+				what += " of " + p.CheckpointAt.Format(time.DateTime)
+			}
+			what += ", if approved before " + p.Expires.Format(time.DateTime)
+		}
+		fmt.Fprintf(c.stdout, "%s  #%s: %s; proposed by %s on %s; approved by %s (%d of %d)\n",
+			p.ID[:12], p.Channel, what, p.Proposer, p.ProposedAt.Format(time.DateOnly),
 			strings.Join(p.Approvals, ", "), len(p.Approvals), p.Threshold)
 	}
 	return nil
@@ -261,9 +269,12 @@ func (c *cli) cmdCompact(ctx context.Context, channel string, now bool) error {
 			fmt.Fprintln(c.stdout, r.Statement)
 		}
 		fmt.Fprintf(c.stdout, "#%s: checkpoint at seq %d over %d documents", r.Channel, r.Checkpoint, r.Documents)
-		if r.Dropped {
+		switch {
+		case r.Dropped:
 			fmt.Fprintf(c.stdout, "; deleted %d envelopes (%d bytes)\n", r.Envelopes, r.Bytes)
-		} else {
+		case r.Pending != "":
+			fmt.Fprintf(c.stdout, "; %s\n", r.NotDue)
+		default:
 			fmt.Fprintf(c.stdout, "; nothing deleted: %s\n", r.NotDue)
 		}
 	}

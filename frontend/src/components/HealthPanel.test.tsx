@@ -1,7 +1,7 @@
 import { describe, expect, it, beforeEach, vi } from 'vitest'
 import { render, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { ApiError, type EncryptionHealth, type HealthFinding } from '../lib/api'
+import { ApiError, type EncryptionHealth, type HealthFinding, type RetentionProposal } from '../lib/api'
 import { hex, holder, makeApi } from '../test/apiMock'
 
 vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
@@ -52,6 +52,22 @@ const state = (findings: HealthFinding[], pending: EncryptionHealth['pending'] =
     { at: Date.UTC(2026, 10, 25), logBytes: 40_000_000, limitBytes: 100_000_000 },
     { at: Date.UTC(2026, 11, 2), logBytes: 83_000_000, limitBytes: 100_000_000 },
   ],
+})
+
+const retentionProposal = (p: Partial<RetentionProposal>): RetentionProposal => ({
+  id: 'ab'.repeat(32),
+  channel: 'general',
+  textDays: 0,
+  mediaDays: 0,
+  proposer: 'Dana',
+  proposedAt: Date.UTC(2026, 11, 2),
+  approvedBy: ['Dana'],
+  threshold: 2,
+  approvable: true,
+  destroy: false,
+  checkpointAt: 0,
+  expiresAt: 0,
+  ...p,
 })
 
 beforeEach(() => {
@@ -145,17 +161,7 @@ describe('HealthPanel resolve buttons and approvals', () => {
 
   it('lists retention changes waiting for approval and approves one', async () => {
     const a = holder.current.api
-    const proposal = {
-      id: 'ab'.repeat(32),
-      channel: 'general',
-      textDays: 60,
-      mediaDays: 90,
-      proposer: 'Dana',
-      proposedAt: Date.UTC(2026, 11, 2),
-      approvedBy: ['Dana'],
-      threshold: 2,
-      approvable: true,
-    }
+    const proposal = retentionProposal({ id: 'ab'.repeat(32), textDays: 60, mediaDays: 90 })
     a.health.get.mockResolvedValue(state([], [proposal]))
     a.health.approve.mockResolvedValue(state([], []))
     render(<HealthPanel workspace={hex(1)} onClose={() => {}} />)
@@ -164,6 +170,27 @@ describe('HealthPanel resolve buttons and approvals', () => {
     await userEvent.click(within(sec).getByRole('button', { name: 'Approve' }))
     expect(a.health.approve).toHaveBeenCalledWith(hex(1), proposal.id)
     await waitFor(() => expect(screen.queryByRole('region', { name: 'Retention changes waiting for approval' })).toBeNull())
+  })
+})
+
+describe('HealthPanel compact-now approval', () => {
+  it('says what an approved compact-now deletes, and approves it', async () => {
+    const a = holder.current.api
+    const proposal = retentionProposal({
+      id: 'cd'.repeat(32),
+      destroy: true,
+      checkpointAt: Date.UTC(2026, 11, 2, 9),
+      expiresAt: Date.UTC(2026, 11, 3, 9),
+    })
+    a.health.get.mockResolvedValue(state([], [proposal]))
+    a.health.approve.mockResolvedValue(state([], []))
+    render(<HealthPanel workspace={hex(1)} onClose={() => {}} />)
+    const sec = await screen.findByRole('region', { name: 'Retention changes waiting for approval' })
+    expect(sec.textContent).toContain("#general: compact now: delete the channel's history on the relay below the checkpoint of ")
+    expect(sec.textContent).toContain('(messages stay readable from the checkpoint)')
+    expect(sec.textContent).not.toContain('text unlimited')
+    await userEvent.click(within(sec).getByRole('button', { name: 'Approve' }))
+    expect(a.health.approve).toHaveBeenCalledWith(hex(1), proposal.id)
   })
 })
 

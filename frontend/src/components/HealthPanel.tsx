@@ -98,6 +98,13 @@ function windowDays(days: number): string {
   return days === 0 ? 'unlimited' : `${days}d`
 }
 
+/** proposalText: what a pending retention change does, in plain words. */
+function proposalText(p: RetentionProposal): string {
+  if (!p.destroy) return `text ${windowDays(p.textDays)}, media ${windowDays(p.mediaDays)}`
+  const at = p.checkpointAt ? ` of ${new Date(p.checkpointAt).toLocaleString()}` : ''
+  return `compact now: delete the channel's history on the relay below the checkpoint${at} (messages stay readable from the checkpoint), if approved before ${new Date(p.expiresAt).toLocaleString()}`
+}
+
 /** Pending: retention changes waiting for admins' approval, with Approve. */
 function Pending({ items, busy, onApprove }: { items: RetentionProposal[]; busy: boolean; onApprove: (id: string) => void }) {
   return (
@@ -106,8 +113,7 @@ function Pending({ items, busy, onApprove }: { items: RetentionProposal[]; busy:
       <ul>
         {items.map((p) => (
           <li key={p.id}>
-            #{p.channel}: text {windowDays(p.textDays)}, media {windowDays(p.mediaDays)}; proposed by {p.proposer}; approved by{' '}
-            {p.approvedBy.join(', ')} ({p.approvedBy.length} of {p.threshold}){' '}
+            #{p.channel}: {proposalText(p)}; proposed by {p.proposer}; approved by {p.approvedBy.join(', ')} ({p.approvedBy.length} of {p.threshold}){' '}
             {p.approvable ? (
               <button type="button" disabled={busy} onClick={() => onApprove(p.id)}>
                 Approve

@@ -663,6 +663,9 @@ export namespace app {
 	    approvedBy: string[];
 	    threshold: number;
 	    approvable: boolean;
+	    destroy: boolean;
+	    checkpointAt: number;
+	    expiresAt: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new RetentionProposal(source);
@@ -679,6 +682,9 @@ export namespace app {
 	        this.approvedBy = source["approvedBy"];
 	        this.threshold = source["threshold"];
 	        this.approvable = source["approvable"];
+	        this.destroy = source["destroy"];
+	        this.checkpointAt = source["checkpointAt"];
+	        this.expiresAt = source["expiresAt"];
 	    }
 	}
 	export class StoragePoint {
