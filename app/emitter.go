@@ -35,7 +35,16 @@ const (
 	// EventLaunchLink carries nothing: a launch handed a weald:// link to
 	// this running app; the frontend takes it with App.TakeLaunchLink.
 	EventLaunchLink = "launch:link"
+	// EventHealthChanged carries HealthChanged: what the Encryption &
+	// health panel shows may have changed (a health check ran, or the
+	// roster changed the retention changes waiting for approval).
+	EventHealthChanged = "health:changed"
 )
+
+// HealthChanged names the workspace whose health state may have changed.
+type HealthChanged struct {
+	Workspace string `json:"workspace"`
+}
 
 // OpenChannel is a channel the frontend is asked to show.
 type OpenChannel struct {

@@ -220,6 +220,8 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 				w.emitChannels(r)
 				if ev.Kind == engine.EventRoster {
 					w.emitWorkspaces()
+					// Retention changes waiting for approval come from the roster.
+					w.app.emit(w.ctx, EventHealthChanged, HealthChanged{Workspace: r.id})
 					// #general's join notices and every author's name come from the roster.
 					w.app.emit(w.ctx, EventMessagesChanged, MessagesChanged{Workspace: r.id, Channel: r.eng.GeneralChannel()})
 				}
@@ -254,6 +256,8 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 				}
 				r.mu.Unlock()
 				w.emitWorkspaces()
+			case engine.EventHealth:
+				w.app.emit(w.ctx, EventHealthChanged, HealthChanged{Workspace: r.id})
 			case engine.EventProgress:
 				w.app.emit(w.ctx, EventProgress, Progress{ID: r.id + "/" + ev.Task, Label: progressLabel(ev.Task),
 					Done: ev.Done, Total: ev.Total, Finished: ev.Done >= ev.Total})

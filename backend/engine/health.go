@@ -176,6 +176,7 @@ func (e *Engine) healthFacts(ctx context.Context) (*health.Facts, error) {
 		f.Dismissed[health.ID(k)] = v
 	}
 	_, f.HasRecovery = e.recoveryKeys()
+	f.Admin = e.roster.IsAdmin(e.devID)
 	if e.rosterStuck != nil {
 		f.RosterRefused = e.rosterStuck.Index
 	}

@@ -222,6 +222,11 @@ func checkAdminDevices(f *Facts) Finding {
 	if f.AdminDevices >= 2 || f.RecoveryQuorum {
 		return ok(fmt.Sprintf("This workspace has %s.", plural(f.AdminDevices, "admin device", "admin devices")))
 	}
+	if !f.Admin {
+		// Not this device's to act on: its admins are shown it.
+		return Finding{State: StateNotChecked, Finding: fmt.Sprintf("Left to the admins: this workspace has %s and no recovery quorum, and only an admin can add one.",
+			plural(f.AdminDevices, "admin device", "admin devices"))}
+	}
 	fd := fail(fmt.Sprintf("This workspace has %s and no recovery quorum: after a phrase-only recovery nobody could remove anyone again.",
 		plural(f.AdminDevices, "admin device", "admin devices")),
 		Action{ID: "add_admin_device", Label: "Pair a second device or promote a second admin", Command: "weald promote NAME"}, nil)

@@ -29,6 +29,9 @@ type Facts struct {
 	// probation; RecoveryQuorum: a recovery quorum is registered.
 	AdminDevices   int
 	RecoveryQuorum bool
+	// Admin: this device is an admin's (only an admin can act on the
+	// admin-devices row: promote or pair).
+	Admin bool
 	// Dismissed are the checks the user dismissed (AdminDevices only).
 	Dismissed map[ID]bool
 	// Attested counts the other devices whose head attestation this

@@ -17,7 +17,7 @@ func good() *Facts {
 			{Name: "secret", Epoch: 1, Wrapped: true, WrapEpoch: 1},
 		},
 		AccessSetKnown: true, AccessSetAt: now.Add(-2 * 24 * time.Hour),
-		RosterRefused: -1, AdminDevices: 2, Attested: 3,
+		RosterRefused: -1, AdminDevices: 2, Admin: true, Attested: 3,
 		StorageKnown: true, LogBytes: 10 << 20, LimitBytes: 100 << 20,
 	}
 }
@@ -48,6 +48,8 @@ func TestEachCheckFiresOnItsBadState(t *testing.T) {
 		{TransparencyLog, func(f *Facts) { f.RosterRefused = 17 }, StateAction, "position 17", "report_relay"},
 		{AdminDevices, func(f *Facts) { f.AdminDevices = 1 }, StateAction, "1 admin device", "add_admin_device"},
 		{AdminDevices, func(f *Facts) { f.AdminDevices = 1; f.Dismissed = map[ID]bool{AdminDevices: true} }, StateDismissed, "1 admin device", "add_admin_device"},
+		// A member cannot promote or pair an admin's device: left to the admins.
+		{AdminDevices, func(f *Facts) { f.AdminDevices = 1; f.Admin = false }, StateNotChecked, "Left to the admins", ""},
 		{HeadAttestations, func(f *Facts) { f.SplitViews = 2 }, StateAction, "2 disagreements", "report_relay"},
 		{HeadAttestations, func(f *Facts) { f.Silent = []string{"lee's dev_ab12"} }, StateAction, "lee's dev_ab12", "report_relay"},
 		{Storage, func(f *Facts) { f.LogBytes = 80 << 20 }, StateAction, "(80 %)", "compact_now"},

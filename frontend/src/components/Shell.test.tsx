@@ -1,5 +1,5 @@
 import { describe, expect, it, beforeEach } from 'vitest'
-import { act, render, screen, within } from '@testing-library/react'
+import { act, render, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { ApiError } from '../lib/api'
 import { chan, defaults, holder, hex, makeApi, msg, unreachable, policy, ws } from '../test/apiMock'
@@ -8,6 +8,16 @@ vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedMo
 
 import { Shell } from './Shell'
 import { releaseOf } from './Sidebar'
+
+const failing = {
+  check: 'storage',
+  title: 'Storage',
+  state: 'action' as const,
+  severity: 'critical' as const,
+  finding: 'Full.',
+  action: null,
+  groups: [],
+}
 
 const status = { version: '9.9.9', commit: '0123456789ab', dataDir: '/tmp/weald-x', hasWorkspace: false, workspaces: [] }
 
@@ -30,15 +40,6 @@ describe('Shell', () => {
 
   it('puts a badge on the health panel button when a check needs action', async () => {
     inWorkspace()
-    const failing = {
-      check: 'storage',
-      title: 'Storage',
-      state: 'action' as const,
-      severity: 'critical' as const,
-      finding: 'Full.',
-      action: null,
-      groups: [],
-    }
     holder.current.api.health.get.mockResolvedValue({
       report: { at: 1, needsAction: true, findings: [failing] },
       groups: [],
@@ -48,6 +49,24 @@ describe('Shell', () => {
     render(<Shell />)
     const button = await screen.findByRole('button', { name: /Encryption & health/ })
     expect((await within(button).findByLabelText('1 needs action')).textContent).toBe('1')
+  })
+
+  it('reads the badge again when a health check runs', async () => {
+    inWorkspace()
+    const a = holder.current.api
+    const clean = { report: { at: 1, needsAction: false, findings: [] }, groups: [], storage: [], pending: [] }
+    a.health.get.mockResolvedValue(clean)
+    render(<Shell />)
+    const button = await screen.findByRole('button', { name: /Encryption & health/ })
+    await waitFor(() => expect(a.health.get).toHaveBeenCalled())
+    expect(within(button).queryByLabelText(/need/)).toBeNull()
+    a.health.get.mockResolvedValue({ ...clean, report: { at: 2, needsAction: true, findings: [failing] } })
+    act(() => holder.current.emit('health:changed', { workspace: hex(1) }))
+    expect((await within(button).findByLabelText('1 needs action')).textContent).toBe('1')
+    // ... and again when it clears, e.g. after a repair elsewhere.
+    a.health.get.mockResolvedValue(clean)
+    act(() => holder.current.emit('health:changed', { workspace: hex(1) }))
+    await waitFor(() => expect(within(button).queryByLabelText(/need/)).toBeNull())
   })
 
   it('shows backend state and the two ways in when there is no workspace', async () => {

@@ -92,6 +92,10 @@ export function Shell() {
   const current = wss.workspaces.find((w) => w.id === wss.current)
   const healthWs = current?.ready ? current.id : null
   const healthOpen = modal === 'health'
+  // Bumped when Go says the health state changed (a check ran, approvals
+  // changed), so the badge is read again rather than kept from before.
+  const [healthRev, setHealthRev] = useState(0)
+  useEffect(() => api.health.onChanged((c) => c.workspace === healthWs && setHealthRev((n) => n + 1)), [healthWs])
   useEffect(() => {
     if (!healthWs || healthOpen) return
     let live = true
@@ -106,7 +110,7 @@ export function Shell() {
     return () => {
       live = false
     }
-  }, [healthWs, healthOpen])
+  }, [healthWs, healthOpen, healthRev])
   const { defaults, dms } = splitChannels(channels.channels)
   const channelId = (wss.current && selected[wss.current]) || defaults[0]?.id || null
   const channel = channels.channels.find((c) => c.id === channelId)

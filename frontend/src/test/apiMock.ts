@@ -81,6 +81,7 @@ export function makeApi() {
       dismiss: vi.fn(),
       resolve: vi.fn(),
       approve: vi.fn(),
+      onChanged: on('health:changed'),
     },
     onProgress: on('progress'),
     onAlert: on('alert'),

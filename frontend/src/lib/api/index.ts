@@ -84,6 +84,7 @@ export const events = {
   alert: 'alert',
   openChannel: 'channel:open',
   launchLink: 'launch:link',
+  healthChanged: 'health:changed',
 } as const
 
 function on<T>(name: string, cb: (v: T) => void): () => void {
@@ -236,6 +237,8 @@ export const api = {
     resolve: (ws: string, action: string): Promise<EncryptionHealth> => wrap(() => Workspaces.ResolveHealth(ws, action) as Promise<EncryptionHealth>),
     /** approve approves a pending retention change with this admin device. */
     approve: (ws: string, id: string): Promise<EncryptionHealth> => wrap(() => Workspaces.ApproveRetention(ws, id) as Promise<EncryptionHealth>),
+    /** onChanged: a health check ran or the retention changes waiting for approval changed (app.HealthChanged). */
+    onChanged: (cb: (c: { workspace: string }) => void) => on<{ workspace: string }>(events.healthChanged, cb),
   },
   onProgress: (cb: (p: Progress) => void) => on<Progress>(events.progress, cb),
   /** onAlert: a security alert from the engine (e.g. a forged join was evicted). */
