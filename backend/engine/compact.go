@@ -313,7 +313,7 @@ func (e *Engine) compact(ctx context.Context, gi *roster.GroupInfo, now bool) (C
 	if g == nil || g.mls == nil || !g.mls.Active() {
 		return rep, ErrNotMember
 	}
-	if gi.Policy.Admission != roster.AdmissionParent {
+	if !compactable(gi) {
 		return rep, ErrCompactUnsupported
 	}
 	w, err := e.writeCheckpoint(ctx, g, gi)
@@ -423,7 +423,7 @@ func (e *Engine) CompactAll(ctx context.Context, now bool) ([]CompactReport, err
 	}
 	var out []CompactReport
 	for _, gi := range e.roster.Groups() {
-		if gi.Deleted || !e.member(gi.Policy.Group) || gi.Policy.Admission != roster.AdmissionParent {
+		if gi.Deleted || !e.member(gi.Policy.Group) || !compactable(&gi) {
 			continue
 		}
 		rep, err := e.compact(ctx, &gi, now)
@@ -479,13 +479,15 @@ func (e *Engine) steward(ctx context.Context) {
 			continue
 		}
 		if _, err := e.writeCheckpoint(ctx, g, &gi); err != nil {
-			if !errors.Is(err, retention.ErrChainFrozen) {
+			// A steward that joined a closed channel late holds no key of
+			// its first epochs: not a fault, and nothing it can repair.
+			if !errors.Is(err, retention.ErrChainFrozen) && !errors.Is(err, ErrNotFullHistory) {
 				e.raise(ctx, Alert{Code: "retention/steward", Group: hexID(gi.Policy.Group).hex(),
 					Message: fmt.Sprintf("The checkpoint of %s could not be written: %v", gi.Name, err)})
 			}
 			continue
 		}
-		if gi.Policy.Admission != roster.AdmissionParent {
+		if !compactable(&gi) {
 			continue
 		}
 		if ahead || (gi.Retention != nil && gi.Retention.TextWindow > 0) {
@@ -543,9 +545,19 @@ func aheadCheckpoint(g *group) *trustedCP {
 	return nil
 }
 
-// ErrCompactUnsupported: only channels joined from the workspace are
-// compacted; the root, explicit channels and DMs carry Welcomes and invite
-// bundles a drop would take from devices still joining.
-var ErrCompactUnsupported = errcode.New("retention/unsupported_group", "only channels everyone in the workspace can join are compacted yet; explicit channels, DMs and the workspace root are not")
+// ErrCompactUnsupported: the workspace root is not compacted: it carries
+// the invite bundles a drop would take from people still joining.
+var ErrCompactUnsupported = errcode.New("retention/unsupported_group", "the workspace root is not compacted; channels, private channels and DMs are")
+
+// compactable reports whether a group may be checkpointed and dropped:
+// every channel and DM, not the workspace root. A channel joined from the
+// workspace gets its standing bundles republished above the checkpoint; an
+// explicit channel or DM needs none, since the relay keeps the MLS commits,
+// proposals and Welcomes under a drop, so a device added before it still
+// joins and follows the epochs (docs/protocol/retention.md "Explicit
+// channels and DMs").
+func compactable(gi *roster.GroupInfo) bool {
+	return gi.Policy.Kind != roster.KindWorkspace && gi.Policy.Admission != roster.AdmissionEveryone
+}
 
 var _ = identity.GroupID{}

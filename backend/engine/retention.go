@@ -201,18 +201,23 @@ func (e *Engine) verifyCheckpoint(ctx context.Context, g *group, se *wire.SeqEnv
 		want[x] = true
 	}
 	snaps := map[wire.EnvelopeRef][]byte{}
+	sealed := map[wire.EnvelopeRef]bool{}
 	for i := range log {
 		x := &log[i].Envelope
 		if x.Kind != wire.KindSnapshot {
 			continue
 		}
 		if sr := wire.RefOf(x); want[sr] {
-			if b, err := e.openSealed(g, x, x.CT); err == nil {
+			b, err := e.openSealed(g, x, x.CT)
+			switch {
+			case err == nil:
 				snaps[sr] = b
+			case errors.Is(err, groups.ErrNoKey):
+				sealed[sr] = true // an epoch before this device joined
 			}
 		}
 	}
-	check := retention.Check{Chain: &r.Chain, Manifest: &m, Snapshots: snaps}
+	check := retention.Check{Chain: &r.Chain, Manifest: &m, Snapshots: snaps, Sealed: sealed}
 	beneath := dropped >= se.Seq
 	if !beneath {
 		barrier := map[wire.ID]uint64{}

@@ -11,8 +11,12 @@ import (
 
 // keptKinds are never deleted by a drop: the group's retention transitions
 // and policies stay so that a later reader can verify the checkpoints that
-// replace what went.
-var keptKinds = []wire.Kind{wire.KindRetentionTransition, wire.KindRetentionPolicy}
+// replace what went, and the MLS handshake (commits, proposals, Welcomes)
+// so that a device added before the drop still finds its Welcome and every
+// member can follow the epochs across it (explicit groups have no external
+// join to fall back on). They are small beside the content that goes.
+var keptKinds = []wire.Kind{wire.KindRetentionTransition, wire.KindRetentionPolicy,
+	wire.KindMLSCommit, wire.KindMLSProposal, wire.KindMLSWelcome}
 
 // DropBefore executes a signed drop_before (spec/lifecycle.md "Dropping").
 // The barrier is the seq of the checkpoint envelope it names, never a number
