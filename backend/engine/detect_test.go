@@ -86,22 +86,8 @@ func TestUnexpectedRosterChangeAlerts(t *testing.T) {
 	}
 
 	// Somebody holding Sam's phrase admits a device of theirs.
-	ph, err := identity.ParseRecoveryPhrase(samWords)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rk, err := identity.DeriveRecoveryKeys(ph)
-	if err != nil {
-		t.Fatal(err)
-	}
-	thief, err := identity.GenerateKey[identity.Device](seededRand(112))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pop, err := roster.DevicePossession(sam.wsID(), identity.UserID(sam.meta.User), thief)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rk := mustRecoveryKeys(t, samWords)
+	thief, pop := newRecoveredDevice(t, sam, identity.UserID(sam.meta.User), 112)
 	if _, err := dana.syncRoster(ctx); err != nil {
 		t.Fatal(err)
 	}

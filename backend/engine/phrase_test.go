@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"weald/backend/identity"
 	"weald/backend/wire"
 )
 
@@ -43,14 +42,7 @@ func TestRecoveryPhraseAtCreation(t *testing.T) {
 	if again, _ := e.TakeRecoveryPhrase(ctx); again != "" {
 		t.Fatal("the phrase came back after the bootstrap")
 	}
-	phrase, err := identity.ParseRecoveryPhrase(words)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := identity.DeriveRecoveryKeys(phrase)
-	if err != nil {
-		t.Fatal(err)
-	}
+	keys := mustRecoveryKeys(t, words)
 	e.mu.Lock()
 	rec, ok := e.recoveryKeys()
 	stored := e.meta.Phrase

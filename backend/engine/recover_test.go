@@ -249,3 +249,110 @@ func containsText(ms []Message, text string) bool {
 	}
 	return false
 }
+
+// TestBackdatedRecoveryCannotSkipTheWait is written from the side of a
+// thief holding Dana's leaked phrase. Dana is the only admin and her
+// roster has been quiet for longer than roster.ProbationWait, so a
+// recover-device dated just after its last operation would let the thief's
+// device approve itself at once (checkSelfApprove compares the two dates,
+// both the signer's word). The relay takes a new recover-device only dated
+// by its own clock; dated now, the thief's self-approval must wait, and
+// Dana's device has the wait to see the alert and revoke it.
+func TestBackdatedRecoveryCannotSkipTheWait(t *testing.T) {
+	var shift atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
+	r := startRelayWith(t, relay.Config{Clock: clock})
+	ctx := testCtx(t)
+	opts := r.options(t, "dana", 150)
+	opts.Clock = clock
+	dana, err := CreateWorkspace(ctx, opts, "Acme", r.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dana.Close()
+	words, err := dana.TakeRecoveryPhrase(ctx)
+	if err != nil || words == "" {
+		t.Fatalf("phrase: %q %v", words, err)
+	}
+	if _, err := dana.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rk := mustRecoveryKeys(t, words)
+	thief, pop := newRecoveredDevice(t, dana, identity.UserID(dana.meta.User), 151)
+	ws := wire.ID(dana.meta.Workspace)
+	rec := wire.AuthOK{Kind: wire.PrincipalRecovery, Principal: wire.KeyID(rk.Signature.Public().Bytes())}
+	lastOp := clock()
+	shift.Store(int64(roster.ProbationWait + 8*time.Hour)) // the roster stays quiet
+
+	head := dana.roster.Head()
+	appendAs := func(at time.Time, b roster.Body) error {
+		op, err := roster.Sign(roster.RecoverySigner(rk.Signature), head, at, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err = r.svc.RosterAppend(ctx, ws, rec, wire.ID(head), op.Bytes()); err == nil {
+			head = op.Head()
+		}
+		return err
+	}
+	recover := &roster.RecoverDevice{User: identity.UserID(dana.meta.User), Device: thief.Public(), Possession: pop}
+
+	// Backdated to just after the last operation: refused, roster/stale.
+	err = appendAs(lastOp.Add(time.Millisecond), recover)
+	var we *wire.Error
+	if !errors.As(err, &we) || we.Code != wire.CodeRosterInvalid {
+		t.Fatalf("backdated recover-device: %v, want %s", err, wire.CodeRosterInvalid)
+	}
+	if f, _ := we.Field("reason"); f.Text != string(roster.ErrStale.ErrorCode()) {
+		t.Fatalf("backdated recover-device refused with reason %q, want %s", f.Text, roster.ErrStale.ErrorCode())
+	}
+	// Dated now it is taken, and the thief's own approval waits.
+	if err := appendAs(clock(), recover); err != nil {
+		t.Fatalf("recover-device dated now: %v", err)
+	}
+	thiefID := identity.DeviceIDOf(thief.Public())
+	err = appendAs(clock(), &roster.ApproveDevice{Device: thiefID})
+	if !errors.As(err, &we) || we.Code != wire.CodeRosterInvalid {
+		t.Fatalf("self-approval at once: %v, want %s", err, wire.CodeRosterInvalid)
+	}
+	if f, _ := we.Field("reason"); f.Text != string(roster.ErrProbation.ErrorCode()) {
+		t.Fatalf("self-approval at once refused with reason %q, want %s", f.Text, roster.ErrProbation.ErrorCode())
+	}
+	// Dana's device sees the recovery while it waits.
+	if _, err := dana.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !hasAlertCode(dana, "device/recovered") {
+		t.Fatalf("Dana's device has no device/recovered alert: %+v", dana.Status().Alerts)
+	}
+}
+
+// mustRecoveryKeys derives the keys of a recovery phrase as whoever holds
+// it would.
+func mustRecoveryKeys(t *testing.T, words string) identity.RecoveryKeys {
+	t.Helper()
+	ph, err := identity.ParseRecoveryPhrase(words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rk, err := identity.DeriveRecoveryKeys(ph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rk
+}
+
+// newRecoveredDevice makes a device key from seed and its proof of
+// possession for a recover-device naming user in e's workspace.
+func newRecoveredDevice(t *testing.T, e *Engine, user identity.UserID, seed byte) (identity.DevicePrivate, []byte) {
+	t.Helper()
+	dev, err := identity.GenerateKey[identity.Device](seededRand(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pop, err := roster.DevicePossession(e.wsID(), user, dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dev, pop
+}

@@ -20,22 +20,8 @@ import (
 func recoverWith(t *testing.T, r *testRelay, e *Engine, words string, user identity.UserID, seed byte) (identity.DevicePrivate, error) {
 	t.Helper()
 	ctx := testCtx(t)
-	ph, err := identity.ParseRecoveryPhrase(words)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rk, err := identity.DeriveRecoveryKeys(ph)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev, err := identity.GenerateKey[identity.Device](seededRand(seed))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pop, err := roster.DevicePossession(e.wsID(), user, dev)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rk := mustRecoveryKeys(t, words)
+	dev, pop := newRecoveredDevice(t, e, user, seed)
 	if _, err := e.syncRoster(ctx); err != nil {
 		t.Fatal(err)
 	}

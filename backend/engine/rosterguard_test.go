@@ -155,22 +155,8 @@ func TestProbationaryDeviceIsNoAdmin(t *testing.T) {
 	if err != nil || words == "" {
 		t.Fatalf("phrase: %v", err)
 	}
-	ph, err := identity.ParseRecoveryPhrase(words)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rk, err := identity.DeriveRecoveryKeys(ph)
-	if err != nil {
-		t.Fatal(err)
-	}
-	thief, err := identity.GenerateKey[identity.Device](seededRand(81))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pop, err := roster.DevicePossession(dana.wsID(), identity.UserID(dana.meta.User), thief)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rk := mustRecoveryKeys(t, words)
+	thief, pop := newRecoveredDevice(t, dana, identity.UserID(dana.meta.User), 81)
 	op, err := roster.Sign(roster.RecoverySigner(rk.Signature), dana.roster.Head(), time.Now(),
 		&roster.RecoverDevice{User: identity.UserID(dana.meta.User), Device: thief.Public(), Possession: pop})
 	if err != nil {

@@ -109,13 +109,5 @@ func TestProbationaryTakeoverIsRefusedAndAdminsAlerted(t *testing.T) {
 
 func mustRecoveryPub(t *testing.T, words string) identity.RecoveryPublic {
 	t.Helper()
-	ph, err := identity.ParseRecoveryPhrase(words)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rk, err := identity.DeriveRecoveryKeys(ph)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rk.Signature.Public()
+	return mustRecoveryKeys(t, words).Signature.Public()
 }

@@ -34,6 +34,10 @@ type rosterFold struct {
 	stored bool
 }
 
+// recoverMaxAge is how far before the relay's clock a new recover-device
+// may be dated: the clock skew clients are allowed the other way.
+const recoverMaxAge = 5 * time.Minute
+
 // guardRosterOp checks what can be checked of op without the roster: its
 // size and encoding, and that its actor is the connection's principal.
 func guardRosterOp(p wire.AuthOK, b []byte) (*roster.Operation, error) {
@@ -81,6 +85,20 @@ func (s *Service) checkRosterOp(ctx context.Context, tx store.Tx, ws wire.ID, p 
 		if wire.ID(b.Workspace) != ws {
 			return wire.Errorf(wire.CodeRosterInvalid, "The genesis operation names another workspace.",
 				wire.U("index", 0), wire.T("reason", (&roster.Error{Err: roster.ErrGenesis}).Code()))
+		}
+	case *roster.RecoverDevice:
+		// A recover-device starts the recovered device's probation, whose
+		// end its own recovery principal may sign when no other admin
+		// could (roster.ProbationWait). Its date is the signer's word, so
+		// a phrase thief facing a roster quiet for longer than the wait
+		// could date it just after the last operation and approve itself
+		// at once; the relay takes a new one only dated now
+		// (docs/protocol/lifecycle.md "Recovery onto a new device").
+		if now := s.now(); op.CreatedAt.Before(now.Add(-recoverMaxAge)) {
+			return wire.Errorf(wire.CodeRosterInvalid, "A recovery must be dated now; this one is dated too far in the past.",
+				wire.U("index", uint64(f.state.Len())), wire.T("reason", (&roster.Error{Err: roster.ErrStale}).Code()),
+				wire.T("detail", fmt.Sprintf("dated %s, the relay's clock reads %s",
+					op.CreatedAt.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))))
 		}
 	}
 	if err := f.state.Apply(op); err != nil {

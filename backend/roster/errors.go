@@ -19,6 +19,7 @@ var (
 	ErrGenesis           = errcode.New("roster/genesis", "genesis must be the first operation and only the first")
 	ErrTimeOrder         = errcode.New("roster/time_order", "the operation is dated before the operation it extends")
 	ErrFuture            = errcode.New("roster/future", "the operation is dated too far in the future")
+	ErrStale             = errcode.New("roster/stale", "a recovery must be dated now; this one is dated too far in the past")
 	ErrLastAdmin         = errcode.New("roster/last_admin", "this would leave the workspace without an admin; promote someone first")
 	ErrUnknownPrincipal  = errcode.New("roster/unknown_principal", "the operation names a principal that is not in the roster")
 	ErrAlreadyRevoked    = errcode.New("roster/already_revoked", "the principal has already been revoked")

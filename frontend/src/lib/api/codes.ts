@@ -342,6 +342,7 @@ export const errorCodes = [
   'roster/policy_immutable',
   'roster/possession',
   'roster/probation',
+  'roster/stale',
   'roster/time_order',
   'roster/unexpected_change',
   'roster/unknown_actor',
