@@ -91,7 +91,7 @@ describe('HealthPanel', () => {
     expect(table.textContent).toContain('2 people, 3 devices')
     expect(table.textContent).toContain('text unlimited, media 180 days (defaults)')
     expect(table.textContent).toContain('history verified from')
-    expect(screen.getByText(/83\.0 MB of the relay's 100\.0 MB budget \(83 %\), 2 readings/)).toBeTruthy()
+    expect(await screen.findByText(/83\.0 MB of the relay's 100\.0 MB budget \(83 %\), 2 readings/)).toBeTruthy()
   })
 
   it('runs now and dismisses the admin-devices row once', async () => {

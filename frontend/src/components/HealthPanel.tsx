@@ -1,8 +1,11 @@
-import { useEffect, useState } from 'react'
+import { lazy, Suspense, useEffect, useState } from 'react'
 import { api, toApiError, type ApiError, type EncryptionHealth, type GroupEncryption, type HealthFinding, type RetentionProposal } from '../lib/api'
 import { plainMessage } from '../state/errors'
 import { Dialog, ErrorNote } from './Dialog'
-import { StorageChart } from './StorageChart'
+
+// The chart library (recharts, over half of the bundle) loads when this panel
+// shows its chart, not before the app's first screen.
+const StorageChart = lazy(() => import('./StorageChart').then((m) => ({ default: m.StorageChart })))
 
 const stateLabel: Record<HealthFinding['state'], string> = {
   ok: 'OK',
@@ -212,7 +215,9 @@ export function HealthPanel({ workspace, onClose }: { workspace: string; onClose
       {data ? (
         <section aria-label="Storage" className="health-storage">
           <h3>Storage</h3>
-          <StorageChart points={data.storage} />
+          <Suspense fallback={<p className="help">Loading the chart…</p>}>
+            <StorageChart points={data.storage} />
+          </Suspense>
         </section>
       ) : null}
       <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
