@@ -12,14 +12,18 @@
 // `vite build` output, served in place of the app's own frontend) measures
 // each against the same app, seeded once, and prints after/before ratios.
 // WEALD_BENCH_STEPS (default 1500) sets the wheel steps of the scroll.
+// WEALD_BENCH_MIXED=1 seeds the mixed history of rows.test.mjs (join notices,
+// messages that wrap to two to five lines) instead of one-line messages.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
+import { availableParallelism, loadavg } from 'node:os'
 import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, readyWorkspace, sizes } from './harness.mjs'
 import { serveFrontend } from './rows.mjs'
 
 const N = 100_000
 const RUNS = 7
 const STEPS = Number(process.env.WEALD_BENCH_STEPS ?? 1500)
+const MIXED = process.env.WEALD_BENCH_MIXED === '1'
 // [label, dir]: '' serves the app's own frontend.
 const builds = process.env.WEALD_BENCH_DISTS ? process.env.WEALD_BENCH_DISTS.split(',').map((b) => b.split('=')) : [['built in', '']]
 let relay, app, browser
@@ -52,7 +56,10 @@ test(`open a channel of ${N.toLocaleString('en')} messages: time to first paint;
     if (!ws) {
       ws = await readyWorkspace(page, relay)
       long = await call(app, 'app.Workspaces.CreateChannel', ws, 'long', 'parent')
-      const r = await fetch(`${app.url}/__weald/seed`, { method: 'POST', body: JSON.stringify({ workspace: ws, channel: long.id, n: N }) })
+      const r = await fetch(`${app.url}/__weald/seed`, {
+        method: 'POST',
+        body: JSON.stringify({ workspace: ws, channel: long.id, n: N, mixed: MIXED }),
+      })
       assert.equal(r.status, 204)
     }
     const general = page.getByRole('button', { name: /^#general/ })
@@ -105,27 +112,50 @@ test(`open a channel of ${N.toLocaleString('en')} messages: time to first paint;
     // its load.
     const log = page.getByRole('log', { name: 'Messages' })
     await log.hover()
-    const frameTimes = async (work) => {
-      await page.evaluate(() => {
+    // With sample, each frame also reads which seeded message is at the top of
+    // the view and whether any row is there at all: the view jumps when an
+    // older page is drawn at the old position or rows shift as they are
+    // measured (a reader scrolling up sees the top message number grow, or
+    // fall by more than a screenful in one frame), and a frame is blank when
+    // no row is under the top of the view.
+    const frameTimes = async (work, sample = false) => {
+      await page.evaluate((sample) => {
+        // One sampler at a time: a loop of an earlier call stops at its next frame.
+        const gen = (window.__gen = (window.__gen ?? 0) + 1)
         window.__frames = []
-        window.__stop = false
+        window.__tops = []
+        const log = document.querySelector('[role="log"]')
         let last = performance.now()
         const tick = (t) => {
           window.__frames.push(t - last)
           last = t
-          if (window.__frames.length < 200000 && !window.__stop) requestAnimationFrame(tick)
+          if (sample) {
+            const r = log.getBoundingClientRect()
+            const li = document.elementFromPoint(r.left + r.width / 2, r.top + 24)?.closest('ol.virtual li')
+            const m = li && /Seeded message (\d+) /.exec(li.textContent ?? '')
+            window.__tops.push(m ? Number(m[1]) : li ? -1 : 0)
+          }
+          if (window.__frames.length < 200000 && window.__gen === gen) requestAnimationFrame(tick)
         }
         requestAnimationFrame(tick)
-      })
+      }, sample)
       await work()
-      return page.evaluate(() => ((window.__stop = true), window.__frames.slice(1)))
+      return page.evaluate(() => ((window.__gen += 1), { frames: window.__frames.slice(1), tops: window.__tops.slice(1) }))
     }
-    const idle = await frameTimes(() => page.waitForTimeout(3000))
+    const { frames: idle } = await frameTimes(() => page.waitForTimeout(3000))
+    const load = loadavg()[0]
     const t0 = performance.now()
-    const frames = await frameTimes(async () => {
+    const { frames, tops } = await frameTimes(async () => {
       for (let i = 0; i < STEPS; i++) await page.mouse.wheel(0, -240)
       await page.waitForTimeout(300)
-    })
+    }, true)
+    // A screenful is under 40 rows at 800 px; one frame of wheel steps moves far less.
+    let jumps = 0
+    let blank = 0
+    for (let i = 1; i < tops.length; i++) {
+      if (tops[i] === 0) blank++
+      if (tops[i] > 0 && tops[i - 1] > 0 && (tops[i] > tops[i - 1] + 2 || tops[i] < tops[i - 1] - 40)) jumps++
+    }
     const scrollMs = performance.now() - t0
     const loaded = await page.locator('ol.virtual').getAttribute('aria-label')
     const si = stats(idle)
@@ -136,18 +166,19 @@ test(`open a channel of ${N.toLocaleString('en')} messages: time to first paint;
       `open #long (${N.toLocaleString('en')} messages) to first paint, ${RUNS} runs: median ${median(times).toFixed(0)} ms; all ${times.map((t) => t.toFixed(0)).join(', ')} ms (goal < 300 ms)`,
       `MessagesBefore(200) over the shim: median ${median(callMs).toFixed(1)} ms`,
       `idle baseline: ${idle.length} frames, median ${si.med.toFixed(1)} ms, p95 ${si.p95.toFixed(1)} ms, worst ${si.worst.toFixed(1)} ms, ${(si.over50 * 100).toFixed(1)} % over 50 ms`,
-      `scrolling up ${STEPS} wheel steps (${(scrollMs / 1000).toFixed(1)} s; ${loaded}): ${frames.length} frames, median ${ss.med.toFixed(1)} ms, p95 ${ss.p95.toFixed(1)} ms, worst ${ss.worst.toFixed(1)} ms, ${(ss.over50 * 100).toFixed(1)} % over 50 ms`,
+      `scrolling up ${STEPS} wheel steps (${(scrollMs / 1000).toFixed(1)} s; ${loaded}; load average ${load.toFixed(1)} on ${availableParallelism()} cores): ${frames.length} frames, median ${ss.med.toFixed(1)} ms, p95 ${ss.p95.toFixed(1)} ms, worst ${ss.worst.toFixed(1)} ms, ${(ss.over50 * 100).toFixed(1)} % over 50 ms`,
       `scroll/idle ratios: median ${(ss.med / si.med).toFixed(2)}, p95 ${(ss.p95 / si.p95).toFixed(2)}`,
+      `view jumps while scrolling (the top row moved down, or up by over 40 messages, in one frame): ${jumps}; frames with no row at the top of the view: ${blank} (of ${tops.length} frames sampled, ${tops.filter((t) => t > 0).length} on a seeded message, first ${tops[0]}, last ${tops[tops.length - 1]})`,
     ]
     for (const line of report) console.log(`bench [${label}]: ${line}`)
-    results.push({ label, open: median(times), ss })
+    results.push({ label, open: median(times), ss, jumps, blank })
   }
   // Two builds: the second against the first, measured in this run.
   if (results.length === 2) {
     const [a, b] = results
     const r = (x, y) => (y === 0 ? (x === 0 ? '1.00' : 'inf') : (x / y).toFixed(2))
     console.log(
-      `bench: ${b.label}/${a.label}: first paint ${r(b.open, a.open)}, p95 frame ${r(b.ss.p95, a.ss.p95)}, share over 50 ms ${r(b.ss.over50, a.ss.over50)}, worst frame ${r(b.ss.worst, a.ss.worst)}`,
+      `bench: ${b.label}/${a.label}: first paint ${r(b.open, a.open)}, p95 frame ${r(b.ss.p95, a.ss.p95)}, share over 50 ms ${r(b.ss.over50, a.ss.over50)}, worst frame ${r(b.ss.worst, a.ss.worst)}; view jumps ${a.jumps} → ${b.jumps}, blank frames ${a.blank} → ${b.blank}`,
     )
   }
 })

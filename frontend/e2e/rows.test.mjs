@@ -43,8 +43,10 @@ for (const size of sizes) {
       assert.equal(r.status, 204)
     }
     const nav = page.getByRole('button', { name: /^#rows/ })
-    // At 800 px the sidebar is collapsed behind its menu button.
-    if (!(await nav.isVisible())) await page.getByRole('button', { name: 'Show channels' }).click()
+    // At 800 px the sidebar is collapsed behind its menu button. Either shows once the page has the channel.
+    const menu = page.getByRole('button', { name: 'Show channels' })
+    await nav.or(menu).first().waitFor()
+    if (!(await nav.isVisible())) await menu.click()
     await nav.click()
     const log = page.getByRole('log', { name: 'Messages' })
     await log.getByText(`Seeded message ${N} of ${N}`).waitFor()

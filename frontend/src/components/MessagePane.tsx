@@ -1,5 +1,5 @@
-import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
-import { useVirtualizer } from '@tanstack/react-virtual'
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { measureElement, useVirtualizer } from '@tanstack/react-virtual'
 import type { Channel, MentionRef, Message } from '../lib/api'
 import { segments, type Mentionable } from '../state/mentions'
 import { plainMessage } from '../state/errors'
@@ -30,9 +30,13 @@ function SendError({ error, onRetry, onDiscard }: { error?: { code: string; mess
 
 /** Within this many pixels of the bottom the list counts as following the newest message. */
 const NEAR_BOTTOM = 48
-/** Within this many pixels of the top the next older page is fetched. */
-const NEAR_TOP = 600
-
+/**
+ * The next older page is fetched this many viewports before the reader
+ * reaches the top (at least PREFETCH_MIN px), so that it is in place before
+ * it is needed: a page of 200 rows is about 7,000 px.
+ */
+const PREFETCH_VIEWPORTS = 4
+const PREFETCH_MIN = 2400
 /**
  * MessagePane: the channel's history in a virtualized list that scrolls on
  * its own between the pinned header and composer. It follows the newest
@@ -79,7 +83,8 @@ export function MessagePane({
   return (
     <section className="pane">
       <History
-        key={channel?.id ?? ''}
+        // A new list for each channel, and once its first messages are held, so that it opens on the newest.
+        key={`${channel?.id ?? ''}/${messages.length > 0}`}
         channel={channel}
         messages={messages}
         hasOlder={hasOlder}
@@ -104,6 +109,34 @@ function emptyText(channel: Channel): string {
   }
   return `No messages in #${channel.name} yet. Say hello.`
 }
+
+/** A row's size before it is measured; the stylesheet's at 15 px type, one line of text (learned again from rows measured). */
+const FIRST_GUESS: Record<RowKind, number> = { day: 36, head: 46, grouped: 24.75, notice: 25 }
+/** A line of message text (15 px × 1.45) and an average character of its font, for guessing how far a text wraps. */
+const LINE = 21.75
+const CHAR = 7
+/** The text column is the list's width less the row's padding (2 × 20 px) and the avatar column (44 + 8 px). */
+const TEXT_INSET = 92
+
+type RowKind = 'day' | 'head' | 'grouped' | 'notice'
+const kindOf = (r: Row): RowKind => (r.kind === 'day' ? 'day' : r.message.kind ? 'notice' : r.grouped ? 'grouped' : 'head')
+
+/** lines is how many lines a row's text takes in a text column of cols characters (0 for a row without text). */
+function lines(r: Row, cols: number): number {
+  if (r.kind !== 'message' || r.message.kind) return 0
+  const text = r.message.text
+  let n = 0
+  for (let from = 0; ;) {
+    const nl = text.indexOf('\n', from)
+    const len = (nl < 0 ? text.length : nl) - from
+    n += Math.max(1, Math.ceil(len / cols))
+    if (nl < 0) return n
+    from = nl + 1
+  }
+}
+
+/** The list's box as last seen, so that a channel opened next draws its newest rows in its first frame. */
+let lastRect = { width: 1000, height: 600 }
 
 function History({
   channel,
@@ -131,63 +164,85 @@ function History({
   own?: OwnActions
 }) {
   const scroller = useRef<HTMLDivElement>(null)
-  const items = useMemo(() => rows(messages), [messages])
+  // While older messages exist the window's first day may begin before it:
+  // its separator waits for the page that shows where the day begins, so
+  // that a row put in front never replaces the one the reader is on.
+  const items = useMemo(() => rows(messages, Date.now(), { openStart: hasOlder }), [messages, hasOlder])
+  const cols = () => Math.max(8, Math.floor((lastRect.width - TEXT_INSET) / CHAR))
+  // Sizes learned from rows measured (one line of text), so that rows not yet
+  // drawn are guessed at their real size: a guess that is off moves the rows
+  // under the reader when they are measured (issue 17 item 2).
+  const learned = useRef<Record<RowKind, number>>({ ...FIRST_GUESS })
+  const estimateSize = useCallback(
+    (i: number) => {
+      const r = items[i]
+      const n = lines(r, cols())
+      return learned.current[kindOf(r)] + (n > 1 ? (n - 1) * LINE : 0)
+    },
+    [items],
+  )
+  const getItemKey = useCallback((i: number) => items[i].key, [items])
   const v = useVirtualizer({
     count: items.length,
     getScrollElement: () => scroller.current,
-    estimateSize: (i) => (items[i].kind === 'day' ? 40 : (items[i] as Extract<Row, { kind: 'message' }>).grouped ? 26 : 50),
-    getItemKey: (i) => items[i].key,
+    estimateSize,
+    getItemKey,
     overscan: 12,
+    paddingStart: 8,
+    paddingEnd: 12,
+    // A chat: an older page put in front keeps the reader's row where it was
+    // in the same frame, and rows measured while the view is at the end keep it there.
+    anchorTo: 'end',
+    scrollEndThreshold: NEAR_BOTTOM,
+    // Rows are absolutely placed and the list's height is written by the
+    // virtualizer: a scroll re-renders only when the rows in range change.
+    directDomUpdates: true,
+    // The first frame draws the newest rows (the list mounts once messages are held).
+    initialRect: lastRect,
+    initialOffset: () => {
+      let total = 20
+      for (let i = 0; i < items.length; i++) total += estimateSize(i)
+      return Math.max(0, total - lastRect.height)
+    },
+    measureElement: (el, entry, inst) => {
+      const size = measureElement(el, entry, inst)
+      const r = items[inst.indexFromElement(el)]
+      if (r && (r.kind === 'day' || (r.message.state === 'sent' && lines(r, cols()) <= 1 && r.message.text.length * 2 < cols()))) {
+        learned.current[kindOf(r)] = size
+      }
+      return size
+    },
   })
+  if (v.scrollRect && v.scrollRect.width > 0) lastRect = { width: v.scrollRect.width, height: v.scrollRect.height }
   // Following: the view sticks to the newest message until the reader scrolls up.
   const follow = useRef(true)
   const [unseen, setUnseen] = useState(false)
-  const last = useRef<{ first?: string; last?: string; count: number }>({ count: 0 })
-  const anchor = useRef<{ key: string; offset: number } | null>(null)
+  const lastKey = items[items.length - 1]?.key
+  const last = useRef<{ last?: string; count: number }>({ last: lastKey, count: items.length })
 
   const toBottom = () => {
     const el = scroller.current
     if (el) el.scrollTop = el.scrollHeight
   }
 
-  // Before React commits a change of the window, remember where the first visible row is,
-  // so that an older page put in front leaves the reader's view where it was.
-  // The first message, not the first row: the first row is a day separator
-  // whose key stays the same when the older page begins on the same day.
-  const firstKey = messages[0]?.id
-  const lastKey = items[items.length - 1]?.key
+  // A newer message: follow it, or say it is there. (An older page put in
+  // front is anchored by the virtualizer itself.)
   useLayoutEffect(() => {
     const prev = last.current
-    last.current = { first: firstKey, last: lastKey, count: items.length }
-    const el = scroller.current
-    if (!el || prev.count === 0) {
+    last.current = { last: lastKey, count: items.length }
+    if (prev.count === 0 || prev.last === lastKey) return
+    const newest = items[items.length - 1]
+    const mine = newest?.kind === 'message' && newest.message.mine
+    if (follow.current || mine) {
       follow.current = true
       toBottom()
-      return
-    }
-    if (prev.first !== firstKey && prev.last === lastKey && anchor.current) {
-      // An older page arrived: keep the row that was on top where it was.
-      const i = items.findIndex((r) => r.key === anchor.current!.key)
-      if (i >= 0) {
-        el.scrollTop = (v.measurementsCache[i]?.start ?? 0) + anchor.current.offset
-      }
-      return
-    }
-    if (prev.last !== lastKey) {
-      const newest = items[items.length - 1]
-      const mine = newest?.kind === 'message' && newest.message.mine
-      if (follow.current || mine) {
-        follow.current = true
-        toBottom()
-      } else setUnseen(true)
-    }
-  }, [firstKey, lastKey, items.length]) // eslint-disable-line react-hooks/exhaustive-deps
+    } else setUnseen(true)
+  }, [lastKey, items.length]) // eslint-disable-line react-hooks/exhaustive-deps
 
-  // Rows measured after a jump to the bottom change the height: stay at the bottom while following.
-  const total = v.getTotalSize()
+  // The messages being sent are drawn below the list: stay at the bottom while following.
   useLayoutEffect(() => {
     if (follow.current) toBottom()
-  }, [total, outgoing.length])
+  }, [outgoing.length])
 
   // A highlighted message (a search result) is scrolled into the middle once it is held.
   const shown = useRef<string | undefined>(undefined)
@@ -205,13 +260,8 @@ function History({
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM
     follow.current = atBottom
     if (atBottom) setUnseen(false)
-    // The anchor is a message row: a day separator's key moves to the top
-    // of an older page that begins on the same day.
-    const top = v.getVirtualItems().find((vi) => items[vi.index]?.kind === 'message')
-    if (top) {
-      anchor.current = { key: String(top.key), offset: el.scrollTop - top.start }
-    }
-    if (hasOlder && el.scrollTop < NEAR_TOP) onOlder?.()
+    // Well before the top: the older page is in place before the reader gets there.
+    if (hasOlder && el.scrollTop < Math.max(PREFETCH_MIN, PREFETCH_VIEWPORTS * el.clientHeight)) onOlder?.()
   }
 
   const virtual = v.getVirtualItems()
@@ -225,7 +275,7 @@ function History({
         </div>
       ) : null}
       <div className="messages" ref={scroller} role="log" aria-label="Messages" aria-live="polite" onScroll={onScroll} tabIndex={0}>
-        <ol className="message-list virtual" style={{ height: v.getTotalSize() }} aria-label={`${messages.length} messages loaded`}>
+        <ol className="message-list virtual" ref={v.containerRef} aria-label={`${messages.length} messages loaded`}>
           {virtual.map((vi) => {
             const r = items[vi.index]
             return (
@@ -240,7 +290,6 @@ function History({
                 data-mentions-me={r.kind === 'message' && r.message.mentionsMe ? true : undefined}
                 data-highlighted={r.kind === 'message' && r.key === highlight ? true : undefined}
                 aria-current={r.kind === 'message' && r.key === highlight ? 'true' : undefined}
-                style={{ transform: `translateY(${vi.start}px)` }}
               >
                 <Line r={r} onRetry={onRetry} onDiscard={onDiscard} own={own} />
               </li>

@@ -24,6 +24,22 @@ describe('rows', () => {
   })
 })
 
+describe('rows of a window with older messages before it', () => {
+  it('leaves the first day without a separator until the page that shows where it begins, keeping every key', () => {
+    const label = (r: ReturnType<typeof rows>) => r.map((x) => (x.kind === 'day' ? '[day]' : x.key))
+    const held = [m('c', t0 + 120_000), m('d', t0 + 86_400_000)]
+    const open = rows(held, t0, { openStart: true })
+    expect(label(open)).toEqual(['c', '[day]', 'd'])
+    // An older page of the same day goes in front: the rows held keep their keys and order, nothing above them moves in.
+    const page = [m('a', t0), m('b', t0 + 60_000)]
+    const more = rows([...page, ...held], t0, { openStart: true })
+    expect(label(more)).toEqual(['a', 'b', 'c', '[day]', 'd'])
+    expect(more.slice(2).map((x) => x.key)).toEqual(open.map((x) => x.key))
+    // The start of the history: the first day gets its separator.
+    expect(label(rows([...page, ...held], t0))).toEqual(['[day]', 'a', 'b', 'c', '[day]', 'd'])
+  })
+})
+
 describe('rows with a join notice', () => {
   it('keeps a notice out of the runs around it', () => {
     const joined: Message = { ...m('j', t0 + 60_000, 'Ben'), kind: 'joined', text: '' }

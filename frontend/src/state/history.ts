@@ -74,8 +74,14 @@ export function dayLabel(ms: number, now = Date.now()): string {
   return (sameYear ? dayThisYear : dayOtherYear).format(ms)
 }
 
-/** rows lays out messages (oldest first) with a separator before each new day and runs of one author grouped. */
-export function rows(messages: Message[], now = Date.now()): Row[] {
+/**
+ * rows lays out messages (oldest first) with a separator before each new day
+ * and runs of one author grouped. With openStart (older messages exist that
+ * are not held) the first day has no separator yet: where it begins is not
+ * known, and a separator drawn at the top would move to the top of each older
+ * page as it arrives.
+ */
+export function rows(messages: Message[], now = Date.now(), { openStart = false } = {}): Row[] {
   const out: Row[] = []
   let prev: Message | undefined
   let prevDay = ''
@@ -83,7 +89,7 @@ export function rows(messages: Message[], now = Date.now()): Row[] {
     const day = dayKey(m.sentAt)
     const newDay = !prev || prevDay !== day
     prevDay = day
-    if (newDay) out.push({ kind: 'day', key: `day-${day}`, label: dayLabel(m.sentAt, now) })
+    if (newDay && (prev || !openStart)) out.push({ kind: 'day', key: `day-${day}`, label: dayLabel(m.sentAt, now) })
     // A join notice stands alone: it neither continues a run nor starts one.
     const grouped =
       !newDay && !!prev && !prev.kind && !m.kind && prev.author === m.author && prev.mine === m.mine && m.sentAt - prev.sentAt < GROUP_MS
