@@ -36,7 +36,12 @@ test('offline: an edit and a delete wait on the message and go out on reconnect;
   }
 
   const down = await pair.relay.down()
-  await a.getByRole('status').filter({ hasText: 'Not connected to the relay' }).waitFor({ timeout: slow })
+  // The line says what waits: what Dana sends, edits or deletes (each goes through the outbox below).
+  await a
+    .getByRole('status')
+    .filter({ hasText: 'Not connected to the relay' })
+    .filter({ hasText: 'Messages you send, edit or delete wait on this device and go out by themselves once connected.' })
+    .waitFor({ timeout: slow })
 
   const row = alog.locator('li.message', { hasText: 'lunch at noon' })
   await row.hover()

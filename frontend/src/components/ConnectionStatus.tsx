@@ -19,8 +19,8 @@ export function ConnectionStatus({ ws }: { ws: Workspace }) {
   if (!ws.connected) {
     return (
       <p className="connection-status" role="status" data-state="offline">
-        <span className="dot" aria-hidden="true" /> Not connected to the relay; reconnecting… Messages you send wait on this device and go out by
-        themselves once connected.
+        <span className="dot" aria-hidden="true" /> Not connected to the relay; reconnecting… Messages you send, edit or delete wait on this device
+        and go out by themselves once connected.
       </p>
     )
   }

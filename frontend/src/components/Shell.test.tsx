@@ -338,7 +338,9 @@ describe('Shell', () => {
     holder.current.api.workspaces.list.mockResolvedValue([ws({ connected: false })])
     render(<Shell />)
     await screen.findByText('hello')
-    expect((await screen.findByText(/Not connected to the relay; reconnecting/)).textContent).toMatch(/go out by themselves once connected/)
+    expect((await screen.findByText(/Not connected to the relay; reconnecting/)).textContent).toMatch(
+      /Messages you send, edit or delete wait on this device and go out by themselves once connected/,
+    )
     act(() => holder.current.emit('workspaces', [ws({ connected: true, problem: { code: 'roster/invalid', message: 'the roster is not trusted' } })]))
     expect(screen.queryByText(/Not connected to the relay/)).toBeNull()
     expect(screen.getByText(/Not in sync/).textContent).toMatch(/roster\/invalid.*Weald keeps trying/)
