@@ -274,8 +274,15 @@ test('header, footer, sidebar and title say what is true', { timeout: 180000 }, 
     const empty = await page.getByText(/Nothing in #activity yet/).textContent()
     assert.ok(!/hello/i.test(empty), empty)
   }
-  // The window title carries the unread count: Sam writes in #general while #activity is open.
-  await fromSam('hello from Sam')
-  await page.waitForFunction(() => document.title === '(1) Weald', null, { timeout: slow })
-  await screenshot(page, 'e2e-chatui-unread-title-800x600.png')
+  // The window title carries the unread count, at both sizes: Sam writes in #general while #activity is open.
+  const unread = async () => Number(/^\((\d+)\) Weald$/.exec(await page.title())?.[1] ?? 0)
+  for (const size of sizes) {
+    await page.setViewportSize(size)
+    const n = (await unread()) + 1
+    await fromSam(`hello from Sam at ${size.name}`)
+    await page.waitForFunction((t) => document.title === t, `(${n}) Weald`, { timeout: slow })
+    // The sidebar's row says the same (behind "Show channels" at 800 px).
+    await (await reveal(page.getByRole('button', { name: `#general, ${n} unread` }))).waitFor()
+    await screenshot(page, `e2e-chatui-unread-title-${size.name}.png`)
+  }
 })

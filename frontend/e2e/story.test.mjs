@@ -6,7 +6,8 @@
 // policies; defaults cannot be deleted.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay } from './harness.mjs'
+import { startApp, launchBrowser, screenshot, buildRelay, startRelay, sizes, inViewport } from './harness.mjs'
+import { assertRowsApart } from './rows.mjs'
 
 let relay, dana, sam, browser
 
@@ -129,7 +130,7 @@ test('create, first message, invite, join, a parent channel appears by itself an
     .getByRole('log', { name: 'Messages' })
     .locator('li.notice', { hasText: /^Sam joined/ })
     .waitFor({ timeout: slow })
-  console.log(`screenshot: ${await screenshot(b, 'e2e-story-joined.png')}`)
+  await joinedAtBothSizes(b, 'e2e-story-joined')
 
   // Dana creates a parent channel; it appears in Sam's sidebar with no action.
   await a.getByRole('button', { name: 'New channel' }).click()
@@ -171,5 +172,26 @@ test('create, first message, invite, join, a parent channel appears by itself an
   assert.equal(await joined.count(), 1, 'one notice')
   const first = Number(await log.locator('li.message', { hasText: 'hello from Dana' }).getAttribute('data-index'))
   assert.ok(Number(await joined.getAttribute('data-index')) > first, 'the notice comes after what was said before Sam joined')
-  console.log(`screenshot: ${await screenshot(a, 'e2e-story-sam-joined.png')}`)
+  await joinedAtBothSizes(a, 'e2e-story-sam-joined')
 })
+
+/**
+ * joinedAtBothSizes: at 1280×800 and at 800×600 the one "Sam joined" line of
+ * #general is in the window, on a line of its own that no row overlaps; then
+ * the page goes back to the story's size.
+ */
+async function joinedAtBothSizes(page, name) {
+  const notice = page.getByRole('log', { name: 'Messages' }).locator('li.notice', { hasText: /^Sam joined/ })
+  for (const size of sizes) {
+    await page.setViewportSize(size)
+    await page.getByRole('heading', { level: 1, name: '#general' }).waitFor()
+    assert.equal(await notice.count(), 1, `one notice at ${size.name}`)
+    assert.match(await notice.textContent(), /^Sam joined \d\d:\d\d/)
+    const deadline = Date.now() + 5000
+    while (!(await inViewport(page, notice)) && Date.now() < deadline) await page.waitForTimeout(100)
+    assert.ok(await inViewport(page, notice), `"Sam joined" is in the window at ${size.name}`)
+    await assertRowsApart(page, `with "Sam joined" at ${size.name}`)
+    console.log(`screenshot: ${await screenshot(page, `${name}-${size.name}.png`)}`)
+  }
+  await page.setViewportSize({ width: 1200, height: 780 })
+}
