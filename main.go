@@ -22,6 +22,7 @@ import (
 	"weald/app"
 	"weald/app/instance"
 	"weald/app/notify"
+	"weald/app/raise"
 	"weald/backend/version"
 )
 
@@ -73,6 +74,9 @@ func main() {
 		if ctx == nil {
 			return
 		}
+		// On Wayland the window may come forward only with the click's
+		// activation token; GTK takes it from its display (app/raise).
+		raise.WithToken(n.ActivationToken)
 		runtime.WindowUnminimise(*ctx)
 		runtime.WindowShow(*ctx)
 		app.OpenFromNotification(a, n)

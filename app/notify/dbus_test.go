@@ -2,6 +2,7 @@ package notify
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -85,74 +86,121 @@ func TestNotifyWithoutService(t *testing.T) {
 	}
 }
 
+// clickBus is a notification service on a private bus with a DBus that
+// showed the given notifications (the service numbers them 1, 2, …) and
+// reports each it opens on opened; other is another program on the bus.
+type clickBus struct {
+	t      *testing.T
+	ctx    context.Context
+	srv    *server
+	conn   *dbus.Conn
+	other  *dbus.Conn
+	opened chan Notification
+}
+
+func newClickBus(t *testing.T, shown ...Notification) *clickBus {
+	t.Helper()
+	addr, srv, conn := serve(t)
+	c := &clickBus{t: t, srv: srv, conn: conn, opened: make(chan Notification, 8)}
+	d := &DBus{Address: addr, OnOpen: func(n Notification) { c.opened <- n }}
+	t.Cleanup(func() { d.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	c.ctx = ctx
+	for _, n := range shown {
+		if err := d.Notify(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other, err := dbus.Connect(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	c.other = other
+	return c
+}
+
+// emit sends a signal of the service's interface from conn and waits for the bus to dispatch it.
+func (c *clickBus) emit(conn *dbus.Conn, name string, body ...any) {
+	c.t.Helper()
+	if err := conn.Emit(Path, name, body...); err != nil {
+		c.t.Fatal(err)
+	}
+	// A round trip through the bus: the signal is dispatched before anything sent after it.
+	if err := conn.BusObject().CallWithContext(c.ctx, "org.freedesktop.DBus.Peer.Ping", 0).Err; err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// wantOpen: the next notification opened is want, so nothing sent before the click that caused it opened anything.
+func (c *clickBus) wantOpen(want Notification, what string) {
+	c.t.Helper()
+	select {
+	case got := <-c.opened:
+		if got != want {
+			c.t.Fatalf("%s: opened %+v first, want %+v", what, got, want)
+		}
+	case <-c.ctx.Done():
+		c.t.Fatalf("%s: the click opened nothing within 20 s", what)
+	}
+}
+
 // A click on a notification (the service's ActionInvoked signal with the
 // action "default") hands its workspace and channel to OnOpen. Signals the
 // service did not send — another program on the bus forging one — and
 // other actions, unknown ids or closed notifications open nothing.
 func TestClickOpensTheNotificationsChannel(t *testing.T) {
-	addr, srv, conn := serve(t)
-	opened := make(chan Notification, 8)
-	d := &DBus{Address: addr, OnOpen: func(n Notification) { opened <- n }}
-	defer d.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	// Two notifications; the test service numbers them 1 and 2.
 	first := Notification{Title: "Dana mentioned you in #design", Body: "@Sam look", Workspace: "ab12", Channel: "cd34"}
 	second := Notification{Title: "Lee", Body: "hi", Workspace: "ab12", Channel: "dm77"}
-	for _, n := range []Notification{first, second} {
-		if err := d.Notify(ctx, n); err != nil {
-			t.Fatal(err)
-		}
-	}
-	srv.mu.Lock()
-	actions := srv.actions[0]
-	srv.mu.Unlock()
+	c := newClickBus(t, first, second)
+	c.srv.mu.Lock()
+	actions := c.srv.actions[0]
+	c.srv.mu.Unlock()
 	if len(actions) != 2 || actions[0] != "default" {
 		t.Fatalf("the notification offers the actions %q, not the default one", actions)
-	}
-	emit := func(c *dbus.Conn, name string, body ...any) {
-		t.Helper()
-		if err := c.Emit(Path, name, body...); err != nil {
-			t.Fatal(err)
-		}
-		// A round trip through the bus: the signal is dispatched before anything sent after it.
-		if err := c.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.Peer.Ping", 0).Err; err != nil {
-			t.Fatal(err)
-		}
-	}
-	// wantOpen: the next open is want, so nothing sent before the click that caused it opened anything.
-	wantOpen := func(want Notification, what string) {
-		t.Helper()
-		select {
-		case got := <-opened:
-			if got != want {
-				t.Fatalf("%s: opened %+v first, want %+v", what, got, want)
-			}
-		case <-ctx.Done():
-			t.Fatalf("%s: the click opened nothing within 20 s", what)
-		}
 	}
 
 	// Another program on the session bus forges a click on the first; the
 	// service sends another action, an unknown id, then a click on the second.
-	other, err := dbus.Connect(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	emit(other, ActionInvoked, uint32(1), "default")
-	emit(conn, ActionInvoked, uint32(1), "reply")
-	emit(conn, ActionInvoked, uint32(9), "default")
-	emit(conn, ActionInvoked, uint32(2), "default")
-	wantOpen(second, "a forged signal, another action or id")
+	c.emit(c.other, ActionInvoked, uint32(1), "default")
+	c.emit(c.conn, ActionInvoked, uint32(1), "reply")
+	c.emit(c.conn, ActionInvoked, uint32(9), "default")
+	c.emit(c.conn, ActionInvoked, uint32(2), "default")
+	c.wantOpen(second, "a forged signal, another action or id")
 
 	// The service's click on the first opens it.
-	emit(conn, ActionInvoked, uint32(1), "default")
-	wantOpen(first, "the click on the first")
+	c.emit(c.conn, ActionInvoked, uint32(1), "default")
+	c.wantOpen(first, "the click on the first")
 
 	// Once the service has closed the first, a click on its id opens nothing.
-	emit(conn, NotificationClosed, uint32(1), uint32(2))
-	emit(conn, ActionInvoked, uint32(1), "default")
-	emit(conn, ActionInvoked, uint32(2), "default")
-	wantOpen(second, "a click on a closed notification")
+	c.emit(c.conn, NotificationClosed, uint32(1), uint32(2))
+	c.emit(c.conn, ActionInvoked, uint32(1), "default")
+	c.emit(c.conn, ActionInvoked, uint32(2), "default")
+	c.wantOpen(second, "a click on a closed notification")
+}
+
+// The service's ActivationToken signal, sent just before the click's
+// ActionInvoked, rides with the notification handed to OnOpen, once: the host
+// gives it to the toolkit to raise the window (Wayland's xdg-activation).
+// A token forged by another program, one that is not printable ASCII, or one
+// already used is not handed on.
+func TestClickCarriesItsActivationToken(t *testing.T) {
+	first := Notification{Title: "Dana", Body: "hi", Workspace: "ab12", Channel: "cd34"}
+	second := Notification{Title: "Lee", Body: "yo", Workspace: "ab12", Channel: "dm77"}
+	c := newClickBus(t, first, second)
+	click := func(id uint32, want Notification, token, what string) {
+		t.Helper()
+		c.emit(c.conn, ActionInvoked, id, "default")
+		want.ActivationToken = token
+		c.wantOpen(want, what)
+	}
+	c.emit(c.other, ActivationToken, uint32(1), "forged-token")
+	click(1, first, "", "a token from another program")
+	c.emit(c.conn, ActivationToken, uint32(1), "mutter-7f3a_TIME42")
+	click(1, first, "mutter-7f3a_TIME42", "the service's token")
+	click(1, first, "", "a token already used")
+	c.emit(c.conn, ActivationToken, uint32(2), "two words")
+	c.emit(c.conn, ActivationToken, uint32(2), strings.Repeat("x", maxToken+1))
+	click(2, second, "", "a token with a space, or too long")
 }

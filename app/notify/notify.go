@@ -21,6 +21,12 @@ type Notification struct {
 	// person clicks the notification; they are not shown.
 	Workspace string
 	Channel   string
+	// ActivationToken is what the service sent with the click (its
+	// ActivationToken signal, spec 1.2): an xdg-activation token on Wayland,
+	// a startup notification id on X11, with which the window may be raised.
+	// Empty when the service sent none. Set only on a notification handed to
+	// OnOpen.
+	ActivationToken string
 }
 
 // Notifier shows notifications.
@@ -38,7 +44,14 @@ const (
 	// (a click on its body is the action "default"), or it was closed.
 	ActionInvoked      = Service + ".ActionInvoked"
 	NotificationClosed = Service + ".NotificationClosed"
+	// ActivationToken comes before the ActionInvoked of the same click,
+	// with a token for raising the window (spec 1.2, "ActivationToken").
+	ActivationToken = Service + ".ActivationToken"
 )
+
+// maxToken bounds an activation token kept from the bus; a longer one, or
+// one with bytes other than printable ASCII, is not used.
+const maxToken = 512
 
 // maxShown bounds the notifications remembered for a click: each replaces
 // the last, so more than a few are only those the service never closed.
@@ -62,6 +75,7 @@ type DBus struct {
 	conn  *dbus.Conn
 	last  uint32                  // id of the last notification shown, replaced by the next
 	shown map[uint32]Notification // by id, until closed: what a click opens
+	token map[uint32]string       // by id: the activation token of a click under way
 	owner string                  // the unique bus name of the service, the only sender of its signals
 }
 
@@ -81,6 +95,7 @@ func (d *DBus) connect() (*dbus.Conn, error) {
 	}
 	d.conn = c
 	d.shown = map[uint32]Notification{}
+	d.token = map[uint32]string{}
 	if d.OnOpen != nil {
 		if err := c.AddMatchSignal(dbus.WithMatchObjectPath(Path), dbus.WithMatchInterface(Service)); err != nil {
 			c.Close()
@@ -99,8 +114,9 @@ func (d *DBus) connect() (*dbus.Conn, error) {
 }
 
 // signal handles a signal of the notification service: a click opens the
-// notification's channel; a closed notification is forgotten. Signals from
-// any other sender on the bus are ignored.
+// notification's channel, with the activation token sent just before it; a
+// closed notification is forgotten. Signals from any other sender on the
+// bus are ignored.
 func (d *DBus) signal(s *dbus.Signal) {
 	if s.Path != Path || len(s.Body) < 2 {
 		return
@@ -109,16 +125,45 @@ func (d *DBus) signal(s *dbus.Signal) {
 	if !ok {
 		return
 	}
+	str, _ := s.Body[1].(string)
 	d.mu.Lock()
 	n, known := d.shown[id]
 	from := d.owner != "" && s.Sender == d.owner
-	if from && s.Name == NotificationClosed {
-		delete(d.shown, id)
+	open := false
+	if from && known {
+		switch s.Name {
+		case NotificationClosed:
+			delete(d.shown, id)
+			delete(d.token, id)
+		case ActivationToken:
+			if validToken(str) {
+				d.token[id] = str
+			}
+		case ActionInvoked:
+			// A token is good for one activation.
+			n.ActivationToken = d.token[id]
+			delete(d.token, id)
+			open = str == "default" && n.Channel != ""
+		}
 	}
 	d.mu.Unlock()
-	if action, _ := s.Body[1].(string); from && known && s.Name == ActionInvoked && action == "default" && n.Channel != "" {
+	if open {
 		d.OnOpen(n)
 	}
+}
+
+// validToken: a token is handed to the toolkit only when it is printable
+// ASCII of a sane length (both Wayland tokens and X11 startup ids are).
+func validToken(t string) bool {
+	if t == "" || len(t) > maxToken {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] < 0x21 || t[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // Notify shows n, replacing the previous notification of this Notifier so
@@ -155,6 +200,7 @@ func (d *DBus) Notify(ctx context.Context, n Notification) error {
 	d.last = id
 	if len(d.shown) >= maxShown {
 		clear(d.shown)
+		clear(d.token)
 	}
 	d.shown[id] = n
 	return nil
