@@ -139,7 +139,8 @@ func (d *Document) MergeSnapshot(s Snapshot) error {
 // whose log was compacted below a checkpoint reads what went from the
 // snapshot; spec/lifecycle.md "Interaction with open history"), from the
 // document OpenSnapshot already loaded. The next Save proves the result
-// loads.
+// loads. An empty d takes that document itself, so o must not be merged
+// again anywhere else.
 func (d *Document) Merge(o Opened) error {
 	if o.Doc != d.id {
 		return fmt.Errorf("%w: the snapshot is another document's", ErrBadSnapshot)
@@ -147,7 +148,16 @@ func (d *Document) Merge(o Opened) error {
 	if o.am == nil {
 		return fmt.Errorf("%w: not opened", ErrBadSnapshot)
 	}
-	if _, err := d.doc.Merge(o.am); err != nil {
+	if len(d.doc.Heads()) == 0 && len(d.pending) == 0 {
+		// An empty document (a joiner's shard) takes the loaded one as it
+		// is: merging would apply every change of it again. o is consumed.
+		d.doc = o.am
+		if !d.author.IsZero() {
+			if err := d.setActor(d.opts.Rand); err != nil {
+				return err
+			}
+		}
+	} else if _, err := d.doc.Merge(o.am); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadSnapshot, err)
 	}
 	d.unproven = true

@@ -13,6 +13,7 @@ import (
 	"weald/backend/mls"
 	"weald/backend/mls/tree"
 	"weald/backend/store"
+	"weald/backend/wire"
 )
 
 type cryptoRand struct{}
@@ -70,6 +71,10 @@ type group struct {
 	history []groups.HistoryKey
 	pending *pendingCommit
 	joining *joining // a self-join whose commit was sent, not finished
+	// verified caches what barrierSets read from each content envelope it
+	// verified and opened, so the next checkpoint does not verify and
+	// decrypt the whole log again (in memory only).
+	verified map[wire.EnvelopeRef]verifiedContent
 }
 
 // pendingCommit is a commit this client sent and merges when it meets it

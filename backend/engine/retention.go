@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -346,31 +347,15 @@ func (e *Engine) barrierSets(ctx context.Context, g *group, log []wire.SeqEnvelo
 		if c, ok := barrier[env.Author]; !ok || env.Ctr > c {
 			continue
 		}
-		pub, ok := e.devicePub(env.Author)
-		if !ok || wire.VerifyEnvelope(env, pub) != nil {
-			continue
-		}
-		c, err := groups.DecodeContentCT(env.CT)
+		vc, ok, err := e.verifiedContent(g, env)
 		if err != nil {
+			return nil, 0, false, nil // no key: this client cannot replay
+		}
+		if !ok {
 			continue
 		}
-		key := e.keyFor(g, c)
-		if key == nil {
-			return nil, 0, false, nil
-		}
-		pt, err := groups.OpenContent(c, key, env.Group, env.Author, env.Ctr)
-		if err != nil {
-			continue
-		}
-		hs, err := documents.ChangeHashes(pt)
-		if err != nil {
-			continue
-		}
-		for ref, list := range hs {
-			if ref.Kind == documents.KindChat {
-				k := retention.DocKey{Kind: retention.KindChat, Day: uint32(ref.Day), Epoch: c.Epoch}
-				sets[k] = append(sets[k], list...)
-			}
+		for _, d := range vc.docs {
+			sets[d.key] = append(sets[d.key], d.heads...)
 		}
 		n++
 	}
@@ -448,3 +433,64 @@ func (e *Engine) fetchLogTo(ctx context.Context, group wire.ID, upto uint64) ([]
 // ErrNotFullHistory: this client cannot write a checkpoint of a group whose
 // history it does not hold in full.
 var ErrNotFullHistory = errcode.New("retention/not_full_history", "this device does not hold the channel's full history, so it cannot write its checkpoint")
+
+// verifiedContent is what a content envelope carries for a checkpoint: the
+// chat change hashes per shard, read once it verified under pub.
+type verifiedContent struct {
+	pub  []byte
+	docs []verifiedDoc
+}
+
+type verifiedDoc struct {
+	key   retention.DocKey
+	heads []documents.Head
+}
+
+// maxVerified bounds a group's cache of verified content envelopes.
+const maxVerified = 1 << 18
+
+// verifiedContent verifies env under its author's roster key, opens it and
+// reads its chat change hashes, or returns what an earlier call read from
+// the same envelope (same reference, so the same bytes) under the same key.
+// ok is false for an envelope that does not verify, decode or open; err is
+// groups.ErrNoKey when this client holds no key for it.
+func (e *Engine) verifiedContent(g *group, env *wire.Envelope) (verifiedContent, bool, error) {
+	pub, ok := e.devicePub(env.Author)
+	if !ok {
+		return verifiedContent{}, false, nil
+	}
+	ref := wire.RefOf(env)
+	if vc, ok := g.verified[ref]; ok && bytes.Equal(vc.pub, pub) {
+		return vc, true, nil
+	}
+	if wire.VerifyEnvelope(env, pub) != nil {
+		return verifiedContent{}, false, nil
+	}
+	c, err := groups.DecodeContentCT(env.CT)
+	if err != nil {
+		return verifiedContent{}, false, nil
+	}
+	key := e.keyFor(g, c)
+	if key == nil {
+		return verifiedContent{}, false, groups.ErrNoKey
+	}
+	pt, err := groups.OpenContent(c, key, env.Group, env.Author, env.Ctr)
+	if err != nil {
+		return verifiedContent{}, false, nil
+	}
+	hs, err := documents.ChangeHashes(pt)
+	if err != nil {
+		return verifiedContent{}, false, nil
+	}
+	vc := verifiedContent{pub: pub}
+	for ref, list := range hs {
+		if ref.Kind == documents.KindChat {
+			vc.docs = append(vc.docs, verifiedDoc{key: retention.DocKey{Kind: retention.KindChat, Day: uint32(ref.Day), Epoch: c.Epoch}, heads: list})
+		}
+	}
+	if g.verified == nil || len(g.verified) >= maxVerified {
+		g.verified = map[wire.EnvelopeRef]verifiedContent{}
+	}
+	g.verified[ref] = vc
+	return vc, true, nil
+}

@@ -1,0 +1,65 @@
+package documents
+
+import (
+	"testing"
+)
+
+// A joiner's empty shard takes the snapshot's loaded document itself
+// (no second application of every change); it then has the snapshot's
+// heads and messages, posts under its own actor, and a later snapshot
+// still merges into it change by change.
+func TestMergeIntoEmptyShardAdoptsTheSnapshot(t *testing.T) {
+	a, b := newReplica("a", 1), newReplica("b", 2)
+	g := id("group")
+	day, err := DayOf(t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewShard(g, day, a.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"one", "two", "three"} {
+		if _, _, err := src.Post(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o, err := OpenSnapshot(snapshot(t, src.Document))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := NewShard(g, day, b.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Merge(o); err != nil {
+		t.Fatal(err)
+	}
+	if !equalHeads(dst.Heads(), src.Heads()) || len(dst.Messages()) != 3 {
+		t.Fatalf("after the merge: heads %v want %v, %d messages", dst.Heads(), src.Heads(), len(dst.Messages()))
+	}
+	if _, _, err := dst.Post("four"); err != nil {
+		t.Fatalf("posting into the adopted document: %v", err)
+	}
+	for _, m := range dst.Messages() {
+		if m.Text == "four" && m.Author != b.principal {
+			t.Fatalf("the adopted document posts as %x, want b", m.Author)
+		}
+	}
+	if _, _, err := src.Post("five"); err != nil {
+		t.Fatal(err)
+	}
+	o2, err := OpenSnapshot(snapshot(t, src.Document))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Merge(o2); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(dst.Messages()); n != 5 {
+		t.Fatalf("%d messages after the second merge, want 5", n)
+	}
+	if _, err := dst.Save(); err != nil {
+		t.Fatalf("save after the merges: %v", err)
+	}
+}
