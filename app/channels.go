@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -132,10 +133,15 @@ type (
 		Total    int    `json:"total"`
 		Finished bool   `json:"finished"`
 	}
+	// Alert is a new alert: Message is its plain sentence
+	// (SecurityAlert.Summary), ID its id in SecurityAlerts ("" when it
+	// could not be read back), Tone how to show it.
 	Alert struct {
-		Workspace string `json:"workspace"`
-		Code      string `json:"code"`
-		Message   string `json:"message"`
+		Workspace string    `json:"workspace"`
+		ID        string    `json:"id"`
+		Code      string    `json:"code"`
+		Tone      AlertTone `json:"tone" ts_type:"'notice' | 'alert'"`
+		Message   string    `json:"message"`
 	}
 )
 
@@ -393,6 +399,7 @@ func (w *Workspaces) updatePrefs(r *wsRun, f func(*prefs)) *Error {
 		next.LastRead[k] = v
 	}
 	next.Order = append([]string(nil), r.prefs.Order...)
+	next.Acked = maps.Clone(r.prefs.Acked)
 	f(&next)
 	if err := w.app.savePrefs(r.id, next); err != nil {
 		return err

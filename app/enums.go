@@ -157,3 +157,25 @@ const (
 	HealthWarning  HealthSeverity = "warning"
 	HealthCritical HealthSeverity = "critical"
 )
+
+// AlertTone is how an alert is shown (backend/engine AlertTone): a notice
+// (informational) or a security alert.
+type AlertTone string
+
+const (
+	ToneNotice AlertTone = "notice"
+	ToneAlert  AlertTone = "alert"
+)
+
+// AlertOutcome is how an alert was acknowledged on this device: not yet,
+// dismissed, or resolved by approving or revoking its device or by
+// rotating the recovery phrase.
+type AlertOutcome string
+
+const (
+	OutcomeNone      AlertOutcome = ""
+	OutcomeDismissed AlertOutcome = "dismissed"
+	OutcomeApproved  AlertOutcome = "approved"
+	OutcomeRevoked   AlertOutcome = "revoked"
+	OutcomeRotated   AlertOutcome = "rotated"
+)

@@ -24,6 +24,12 @@ type MemberDevice struct {
 	// Waiting: the channels that added it and wait for it to check in
 	// (pending adds).
 	Waiting []Waiting `json:"waiting"`
+	// Agents: the agents whose certificate it issued and that are not
+	// revoked (expired ones included): what RevokeAgentsIssuedBy revokes.
+	Agents int `json:"agents"`
+	// CanApprove: on probation, and this is an admin device admitted
+	// before it (ApproveDevice).
+	CanApprove bool `json:"canApprove"`
 }
 
 // Waiting is a pending add of a device: "waiting for that device to check
@@ -104,6 +110,13 @@ func (w *Workspaces) AdminMembers(ws string) ([]AdminMember, error) {
 	if serr != nil {
 		return nil, toError(serr)
 	}
+	issued := map[string]int{}
+	for _, a := range r.eng.Agents() {
+		if a.State != string(AgentRevoked) {
+			issued[a.Device]++
+		}
+	}
+	approvable := r.eng.ProbationApprovable()
 	out := []AdminMember{}
 	for _, p := range r.eng.People() {
 		row := AdminMember{User: p.User, Name: p.Name, Role: Role(p.Role), Revoked: p.Revoked, You: p.You, Joined: p.Joined.UnixMilli(), Devices: []MemberDevice{}}
@@ -111,7 +124,8 @@ func (w *Workspaces) AdminMembers(ws string) ([]AdminMember, error) {
 			if d.User != p.User {
 				continue
 			}
-			md := MemberDevice{Device: d.Device, Revoked: d.Revoked, You: d.You, Probation: d.Probation, Waiting: []Waiting{}}
+			md := MemberDevice{Device: d.Device, Revoked: d.Revoked, You: d.You, Probation: d.Probation, Waiting: []Waiting{},
+				Agents: issued[d.Device], CanApprove: approvable[d.Device]}
 			if at, ok := seen[d.Device]; ok {
 				md.LastSeen = at.UnixMilli()
 			}
@@ -193,6 +207,9 @@ func (w *Workspaces) RevokeDevice(ws, device string) (DeviceRevocation, error) {
 	res, rerr := r.eng.RevokeDevice(ctx, device)
 	if rerr != nil {
 		return DeviceRevocation{}, toError(rerr)
+	}
+	if err := w.acknowledge(r, OutcomeRevoked, concerning(res.Device)); err != nil {
+		w.app.logger.Printf("workspace %s: %s", r.id, err.Message)
 	}
 	return DeviceRevocation{Device: res.Device, Agents: res.Agents, Groups: append([]string{}, res.Groups...), AccessVersion: res.AccessVersion}, nil
 }

@@ -19,6 +19,17 @@ type prefs struct {
 	Order    []string          `json:"order"`     // group ids, sidebar order
 	LastRead map[string]int64  `json:"last_read"` // group id → unix ms of the newest message read
 	Notify   string            `json:"notify"`    // notifications: all, mentions (and DMs; "" too) or none
+	// Acked: the alerts acknowledged on this device (security.go), by id.
+	Acked map[string]ack `json:"acked,omitempty"`
+	// RotationShown: when a new recovery phrase from a rotation was
+	// handed to the UI and not yet confirmed (unix ms; 0: none).
+	RotationShown int64 `json:"rotation_shown,omitempty"`
+}
+
+// ack is how and when an alert was acknowledged.
+type ack struct {
+	At      int64  `json:"at"`      // unix ms
+	Outcome string `json:"outcome"` // an AlertOutcome
 }
 
 // legacyPrefsPath is where versions before the app database kept a

@@ -263,7 +263,9 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 					Done: ev.Done, Total: ev.Total, Finished: ev.Done >= ev.Total})
 			case engine.EventAlert:
 				w.app.logger.Printf("workspace %s: alert %s: %s", r.id, ev.Code, ev.Message)
-				w.app.emit(w.ctx, EventAlert, Alert{Workspace: r.id, Code: ev.Code, Message: sentenceOf(ev.Message)})
+				if a, ok := w.alertEvent(r, ev); ok {
+					w.app.emit(w.ctx, EventAlert, a)
+				}
 			}
 		}
 	}

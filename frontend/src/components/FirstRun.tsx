@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useId, useState } from 'react'
 import { api, toApiError, type ApiError, type Workspace } from '../lib/api'
 import { plainJoinMessage, plainMessage } from '../state/errors'
 import { usePhraseOnScreen } from '../state/phrase'
@@ -201,19 +201,44 @@ function NewPhrase({
   pick: (n: number) => number[]
   onDone: (ws: Workspace) => void
 }) {
+  return (
+    <PhraseOnce title="Your recovery phrase" words={phrase} pick={pick} onConfirmed={() => onDone(ws)}>
+      These 24 words are your recovery phrase for <strong>{ws.name}</strong>. Recovering onto a new device with it is not in Weald yet. Write them
+      down on paper and keep them safe; Weald shows them <strong>once</strong>.
+    </PhraseOnce>
+  )
+}
+
+/**
+ * PhraseOnce shows words of a new recovery phrase once under title and
+ * children (what they are), then asks three of them back (ConfirmPhrase);
+ * the rest of Weald waits meanwhile (usePhraseOnScreen). Also the Security
+ * view's rotation.
+ */
+export function PhraseOnce({
+  title,
+  words,
+  pick,
+  onConfirmed,
+  children,
+}: {
+  title: string
+  words: string[]
+  pick: (n: number) => number[]
+  onConfirmed: () => void
+  children: React.ReactNode
+}) {
   const [confirming, setConfirming] = useState(false)
   usePhraseOnScreen()
-  const [positions] = useState(() => pick(phrase.length))
+  const [positions] = useState(() => pick(words.length))
+  const id = useId()
   if (!confirming) {
     return (
-      <section className="onboard" aria-labelledby="phrase-h">
-        <h2 id="phrase-h">Your recovery phrase</h2>
-        <p>
-          These 24 words are your recovery phrase for <strong>{ws.name}</strong>. Recovering onto a new device with it is not in Weald yet. Write them
-          down on paper and keep them safe; Weald shows them <strong>once</strong>.
-        </p>
+      <section className="onboard" aria-labelledby={id}>
+        <h2 id={id}>{title}</h2>
+        <p>{children}</p>
         <ol className="phrase" aria-label="Recovery phrase">
-          {phrase.map((w, i) => (
+          {words.map((w, i) => (
             <li key={i}>{w}</li>
           ))}
         </ol>
@@ -225,10 +250,11 @@ function NewPhrase({
       </section>
     )
   }
-  return <ConfirmPhrase phrase={phrase} positions={positions} onBack={() => setConfirming(false)} onConfirmed={() => onDone(ws)} />
+  return <ConfirmPhrase phrase={words} positions={positions} onBack={() => setConfirming(false)} onConfirmed={onConfirmed} />
 }
 
-function ConfirmPhrase({
+/** ConfirmPhrase asks back the words at positions of a phrase just shown (also the Security view's rotation). */
+export function ConfirmPhrase({
   phrase,
   positions,
   onBack,

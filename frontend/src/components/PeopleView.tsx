@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 import { api, toApiError, type AdminMember, type ApiError, type MemberDevice, type Receipt } from '../lib/api'
 import { plainMessage } from '../state/errors'
 import { Dialog, ErrorNote } from './Dialog'
+import { ApproveDeviceDialog, RevokeAgentsDialog, RevokeDeviceDialog } from './DeviceDialogs'
 import { waitingSentence } from './MembersDialog'
 import { ReceiptPanel, RemoveDialog, plural } from './RemoveDialog'
 
@@ -22,7 +23,7 @@ export const lastAdminReason = 'You are the only admin. Promote someone first: a
 
 type Open =
   | { kind: 'remove'; member: AdminMember }
-  | { kind: 'revoke'; member: AdminMember; device: MemberDevice }
+  | { kind: 'revoke' | 'approve' | 'agents'; member: AdminMember; device: MemberDevice }
   | { kind: 'receipt'; receipt: Receipt }
   | null
 
@@ -109,9 +110,19 @@ export function PeopleView({ workspace, workspaceName }: { workspace: string; wo
                           · #{w.channel}: {waitingSentence(w.since)}
                         </span>
                       ))}
+                      {d.canApprove && d.probation && !d.revoked ? (
+                        <button type="button" className="link-button" onClick={() => setOpen({ kind: 'approve', member: m, device: d })}>
+                          Approve device
+                        </button>
+                      ) : null}
                       {!d.revoked && !d.you && !m.revoked && (amAdmin || m.you) ? (
                         <button type="button" className="link-button" onClick={() => setOpen({ kind: 'revoke', member: m, device: d })}>
                           Revoke device
+                        </button>
+                      ) : null}
+                      {d.agents > 0 && (amAdmin || m.you) ? (
+                        <button type="button" className="link-button" onClick={() => setOpen({ kind: 'agents', member: m, device: d })}>
+                          Revoke all certificates issued by this device ({d.agents})
                         </button>
                       ) : null}
                     </li>
@@ -214,8 +225,9 @@ export function PeopleView({ workspace, workspaceName }: { workspace: string; wo
           }}
         />
       ) : null}
-      {open?.kind === 'revoke' ? (
-        <RevokeDeviceDialog
+      {open?.kind === 'revoke' || open?.kind === 'approve' || open?.kind === 'agents' ? (
+        <DeviceAction
+          kind={open.kind}
           workspace={workspace}
           member={open.member}
           device={open.device}
@@ -234,72 +246,23 @@ export function PeopleView({ workspace, workspaceName }: { workspace: string; wo
   )
 }
 
-/** RevokeDeviceDialog: one lost or stolen device (spec/lifecycle.md "Key compromise"), said before it is done. */
-function RevokeDeviceDialog({
+/** DeviceAction opens the dialog of one action on a device row. */
+function DeviceAction({
+  kind,
   workspace,
   member,
   device,
   onClose,
 }: {
+  kind: 'revoke' | 'approve' | 'agents'
   workspace: string
   member: AdminMember
   device: MemberDevice
   onClose: (changed: boolean) => void
 }) {
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<ApiError | null>(null)
-  const [done, setDone] = useState<string | null>(null)
-  const whose = member.you ? 'your' : `${member.name}'s`
-  return (
-    <Dialog title={`Revoke ${whose} device ${device.device.slice(0, 8)}`} onClose={() => onClose(done !== null)}>
-      {done === null ? (
-        <>
-          <ul className="plan-list" aria-label="What revoking does">
-            <li>The device, and any agent it delegated to, is revoked in the membership log.</li>
-            <li>Every channel you are in that it is in gets new keys, so it cannot read anything sent after this.</li>
-            <li>
-              {member.you
-                ? 'The relay disconnects it once an admin’s device next publishes who may connect.'
-                : 'The relay disconnects it within seconds and refuses it from then on.'}
-            </li>
-            <li>{member.name} stays in the workspace with their other devices.</li>
-          </ul>
-          <p className="limit">
-            <strong>Revoking cannot reach what that device already decrypted.</strong>
-          </p>
-        </>
-      ) : (
-        <p role="status">{done}</p>
-      )}
-      <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
-      <div className="dialog-actions">
-        <button type="button" onClick={() => onClose(done !== null)}>
-          {done === null ? 'Cancel' : 'Close'}
-        </button>
-        {done === null ? (
-          <button
-            type="button"
-            className="danger"
-            disabled={busy}
-            onClick={async () => {
-              setBusy(true)
-              setError(null)
-              try {
-                const r = await api.members.revokeDevice(workspace, device.device)
-                setDone(
-                  `Device ${device.device.slice(0, 8)} is revoked${r.agents ? `, with ${plural(r.agents, 'agent')}` : ''}; ${plural(r.groups.length, 'channel')} got new keys.`,
-                )
-              } catch (e) {
-                setError(toApiError(e))
-              } finally {
-                setBusy(false)
-              }
-            }}
-          >
-            {busy ? 'Revoking…' : 'Revoke device'}
-          </button>
-        ) : null}
-      </div>
-    </Dialog>
-  )
+  const owner = { name: member.name, you: member.you }
+  if (kind === 'approve') return <ApproveDeviceDialog workspace={workspace} owner={owner} device={device.device} onClose={onClose} />
+  if (kind === 'agents')
+    return <RevokeAgentsDialog workspace={workspace} owner={owner} device={device.device} agents={device.agents} onClose={onClose} />
+  return <RevokeDeviceDialog workspace={workspace} owner={owner} device={device.device} onClose={onClose} />
 }

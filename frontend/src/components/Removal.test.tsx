@@ -2,7 +2,7 @@ import { describe, expect, it, beforeEach } from 'vitest'
 import { act, render, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { ApiError, type AdminMember, type ChannelMember, type Receipt, type RemovalPlan } from '../lib/api'
-import { chan, defaults, hex, holder, makeApi, msg, policy, ws } from '../test/apiMock'
+import { chan, defaults, hex, holder, makeApi, memberDevice, msg, policy, ws } from '../test/apiMock'
 
 vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
 
@@ -22,7 +22,7 @@ const person = (p: Partial<AdminMember> & { user: string; name: string }): Admin
   removal: null,
   ...p,
 })
-const device = (id: number, p = {}) => ({ device: hex(id), revoked: false, you: false, probation: false, lastSeen: 0, waiting: [], ...p })
+const device = memberDevice
 const plan = (p: Partial<RemovalPlan> = {}): RemovalPlan => ({
   user: hex(0xb),
   name: 'Sam',

@@ -428,15 +428,19 @@ describe('Shell', () => {
     expect(a.channels.list).toHaveBeenLastCalledWith(hex(2))
   })
 
-  it('shows a security alert from the engine until dismissed', async () => {
+  it('shows a security alert from the engine until dismissed, which acknowledges it', async () => {
     inWorkspace()
+    holder.current.api.security.dismiss.mockResolvedValue([])
     render(<Shell />)
     await screen.findByText('hello')
-    act(() => holder.current.emit('alert', { workspace: hex(1), code: 'join/forged', message: 'A forged join was removed.' }))
+    act(() =>
+      holder.current.emit('alert', { workspace: hex(1), id: 'a1', code: 'join/forged', tone: 'alert', message: 'A forged join was removed.' }),
+    )
     const alert = await screen.findByRole('alert')
-    expect(alert.textContent).toMatch(/Security alert in Acme: A forged join was removed\. join\/forged/)
+    expect(alert.textContent).toBe('Security alert in Acme: A forged join was removed. Review Dismiss')
     await userEvent.click(screen.getByRole('button', { name: 'Dismiss' }))
     expect(screen.queryByRole('alert')).toBeNull()
+    expect(holder.current.api.security.dismiss).toHaveBeenCalledWith(hex(1), 'a1')
   })
 
   it('shows progress for long work', async () => {

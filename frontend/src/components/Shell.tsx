@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useEffectEvent, useMemo, useState } from 'react'
-import { api, type Channel, type Progress, type Workspace } from '../lib/api'
+import { api, type AlertEvent, type Channel, type Progress, type Workspace } from '../lib/api'
 import { splitChannels, unreadTotal } from '../state/channels'
 import { useChannels } from '../state/useChannels'
 import { useMessages } from '../state/useMessages'
@@ -28,6 +28,7 @@ import { NewChannelDialog } from './NewChannelDialog'
 import { NameDialog } from './NameDialog'
 import { NotificationSetting } from './NotificationSetting'
 import { PeopleView } from './PeopleView'
+import { SecurityView, needsAttention } from './SecurityView'
 import { ProgressList } from './Progress'
 import { SearchBar, SearchResults, useSearch } from './Search'
 import { SetupPanel } from './SetupPanel'
@@ -37,6 +38,7 @@ import { Sidebar, WorkspaceSwitcher } from './Sidebar'
 type View =
   | { kind: 'channel' }
   | { kind: 'people' }
+  | { kind: 'security' }
   | { kind: 'project'; folder: string }
   | { kind: 'first-run'; step: 'choose' | 'create' | 'join' | 'device' }
 type Modal = 'new-channel' | 'invite' | 'add-device' | 'add-project' | 'new-dm' | 'add-people' | 'members' | 'agents' | 'name' | 'health' | null
@@ -55,7 +57,10 @@ export function Shell() {
   // panel's button (read when the workspace is ready and when the panel closes).
   const [healthNeeds, setHealthNeeds] = useState(0)
   const [progress, setProgress] = useState<Progress[]>([])
-  const [alerts, setAlerts] = useState<{ key: number; workspace: string; code: string; message: string }[]>([])
+  const [alerts, setAlerts] = useState<(AlertEvent & { key: number })[]>([])
+  // How many security alerts of the current workspace nobody acknowledged here: the badge on Security.
+  const [securityNeeds, setSecurityNeeds] = useState(0)
+  const [securitySeen, setSecuritySeen] = useState(0)
   // A new recovery phrase on screen: nothing else may be chosen until it is confirmed.
   const [phrase, setPhrase] = useState(false)
   const onPhrase = useCallback((on: boolean) => setPhrase(on), [])
@@ -86,11 +91,35 @@ export function Shell() {
   useEffect(() => api.onProgress((p) => setProgress((list) => [...list.filter((x) => x.id !== p.id), p].filter((x) => !x.finished))), [])
   useEffect(() => {
     let n = 0
-    return api.onAlert((a) => setAlerts((list) => [...list.slice(-4), { ...a, key: ++n }]))
+    return api.onAlert((a) => {
+      setAlerts((list) => [...list.slice(-4), { ...a, key: ++n }])
+      setSecuritySeen((k) => k + 1)
+    })
   }, [])
 
   const current = wss.workspaces.find((w) => w.id === wss.current)
   const healthWs = current?.ready ? current.id : null
+  // The badge is read when the workspace is ready, when an alert arrives and when one is acknowledged.
+  useEffect(() => {
+    if (!healthWs) return
+    let live = true
+    api.security.alerts(healthWs).then(
+      (list) => live && setSecurityNeeds(needsAttention(list)),
+      () => {},
+    )
+    return () => {
+      live = false
+    }
+  }, [healthWs, securitySeen])
+  const closeBanner = (a: AlertEvent & { key: number }, acknowledge: boolean) => {
+    setAlerts((list) => list.filter((x) => x.key !== a.key))
+    if (acknowledge && a.id) {
+      api.security.dismiss(a.workspace, a.id).then(
+        () => setSecuritySeen((n) => n + 1),
+        () => {},
+      )
+    }
+  }
   const healthOpen = modal === 'health'
   // Bumped when Go says the health state changed (a check ran, approvals
   // changed), so the badge is read again rather than kept from before.
@@ -237,6 +266,8 @@ export function Shell() {
     main = <SetupPanel ws={current} />
   } else if (view.kind === 'people' && current) {
     main = <PeopleView key={current.id} workspace={current.id} workspaceName={current.name} />
+  } else if (view.kind === 'security' && current) {
+    main = <SecurityView key={current.id} workspace={current.id} workspaceName={current.name} onChanged={() => setSecuritySeen((n) => n + 1)} />
   } else if (search.open && view.kind === 'channel') {
     main = (
       <SearchResults
@@ -327,6 +358,24 @@ export function Shell() {
           >
             <span className="side-item-name">People</span>
           </button>
+          <button
+            type="button"
+            className="side-item"
+            aria-current={view.kind === 'security' ? 'page' : undefined}
+            onClick={() => {
+              if (phrase) return
+              setView({ kind: 'security' })
+              setSideShown(false)
+              search.close()
+            }}
+          >
+            <span className="side-item-name">Security</span>
+            {securityNeeds > 0 ? (
+              <span className="badge alert-badge" aria-label={`${securityNeeds} security alert${securityNeeds === 1 ? '' : 's'} to review`}>
+                {securityNeeds}
+              </span>
+            ) : null}
+          </button>
         </section>
       ) : null}
       {current?.ready ? (
@@ -368,7 +417,7 @@ export function Shell() {
     <main key="main" className="main" aria-label={showChannel && channel ? (channel.kind === 'dm' ? channel.name : `#${channel.name}`) : 'Main'}>
       <ChannelHeader
         channel={showChannel ? channel : undefined}
-        title={project ? project.name : view.kind === 'people' && current ? 'People' : undefined}
+        title={project ? project.name : view.kind === 'people' && current ? 'People' : view.kind === 'security' && current ? 'Security' : undefined}
         onInvite={showChannel && current?.canInvite && channel?.kind !== 'dm' ? () => setModal('invite') : undefined}
         onAgents={showChannel && current && channel?.kind !== 'dm' ? () => setModal('agents') : undefined}
         onMembers={
@@ -380,16 +429,43 @@ export function Shell() {
       {current?.ready && showChannel ? <SearchBar onSearch={search.run} /> : null}
       <ProgressList items={progress} />
       {current && (current.removed || (current.ready && showChannel)) ? <ConnectionStatus ws={current} /> : null}
-      {alerts.map((a) => (
-        <div key={a.key} className="banner alert-banner" role="alert">
-          <p className="error-note">
-            Security alert in {wss.workspaces.find((w) => w.id === a.workspace)?.name ?? 'a workspace'}: {a.message} <code>{a.code}</code>{' '}
-            <button type="button" onClick={() => setAlerts((list) => list.filter((x) => x.key !== a.key))}>
-              Dismiss
-            </button>
-          </p>
-        </div>
-      ))}
+      {alerts.map((a) => {
+        // The Security view lists them already.
+        if (view.kind === 'security' && a.workspace === current?.id) return null
+        const where = wss.workspaces.find((w) => w.id === a.workspace)?.name ?? 'a workspace'
+        const review = () => {
+          if (phrase) return
+          if (a.workspace !== wss.current) wss.select(a.workspace)
+          setView({ kind: 'security' })
+          closeBanner(a, false)
+        }
+        // A notice (someone joined by an admin's invite) is told, not alarmed; a security alert stays red (docs/protocol/desktop-ui.md "Security").
+        return a.tone === 'notice' ? (
+          <div key={a.key} className="banner notice-banner" role="status">
+            <p className="notice-note">
+              {where}: {a.message}{' '}
+              <button type="button" className="link-button" onClick={review}>
+                Review
+              </button>{' '}
+              <button type="button" onClick={() => closeBanner(a, true)}>
+                OK
+              </button>
+            </p>
+          </div>
+        ) : (
+          <div key={a.key} className="banner alert-banner" role="alert">
+            <p className="error-note">
+              Security alert in {where}: {a.message}{' '}
+              <button type="button" onClick={review}>
+                Review
+              </button>{' '}
+              <button type="button" onClick={() => closeBanner(a, true)}>
+                Dismiss
+              </button>
+            </p>
+          </div>
+        )
+      })}
       {channels.error && showChannel ? (
         <div className="banner">
           <ErrorNote error={{ code: channels.error.code, message: plainMessage(channels.error) }} />

@@ -1,7 +1,7 @@
 // A controllable stand-in for src/lib/api in component tests: every method is
 // a vi.fn, events are captured so a test can push them as Go would.
 import { vi } from 'vitest'
-import type { Channel, Message, Policy, SearchHit, Workspace } from '../lib/api'
+import type { Channel, MemberDevice, Message, Policy, SearchHit, Workspace } from '../lib/api'
 
 type Handler = (v: never) => void
 
@@ -52,6 +52,16 @@ export function makeApi() {
       exportReceipt: vi.fn(),
       setAdmin: vi.fn(),
       revokeDevice: vi.fn(),
+      approveDevice: vi.fn(),
+      revokeAgentsIssuedBy: vi.fn(),
+    },
+    security: {
+      // By default there is no alert and no rotation under way.
+      alerts: vi.fn().mockResolvedValue([]),
+      dismiss: vi.fn(),
+      recoveryState: vi.fn().mockResolvedValue({ unfinished: false, unconfirmed: 0 }),
+      rotateRecovery: vi.fn(),
+      confirmRotation: vi.fn(() => Promise.resolve()),
     },
     agents: { list: vi.fn().mockResolvedValue([]), preview: vi.fn(), approve: vi.fn(), revoke: vi.fn() },
     dms: { send: vi.fn() },
@@ -96,6 +106,19 @@ export function makeApi() {
 }
 
 export const hex = (n: number) => n.toString(16).padStart(64, '0')
+
+/** memberDevice is a device row of the admin member list (device id hex(id)). */
+export const memberDevice = (id: number, p: Partial<MemberDevice> = {}): MemberDevice => ({
+  device: hex(id),
+  revoked: false,
+  you: false,
+  probation: false,
+  lastSeen: 0,
+  waiting: [],
+  agents: 0,
+  canApprove: false,
+  ...p,
+})
 
 export const policy = (p: Partial<Policy> = {}): Policy => ({ admission: 'parent', history: 'open', default: false, hash: hex(0xabc), ...p })
 

@@ -133,6 +133,8 @@ export namespace app {
 	    probation: boolean;
 	    lastSeen: number;
 	    waiting: Waiting[];
+	    agents: number;
+	    canApprove: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new MemberDevice(source);
@@ -146,6 +148,8 @@ export namespace app {
 	        this.probation = source["probation"];
 	        this.lastSeen = source["lastSeen"];
 	        this.waiting = this.convertValues(source["waiting"], Waiting);
+	        this.agents = source["agents"];
+	        this.canApprove = source["canApprove"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1068,6 +1072,36 @@ export namespace app {
 	        this.page = source["page"];
 	    }
 	}
+	export class RecoveryRotation {
+	    phrase: string[];
+	    rewrapped: number;
+	    accessVersion: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RecoveryRotation(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.phrase = source["phrase"];
+	        this.rewrapped = source["rewrapped"];
+	        this.accessVersion = source["accessVersion"];
+	    }
+	}
+	export class RecoveryState {
+	    unfinished: boolean;
+	    unconfirmed: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RecoveryState(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.unfinished = source["unfinished"];
+	        this.unconfirmed = source["unconfirmed"];
+	    }
+	}
 	
 	export class RemovalPlan {
 	    user: string;
@@ -1136,6 +1170,46 @@ export namespace app {
 		    }
 		    return a;
 		}
+	}
+	export class SecurityAlert {
+	    id: string;
+	    code: string;
+	    tone: 'notice' | 'alert';
+	    summary: string;
+	    detail: string;
+	    time: number;
+	    actorName: string;
+	    actorDevice: string;
+	    device: string;
+	    deviceName: string;
+	    approve: boolean;
+	    revoke: boolean;
+	    rotate: boolean;
+	    acknowledged: number;
+	    outcome: '' | 'dismissed' | 'approved' | 'revoked' | 'rotated';
+	
+	    static createFrom(source: any = {}) {
+	        return new SecurityAlert(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.code = source["code"];
+	        this.tone = source["tone"];
+	        this.summary = source["summary"];
+	        this.detail = source["detail"];
+	        this.time = source["time"];
+	        this.actorName = source["actorName"];
+	        this.actorDevice = source["actorDevice"];
+	        this.device = source["device"];
+	        this.deviceName = source["deviceName"];
+	        this.approve = source["approve"];
+	        this.revoke = source["revoke"];
+	        this.rotate = source["rotate"];
+	        this.acknowledged = source["acknowledged"];
+	        this.outcome = source["outcome"];
+	    }
 	}
 	export class WorkspaceSummary {
 	    id: string;

@@ -11,6 +11,7 @@ export const errorCodes = [
   'agent/other_workspace',
   'agent/scope',
   'agent/unknown',
+  'alert/unknown',
   'app/failed',
   'app/not_started',
   'app/stopped',

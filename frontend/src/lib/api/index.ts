@@ -11,6 +11,7 @@ import type {
   AdminMember,
   Agent,
   AgentRequest,
+  AlertEvent,
   Channel,
   ChannelMember,
   CreatedWorkspace,
@@ -30,10 +31,13 @@ import type {
   Project,
   Receipt,
   ReceiptExport,
+  RecoveryRotation,
+  RecoveryState,
   Removal,
   RemovalPlan,
   Role,
   SearchHit,
+  SecurityAlert,
   Status,
   Workspace,
   WorkspaceMember,
@@ -171,6 +175,22 @@ export const api = {
     /** revokeDevice revokes one lost or stolen device (yours, or anyone's for an admin). */
     revokeDevice: (ws: string, device: string): Promise<DeviceRevocation> =>
       wrap(() => Workspaces.RevokeDevice(ws, device) as Promise<DeviceRevocation>),
+    /** approveDevice ends the probation of a device recovered with a phrase (an admin device admitted before it). */
+    approveDevice: (ws: string, device: string): Promise<void> => wrap(() => Workspaces.ApproveDevice(ws, device)),
+    /** revokeAgentsIssuedBy revokes every agent whose certificate the device issued, in one roster operation. */
+    revokeAgentsIssuedBy: (ws: string, device: string): Promise<Agent[]> => wrap(() => Workspaces.RevokeAgentsIssuedBy(ws, device)),
+  },
+  // The Security view: alerts and the recovery phrase (app/security.go).
+  security: {
+    /** alerts: every kept alert, newest first, with what this device can do about it and its acknowledgement. */
+    alerts: (ws: string): Promise<SecurityAlert[]> => wrap(() => Workspaces.SecurityAlerts(ws) as Promise<SecurityAlert[]>),
+    /** dismiss acknowledges one alert on this device; the list comes back. */
+    dismiss: (ws: string, id: string): Promise<SecurityAlert[]> => wrap(() => Workspaces.DismissAlert(ws, id) as Promise<SecurityAlert[]>),
+    recoveryState: (ws: string): Promise<RecoveryState> => wrap(() => Workspaces.RecoveryState(ws) as Promise<RecoveryState>),
+    /** rotateRecovery replaces your recovery phrase (or finishes an unfinished rotation); the new words come back once. */
+    rotateRecovery: (ws: string): Promise<RecoveryRotation> => wrap(() => Workspaces.RotateRecovery(ws) as Promise<RecoveryRotation>),
+    /** confirmRotation records that the new phrase was confirmed. */
+    confirmRotation: (ws: string): Promise<void> => wrap(() => Workspaces.ConfirmRecoveryRotation(ws)),
   },
   // Agents by delegation: the approval sheet and the agents list.
   agents: {
@@ -241,8 +261,8 @@ export const api = {
     onChanged: (cb: (c: { workspace: string }) => void) => on<{ workspace: string }>(events.healthChanged, cb),
   },
   onProgress: (cb: (p: Progress) => void) => on<Progress>(events.progress, cb),
-  /** onAlert: a security alert from the engine (e.g. a forged join was evicted). */
-  onAlert: (cb: (a: { workspace: string; code: string; message: string }) => void) => on(events.alert, cb),
+  /** onAlert: a new alert from the engine, with its tone: a notice (someone joined by an admin's invite) or a security alert. */
+  onAlert: (cb: (a: AlertEvent) => void) => on(events.alert, cb),
   /** onOpenChannel: show this channel (the person clicked its desktop notification). */
   onOpenChannel: (cb: (c: { workspace: string; channel: string }) => void) => on(events.openChannel, cb),
   /** onLaunchLink: a launch handed a weald:// link to this running window; take it with takeLaunchLink. */

@@ -95,6 +95,24 @@ export type ReceiptExport = Wire<app.ReceiptExport>
 /** A lost device revoked: its agents and the channels rotated. */
 export type DeviceRevocation = Wire<app.DeviceRevocation>
 
+/** An alert of the Security view (app/security.go): plain sentence, who acted, the device it concerns, what this device can do now, its acknowledgement. */
+export type SecurityAlert = Wire<app.SecurityAlert>
+export type AlertTone = SecurityAlert['tone']
+export type AlertOutcome = SecurityAlert['outcome']
+/** A new recovery phrase (24 words, shown once), the channels re-wrapped to it and the access set published without the old one. */
+export type RecoveryRotation = Wire<app.RecoveryRotation>
+/** Whether a phrase rotation is unfinished (it resumes with the same phrase) or its phrase was shown and not confirmed (Unix ms). */
+export type RecoveryState = Wire<app.RecoveryState>
+
+/** A new alert (the `alert` event): id in the Security view's list ('' when it could not be read back), its tone and plain sentence. */
+export interface AlertEvent {
+  workspace: string
+  id: string
+  code: string
+  tone: AlertTone
+  message: string
+}
+
 /** An agent of the workspace (docs/protocol/agents.md). */
 export type Agent = Wire<app.Agent>
 export type AgentState = Agent['state']

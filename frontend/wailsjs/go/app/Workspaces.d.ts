@@ -10,11 +10,15 @@ export function Agents(arg1:string):Promise<Array<app.Agent>>;
 
 export function ApproveAgent(arg1:string,arg2:string):Promise<app.Agent>;
 
+export function ApproveDevice(arg1:string,arg2:string):Promise<void>;
+
 export function ApproveRetention(arg1:string,arg2:string):Promise<app.EncryptionHealth>;
 
 export function ChannelMembers(arg1:string,arg2:string):Promise<Array<app.ChannelMember>>;
 
 export function Channels(arg1:string):Promise<Array<app.Channel>>;
+
+export function ConfirmRecoveryRotation(arg1:string):Promise<void>;
 
 export function Create(arg1:string,arg2:string,arg3:string):Promise<app.Created>;
 
@@ -27,6 +31,8 @@ export function CreateInvite(arg1:string,arg2:Array<string>,arg3:number,arg4:num
 export function DeleteMessage(arg1:string,arg2:string,arg3:string):Promise<void>;
 
 export function DiscardSend(arg1:string,arg2:string):Promise<void>;
+
+export function DismissAlert(arg1:string,arg2:string):Promise<Array<app.SecurityAlert>>;
 
 export function DismissHealth(arg1:string,arg2:string):Promise<app.EncryptionHealth>;
 
@@ -64,6 +70,8 @@ export function PreviewAgentRequest(arg1:string,arg2:string):Promise<app.AgentRe
 
 export function Receipts(arg1:string):Promise<Array<app.Receipt>>;
 
+export function RecoveryState(arg1:string):Promise<app.RecoveryState>;
+
 export function Remove(arg1:string):Promise<void>;
 
 export function RemovePerson(arg1:string,arg2:string,arg3:string,arg4:boolean):Promise<app.Removal>;
@@ -76,13 +84,19 @@ export function RetrySend(arg1:string,arg2:string):Promise<void>;
 
 export function RevokeAgent(arg1:string,arg2:string):Promise<app.Agent>;
 
+export function RevokeAgentsIssuedBy(arg1:string,arg2:string):Promise<Array<app.Agent>>;
+
 export function RevokeDevice(arg1:string,arg2:string):Promise<app.DeviceRevocation>;
 
 export function RevokeInvite(arg1:string,arg2:string):Promise<void>;
 
+export function RotateRecovery(arg1:string):Promise<app.RecoveryRotation>;
+
 export function RunHealth(arg1:string):Promise<app.EncryptionHealth>;
 
 export function Search(arg1:string,arg2:string,arg3:string):Promise<Array<app.SearchHit>>;
+
+export function SecurityAlerts(arg1:string):Promise<Array<app.SecurityAlert>>;
 
 export function Send(arg1:string,arg2:string,arg3:string):Promise<app.Message>;
 

@@ -18,6 +18,10 @@ export function ApproveAgent(arg1, arg2) {
   return window['go']['app']['Workspaces']['ApproveAgent'](arg1, arg2);
 }
 
+export function ApproveDevice(arg1, arg2) {
+  return window['go']['app']['Workspaces']['ApproveDevice'](arg1, arg2);
+}
+
 export function ApproveRetention(arg1, arg2) {
   return window['go']['app']['Workspaces']['ApproveRetention'](arg1, arg2);
 }
@@ -28,6 +32,10 @@ export function ChannelMembers(arg1, arg2) {
 
 export function Channels(arg1) {
   return window['go']['app']['Workspaces']['Channels'](arg1);
+}
+
+export function ConfirmRecoveryRotation(arg1) {
+  return window['go']['app']['Workspaces']['ConfirmRecoveryRotation'](arg1);
 }
 
 export function Create(arg1, arg2, arg3) {
@@ -52,6 +60,10 @@ export function DeleteMessage(arg1, arg2, arg3) {
 
 export function DiscardSend(arg1, arg2) {
   return window['go']['app']['Workspaces']['DiscardSend'](arg1, arg2);
+}
+
+export function DismissAlert(arg1, arg2) {
+  return window['go']['app']['Workspaces']['DismissAlert'](arg1, arg2);
 }
 
 export function DismissHealth(arg1, arg2) {
@@ -126,6 +138,10 @@ export function Receipts(arg1) {
   return window['go']['app']['Workspaces']['Receipts'](arg1);
 }
 
+export function RecoveryState(arg1) {
+  return window['go']['app']['Workspaces']['RecoveryState'](arg1);
+}
+
 export function Remove(arg1) {
   return window['go']['app']['Workspaces']['Remove'](arg1);
 }
@@ -150,6 +166,10 @@ export function RevokeAgent(arg1, arg2) {
   return window['go']['app']['Workspaces']['RevokeAgent'](arg1, arg2);
 }
 
+export function RevokeAgentsIssuedBy(arg1, arg2) {
+  return window['go']['app']['Workspaces']['RevokeAgentsIssuedBy'](arg1, arg2);
+}
+
 export function RevokeDevice(arg1, arg2) {
   return window['go']['app']['Workspaces']['RevokeDevice'](arg1, arg2);
 }
@@ -158,12 +178,20 @@ export function RevokeInvite(arg1, arg2) {
   return window['go']['app']['Workspaces']['RevokeInvite'](arg1, arg2);
 }
 
+export function RotateRecovery(arg1) {
+  return window['go']['app']['Workspaces']['RotateRecovery'](arg1);
+}
+
 export function RunHealth(arg1) {
   return window['go']['app']['Workspaces']['RunHealth'](arg1);
 }
 
 export function Search(arg1, arg2, arg3) {
   return window['go']['app']['Workspaces']['Search'](arg1, arg2, arg3);
+}
+
+export function SecurityAlerts(arg1) {
+  return window['go']['app']['Workspaces']['SecurityAlerts'](arg1);
 }
 
 export function Send(arg1, arg2, arg3) {

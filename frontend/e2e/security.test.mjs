@@ -1,0 +1,140 @@
+// Issue 12, the desktop's Security view, against the e2e build of three app
+// processes (Dana, Sam, Lee) and a real weald-relay. Lee joins by Sam's
+// invite: Dana's window tells her in a notice, not a red security alert.
+// Sam then makes Lee an admin: that stays a red security alert. Dana
+// reviews both in the Security view, dismisses the alert (kept as
+// acknowledged), and rotates her recovery phrase: the new words are shown
+// once and three asked back, as at first run; Sam is told with a notice.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { startApp, launchBrowser, screenshot, buildRelay, startRelay, sizes, call, confirmPhrase, readyWorkspace } from './harness.mjs'
+
+let relay, dana, sam, lee, browser
+const slow = 90000
+
+before(async () => {
+  relay = await startRelay(await buildRelay())
+  dana = await startApp()
+  sam = await startApp()
+  lee = await startApp()
+  browser = await launchBrowser()
+})
+
+after(async () => {
+  await browser?.close()
+  for (const p of [dana, sam, lee, relay]) p?.stop()
+})
+
+/** shots takes a screenshot at each size; what is shown (if given) is scrolled into view, as the reader would. */
+async function shots(page, name, shown) {
+  for (const size of sizes) {
+    await page.setViewportSize(size)
+    if (shown) await shown.scrollIntoViewIfNeeded()
+    console.log(`screenshot: ${await screenshot(page, `e2e-security-${name}-${size.width}.png`)}`)
+  }
+  await page.setViewportSize({ width: 1280, height: 800 })
+}
+
+/** ready waits until app has one ready workspace, as the page would show it. */
+async function ready(app) {
+  const end = Date.now() + slow
+  for (;;) {
+    const list = await call(app, 'app.Workspaces.List')
+    if (list.length === 1 && list[0].ready) return list[0]
+    if (Date.now() > end) throw new Error(`not ready: ${JSON.stringify(list)}`)
+    await new Promise((r) => setTimeout(r, 500))
+  }
+}
+
+test(
+  'a join by another admin’s invite is a notice, a role change a security alert; Dana reviews them and rotates her phrase',
+  { timeout: 600000 },
+  async () => {
+    const a = await browser.newPage()
+    a.setDefaultTimeout(30000)
+    await a.setViewportSize({ width: 1280, height: 800 })
+    await a.goto(dana.url)
+    const ws = await readyWorkspace(a, relay, { name: 'Acme', you: 'Dana', timeout: slow })
+
+    // Sam joins as an admin by Dana's invite; Lee joins by Sam's.
+    const inv = await call(dana, 'app.Workspaces.CreateInvite', ws, [], 24, 1, 'admin')
+    await call(sam, 'app.Workspaces.Join', inv.link, 'Sam')
+    await ready(sam)
+    const inv2 = await call(sam, 'app.Workspaces.CreateInvite', ws, [], 24, 1, 'member')
+    await call(lee, 'app.Workspaces.Join', inv2.link, 'Lee')
+    await ready(lee)
+
+    // Dana's window: a notice, polite and blue, naming both; no red alert.
+    const notice = a.getByRole('status').filter({ hasText: "Lee joined, admitted by Sam's invite." })
+    await notice.waitFor({ timeout: slow })
+    assert.equal((await notice.textContent()).trim(), "Acme: Lee joined, admitted by Sam's invite. Review OK")
+    assert.equal(await a.getByRole('alert').filter({ hasText: 'Lee joined' }).count(), 0, 'a join by an admin’s invite raised a red alert')
+    await shots(a, 'notice')
+
+    // Sam makes Lee an admin: for Dana that stays a security alert, red, with the Security badge.
+    const people = await call(sam, 'app.Workspaces.AdminMembers', ws)
+    const leeUser = people.find((p) => p.name === 'Lee').user
+    await call(sam, 'app.Workspaces.SetAdmin', ws, leeUser, true)
+    const red = a.getByRole('alert').filter({ hasText: 'Sam made Lee an admin.' })
+    await red.waitFor({ timeout: slow })
+    assert.match(await red.textContent(), /^Security alert in Acme: Sam made Lee an admin\. Review Dismiss$/)
+    await a
+      .getByRole('button', { name: /^Security/ })
+      .getByLabel('1 security alert to review')
+      .waitFor()
+    await shots(a, 'alert')
+
+    // Review: the Security view lists both, in plain words, with who acted and when.
+    await red.getByRole('button', { name: 'Review' }).click()
+    await a.getByRole('heading', { name: 'Security of Acme' }).waitFor()
+    const fresh = a.getByRole('list', { name: 'New alerts' })
+    const joinRow = fresh.getByRole('listitem', { name: "Lee joined, admitted by Sam's invite." })
+    const roleRow = fresh.getByRole('listitem', { name: 'Sam made Lee an admin.' })
+    assert.match(await joinRow.textContent(), /^Notice Lee joined, admitted by Sam's invite\.By Lee, from device [0-9a-f]{8} · /)
+    assert.match(await roleRow.textContent(), /^Security alert Sam made Lee an admin\.By Sam, from device [0-9a-f]{8} · /)
+    await shots(a, 'view')
+
+    // Dismiss the alert: it moves to Acknowledged, and the badge goes.
+    await roleRow.getByRole('button', { name: 'Dismiss' }).click()
+    const acked = a.getByRole('list', { name: 'Acknowledged alerts' }).getByRole('listitem', { name: 'Sam made Lee an admin.' })
+    await acked.waitFor()
+    assert.match(await acked.textContent(), /Dismissed on /)
+    await a
+      .getByRole('button', { name: /^Security/ })
+      .getByLabel(/security alert/)
+      .waitFor({ state: 'detached' })
+    const kept = await call(dana, 'app.Workspaces.SecurityAlerts', ws)
+    assert.equal(kept.find((x) => x.summary === 'Sam made Lee an admin.').outcome, 'dismissed')
+
+    // Rotate the recovery phrase: asked first, the new words shown once, three asked back.
+    await a.getByRole('button', { name: 'Rotate recovery phrase…' }).click()
+    await a.getByRole('button', { name: 'Rotate now' }).click()
+    await a.getByRole('heading', { name: 'Your new recovery phrase' }).waitFor({ timeout: slow })
+    assert.equal(await a.getByRole('list', { name: 'New alerts' }).count(), 0, 'the alerts stay out of the way while the phrase is on screen')
+    await shots(a, 'phrase')
+    const words = await confirmPhrase(a)
+    assert.equal(words.length, 24)
+    const done = a.getByRole('status').filter({ hasText: 'Your new recovery phrase is confirmed' })
+    await done.waitFor({ timeout: slow })
+    assert.match(
+      await done.textContent(),
+      /^Your new recovery phrase is confirmed and the old one is revoked\. \d+ channels? ha(s|ve) a recovery copy for the new phrase\.$/,
+    )
+    const st = await call(dana, 'app.Workspaces.RecoveryState', ws)
+    assert.deepEqual(st, { unfinished: false, unconfirmed: 0 })
+
+    // Sam is told, as a notice.
+    const end = Date.now() + slow
+    for (;;) {
+      const list = await call(sam, 'app.Workspaces.SecurityAlerts', ws)
+      const n = list.find((x) => x.summary.startsWith('Dana replaced their recovery phrase'))
+      if (n) {
+        assert.equal(n.tone, 'notice')
+        break
+      }
+      assert.ok(Date.now() < end, `Sam was not told of the rotation: ${JSON.stringify(list)}`)
+      await new Promise((r) => setTimeout(r, 500))
+    }
+    await shots(a, 'rotated', done)
+  },
+)
