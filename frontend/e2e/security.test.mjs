@@ -5,15 +5,24 @@
 // reviews both in the Security view, dismisses the alert (kept as
 // acknowledged), and rotates her recovery phrase: the new words are shown
 // once and three asked back, as at first run; Sam is told with a notice.
+// Sam approves an agent; Dana revokes every certificate his device issued
+// from the People list. Lee's phrase is spent on a new device (weald
+// recover): Dana approves it from the approval request.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, sizes, call, confirmPhrase, readyWorkspace } from './harness.mjs'
+import { execFile } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { startApp, launchBrowser, screenshot, buildRelay, startRelay, sizes, call, confirmPhrase, readyWorkspace, run, repo } from './harness.mjs'
 
-let relay, dana, sam, lee, browser
+let relay, dana, sam, lee, browser, weald
 const slow = 90000
 
 before(async () => {
   relay = await startRelay(await buildRelay())
+  weald = path.join(repo, 'build', 'bin', 'weald')
+  await run('go', ['build', '-o', weald, './backend/cmd/weald'], { timeout: 300000 })
   dana = await startApp()
   sam = await startApp()
   lee = await startApp()
@@ -33,6 +42,29 @@ async function shots(page, name, shown) {
     console.log(`screenshot: ${await screenshot(page, `e2e-security-${name}-${size.width}.png`)}`)
   }
   await page.setViewportSize({ width: 1280, height: 800 })
+}
+
+/** cli runs the weald CLI with its own home (a file keyring) and resolves its JSON output. */
+function cli(home, ...args) {
+  return new Promise((resolve, reject) => {
+    execFile(
+      weald,
+      ['--home', home, '--json', ...args],
+      { timeout: 120000, env: { ...process.env, WEALD_KEYRING: 'file' } },
+      (err, stdout, stderr) => (err ? reject(new Error(`weald ${args.join(' ')}: ${err.message}\n${stderr}${stdout}`)) : resolve(JSON.parse(stdout))),
+    )
+  })
+}
+
+/** until retries f every half second until it resolves a truthy value, for up to 90 s. */
+async function until(what, f) {
+  const end = Date.now() + slow
+  for (;;) {
+    const v = await f()
+    if (v) return v
+    assert.ok(Date.now() < end, `${what}: not within 90 s`)
+    await new Promise((r) => setTimeout(r, 500))
+  }
 }
 
 /** ready waits until app has one ready workspace, as the page would show it. */
@@ -61,7 +93,7 @@ test(
     await call(sam, 'app.Workspaces.Join', inv.link, 'Sam')
     await ready(sam)
     const inv2 = await call(sam, 'app.Workspaces.CreateInvite', ws, [], 24, 1, 'member')
-    await call(lee, 'app.Workspaces.Join', inv2.link, 'Lee')
+    const leeCreated = await call(lee, 'app.Workspaces.Join', inv2.link, 'Lee')
     await ready(lee)
 
     // Dana's window: a notice, polite and blue, naming both; no red alert.
@@ -136,5 +168,79 @@ test(
       await new Promise((r) => setTimeout(r, 500))
     }
     await shots(a, 'rotated', done)
+
+    // Sam approves an agent from his device; Dana is told with a notice. From the People list Dana revokes every
+    // certificate Sam's device issued: the confirmation names how many, the result names them.
+    const botHome = mkdtempSync(path.join(tmpdir(), 'weald-e2e-bot-'))
+    const init = await cli(
+      botHome,
+      '--workspace',
+      ws,
+      'agent',
+      'init',
+      '--relay',
+      relay.url,
+      '--name',
+      'ci bot',
+      '--scope',
+      'general',
+      '--expires',
+      '8h',
+    )
+    await call(sam, 'app.Workspaces.ApproveAgent', ws, init.request)
+    await until('Dana told of the agent', async () =>
+      (await call(dana, 'app.Workspaces.SecurityAlerts', ws)).find((x) => x.tone === 'notice' && /^Sam approved the agent “ci bot”/.test(x.summary)),
+    )
+    await a.getByRole('button', { name: 'People', exact: true }).click()
+    const samRow = a.getByRole('listitem', { name: 'Sam' })
+    const revokeAll = samRow.getByRole('button', { name: 'Revoke all certificates issued by this device (1)' })
+    await revokeAll.waitFor({ timeout: slow })
+    await revokeAll.click()
+    const dlg = a.getByRole('dialog', { name: /^Revoke the agents of device [0-9a-f]{8}$/ })
+    assert.match(
+      await dlg.textContent(),
+      /Revoke all certificates issued by Sam's device [0-9a-f]{8}: 1 agent, in one change of the membership log\./,
+    )
+    await shots(a, 'agents-confirm')
+    await dlg.getByRole('button', { name: 'Revoke 1 agent' }).click()
+    await dlg.getByRole('status').getByText('Revoked 1 agent: ci bot.').waitFor({ timeout: slow })
+    await shots(a, 'agents-revoked')
+    await dlg.getByRole('button', { name: 'Close', exact: true }).last().click()
+    await samRow.getByRole('button', { name: /^Revoke all certificates/ }).waitFor({ state: 'detached' })
+
+    // Somebody spends Lee's recovery phrase on a new device: for Dana, an approval request, red, with Approve.
+    const leeNew = mkdtempSync(path.join(tmpdir(), 'weald-e2e-leenew-'))
+    const phraseFile = path.join(leeNew, 'phrase.txt')
+    writeFileSync(phraseFile, leeCreated.recoveryPhrase.join(' '))
+    const rec = await cli(leeNew, 'recover', '--phrase-file', phraseFile, '--relay', relay.url, '--workspace', ws)
+    const device = rec.recovery.device
+    const req = await until('Dana’s approval request', async () =>
+      (await call(dana, 'app.Workspaces.SecurityAlerts', ws)).find((x) => x.code === 'device/recovered' && x.approve),
+    )
+    assert.equal(req.tone, 'alert')
+    assert.equal(`dev_${req.device}`, device, 'the request names the recovered device')
+    await a.getByRole('button', { name: /^Security/ }).click()
+    const reqRow = a.getByRole('list', { name: 'New alerts' }).getByRole('listitem', { name: req.summary })
+    assert.match(
+      await reqRow.textContent(),
+      /^Security alert Lee's recovery phrase was used to add device dev_[0-9a-f]{8} for Lee; it is on probation until an admin approves it\./,
+    )
+    await shots(a, 'request', reqRow)
+    await reqRow.getByRole('button', { name: /^Approve device [0-9a-f]{8}…$/ }).click()
+    const approve = a.getByRole('dialog', { name: /^Approve Lee's device [0-9a-f]{8}$/ })
+    assert.match(await approve.textContent(), /Approve it only if Lee told you they recovered a device/)
+    await approve.getByRole('button', { name: 'Approve device' }).click()
+    await approve
+      .getByRole('status')
+      .getByText(/^Device [0-9a-f]{8} is approved: its probation is over\.$/)
+      .waitFor({ timeout: slow })
+    await approve.getByRole('button', { name: 'Close', exact: true }).last().click()
+    const approved = a.getByRole('list', { name: 'Acknowledged alerts' }).getByRole('listitem', { name: req.summary })
+    await approved.waitFor({ timeout: slow })
+    assert.match(await approved.textContent(), /Device approved on /)
+    const after = await call(dana, 'app.Workspaces.AdminMembers', ws)
+    const leeDev = after.find((p) => p.name === 'Lee').devices.find((d) => d.device === req.device)
+    assert.equal(leeDev.probation, false)
+    await shots(a, 'approved', approved)
   },
 )

@@ -183,7 +183,7 @@ export function RevokeAgentsDialog({
         Revoke all certificates issued by {whose(owner)} device {short(device)}: {plural(agents, 'agent')}, in one change of the membership log.
       </p>
       <ul className="plan-list" aria-label="What revoking the agents does">
-        <li>Each of them is revoked in the membership log, in one change, and then removed from the channels it was in.</li>
+        <li>Each agent is then removed from the channels it was in.</li>
         <li>The device itself stays; revoke it separately if it is lost or stolen.</li>
       </ul>
     </ActionDialog>
