@@ -1,10 +1,11 @@
 // Issue 17 through the real UI, against the e2e build and a real relay:
 // what is yours to change. Your display name (item 3's rename control) and
 // your messages (item 10's edit and delete), seen by the other member; an
-// invite revoked in the invite list (item 5) no longer joins.
+// invite revoked in the invite list (item 5) no longer joins; a tampered
+// link is refused plainly, leaves nothing, and the right one then joins.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { screenshots, startApp, startPair, twoMembers } from './harness.mjs'
+import { call, confirmPhrase, screenshot, screenshots, sizes, startApp, startPair, twoMembers } from './harness.mjs'
 
 let pair, browser, a, b, ws
 
@@ -133,3 +134,42 @@ test('invite revoke: Dana revokes a link in the invite list; the link then fails
     lee.stop()
   }
 })
+
+test(
+  'a tampered link is refused plainly at both sizes, leaves nothing on the device, and the right link then joins',
+  { timeout: 300000 },
+  async () => {
+    assert.ok(ws, 'the first test set up the workspace')
+    const inv = await call(pair.dana, 'app.Workspaces.CreateInvite', ws, [], 24, 1, 'member')
+    // One character of the link's secret changed, as app TestTamperedLinkLeavesNothingAndTheRightLinkWorks does.
+    const i = inv.link.indexOf('s=') + 2
+    const bad = inv.link.slice(0, i) + (inv.link[i] === 'A' ? 'B' : 'A') + inv.link.slice(i + 1)
+    const kim = await startApp()
+    try {
+      const c = await browser.newPage()
+      c.setDefaultTimeout(20000)
+      await c.goto(kim.url)
+      await c.getByRole('button', { name: 'Join with an invite' }).click()
+      await c.getByLabel('Your name').fill('Kim')
+      for (const size of sizes) {
+        await c.setViewportSize(size)
+        await c.getByLabel('Invite link').fill(bad)
+        await c.getByRole('button', { name: 'Join', exact: true }).click()
+        const alert = c.getByRole('alert').filter({ hasText: /invite\/refused$/ })
+        await alert.waitFor({ timeout: slow })
+        console.log(`join with a tampered link at ${size.name}: ${await alert.textContent()}`)
+        await c.getByRole('button', { name: 'Join', exact: true, disabled: false }).waitFor({ timeout: slow })
+        await screenshot(c, `e2e-yours-tampered-link-${size.name}.png`)
+        // No nameless workspace left retrying.
+        assert.deepEqual(await call(kim, 'app.Workspaces.List'), [], `nothing on the device after the bad link at ${size.name}`)
+      }
+      await c.getByLabel('Invite link').fill(inv.link)
+      await c.getByRole('button', { name: 'Join', exact: true }).click()
+      await confirmPhrase(c)
+      await c.getByRole('heading', { level: 1, name: '#general' }).waitFor({ timeout: slow })
+      await c.getByRole('button', { name: 'Send', disabled: false }).waitFor({ timeout: slow })
+    } finally {
+      kim.stop()
+    }
+  },
+)
