@@ -139,6 +139,22 @@ func (e *Engine) writeCheckpoint(ctx context.Context, g *group, gi *roster.Group
 		}
 		srcs = append(srcs, retention.Source{Key: k, Doc: sh.s.Document, Set: set})
 	}
+	// The index that discovers the inventory (spec/lifecycle.md
+	// "Checkpoints": index_snapshot_hash): the engine keeps no index
+	// document, so the writer makes one listing the shards' days.
+	var days []documents.Day
+	seen := map[uint32]bool{}
+	for k := range sets {
+		if !seen[k.Day] {
+			seen[k.Day] = true
+			days = append(days, documents.Day(k.Day))
+		}
+	}
+	ix, err := retention.IndexSource(group, days, documents.Options{Author: wire.ID(e.devID), Clock: e.now, Rand: e.rand})
+	if err != nil {
+		return nil, err
+	}
+	srcs = append(srcs, ix)
 	keys, snaps, err := retention.Snapshots(srcs)
 	if err != nil {
 		return nil, err
@@ -191,8 +207,7 @@ func (e *Engine) writeCheckpoint(ctx context.Context, g *group, gi *roster.Group
 		cp: trustedCP{Seq: seq, Ref: wire.EnvelopeRef{Author: wire.ID(e.devID), Ctr: g.rec.OwnCtr, Hash: wire.ID(g.rec.OwnPrev)},
 			ManifestHash: cp.ManifestHash, Snapshots: cp.Snapshots, Manifest: mb, At: time.UnixMilli(int64(m.CreatedAt)).UTC()}}
 	for i := range log {
-		if k := log[i].Envelope.Kind; k != wire.KindRetentionTransition && k != wire.KindRetentionPolicy &&
-			!(log[i].Seq == dropped) && !isAnchor(g, log[i].Envelope) {
+		if k := log[i].Envelope.Kind; !keptByDrop(k) && !(log[i].Seq == dropped) && !isAnchor(g, log[i].Envelope) {
 			w.below++
 			w.belowSize += uint64(len(log[i].Envelope.CT))
 		}
@@ -201,6 +216,17 @@ func (e *Engine) writeCheckpoint(ctx context.Context, g *group, gi *roster.Group
 	r.trust(w.cp)
 	r.Changes, r.Since = 0, now
 	return w, e.persistGroup(ctx, g)
+}
+
+// keptByDrop reports whether the relay keeps envelopes of kind k under a
+// drop (wire.md "drop_before"): retention transitions and policies, and
+// the MLS handshake.
+func keptByDrop(k wire.Kind) bool {
+	switch k {
+	case wire.KindRetentionTransition, wire.KindRetentionPolicy, wire.KindMLSCommit, wire.KindMLSProposal, wire.KindMLSWelcome:
+		return true
+	}
+	return false
 }
 
 // isAnchor reports whether env is a checkpoint or snapshot an earlier drop
@@ -227,7 +253,7 @@ func isAnchor(g *group, env wire.Envelope) bool {
 // shard's own epoch key in a closed one (so it reaches only those who could
 // read it already).
 func (e *Engine) snapshotKey(g *group, pol *roster.GroupPolicy, k retention.DocKey) (uint8, [32]byte, uint64, []byte, error) {
-	if pol.History == roster.HistoryOpen {
+	if pol.History == roster.HistoryOpen || k.Kind == retention.KindIndex {
 		return e.contentKey(g, pol)
 	}
 	key := g.rec.EpochKeys[strconv.FormatUint(k.Epoch, 10)]

@@ -91,7 +91,13 @@ type written struct {
 // write checkpoints c under a one-key chain rooted by device key 9.
 func write(t testing.TB, c *channel) *written {
 	t.Helper()
-	keys, snaps, err := Snapshots(c.sources())
+	return writeWith(t, c)
+}
+
+// writeWith is write with extra sources (an index).
+func writeWith(t testing.TB, c *channel, extra ...Source) *written {
+	t.Helper()
+	keys, snaps, err := Snapshots(append(c.sources(), extra...))
 	if err != nil {
 		t.Fatal(err)
 	}
