@@ -74,9 +74,10 @@ func TestPairADeviceInTheApp(t *testing.T) {
 }
 
 // An added member's app shows the private channel by itself: the add is a
-// Welcome in the channel's log with no roster change, so the app looks for
-// Welcomes now and then (engine Run, welcomePoll). Before, Sam's app showed
-// the channel only after some unrelated roster change or a reconnect.
+// Welcome in the channel's log with no roster change; the adder's Welcome
+// notice makes the relay push EVENT_WELCOME to Sam's connection (no poll).
+// Before, Sam's app showed the channel only after some unrelated roster
+// change or a reconnect.
 func TestAddedMemberSeesThePrivateChannel(t *testing.T) {
 	url, svc := realRelay(t)
 	dana, sam := workspaces(t), workspaces(t)

@@ -34,8 +34,17 @@ type pendingRec struct {
 	History []byte `json:"history,omitempty"`
 	// Removed: the credential identities of the leaves it removes.
 	Removed [][]byte `json:"removed,omitempty"`
-	// Welcome: the Welcome of the members it adds, owed once it merges.
-	Welcome []byte `json:"welcome,omitempty"`
+	// Welcome: the Welcome of the members it adds, owed once it merges;
+	// WelcomeTo: their credential identities (device or agent ids).
+	Welcome   []byte   `json:"welcome,omitempty"`
+	WelcomeTo [][]byte `json:"welcome_to,omitempty"`
+}
+
+// welcomeNotice is a Welcome this device sent whose notice the relay has
+// not confirmed yet (docs/protocol/wire.md "Welcome notices").
+type welcomeNotice struct {
+	Seq uint64   `json:"seq"`
+	To  [][]byte `json:"to"`
 }
 
 // ownRemove is this device's latest merged commit that removed leaves:
@@ -69,6 +78,11 @@ func (e *Engine) stageCommit(g *group, opts mls.CommitOptions) (*pendingCommit, 
 		return nil, err
 	}
 	rec := &pendingRec{Base: base, Msg: sc.Message, Next: next, Removed: removed, Welcome: sc.Welcome}
+	for _, kp := range opts.Add {
+		if id, err := mls.KeyPackageIdentity(kp); err == nil {
+			rec.WelcomeTo = append(rec.WelcomeTo, id)
+		}
+	}
 	if len(opts.Remove) > 0 {
 		// The committer of a Remove adds a fresh history key, so a removed
 		// member cannot read what follows (docs/protocol/groups.md).
@@ -114,6 +128,7 @@ func (e *Engine) mergeOwn(g *group, msg []byte) bool {
 	}
 	if rec != nil && len(rec.Welcome) > 0 {
 		g.rec.WelcomeOwed = rec.Welcome // sent by commitOnce, else by repairBundles
+		g.rec.WelcomeTo = rec.WelcomeTo
 	}
 	if rec != nil && len(rec.Removed) > 0 {
 		g.rec.OwnRemove = &ownRemove{Epoch: g.mls.Epoch(), Removed: rec.Removed}
@@ -177,14 +192,90 @@ func (e *Engine) commit(ctx context.Context, g *group, opts mls.CommitOptions) e
 }
 
 // sendWelcomeOwed sends the Welcome of this device's merged commit that
-// added members, if it was not sent yet (a crash after the merge).
+// added members, if it was not sent yet (a crash after the merge), then
+// the notice that tells the relay whom it adds, if not confirmed yet.
 func (e *Engine) sendWelcomeOwed(ctx context.Context, g *group) error {
-	if len(g.rec.WelcomeOwed) == 0 {
+	if len(g.rec.WelcomeOwed) > 0 {
+		seq, err := e.sendCT(ctx, g, wire.KindMLSWelcome, g.rec.WelcomeOwed)
+		if err != nil {
+			return err
+		}
+		if len(g.rec.WelcomeTo) > 0 {
+			g.rec.NoticeOwed = &welcomeNotice{Seq: seq, To: g.rec.WelcomeTo}
+		}
+		g.rec.WelcomeOwed, g.rec.WelcomeTo = nil, nil
+		if err := e.persistGroup(ctx, g); err != nil {
+			return err
+		}
+	}
+	return e.sendNotices(ctx, []*group{g})
+}
+
+// sendNotices sends the Welcome notices gs owe (docs/protocol/wire.md
+// "Welcome notices"), one request per set of added keys for up to 64
+// Welcomes (an agent added to many groups is one request), then persists
+// those groups in one transaction. A refusal drops the notices it covers:
+// the relay would refuse them again.
+func (e *Engine) sendNotices(ctx context.Context, gs []*group) error {
+	type batch struct {
+		refs []wire.WelcomeRef
+		to   []wire.ID
+		gs   []*group
+	}
+	var order []*batch
+	open := map[string]*batch{} // by added keys, the batch not full yet
+	for _, g := range gs {
+		n := g.rec.NoticeOwed
+		if n == nil {
+			continue
+		}
+		var key []byte
+		var to []wire.ID
+		for _, id := range n.To {
+			if k, ok := wire.IDFromBytes(id); ok {
+				to = append(to, k)
+				key = append(key, id...)
+			}
+		}
+		b := open[string(key)]
+		if b == nil || len(b.refs) == wire.MaxWelcomes {
+			b = &batch{to: to}
+			open[string(key)] = b
+			order = append(order, b)
+		}
+		b.refs = append(b.refs, wire.WelcomeRef{Group: wire.ID(g.rec.ID), Seq: n.Seq})
+		b.gs = append(b.gs, g)
+	}
+	var done []*group
+	for _, b := range order {
+		for to := b.to; len(to) > 0; {
+			part := to[:min(len(to), wire.MaxWelcomeTo)]
+			err := e.client.WelcomeNotice(ctx, b.refs, part)
+			var refused *wire.Error
+			if errors.As(err, &refused) {
+				// The relay will not keep it (a Welcome gone, this key
+				// left the set): retrying cannot help.
+				break
+			}
+			if err != nil {
+				return err
+			}
+			to = to[len(part):]
+		}
+		for _, g := range b.gs {
+			g.rec.NoticeOwed = nil
+			done = append(done, g)
+		}
+	}
+	if len(done) == 0 {
 		return nil
 	}
-	if _, err := e.sendCT(ctx, g, wire.KindMLSWelcome, g.rec.WelcomeOwed); err != nil {
-		return err
-	}
-	g.rec.WelcomeOwed = nil
-	return e.persistGroup(ctx, g)
+	return e.db.update(ctx, func(t *txn) error {
+		for _, g := range done {
+			if err := e.saveGroup(t, g); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -163,12 +163,9 @@ type Engine struct {
 	// barriers: each group's highest drop barrier this client checked
 	// against its checkpoint (gaps.go).
 	barriers map[wire.ID]uint64
-	// welcomeSeen: per explicit group this device is not in, the seq up to
-	// which acceptWelcomes has looked for a Welcome (this process only).
-	welcomeSeen map[identity.GroupID]uint64
-	live        chan relayclient.Event // set while Run is running
-	liveMu      sync.Mutex
-	missed      atomic.Bool // an event was dropped: Run must sync
+	live     chan relayclient.Event // set while Run is running
+	liveMu   sync.Mutex
+	missed   atomic.Bool // an event was dropped: Run must sync
 	// offline: the relay connection dropped and is not back (false
 	// before the first dial); workCancel (under liveMu) cancels Run's
 	// work in progress when it drops.

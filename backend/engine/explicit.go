@@ -193,115 +193,149 @@ func (e *Engine) checkClaimed(ctx context.Context, g *group, d identity.DeviceID
 	return err
 }
 
-// acceptWelcomes looks for Welcomes to this device in the logs of explicit
-// groups it is not in, and joins from the first one its key packages open.
-// The joiner holds only the keys of the epochs from its join on, so a
-// closed group's earlier content stays unreadable to it.
+// acceptWelcomes joins the groups a Welcome adds this device or agent to.
+// A device looks only where the relay's Welcome notices point (the adder
+// names the keys its Welcome adds; docs/protocol/wire.md "Welcome
+// notices"), reading each noticed log from the Welcome on, and then clears
+// those notices; it reads no other group's log. An agent reads the whole
+// log of each group of its scope it is not in, for the content before its
+// Welcome too (agentBackfill). The joiner holds only the keys of the
+// epochs from its join on, so a closed group's earlier content stays
+// unreadable to it.
 func (e *Engine) acceptWelcomes(ctx context.Context) error {
-	kps, err := e.keyPackages(ctx)
-	if err != nil || len(kps) == 0 {
-		return err
-	}
-	var bundles []*mls.KeyPackageBundle
-	refs := map[int][]byte{}
-	for _, kp := range kps {
-		b, err := mls.DecodeKeyPackageBundle(kp.Private)
-		if err != nil {
-			continue
-		}
-		refs[len(bundles)] = kp.Ref
-		bundles = append(bundles, b)
-	}
 	for _, gi := range e.welcomeGroups() {
 		if e.member(gi.Policy.Group) {
 			// A wrap a crash left unsent after the Welcome.
 			if err := e.welcomeWrap(ctx, e.groups[gi.Policy.Group]); err != nil {
 				return err
 			}
+		}
+	}
+	kps, err := e.keyPackages(ctx)
+	if err != nil || len(kps) == 0 {
+		return err
+	}
+	var w welcomeKeys
+	w.refs = map[int][]byte{}
+	for _, kp := range kps {
+		b, err := mls.DecodeKeyPackageBundle(kp.Private)
+		if err != nil {
 			continue
 		}
-		// A device reads on from where it looked last (Run polls these
-		// logs for the Welcome of an add, which comes with no event); an
-		// agent reads the whole log, for the content before its Welcome
-		// (agentBackfill).
-		from := uint64(0)
-		if !e.agentMode() {
-			from = e.welcomeSeen[gi.Policy.Group]
+		w.refs[len(w.bundles)] = kp.Ref
+		w.bundles = append(w.bundles, b)
+	}
+	if e.agentMode() {
+		for _, gi := range e.welcomeGroups() {
+			if e.member(gi.Policy.Group) {
+				continue
+			}
+			envs, err := e.fetchAll(ctx, wire.ID(gi.Policy.Group), 0)
+			if err != nil {
+				return err
+			}
+			if err := e.joinFromWelcome(ctx, gi, envs, &w); err != nil {
+				return err
+			}
 		}
-		envs, err := e.fetchAll(ctx, wire.ID(gi.Policy.Group), from)
+		return nil
+	}
+	notices, err := e.client.Welcomes(ctx)
+	if err != nil || len(notices) == 0 {
+		return err
+	}
+	for _, n := range notices {
+		gi, ok := e.roster.Group(identity.GroupID(n.Group))
+		if !ok || gi.Deleted || gi.Policy.Admission != roster.AdmissionExplicit || e.member(gi.Policy.Group) || n.Seq == 0 {
+			continue
+		}
+		envs, err := e.fetchAll(ctx, n.Group, n.Seq-1)
 		if err != nil {
 			return err
 		}
-		if n := len(envs); n > 0 && !e.agentMode() {
-			if e.welcomeSeen == nil {
-				e.welcomeSeen = map[identity.GroupID]uint64{}
-			}
-			e.welcomeSeen[gi.Policy.Group] = envs[n-1].Seq
+		if err := e.joinFromWelcome(ctx, gi, envs, &w); err != nil {
+			return err
 		}
-		for i := len(envs) - 1; i >= 0; i-- {
-			env := &envs[i].Envelope
-			if env.Kind != wire.KindMLSWelcome {
-				continue
+	}
+	// Each notice is done with: joined, already a member, or naming a
+	// Welcome this device's keys do not open (nothing later can change
+	// that).
+	return e.client.WelcomesDone(ctx, notices)
+}
+
+// welcomeKeys are the private halves of this device's key packages, as
+// JoinWelcome takes them, with each one's local ref.
+type welcomeKeys struct {
+	bundles []*mls.KeyPackageBundle
+	refs    map[int][]byte
+}
+
+// joinFromWelcome joins gi from the newest Welcome of envs (a run of its
+// log, ascending) that w opens, then processes the log after it.
+func (e *Engine) joinFromWelcome(ctx context.Context, gi roster.GroupInfo, envs []wire.SeqEnvelope, w *welcomeKeys) error {
+	for i := len(envs) - 1; i >= 0; i-- {
+		env := &envs[i].Envelope
+		if env.Kind != wire.KindMLSWelcome {
+			continue
+		}
+		pub, isAgent, ok := e.authorPub(env.Author, gi.Policy.Group)
+		if !ok || isAgent || wire.VerifyEnvelope(env, pub) != nil {
+			continue
+		}
+		m, used, err := mls.JoinWelcome(e.mlsCfg, env.CT, w.bundles, nil)
+		if errors.Is(err, groups.ErrUnboundLeaf) {
+			// The roster may lag a leaf of the tree: fetch it once.
+			if _, serr := e.syncRoster(ctx); serr == nil {
+				m, used, err = mls.JoinWelcome(e.mlsCfg, env.CT, w.bundles, nil)
 			}
-			pub, isAgent, ok := e.authorPub(env.Author, gi.Policy.Group)
-			if !ok || isAgent || wire.VerifyEnvelope(env, pub) != nil {
-				continue
-			}
-			m, used, err := mls.JoinWelcome(e.mlsCfg, env.CT, bundles, nil)
 			if errors.Is(err, groups.ErrUnboundLeaf) {
-				// The roster may lag a leaf of the tree: fetch it once.
-				if _, serr := e.syncRoster(ctx); serr == nil {
-					m, used, err = mls.JoinWelcome(e.mlsCfg, env.CT, bundles, nil)
-				}
-				if errors.Is(err, groups.ErrUnboundLeaf) {
-					e.alertUnbound(ctx, gi.Policy.Group, env.Author, "the Welcome", err)
-				}
+				e.alertUnbound(ctx, gi.Policy.Group, env.Author, "the Welcome", err)
 			}
-			if err != nil {
-				continue
-			}
-			g := e.groupState(gi.Policy.Group)
-			g.mls = m
-			g.rec.LastSeq = envs[i].Seq
-			if err := e.noteEpoch(g, gi.Policy.History == roster.HistoryClosed, gi.Policy.Kind == roster.KindWorkspace); err != nil {
-				return err
-			}
-			lr := e.lastResort(refs[used])
-			if lr {
-				e.meta.LastResortUsed = true // replaced on the next top-up
-			}
-			if err := e.db.update(ctx, func(t *txn) error {
-				if !lr {
-					if err := t.tx.DeleteKeyPackage(refs[used]); err != nil {
-						return err
-					}
-				} else if err := e.saveMeta(t); err != nil {
+		}
+		if err != nil {
+			continue
+		}
+		g := e.groupState(gi.Policy.Group)
+		g.mls = m
+		g.rec.LastSeq = envs[i].Seq
+		if err := e.noteEpoch(g, gi.Policy.History == roster.HistoryClosed, gi.Policy.Kind == roster.KindWorkspace); err != nil {
+			return err
+		}
+		lr := e.lastResort(w.refs[used])
+		if lr {
+			e.meta.LastResortUsed = true // replaced on the next top-up
+		}
+		if err := e.db.update(ctx, func(t *txn) error {
+			if !lr {
+				if err := t.tx.DeleteKeyPackage(w.refs[used]); err != nil {
 					return err
 				}
-				return e.saveGroup(t, g)
-			}); err != nil {
+			} else if err := e.saveMeta(t); err != nil {
 				return err
 			}
-			// Commits and content after the Welcome.
-			if err := e.processEnvelopes(ctx, g, envs[i+1:]); err != nil {
-				return err
-			}
-			if err := e.agentBackfill(ctx, g, &gi.Policy, envs[:i]); err != nil {
-				return err
-			}
-			if err := e.welcomeWrap(ctx, g); err != nil {
-				return err
-			}
-			e.emit(Event{Kind: EventChannels})
-			// The added person is told on arrival (spec/channels.md
-			// "Explicit groups and the pending add" step 4).
-			msg := "You were added to " + gi.Name + "."
-			if gi.Policy.Kind == roster.KindDM {
-				msg = "A new direct message."
-			}
-			e.emit(Event{Kind: EventAdded, Channel: hexID(gi.Policy.Group).hex(), Message: msg})
-			break
+			return e.saveGroup(t, g)
+		}); err != nil {
+			return err
 		}
+		// Commits and content after the Welcome.
+		if err := e.processEnvelopes(ctx, g, envs[i+1:]); err != nil {
+			return err
+		}
+		if err := e.agentBackfill(ctx, g, &gi.Policy, envs[:i]); err != nil {
+			return err
+		}
+		if err := e.welcomeWrap(ctx, g); err != nil {
+			return err
+		}
+		e.emit(Event{Kind: EventChannels})
+		// The added person is told on arrival (spec/channels.md
+		// "Explicit groups and the pending add" step 4).
+		msg := "You were added to " + gi.Name + "."
+		if gi.Policy.Kind == roster.KindDM {
+			msg = "A new direct message."
+		}
+		e.emit(Event{Kind: EventAdded, Channel: hexID(gi.Policy.Group).hex(), Message: msg})
+		return nil
 	}
 	return nil
 }
@@ -324,19 +358,4 @@ func (e *Engine) keyPackages(ctx context.Context) (kps []store.KeyPackage, err e
 		return err
 	})
 	return kps, err
-}
-
-// welcomesAwaited reports whether this device could be added to an
-// explicit group it is not in (Run looks for a Welcome now and then: an
-// add comes with no event to the added device).
-func (e *Engine) welcomesAwaited() bool {
-	if e.agentMode() || !e.roster.DeviceLive(e.devID) {
-		return false
-	}
-	for _, gi := range e.welcomeGroups() {
-		if !e.member(gi.Policy.Group) {
-			return true
-		}
-	}
-	return false
 }

@@ -332,3 +332,65 @@ func chanID2(e *Engine, name string) string {
 	}
 	return ""
 }
+
+// An added device learns of a direct add from the relay's Welcome notice
+// (docs/protocol/wire.md "Welcome notices"), with no poll: while its client
+// runs, by the pushed EVENT_WELCOME (Run syncs only hourly by itself, and a
+// direct add changes no roster); after being offline, at its next sync.
+// Each reads the one log its notice names, and the notice is then cleared.
+func TestAddedDeviceLearnsFromWelcomeNotice(t *testing.T) {
+	r := startRelay(t)
+	ctx := testCtx(t)
+	dana := createWorkspace(t, r, 240)
+	for _, ch := range []string{"live", "later"} {
+		if _, err := dana.CreateChannel(ctx, ch, roster.AdmissionExplicit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sam := joinWith(t, r, invite(t, dana), "sam", 241)
+	lee := joinWith(t, r, invite(t, dana), "lee", 242)
+	for _, e := range []*Engine{sam, lee} {
+		if _, err := e.Sync(ctx); err != nil { // publishes key packages
+			t.Fatal(err)
+		}
+	}
+	stop := runEngine(t, sam)
+	defer stop()
+	// Sam's Run is past its first sync once it shows a message sent now.
+	if _, err := dana.Send(ctx, "general", "ping"); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "sam reads the ping", func() bool {
+		ms, err := sam.Messages(ctx, "general", 0)
+		return err == nil && len(ms) > 0 && ms[len(ms)-1].Text == "ping"
+	})
+	// Connected: the push.
+	if res, err := dana.AddMembers(ctx, "live", []identity.DeviceID{sam.DeviceID()}); err != nil || len(res.Added) != 1 {
+		t.Fatalf("adding sam: %+v %v", res, err)
+	}
+	if _, err := dana.Send(ctx, "live", "now"); err != nil {
+		t.Fatal(err)
+	}
+	waitRead(t, sam, "live", "now")
+
+	// Offline (lee runs no client): the notice waits at the relay.
+	if res, err := dana.AddMembers(ctx, "later", []identity.DeviceID{lee.DeviceID()}); err != nil || len(res.Added) != 1 {
+		t.Fatalf("adding lee: %+v %v", res, err)
+	}
+	if _, err := dana.Send(ctx, "later", "while away"); err != nil {
+		t.Fatal(err)
+	}
+	lee.mu.Lock()
+	notices, err := lee.client.Welcomes(ctx)
+	lee.mu.Unlock()
+	if err != nil || len(notices) != 1 || notices[0].Group != wire.ID(mustHex(t, chanID(t, dana, "later"))) {
+		t.Fatalf("lee's notices = %+v, %v", notices, err)
+	}
+	readsOnly(t, lee, "later", "while away")
+	lee.mu.Lock()
+	notices, err = lee.client.Welcomes(ctx)
+	lee.mu.Unlock()
+	if err != nil || len(notices) != 0 {
+		t.Fatalf("lee's notices after joining = %+v, %v", notices, err)
+	}
+}

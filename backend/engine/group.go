@@ -56,7 +56,11 @@ type groupRec struct {
 	Pending *pendingRec `json:"pending,omitempty"`
 	// WelcomeOwed: the Welcome of a merged commit of this device, not sent
 	// yet (commit.go).
-	WelcomeOwed []byte `json:"welcome_owed,omitempty"`
+	WelcomeOwed []byte   `json:"welcome_owed,omitempty"`
+	WelcomeTo   [][]byte `json:"welcome_to,omitempty"`
+	// NoticeOwed: the Welcome notice of a Welcome sent, not confirmed by
+	// the relay yet (commit.go).
+	NoticeOwed *welcomeNotice `json:"notice_owed,omitempty"`
 	// Seen: per author (hex id), the newest chat day it wrote a message
 	// for in this group's log (lastseen.go).
 	Seen map[string]uint32 `json:"seen,omitempty"`

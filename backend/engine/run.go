@@ -80,7 +80,6 @@ func (e *Engine) Run(ctx context.Context) error {
 	}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	ticks := 0
 	// What a sync could not finish (a join that met groups/no_bundle, a
 	// dropped connection, a relay restart, a message in the outbox) is
 	// retried with backoff, reset whenever a channel was joined, so no
@@ -165,16 +164,8 @@ func (e *Engine) Run(ctx context.Context) error {
 		case <-e.kick:
 			work(func(context.Context) error { return nil })
 		case <-tick.C:
-			ticks++
 			if e.missed.Swap(false) || time.Since(lastSync) >= e.attestEvery {
 				work(syncAll)
-			} else if ticks%welcomePoll == 0 && e.awaitingWelcomes() {
-				work(func(ctx context.Context) error {
-					if e.client == nil {
-						return nil
-					}
-					return e.acceptWelcomes(ctx)
-				})
 			}
 		case ev := <-ch:
 			if ev.Kind == relayclient.EventDisconnected {
@@ -184,18 +175,6 @@ func (e *Engine) Run(ctx context.Context) error {
 			work(func(ctx context.Context) error { return e.handle(ctx, ev) })
 		}
 	}
-}
-
-// welcomePoll is how many seconds apart Run looks for a Welcome in the
-// explicit groups this device is not in: someone adding it to a private
-// channel sends the Welcome to that channel's log, with no event to it.
-const welcomePoll = 10
-
-// awaitingWelcomes is welcomesAwaited under e.mu.
-func (e *Engine) awaitingWelcomes() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.welcomesAwaited()
 }
 
 // splitCode splits "area/name: sentence" into its code and sentence.
@@ -285,7 +264,9 @@ func (e *Engine) handle(ctx context.Context, ev relayclient.Event) error {
 			return e.catchUp(ctx, g)
 		}
 		return e.processEnvelopes(ctx, g, ev.Envelopes)
-	case relayclient.EventRoster:
+	case relayclient.EventRoster, relayclient.EventWelcome:
+		// A Welcome notice: someone added this device (or agent) to a
+		// group; the sync reads the notices (acceptWelcomes).
 		_, err := e.sync(ctx)
 		return err
 	case relayclient.EventConnected:

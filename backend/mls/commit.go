@@ -57,6 +57,16 @@ func decodeKeyPackage(b []byte) (*tree.KeyPackage, error) {
 	return kp, nil
 }
 
+// KeyPackageIdentity returns the credential identity of a KeyPackage (an
+// MLSMessage or bare), without validating it.
+func KeyPackageIdentity(b []byte) ([]byte, error) {
+	kp, err := decodeKeyPackage(b)
+	if err != nil {
+		return nil, err
+	}
+	return kp.LeafNode.Credential.Identity, nil
+}
+
 // ValidateKeyPackage decodes a KeyPackage (an MLSMessage or bare) and
 // validates it for an Add to this group as a commit would (RFC 9420 §10.1:
 // version, suite, signatures, lifetime, capabilities and the

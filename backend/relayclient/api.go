@@ -166,6 +166,30 @@ func (c *Client) ClaimKeyPackage(ctx context.Context, owner wire.ID) (*wire.KeyP
 	return expect[*wire.KeyPackageClaimed](c.do(ctx, &wire.KeyPackageClaim{Owner: owner}, noRetry))
 }
 
+// WelcomeNotice tells the relay that each of welcomes, Welcomes this key
+// sent, adds the keys in to (wire.WelcomeNotice). Keeping a notice twice
+// keeps it once, so it is resent after a reconnect.
+func (c *Client) WelcomeNotice(ctx context.Context, welcomes []wire.WelcomeRef, to []wire.ID) error {
+	_, err := expect[*wire.OK](c.do(ctx, &wire.WelcomeNotice{Welcomes: welcomes, To: to}, retryOnReconnect))
+	return err
+}
+
+// Welcomes returns the Welcome notices the relay keeps for this key.
+func (c *Client) Welcomes(ctx context.Context) ([]wire.WelcomeRef, error) {
+	w, err := expect[*wire.Welcomes](c.do(ctx, &wire.WelcomesGet{}, retryOnReconnect))
+	if err != nil {
+		return nil, err
+	}
+	return w.Items, nil
+}
+
+// WelcomesDone clears Welcome notices of this key (at most
+// wire.MaxWelcomes).
+func (c *Client) WelcomesDone(ctx context.Context, items []wire.WelcomeRef) error {
+	_, err := expect[*wire.OK](c.do(ctx, &wire.WelcomesDone{Items: items}, retryOnReconnect))
+	return err
+}
+
 // DropBefore sends a signed drop_before instruction.
 func (c *Client) DropBefore(ctx context.Context, d wire.DropBefore) (*wire.Dropped, error) {
 	return expect[*wire.Dropped](c.do(ctx, &wire.DropBeforeRequest{Drop: d}, noRetry))

@@ -103,6 +103,7 @@ const (
 	EventRoster       EventKind = 3 // Index, Head: the roster head moved
 	EventConnected    EventKind = 4 // Principal: (re)connected and authenticated
 	EventDisconnected EventKind = 5 // Err: the connection ended; the client reconnects unless Err is permanent
+	EventWelcome      EventKind = 6 // Group, Index (the seq): a Welcome notice for this key was kept
 )
 
 // Event is one item of the events channel.

@@ -224,6 +224,8 @@ func (s *session) readLoop() {
 			s.c.emit(Event{Kind: EventAccessSet, Version: b.Version})
 		case *wire.EventRoster:
 			s.c.emit(Event{Kind: EventRoster, Index: b.Index, Head: b.Head})
+		case *wire.EventWelcome:
+			s.c.emit(Event{Kind: EventWelcome, Group: b.Group, Index: b.Seq})
 		case *wire.ErrorBody:
 			// A connection-level error: the relay is about to close (revoked,
 			// slow consumer, shutting down).

@@ -98,12 +98,17 @@ func sampleFrames() []Frame {
 		{ID: 13, Body: &AccessRefusals{Refusals: []AccessRefusal{{ID: 8, At: 1700000000, Set: []byte("set")}}}},
 		{ID: 13, Body: &WrapsDeleteBatch{Items: []WrapsDelete{*sampleWrapsDelete(), *sampleWrapsDelete()}}},
 		{ID: 13, Body: &WrapsDeletedBatch{Items: []WrapsDeleted{{Group: e.Group, Envelopes: 2, Bytes: 300}, {Group: testID("g2")}}}},
+		{ID: 13, Body: &WelcomeNotice{Welcomes: []WelcomeRef{{Group: e.Group, Seq: 4}, {Group: testID("g2"), Seq: 1}}, To: []ID{testID("dev"), testID("dev2")}}},
+		{ID: 13, Body: &WelcomesGet{}},
+		{ID: 13, Body: &Welcomes{Items: []WelcomeRef{{Group: e.Group, Seq: 4}, {Group: testID("g2"), Seq: 9}}}},
+		{ID: 13, Body: &WelcomesDone{Items: []WelcomeRef{{Group: e.Group, Seq: 4}}}},
 		{ID: 14, Body: &StatsRequest{}},
 		{ID: 14, Body: &Stats{Workspace: testID("ws"), LogBytes: 99, LimitBytes: 1000, Envelopes: 3, Groups: 1, RetentionDays: 30, OverRetention: 1, OldestUnix: 1700000000}},
 		{ID: 15, Body: &ErrorBody{Err: Errorf(CodeLogBudgetExhausted, "The workspace is over its byte budget.", U("limit_bytes", 1000), B("head", []byte{1, 2}), T("note", "x"))}},
 		{Body: &EventEnvelopes{Group: e.Group, Envelopes: []SeqEnvelope{{Seq: 11, Envelope: e}}}},
 		{Body: &EventAccessSet{Version: 5}},
 		{Body: &EventRoster{Index: 2, Head: testID("h")}},
+		{Body: &EventWelcome{WelcomeRef{Group: e.Group, Seq: 4}}},
 	}
 }
 

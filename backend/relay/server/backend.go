@@ -57,6 +57,11 @@ type Backend interface {
 	DeleteWraps(ctx context.Context, ws wire.ID, p Principal, d wire.WrapsDelete) (*wire.WrapsDeleted, error)
 	// DeleteWrapsBatch executes several in one transaction, all or none.
 	DeleteWrapsBatch(ctx context.Context, ws wire.ID, p Principal, items []wire.WrapsDelete) ([]wire.WrapsDeleted, error)
+	// WelcomeNotice, Welcomes and WelcomesDone keep, serve and clear the
+	// Welcome notices of keys (relay.Service.WelcomeNotice).
+	WelcomeNotice(ctx context.Context, ws wire.ID, p Principal, n wire.WelcomeNotice) error
+	Welcomes(ctx context.Context, ws wire.ID, p Principal) (*wire.Welcomes, error)
+	WelcomesDone(ctx context.Context, ws wire.ID, p Principal, items []wire.WelcomeRef) error
 	Stats(ctx context.Context, ws wire.ID) (*wire.Stats, error)
 	// Changes delivers committed changes (on PostgreSQL from every relay
 	// process on the database, this one included) until ctx ends; a nil

@@ -263,6 +263,25 @@ func (s *Server) handle(c *conn, body wire.Body) (wire.Body, func(), error) {
 		}
 		return &wire.WrapsDeletedBatch{Items: res}, func() { s.refreshStats(c.workspace) }, nil
 
+	case *wire.WelcomeNotice:
+		if err := s.backend.WelcomeNotice(ctx, c.workspace, p, *req); err != nil {
+			return nil, nil, err
+		}
+		return &wire.OK{}, nil, nil
+
+	case *wire.WelcomesGet:
+		res, err := s.backend.Welcomes(ctx, c.workspace, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		return res, nil, nil
+
+	case *wire.WelcomesDone:
+		if err := s.backend.WelcomesDone(ctx, c.workspace, p, req.Items); err != nil {
+			return nil, nil, err
+		}
+		return &wire.OK{}, nil, nil
+
 	case *wire.StatsRequest:
 		res, err := s.backend.Stats(ctx, c.workspace)
 		if err != nil {

@@ -202,6 +202,15 @@ func (f *fakeBackend) KeyPackageClaim(context.Context, wire.ID, Principal, wire.
 func (f *fakeBackend) DeleteWraps(context.Context, wire.ID, Principal, wire.WrapsDelete) (*wire.WrapsDeleted, error) {
 	return nil, wire.Errorf(wire.CodeWrapsNotAdmin, "not admin")
 }
+func (f *fakeBackend) WelcomeNotice(context.Context, wire.ID, Principal, wire.WelcomeNotice) error {
+	return wire.Errorf(wire.CodeMalformed, "not in the fake")
+}
+func (f *fakeBackend) Welcomes(context.Context, wire.ID, Principal) (*wire.Welcomes, error) {
+	return &wire.Welcomes{}, nil
+}
+func (f *fakeBackend) WelcomesDone(context.Context, wire.ID, Principal, []wire.WelcomeRef) error {
+	return nil
+}
 func (f *fakeBackend) DeleteWrapsBatch(context.Context, wire.ID, Principal, []wire.WrapsDelete) ([]wire.WrapsDeleted, error) {
 	return nil, wire.Errorf(wire.CodeMalformed, "not in the fake")
 }

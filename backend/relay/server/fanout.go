@@ -140,12 +140,25 @@ func (s *Server) accessSetMoved(ws wire.ID, version uint64) {
 	}
 }
 
+// welcomeKept tells the connections of key that a Welcome notice for it
+// was kept (EVENT_WELCOME). A connection that misses it finds the notice
+// with WELCOMES_GET when it next syncs.
+func (s *Server) welcomeKept(ws, key wire.ID, ref wire.WelcomeRef) {
+	s.pushTo(s.hub.keyConnections(ws, key), &wire.EventWelcome{WelcomeRef: ref})
+}
+
 func (s *Server) broadcast(ws wire.ID, body wire.Body) {
+	s.pushTo(s.hub.connections(ws), body)
+}
+
+// pushTo queues an event to each of ms; a connection whose queue is full
+// is closed (limit/slow_consumer).
+func (s *Server) pushTo(ms []member, body wire.Body) {
 	b, err := wire.EncodeFrame(wire.Frame{Body: body})
 	if err != nil {
 		return
 	}
-	for _, m := range s.hub.connections(ws) {
+	for _, m := range ms {
 		c := m.(*conn)
 		select {
 		case c.out <- b:
@@ -250,6 +263,8 @@ func (s *Server) applyChange(c Change) {
 		go s.accessSetMoved(c.Workspace, c.Version)
 	case store.ChangeRoster:
 		s.rosterMoved(c.Workspace, c.Version, c.Head)
+	case store.ChangeWelcome:
+		s.welcomeKept(c.Workspace, c.Head, wire.WelcomeRef{Group: c.Group, Seq: c.Seq})
 	case store.ChangeResync:
 		// Notifications may have been lost: recheck every connected
 		// workspace and pull every subscribed group.

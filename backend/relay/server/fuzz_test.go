@@ -61,6 +61,9 @@ func FuzzHandleFrame(f *testing.F) {
 		&wire.KeyPackagePut{Items: []wire.KeyPackageItem{{KeyPackage: []byte("kp")}}},
 		&wire.KeyPackageClaim{Owner: wire.KeyID(alice.pub)},
 		&wire.StatsRequest{},
+		&wire.WelcomeNotice{Welcomes: []wire.WelcomeRef{{Group: wire.ID{7}, Seq: 1}}, To: []wire.ID{wire.KeyID(alice.pub)}},
+		&wire.WelcomesGet{},
+		&wire.WelcomesDone{Items: []wire.WelcomeRef{{Group: wire.ID{7}, Seq: 1}}},
 		&wire.Hello{Version: 1},
 	}
 	for _, b := range seeds {

@@ -168,6 +168,18 @@ func (h *hub) connections(ws wire.ID) []member {
 	return out
 }
 
+// keyConnections returns the connections of one key of a workspace.
+func (h *hub) keyConnections(ws, key wire.ID) []member {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	set := h.byKey[keyKey{ws, key}]
+	out := make([]member, 0, len(set))
+	for m := range set {
+		out = append(out, m)
+	}
+	return out
+}
+
 // workspaces returns the workspaces with at least one connection.
 func (h *hub) workspaces() []wire.ID {
 	h.mu.RLock()

@@ -680,3 +680,53 @@ func (t *sqlTx) LockForSend(ctx context.Context, ws, group, author wire.ID) (Wor
 	}
 	return w, uint64(ghead), AuthorHead{Ctr: uint64(actr.Int64), Hash: toID(ahash)}, actr.Valid, nil
 }
+
+func (t *sqlTx) AddWelcomeNotice(ctx context.Context, ws, owner wire.ID, ref wire.WelcomeRef, at uint64) (bool, error) {
+	var last, dup int64
+	if err := t.row(ctx, `SELECT COALESCE(MAX(id), 0), COALESCE(SUM(CASE WHEN group_id = ? AND seq = ? THEN 1 ELSE 0 END), 0)
+		FROM welcome_notices WHERE workspace_id = ? AND owner = ?`, b(ref.Group), int64(ref.Seq), b(ws), b(owner)).Scan(&last, &dup); err != nil {
+		return false, fmt.Errorf("welcome notices: %w", err)
+	}
+	if dup > 0 {
+		return false, nil
+	}
+	if _, err := t.exec(ctx, `INSERT INTO welcome_notices (workspace_id, owner, id, group_id, seq, at) VALUES (?, ?, ?, ?, ?, ?)`,
+		b(ws), b(owner), last+1, b(ref.Group), int64(ref.Seq), int64(at)); err != nil {
+		return false, fmt.Errorf("add welcome notice: %w", err)
+	}
+	_, err := t.exec(ctx, `DELETE FROM welcome_notices WHERE workspace_id = ? AND owner = ? AND id <= ?`, b(ws), b(owner), last+1-wire.MaxWelcomes)
+	return true, err
+}
+
+func (t *sqlTx) WelcomeNotices(ctx context.Context, ws, owner wire.ID) ([]wire.WelcomeRef, error) {
+	rows, err := t.rows(ctx, `SELECT group_id, seq FROM welcome_notices WHERE workspace_id = ? AND owner = ? ORDER BY id LIMIT ?`,
+		b(ws), b(owner), wire.MaxWelcomes)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []wire.WelcomeRef
+	for rows.Next() {
+		var g []byte
+		var seq int64
+		if err := rows.Scan(&g, &seq); err != nil {
+			return nil, err
+		}
+		id, ok := wire.IDFromBytes(g)
+		if !ok {
+			return nil, fmt.Errorf("welcome notices: group id of %d bytes", len(g))
+		}
+		out = append(out, wire.WelcomeRef{Group: id, Seq: uint64(seq)})
+	}
+	return out, rows.Err()
+}
+
+func (t *sqlTx) ClearWelcomeNotices(ctx context.Context, ws, owner wire.ID, refs []wire.WelcomeRef) error {
+	for _, r := range refs {
+		if _, err := t.exec(ctx, `DELETE FROM welcome_notices WHERE workspace_id = ? AND owner = ? AND group_id = ? AND seq = ?`,
+			b(ws), b(owner), b(r.Group), int64(r.Seq)); err != nil {
+			return fmt.Errorf("clear welcome notices: %w", err)
+		}
+	}
+	return nil
+}

@@ -230,6 +230,14 @@ type Tx interface {
 	// AccessRefusals returns the kept refusals with id > after, ascending.
 	AccessRefusals(ctx context.Context, ws wire.ID, after uint64) ([]wire.AccessRefusal, error)
 	SetDroppedBelow(ctx context.Context, ws, group wire.ID, seq uint64) error
+	// AddWelcomeNotice keeps a notice that the Welcome ref adds owner (at:
+	// unix seconds), and only the newest wire.MaxWelcomes of owner; added
+	// is false when owner already had that notice.
+	AddWelcomeNotice(ctx context.Context, ws, owner wire.ID, ref wire.WelcomeRef, at uint64) (added bool, err error)
+	// WelcomeNotices returns owner's kept notices, oldest first.
+	WelcomeNotices(ctx context.Context, ws, owner wire.ID) ([]wire.WelcomeRef, error)
+	// ClearWelcomeNotices deletes those of refs owner has.
+	ClearWelcomeNotices(ctx context.Context, ws, owner wire.ID, refs []wire.WelcomeRef) error
 
 	RosterAppend(ctx context.Context, ws wire.ID, index uint64, head wire.ID, op []byte) error
 	// RosterOps returns up to limit operations with index > afterIndex, at
@@ -284,6 +292,7 @@ const (
 	ChangeAccessSet ChangeKind = 'a' // access set Version accepted
 	ChangeRoster    ChangeKind = 'r' // roster operation Index appended, head Head
 	ChangeDrop      ChangeKind = 'd' // envelopes of Group below Seq dropped
+	ChangeWelcome   ChangeKind = 'w' // a Welcome notice (Group, Seq) kept for the key Head
 	// ChangeResync is never sent by NOTIFY: Changes reports it after a lost
 	// LISTEN connection was re-established, since notifications may have
 	// been missed meanwhile.
@@ -297,7 +306,7 @@ type Change struct {
 	Group     wire.ID // envelopes, drop
 	Seq       uint64  // envelopes: highest new seq; drop: the barrier
 	Version   uint64  // access set: version; roster: index
-	Head      wire.ID // roster head
+	Head      wire.ID // roster head; welcome: the key the notice is for
 }
 
 // Payload is the NOTIFY payload of c, space-separated lower-case hex ids and
@@ -307,10 +316,13 @@ type Change struct {
 //	a <workspace> <version>
 //	r <workspace> <index> <head>
 //	d <workspace> <group> <barrier>
+//	w <workspace> <group> <seq> <key>
 func (c Change) Payload() string {
 	switch c.Kind {
 	case ChangeEnvelopes, ChangeDrop:
 		return fmt.Sprintf("%c %s %s %d", c.Kind, c.Workspace, c.Group, c.Seq)
+	case ChangeWelcome:
+		return fmt.Sprintf("w %s %s %d %s", c.Workspace, c.Group, c.Seq, c.Head)
 	case ChangeAccessSet:
 		return fmt.Sprintf("a %s %d", c.Workspace, c.Version)
 	case ChangeRoster:
@@ -343,6 +355,17 @@ func ParseChange(payload string) (Change, error) {
 			return Change{}, bad
 		}
 		c.Group, c.Seq = g, n
+	case ChangeWelcome:
+		if len(f) != 5 {
+			return Change{}, bad
+		}
+		g, ok1 := parseID(f[2])
+		n, ok2 := num(f[3])
+		k, ok3 := parseID(f[4])
+		if !ok1 || !ok2 || !ok3 {
+			return Change{}, bad
+		}
+		c.Group, c.Seq, c.Head = g, n, k
 	case ChangeAccessSet:
 		n, ok := num(f[2])
 		if len(f) != 3 || !ok {

@@ -198,6 +198,7 @@ func TestChangePayload(t *testing.T) {
 		{Kind: ChangeDrop, Workspace: tid("w"), Group: tid("g"), Seq: 7},
 		{Kind: ChangeAccessSet, Workspace: tid("w"), Version: 3},
 		{Kind: ChangeRoster, Workspace: tid("w"), Version: 9, Head: tid("h")},
+		{Kind: ChangeWelcome, Workspace: tid("w"), Group: tid("g"), Seq: 5, Head: tid("k")},
 	} {
 		got, err := ParseChange(c.Payload())
 		if err != nil || got != c {
