@@ -241,6 +241,9 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 		return nil
 	}
 	notices, err := e.client.Welcomes(ctx)
+	if errors.Is(err, wire.Errorf(wire.CodeUnknownFrame, "")) {
+		return nil // a relay older than Welcome notices
+	}
 	if err != nil || len(notices) == 0 {
 		return err
 	}
