@@ -247,9 +247,15 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 	if err != nil || len(notices) == 0 {
 		return err
 	}
+	// Where a Welcome may add this device: its explicit groups, and the
+	// root for a recovered device (welcomeGroups).
+	where := map[wire.ID]roster.GroupInfo{}
+	for _, gi := range e.welcomeGroups() {
+		where[wire.ID(gi.Policy.Group)] = gi
+	}
 	for _, n := range notices {
-		gi, ok := e.roster.Group(identity.GroupID(n.Group))
-		if !ok || gi.Deleted || gi.Policy.Admission != roster.AdmissionExplicit || e.member(gi.Policy.Group) || n.Seq == 0 {
+		gi, ok := where[n.Group]
+		if !ok || e.member(gi.Policy.Group) || n.Seq == 0 {
 			continue
 		}
 		envs, err := e.fetchAll(ctx, n.Group, n.Seq-1)
