@@ -6,6 +6,7 @@ import { mkdtempSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { before, after } from 'node:test'
 import { chromium } from 'playwright-core'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -63,6 +64,25 @@ export async function launchBrowser() {
     ],
     viewport: { width: 1200, height: 780 },
   })
+}
+
+/**
+ * withApps registers the test file's before and after hooks: n apps and a
+ * browser started before its tests (unless skip), stopped after. The
+ * returned object holds them (apps, browser) once before has run.
+ */
+export function withApps(n, { skip = false } = {}) {
+  const got = { apps: [], browser: null }
+  before(async () => {
+    if (skip) return
+    for (let i = 0; i < n; i++) got.apps.push(await startApp())
+    got.browser = await launchBrowser()
+  })
+  after(async () => {
+    await got.browser?.close()
+    for (const a of got.apps) a.stop()
+  })
+  return got
 }
 
 export async function screenshot(page, name) {

@@ -110,6 +110,17 @@ describe('InviteDialog', () => {
     expect(screen.getByRole('status').textContent).toBe('Copied')
   })
 
+  it('shows the relay address the link carries, the one to give teammates', async () => {
+    const a = holder.current.api
+    a.invites.scopes.mockResolvedValue([{ group: hex(0xa), name: 'Acme', root: true, history: 'open' }])
+    a.invites.create.mockResolvedValue({ link: 'weald://invite?x', expiresAt: 1_800_000_000_000, maxUses: 1, role: 'member' })
+    render(<InviteDialog workspace={hex(1)} relay="ws://192.168.1.20:7447/v1/ws" onClose={() => {}} />)
+    await screen.findByRole('checkbox', { name: /Acme/ })
+    expect(screen.queryByTestId('invite-relay')).toBeNull()
+    await userEvent.click(screen.getByRole('button', { name: 'Create link' }))
+    expect((await screen.findByTestId('invite-relay')).textContent).toBe('ws://192.168.1.20:7447/v1/ws')
+  })
+
   it('makes a multi-use admin link and says so', async () => {
     const a = holder.current.api
     a.invites.scopes.mockResolvedValue([{ group: hex(0xa), name: 'Acme', root: true, history: 'open' }])

@@ -78,7 +78,7 @@ export function LiveInvites({ workspace, refresh }: { workspace: string; refresh
  * and cannot be removed; closed groups are never listed (gaps.md "Invites
  * and bootstrap": they are never offered as invite scopes).
  */
-export function InviteDialog({ workspace, onClose }: { workspace: string; onClose: () => void }) {
+export function InviteDialog({ workspace, relay, onClose }: { workspace: string; relay?: string; onClose: () => void }) {
   const [scopes, setScopes] = useState<InviteScope[] | null>(null)
   const [chosen, setChosen] = useState<Set<string>>(new Set())
   const [hours, setHours] = useState(24 * 7)
@@ -124,6 +124,12 @@ export function InviteDialog({ workspace, onClose }: { workspace: string; onClos
             {new Date(invite.expiresAt).toLocaleString()}. Anyone who has the link can use it: send it privately. This is the only time the link is
             shown; you can revoke it below.
           </p>
+          {relay ? (
+            <p className="help">
+              The link carries the relay&rsquo;s address, <code data-testid="invite-relay">{relay}</code>: whoever joins must be able to reach it (for
+              a relay this computer hosts on the network, while Weald is open here).
+            </p>
+          ) : null}
           <LiveInvites workspace={workspace} refresh={1} />
           <div className="dialog-actions">
             <span role="status" className="copied">

@@ -505,7 +505,7 @@ export function Shell() {
             onClose={() => setModal(null)}
           />
         ) : null}
-        {modal === 'invite' && current ? <InviteDialog workspace={current.id} onClose={() => setModal(null)} /> : null}
+        {modal === 'invite' && current ? <InviteDialog workspace={current.id} relay={current.relay} onClose={() => setModal(null)} /> : null}
         {modal === 'add-device' && current ? <AddDeviceDialog workspace={current.id} onClose={() => setModal(null)} /> : null}
         {modal === 'agents' && current ? <AgentsDialog workspace={current.id} onClose={() => setModal(null)} /> : null}
         {modal === 'new-dm' && current ? (
