@@ -4,5 +4,6 @@
 // plain run keeps the full size. Every test that reads [Enabled] is named in
 // .ci/test.sh's full_size list, which make test runs without -race, so the
 // full size is still checked on every run (CONTRIBUTING.md "Running the
-// suite").
+// suite"); TestReadersAreRunAtFullSize keeps that list true. A test of many
+// cases that each repeat one scene may run some of them only.
 package racetest
