@@ -279,6 +279,7 @@ func (e *Engine) ensureOwnGroup(ctx context.Context, gi roster.GroupInfo) error 
 			return err
 		}
 		g.mls = m
+		g.rec.WrapIndex = g.rec.LastSeq == 0 // its log is read from the start
 		if gi.Policy.History == roster.HistoryOpen && len(g.history) == 0 {
 			hk, err := groups.NewHistoryKey(e.rand)
 			if err != nil {

@@ -66,6 +66,12 @@ type groupRec struct {
 	Seen map[string]uint32 `json:"seen,omitempty"`
 	// OwnRemove: this device's latest merged commit that removed leaves.
 	OwnRemove *ownRemove `json:"own_remove,omitempty"`
+	// WrapIndex: this device created the group and has read its log from
+	// the first envelope, so WrapTags holds the tag of every recovery.wrap
+	// in it, per author (hex id): a removal deletes a person's wraps
+	// without reading the whole log again (removal.go wrapsDelete).
+	WrapIndex bool               `json:"wrap_index,omitempty"`
+	WrapTags  map[string][]hexID `json:"wrap_tags,omitempty"`
 }
 
 // group is a group this client holds state for.

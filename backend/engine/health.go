@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"weald/backend/errcode"
@@ -48,6 +49,15 @@ func (h *groupHealth) noteOwnWrap(epoch, seq uint64) {
 // noteWrap records a recovery.wrap of this user's (sent by any of the
 // user's devices) at the group's current epoch.
 func (e *Engine) noteWrap(g *group, se *wire.SeqEnvelope) {
+	if tag, ok := wire.WrapTag(se.Envelope.CT); ok && g.rec.WrapIndex {
+		a := hexID(se.Envelope.Author).hex()
+		if !slices.Contains(g.rec.WrapTags[a], hexID(tag)) {
+			if g.rec.WrapTags == nil {
+				g.rec.WrapTags = map[string][]hexID{}
+			}
+			g.rec.WrapTags[a] = append(g.rec.WrapTags[a], hexID(tag))
+		}
+	}
 	d, ok := e.roster.Device(identity.DeviceID(se.Envelope.Author))
 	if !ok || d.User != identity.UserID(e.meta.User) || g.mls == nil {
 		return

@@ -393,9 +393,11 @@ func (e *Engine) recoveryPubs(u identity.UserID) [][]byte {
 
 func (s removalSteps) DeleteWraps(ctx context.Context, op *lifecycle.RemovalOperation, slots []*lifecycle.GroupSlot) error {
 	e := s.e
-	keys := make([]fetchKey, len(slots))
-	for i, slot := range slots {
-		keys[i] = fetchKey{wire.ID(slot.Group), 0}
+	var keys []fetchKey
+	for _, slot := range slots {
+		if _, indexed := e.wrapIndex(slot); !indexed {
+			keys = append(keys, fetchKey{wire.ID(slot.Group), 0})
+		}
 	}
 	e.prefetch(ctx, keys)
 	defer e.dropPrefetched()
@@ -443,16 +445,25 @@ func (e *Engine) wrapsDelete(ctx context.Context, op *lifecycle.RemovalOperation
 	for _, t := range slot.Tags {
 		tags[wire.ID(t)] = true
 	}
-	envs, err := e.fetchAll(ctx, wire.ID(slot.Group), 0)
-	if err != nil {
-		return nil, err
-	}
-	for _, env := range envs {
-		if env.Envelope.Kind != wire.KindRecoveryWrap || !slices.Contains(op.Leaves, lifecycle.ID(env.Envelope.Author)) {
-			continue
+	if g, indexed := e.wrapIndex(slot); indexed {
+		// Caught up by the rotate step: every wrap of the log is indexed.
+		for _, leaf := range op.Leaves {
+			for _, t := range g.rec.WrapTags[hexID(leaf).hex()] {
+				tags[wire.ID(t)] = true
+			}
 		}
-		if tag, ok := wire.WrapTag(env.Envelope.CT); ok {
-			tags[tag] = true
+	} else {
+		envs, err := e.fetchAll(ctx, wire.ID(slot.Group), 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, env := range envs {
+			if env.Envelope.Kind != wire.KindRecoveryWrap || !slices.Contains(op.Leaves, lifecycle.ID(env.Envelope.Author)) {
+				continue
+			}
+			if tag, ok := wire.WrapTag(env.Envelope.CT); ok {
+				tags[tag] = true
+			}
 		}
 	}
 	if len(tags) == 0 {
@@ -465,6 +476,17 @@ func (e *Engine) wrapsDelete(ctx context.Context, op *lifecycle.RemovalOperation
 	slices.SortFunc(d.Tags, func(a, b wire.ID) int { return strings.Compare(string(a[:]), string(b[:])) })
 	d.Sign(e.edKey)
 	return &d, nil
+}
+
+// wrapIndex returns slot's group when this client indexed every recovery
+// wrap of its log (groupRec.WrapIndex) and has processed the log past the
+// slot's rotation, after which the person's devices send nothing there.
+func (e *Engine) wrapIndex(slot *lifecycle.GroupSlot) (*group, bool) {
+	g := e.groups[identity.GroupID(slot.Group)]
+	if g == nil || !g.rec.WrapIndex || g.mls == nil || !(slot.Rotated || slot.NoLeaf) || g.mls.Epoch() < slot.Epoch {
+		return nil, false
+	}
+	return g, true
 }
 
 func (s removalSteps) RevokeInvites(ctx context.Context, op *lifecycle.RemovalOperation) error {

@@ -247,21 +247,21 @@ func (s *Server) handle(c *conn, body wire.Body) (wire.Body, func(), error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return res, func() { s.refreshStats(c.workspace) }, nil
+		return res, func() { s.statsSoon(c.workspace) }, nil
 
 	case *wire.WrapsDelete:
 		res, err := s.backend.DeleteWraps(ctx, c.workspace, p, *req)
 		if err != nil {
 			return nil, nil, err
 		}
-		return res, func() { s.refreshStats(c.workspace) }, nil
+		return res, func() { s.statsSoon(c.workspace) }, nil
 
 	case *wire.WrapsDeleteBatch:
 		res, err := s.backend.DeleteWrapsBatch(ctx, c.workspace, p, req.Items)
 		if err != nil {
 			return nil, nil, err
 		}
-		return &wire.WrapsDeletedBatch{Items: res}, func() { s.refreshStats(c.workspace) }, nil
+		return &wire.WrapsDeletedBatch{Items: res}, func() { s.statsSoon(c.workspace) }, nil
 
 	case *wire.WelcomeNotice:
 		if err := s.backend.WelcomeNotice(ctx, c.workspace, p, *req); err != nil {

@@ -299,6 +299,37 @@ func (s *Server) recheckLoop() {
 	}
 }
 
+// statsSoon refreshes ws's gauges after a request that deleted envelopes,
+// off the connection's read loop: the statistics read scans the
+// workspace's whole log, and a removal sends many deletions in a row. One
+// refresh per workspace runs at a time; requests during it owe one more.
+func (s *Server) statsSoon(ws wire.ID) {
+	s.statsMu.Lock()
+	if _, running := s.stats[ws]; running {
+		s.stats[ws] = true
+		s.statsMu.Unlock()
+		return
+	}
+	if s.stats == nil {
+		s.stats = map[wire.ID]bool{}
+	}
+	s.stats[ws] = false
+	s.statsMu.Unlock()
+	go func() {
+		for {
+			s.refreshStats(ws)
+			s.statsMu.Lock()
+			if !s.stats[ws] || s.ctx.Err() != nil {
+				delete(s.stats, ws)
+				s.statsMu.Unlock()
+				return
+			}
+			s.stats[ws] = false
+			s.statsMu.Unlock()
+		}
+	}()
+}
+
 func (s *Server) refreshStats(ws wire.ID) {
 	ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 	defer cancel()

@@ -161,6 +161,11 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	ready  chan struct{} // closed once the change feed is listening (or known absent)
+
+	// statsMu guards stats: a workspace whose gauges are being refreshed
+	// off the request path (statsSoon), true when another refresh is owed.
+	statsMu sync.Mutex
+	stats   map[wire.ID]bool
 }
 
 // New returns a server; call Run to start its background work (change
