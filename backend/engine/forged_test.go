@@ -127,6 +127,15 @@ func TestForgedJoinsAreEvicted(t *testing.T) {
 			}
 			return sam.devID[:], jd, bind(leafKey)
 		}},
+		{"recovery path by a device no recovery admitted", "join/forged", nil, func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData, tree.Extensions) {
+			gi, _ := sam.roster.Group(roster.GeneralGroupID(sam.wsID()))
+			dev, _ := sam.roster.Device(sam.devID)
+			jd, err := groups.NewJoinData(sam.dev, dev.Admitted, groups.PathRecovery, &gi.Policy, [32]byte(gi.Policy.Group), epoch, leafKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sam.devID[:], jd, bind(leafKey)
+		}},
 		{"agent external commit", "join/forged", func() {
 			agent, _ := identity.GenerateKey[identity.Agent](seededRand(78))
 			sam.mu.Lock()

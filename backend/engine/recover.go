@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"weald/backend/errcode"
+	"weald/backend/groups"
 	"weald/backend/identity"
 	"weald/backend/mls"
 	"weald/backend/relayclient"
@@ -149,11 +150,7 @@ func (e *Engine) recover(ctx context.Context) (RecoveryStatus, error) {
 func (e *Engine) recoverPrelude(ctx context.Context) error {
 	ru := e.meta.Recovery
 	if d, admitted := e.roster.Device(e.devID); !admitted || d.Probation {
-		p, err := identity.ParseRecoveryPhrase(ru.Phrase)
-		if err != nil {
-			return err
-		}
-		keys, err := identity.DeriveRecoveryKeys(p)
+		keys, err := phraseKeys(ru.Phrase)
 		if err != nil {
 			return err
 		}
@@ -172,6 +169,15 @@ func (e *Engine) recoverPrelude(ctx context.Context) error {
 		return err
 	}
 	return e.revokeOldDevices(ctx)
+}
+
+// phraseKeys derives the recovery keys of a phrase.
+func phraseKeys(phrase string) (identity.RecoveryKeys, error) {
+	p, err := identity.ParseRecoveryPhrase(phrase)
+	if err != nil {
+		return identity.RecoveryKeys{}, err
+	}
+	return identity.DeriveRecoveryKeys(p)
 }
 
 // recoveryStep is steps 1 and 2 over a recovery-key connection, closed
@@ -311,7 +317,7 @@ func (e *Engine) revokeOldDevices(ctx context.Context) error {
 			return err
 		}
 	}
-	ru.Revoked, ru.Phrase = true, "" // nothing left to sign with it
+	ru.Revoked = true
 	e.emit(Event{Kind: EventRoster})
 	return e.persistMeta(ctx)
 }
@@ -412,4 +418,112 @@ func (e *Engine) addToRoot(ctx context.Context, g *group, devices []identity.Dev
 		return nil
 	}
 	return e.commit(ctx, g, mls.CommitOptions{Add: kps, RatchetTreeInWelcome: true})
+}
+
+// joinByWraps enters, against its person's recovery wraps, the root and
+// then every parent channel this recovered device is not in, where the
+// newest wrap it can open is at the group's current epoch (a workspace
+// where nobody else is left to add it: its person alone, or every other
+// member away). An external commit with JoinData path 3 (recovery) and this
+// device's own wrap, in one batch; receivers accept it from a device
+// admitted by recover-device (groups.ValidateJoin). A group whose wrap is
+// stale waits for a member's Add (addRecoveredDevices) or a self-join.
+func (e *Engine) joinByWraps(ctx context.Context) error {
+	ru := e.meta.Recovery
+	if ru == nil || ru.Phrase == "" || !e.roster.DeviceLive(e.devID) {
+		return nil
+	}
+	keys, err := phraseKeys(ru.Phrase)
+	if err != nil {
+		return err
+	}
+	priv, err := keys.HPKE.Key().Bytes()
+	if err != nil {
+		return err
+	}
+	root := e.roster.RootGroup()
+	ids := []identity.GroupID{root}
+	for _, gi := range e.roster.Groups() {
+		if !gi.Deleted && gi.Policy.Admission == roster.AdmissionParent {
+			ids = append(ids, gi.Policy.Group)
+		}
+	}
+	for _, id := range ids {
+		if e.member(id) || (id != root && !e.member(root)) {
+			continue
+		}
+		if err := e.joinByWrap(ctx, id, priv); err != nil && !errors.Is(err, errNoWrap) {
+			return err
+		}
+	}
+	return nil
+}
+
+var errNoWrap = errors.New("engine: no current recovery wrap")
+
+func (e *Engine) joinByWrap(ctx context.Context, id identity.GroupID, hpkePriv []byte) error {
+	gi, ok := e.roster.Group(id)
+	if !ok {
+		return errNoWrap
+	}
+	envs, err := e.fetchAll(ctx, wire.ID(id), 0)
+	if err != nil {
+		return err
+	}
+	var plain *groups.RecoveryPlain
+	for i := len(envs) - 1; i >= 0 && plain == nil; i-- {
+		env := &envs[i].Envelope
+		if env.Kind != wire.KindRecoveryWrap {
+			continue
+		}
+		w, err := groups.DecodeRecoveryWrap(env.CT)
+		if err != nil {
+			continue
+		}
+		if p, err := groups.OpenRecoveryWrap(hpkePriv, [32]byte(id), &w); err == nil {
+			plain = p
+		}
+	}
+	if plain == nil {
+		return errNoWrap
+	}
+	for _, se := range envs {
+		if se.Envelope.Kind == wire.KindMLSCommit {
+			if ep, ok := commitEpoch(se.Envelope.CT); ok && ep >= plain.Epoch {
+				return errNoWrap // stale: a commit moved the group on
+			}
+		}
+	}
+	var readTo uint64
+	if len(envs) > 0 {
+		readTo = envs[len(envs)-1].Seq
+	}
+	g := e.groupState(id)
+	m, msg, err := e.externalJoin(id, plain.GroupInfo, groups.PathRecovery, &gi.Policy)
+	if err != nil {
+		return err
+	}
+	seq, err := e.sendJoin(ctx, g, msg, m, plain.History)
+	if err != nil {
+		return err
+	}
+	if lost, err := e.lostRace(ctx, id, envs, readTo, seq, m.Epoch()-1); err != nil || lost {
+		if err == nil {
+			err = errNoWrap
+		}
+		return err
+	}
+	g.mls = m
+	g.history = plain.History
+	if err := e.noteEpoch(g, gi.Policy.History == roster.HistoryClosed, gi.Policy.Kind == roster.KindWorkspace); err != nil {
+		return err
+	}
+	if err := e.persistGroup(ctx, g); err != nil {
+		return err
+	}
+	if err := e.processEnvelopes(ctx, g, envs); err != nil {
+		return err
+	}
+	e.emit(Event{Kind: EventChannels})
+	return e.afterCommit(ctx, g)
 }

@@ -24,17 +24,8 @@ import (
 // recovers nothing (the caller removes the directory); a rotated-away phrase is
 // roster/actor_revoked; the recover-device replayed is refused.
 func TestRecoverSoloAdmin(t *testing.T) {
-	var shift atomic.Int64
-	clock := func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
-	r := startRelayWith(t, relay.Config{Clock: clock})
+	r, shift, clock, dana := clockedWorkspace(t, 140)
 	ctx := testCtx(t)
-	opts := r.options(t, "dana", 140)
-	opts.Clock = clock
-	dana, err := CreateWorkspace(ctx, opts, "Acme", r.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dana.Close()
 	phrase, err := dana.TakeRecoveryPhrase(ctx)
 	if err != nil || phrase == "" {
 		t.Fatalf("phrase: %q %v", phrase, err)
@@ -355,4 +346,63 @@ func newRecoveredDevice(t *testing.T, e *Engine, user identity.UserID, seed byte
 		t.Fatal(err)
 	}
 	return dev, pop
+}
+
+// TestRecoverAloneByWraps: Dana is alone in her workspace and loses her
+// only device. Nobody can list or add the recovered device: after the wait
+// it approves itself, publishes the access set, and enters the root and
+// every channel against her recovery wraps, reading #general's history.
+func TestRecoverAloneByWraps(t *testing.T) {
+	r, shift, clock, dana := clockedWorkspace(t, 160)
+	ctx := testCtx(t)
+	phrase, _ := dana.TakeRecoveryPhrase(ctx)
+	if _, err := dana.Send(ctx, "general", "a note to myself"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ws := dana.WorkspaceID()
+	dana.Close() // lost
+
+	o := r.options(t, "dana2", 161)
+	o.Clock = clock
+	dana2, st, err := Recover(ctx, o, r.URL, ws, phrase)
+	if !errors.Is(err, ErrRecoveryWaiting) || dana2 == nil || !st.Probation {
+		t.Fatalf("recover: %+v %v", st, err)
+	}
+	defer dana2.Close()
+	shift.Store(int64(roster.ProbationWait + time.Minute))
+	st, err = dana2.RecoverAgain(ctx)
+	if err != nil || st.Probation || len(st.RevokedOld) != 1 || !st.Ready {
+		t.Fatalf("after the wait: %+v %v", st, err)
+	}
+	for _, c := range dana2.Channels() {
+		if !c.Member {
+			t.Fatalf("not in %s", c.Name)
+		}
+	}
+	ms, err := dana2.Messages(ctx, "general", 10)
+	if err != nil || !containsText(ms, "a note to myself") {
+		t.Fatalf("history: %+v %v", ms, err)
+	}
+	if dana2.meta.Recovery.Phrase != "" {
+		t.Fatal("the phrase is still kept")
+	}
+}
+
+// clockedWorkspace is a relay and a creator's workspace on a clock the
+// test moves on by storing into shift.
+func clockedWorkspace(t *testing.T, seed byte) (*testRelay, *atomic.Int64, func() time.Time, *Engine) {
+	shift := new(atomic.Int64)
+	clock := func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
+	r := startRelayWith(t, relay.Config{Clock: clock})
+	opts := r.options(t, "creator", seed)
+	opts.Clock = clock
+	e, err := CreateWorkspace(testCtx(t), opts, "Acme", r.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return r, shift, clock, e
 }

@@ -462,6 +462,9 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 		if err := e.addRecoveredDevices(ctx); err != nil {
 			return rep, err
 		}
+		if err := e.joinByWraps(ctx); err != nil {
+			return rep, err
+		}
 		if err := e.ensureDMs(ctx); err != nil {
 			return rep, err
 		}
@@ -480,6 +483,12 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 	rep.Ready = e.ready()
 	if err != nil && !errors.Is(err, groups.ErrSelfJoinRate) {
 		return rep, err
+	}
+	if ru := e.meta.Recovery; ru != nil && ru.Revoked && ru.Phrase != "" && rep.Ready {
+		ru.Phrase = "" // recovered, old devices revoked, in every group: forgotten
+		if err := e.persistMeta(ctx); err != nil {
+			return rep, err
+		}
 	}
 	if rep.Ready && !e.meta.Steps[StepReady] {
 		e.meta.Steps[StepReady] = true

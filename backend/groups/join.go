@@ -16,6 +16,9 @@ const LabelJoin identity.Label = "join"
 const (
 	PathSelfJoin uint8 = 1 // a parent channel, by a device already in the root
 	PathInvite   uint8 = 2 // the workspace root, by an invite redemption
+	// PathRecovery: the root or a parent channel, by a device admitted by
+	// recover-device, against its person's recovery wrap (recover.go).
+	PathRecovery uint8 = 3
 )
 
 // JoinData is the authenticated_data of every Weald external commit
@@ -75,7 +78,7 @@ func DecodeJoinData(data []byte) (JoinData, error) {
 	if v != 1 {
 		return JoinData{}, fmt.Errorf("%w: join data version %d", ErrVersion, v)
 	}
-	if j.Path != PathSelfJoin && j.Path != PathInvite {
+	if j.Path != PathSelfJoin && j.Path != PathInvite && j.Path != PathRecovery {
 		return JoinData{}, fmt.Errorf("%w: join path %d", ErrDecode, j.Path)
 	}
 	if idx > 1<<40 {
@@ -152,6 +155,19 @@ func ValidateJoin(st *roster.State, group identity.GroupID, epoch uint64, ad []b
 	}
 	if jd.PolicyHash != g.Policy.Hash() {
 		return nil, forged("the join names a different group policy than the roster's")
+	}
+	if jd.Path == PathRecovery {
+		// A recovered device enters against its person's recovery wrap:
+		// the root, or a parent channel once it is in the root.
+		switch {
+		case dev.RecoveredBy == (identity.RecoveryID{}):
+			return nil, forged("only a device admitted by recover-device joins by recovery wrap")
+		case g.Policy.Admission == roster.AdmissionParent && !inRoot:
+			return nil, forged("the joining device is not in the workspace root")
+		case g.Policy.Admission == roster.AdmissionExplicit:
+			return nil, forged("an explicit group takes no external commits")
+		}
+		return &jd, nil
 	}
 	switch g.Policy.Admission {
 	case roster.AdmissionEveryone:
