@@ -268,9 +268,9 @@ export function RecoveryPhrase({
     <section className="recovery-settings" aria-labelledby="recovery-h" ref={ref}>
       <h3 id="recovery-h">Recovery phrase</h3>
       <p>
-        Your recovery phrase is 24 words that stand for you in {workspaceName}. If it may have leaked, rotate it: the phrase you have now is revoked
-        at once, Weald draws 24 new words, shows them once and asks three of them back, and every channel you are in gets a recovery copy for the new
-        phrase.
+        Your recovery phrase is 24 words that can add a new device for you in {workspaceName} (with weald recover) if you lose every other one. If it
+        may have leaked, rotate it: the phrase you have now is revoked at once, Weald draws 24 new words, shows them once and asks three of them back,
+        and every channel you are in gets a recovery copy for the new phrase.
       </p>
       {state?.unfinished && stage.kind !== 'busy' ? (
         <p className="error-note" role="alert">
