@@ -257,7 +257,7 @@ func TestJoinLoopHealsFromFaultsAtEachStep(t *testing.T) {
 			n++
 			name := fmt.Sprintf("c%d-%s-%s", n, f.name, strings.TrimPrefix(step, "selfjoin/"))
 			fired := in.arm(step, f.do)
-			if _, err := dana.CreateChannel(ctx, name, roster.AdmissionParent); err != nil {
+			if err := createRetrying(ctx, dana, name); err != nil {
 				t.Fatalf("%s: create: %v", name, err)
 			}
 			if _, err := sendRetrying(ctx, dana, name, "first in "+name); err != nil {
@@ -282,6 +282,32 @@ func TestJoinLoopHealsFromFaultsAtEachStep(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// createRetrying creates a channel once the creator's own connection is
+// back: the fault injected at a joiner's step (a dropped connection, a relay
+// restart) can cut the creator's connection before the relay's answer, after
+// the relay recorded the channel. A channel of that name in the creator's
+// roster, synced by the next attempt, counts as created; the next attempt
+// is refused as a taken name then.
+func createRetrying(ctx context.Context, e *Engine, name string) error {
+	var err error
+	for i := 0; i < 100; i++ {
+		if _, err = e.CreateChannel(ctx, name, roster.AdmissionParent); err == nil {
+			return nil
+		}
+		for _, c := range e.Channels() {
+			if c.Name == name {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return err
 }
 
 // sendRetrying sends once the sender's own connection is back (a relay
