@@ -182,15 +182,6 @@ func FuzzDecodeManifest(f *testing.F) {
 	c := newChannel(f, 6, 2)
 	w := write(f, c)
 	f.Add(w.m.Encode())
-	var days []documents.Day
-	for _, k := range c.order {
-		days = append(days, documents.Day(k.Day))
-	}
-	ix, err := IndexSource(testGroup, days, documents.Options{Author: wire.ID{1}, Clock: time.Now, Rand: seeded(9)})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(writeWith(f, c, ix).m.Encode()) // version 2, with the index
 	f.Add([]byte{1})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := DecodeManifest(b)
@@ -234,63 +225,5 @@ func TestSealedSnapshotSkippedOnlyWithoutSets(t *testing.T) {
 	ch.Sealed = nil
 	if _, err := Verify(&w.cp, ch); !errors.Is(err, ErrBadCheckpoint) {
 		t.Fatalf("a missing snapshot was accepted: %v", err)
-	}
-}
-
-// The index (spec/lifecycle.md "Checkpoints": index_snapshot_hash is "the
-// snapshot that discovers that inventory"): a manifest with the index
-// entry encodes as version 2 with the index's hash, and receivers check the
-// index lists exactly the chat shards: an index missing a shard's day, or
-// one listing a day the inventory lacks, is refused.
-func TestIndexSnapshotListsTheInventory(t *testing.T) {
-	c := newChannel(t, 60, 6)
-	days := func(skip int, extra ...documents.Day) []documents.Day {
-		var out []documents.Day
-		for i, k := range c.order {
-			if i != skip {
-				out = append(out, documents.Day(k.Day))
-			}
-		}
-		return append(out, extra...)
-	}
-	build := func(ds []documents.Day) (*written, Check) {
-		ix, err := IndexSource(testGroup, ds, documents.Options{Author: wire.ID{1}, Clock: time.Now, Rand: seeded(9)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := writeWith(t, c, ix)
-		return w, w.check(c)
-	}
-	w, ch := build(days(-1))
-	ix, ok := w.m.Index()
-	if !ok || w.m.Encode()[0] != 2 {
-		t.Fatal("the manifest carries no index or is not version 2")
-	}
-	m, err := DecodeManifest(w.m.Encode())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := m.Index(); got.SnapshotHash != ix.SnapshotHash {
-		t.Fatal("index_snapshot_hash does not round-trip")
-	}
-	if _, err := Verify(&w.cp, ch); err != nil {
-		t.Fatal(err)
-	}
-	ch.Sets, ch.Frontier = nil, nil // a joiner beneath a drop checks the index too
-	if _, err := Verify(&w.cp, ch); err != nil {
-		t.Fatal(err)
-	}
-	short, shortCh := build(days(2))
-	if _, err := Verify(&short.cp, shortCh); !errors.Is(err, ErrBadCheckpoint) {
-		t.Fatalf("an index missing a shard: %v", err)
-	}
-	long, longCh := build(days(-1, documents.Day(c.order[0].Day)-1))
-	if _, err := Verify(&long.cp, longCh); !errors.Is(err, ErrOmitted) {
-		t.Fatalf("an index listing a day without a shard: %v", err)
-	}
-	b := w.m.Encode()
-	b[1+32+16] ^= 1 // index_snapshot_hash
-	if _, err := DecodeManifest(b); !errors.Is(err, ErrBadManifest) {
-		t.Fatalf("a wrong index_snapshot_hash: %v", err)
 	}
 }

@@ -91,13 +91,7 @@ type written struct {
 // write checkpoints c under a one-key chain rooted by device key 9.
 func write(t testing.TB, c *channel) *written {
 	t.Helper()
-	return writeWith(t, c)
-}
-
-// writeWith is write with extra sources (an index).
-func writeWith(t testing.TB, c *channel, extra ...Source) *written {
-	t.Helper()
-	keys, snaps, err := Snapshots(append(c.sources(), extra...))
+	keys, snaps, err := Snapshots(c.sources())
 	if err != nil {
 		t.Fatal(err)
 	}
