@@ -148,21 +148,37 @@ func (e *Engine) recover(ctx context.Context) (RecoveryStatus, error) {
 // recoverPrelude is sync's part of a recovery in progress: steps 1, 2 and 4
 // (step 3 is the sync itself), leaving the device connected with its key.
 func (e *Engine) recoverPrelude(ctx context.Context) error {
-	ru := e.meta.Recovery
-	if d, admitted := e.roster.Device(e.devID); !admitted || d.Probation {
-		keys, err := phraseKeys(ru.Phrase)
+	// The recovery key's connection is needed to be admitted, for the only
+	// admin's self-approval once the wait is over, and to read the roster
+	// while the relay does not list the device; a device on probation
+	// otherwise stays on its own connection (Run keeps it).
+	d, admitted := e.roster.Device(e.devID)
+	need := !admitted
+	if end, ok := e.selfApprovable(); admitted && d.Probation && ok && !e.now().Before(end) {
+		need = true
+	}
+	for attempt := 0; ; attempt++ {
+		if need {
+			keys, err := phraseKeys(e.meta.Recovery.Phrase)
+			if err != nil {
+				return err
+			}
+			if err := e.recoveryStep(ctx, keys); err != nil {
+				return err
+			}
+		}
+		err := e.connect(ctx)
+		if c, _ := errcode.Of(err); c == errcode.Code(wire.CodeAuthUnknownKey) {
+			if need || attempt > 0 {
+				return ErrRecoveryWaiting
+			}
+			need = true // not listed: read the roster as the recovery key
+			continue
+		}
 		if err != nil {
 			return err
 		}
-		if err := e.recoveryStep(ctx, keys); err != nil {
-			return err
-		}
-	}
-	if err := e.connect(ctx); err != nil {
-		if c, _ := errcode.Of(err); c == errcode.Code(wire.CodeAuthUnknownKey) {
-			return ErrRecoveryWaiting
-		}
-		return err
+		break
 	}
 	e.meta.Steps["device_in_access_set"] = true
 	if _, err := e.syncRoster(ctx); err != nil {
