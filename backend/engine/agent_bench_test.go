@@ -25,6 +25,7 @@ func BenchmarkApproveAgentTwentyGroups(b *testing.B) {
 		scope = append(scope, name)
 	}
 	b.ResetTimer()
+	var sends uint64 // SEND requests the relay took in the timed parts
 	for n := 0; n < b.N; n++ {
 		b.StopTimer()
 		bot, req, err := CreateAgent(ctx, r.options(b, fmt.Sprintf("bot-%d", n), byte(190+n)), r.URL, dana.WorkspaceID(), "bot", scope, time.Hour)
@@ -32,17 +33,23 @@ func BenchmarkApproveAgentTwentyGroups(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
+		f0, g0 := r.svc.AcceptPaths()
 		if _, err := dana.ApproveAgent(ctx, req); err != nil {
 			b.Fatal(err)
 		}
+		f1, g1 := r.svc.AcceptPaths()
+		sends += f1 + g1 - f0 - g0
 		b.StopTimer()
 		if _, err := bot.Sync(ctx); err != nil { // connects, key packages
 			b.Fatal(err)
 		}
 		b.StartTimer()
+		f0, g0 = r.svc.AcceptPaths()
 		if _, err := dana.Sync(ctx); err != nil { // the 20 adds
 			b.Fatal(err)
 		}
+		f1, g1 = r.svc.AcceptPaths()
+		sends += f1 + g1 - f0 - g0
 		b.StopTimer()
 		in := 0
 		for _, v := range dana.Agents()[n].Scope {
@@ -56,4 +63,5 @@ func BenchmarkApproveAgentTwentyGroups(b *testing.B) {
 		bot.Close()
 		b.StartTimer()
 	}
+	b.ReportMetric(float64(sends)/float64(b.N), "sends/op")
 }

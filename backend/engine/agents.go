@@ -13,6 +13,7 @@ import (
 	"weald/backend/identity"
 	"weald/backend/mls"
 	"weald/backend/roster"
+	"weald/backend/wire"
 )
 
 // The owner's side of agents (spec/channels.md "Group policy", "The join";
@@ -346,29 +347,92 @@ func (e *Engine) RevokeAgent(ctx context.Context, agent string) (AgentView, erro
 // agent has a key package on the relay (one Add commit per group).
 func (e *Engine) addAgents(ctx context.Context) error {
 	now := e.now()
+	type add struct {
+		g     *group
+		agent identity.AgentID
+	}
+	var adds []add
+	seen := map[identity.GroupID]bool{}
+	var keys []fetchKey
 	for _, a := range e.roster.Agents() {
 		if a.Cert.IssuingDevice != e.devID || !e.roster.AgentLive(a.ID, now) {
 			continue
 		}
 		for _, id := range e.roster.AgentGroups(a.ID, now) {
-			g := e.groups[id]
 			if !e.member(id) || e.agentInGroup(id, a.ID) >= 0 {
 				continue
 			}
-			if err := e.catchUp(ctx, g); err != nil {
+			g := e.groups[id]
+			adds = append(adds, add{g, a.ID})
+			if !seen[id] {
+				seen[id] = true
+				keys = append(keys, fetchKey{wire.ID(id), g.rec.LastSeq})
+			}
+		}
+	}
+	if len(adds) == 0 {
+		return nil
+	}
+	// One batch of Add commits, one per group, for all the groups at once
+	// (commitBatch, as the removal rotates): approving an agent for 20
+	// channels is one SEND of commits, not 20 round trips.
+	e.prefetch(ctx, keys)
+	defer e.dropPrefetched()
+	byGroup := map[*group]*batchCommit{}
+	var batch []*batchCommit
+	none := map[identity.AgentID]bool{}
+	for _, ad := range adds {
+		if none[ad.agent] {
+			continue
+		}
+		if byGroup[ad.g] == nil {
+			if err := e.catchUp(ctx, ad.g); err != nil {
 				return err
 			}
-			if e.agentInGroup(id, a.ID) >= 0 {
+		}
+		if e.agentInGroup(identity.GroupID(ad.g.rec.ID), ad.agent) >= 0 {
+			continue
+		}
+		kp, err := e.claimFor(ctx, ad.g, identity.DeviceID(ad.agent))
+		if err != nil {
+			return err
+		}
+		if kp == nil {
+			none[ad.agent] = true // no key package yet: the agent has not connected
+			continue
+		}
+		c := byGroup[ad.g]
+		if c == nil {
+			c = &batchCommit{g: ad.g, name: hexID(ad.g.rec.ID).hex(), opts: mls.CommitOptions{RatchetTreeInWelcome: true}}
+			byGroup[ad.g] = c
+			batch = append(batch, c)
+		}
+		c.opts.Add = append(c.opts.Add, kp)
+	}
+	for len(batch) > 0 {
+		part := batch[:min(len(batch), rotateBatch)]
+		batch = batch[len(part):]
+		redo, err := e.commitBatch(ctx, part, func(*batchCommit) {})
+		if err != nil {
+			return err
+		}
+		// Group by group what the batch could not do: the log says
+		// whether the commit was taken after all.
+		for _, c := range redo {
+			if err := e.catchUp(ctx, c.g); err != nil {
+				return err
+			}
+			var kps [][]byte
+			for _, kp := range c.opts.Add {
+				id, err := mls.KeyPackageIdentity(kp)
+				if err == nil && len(id) == 32 && e.agentInGroup(identity.GroupID(c.g.rec.ID), identity.AgentID(id)) < 0 {
+					kps = append(kps, kp)
+				}
+			}
+			if len(kps) == 0 {
 				continue
 			}
-			kp, err := e.claimFor(ctx, g, identity.DeviceID(a.ID))
-			if err != nil {
-				return err
-			}
-			if kp == nil {
-				break // no key package yet: the agent has not connected
-			}
-			if err := e.commit(ctx, g, mls.CommitOptions{Add: [][]byte{kp}, RatchetTreeInWelcome: true}); err != nil {
+			if err := e.commit(ctx, c.g, mls.CommitOptions{Add: kps, RatchetTreeInWelcome: true}); err != nil {
 				return err
 			}
 		}

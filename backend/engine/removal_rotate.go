@@ -13,23 +13,12 @@ import (
 )
 
 // The removal's rotate step (docs/protocol/lifecycle.md "Steps", 2), a
-// batch of groups at a time: every group caught up, one Remove commit
-// staged in each and persisted with the group in one transaction, the
-// commits sent in one SEND (one relay transaction), each merged from its
-// ack when nothing came before it in the log (else from a catch-up), and
-// the groups persisted again in one transaction.
+// batch of groups at a time: every group caught up, then one Remove commit
+// in each, made as one batch (commitBatch).
 
 // rotateBatch is how many groups' commits a device revocation sends
 // together (the removal's batches are lifecycle's, of the same size).
 const rotateBatch = 64
-
-// rotation is one group's commit of a batch.
-type rotation struct {
-	slot *lifecycle.GroupSlot
-	g    *group
-	p    *pendingCommit
-	env  wire.Envelope
-}
 
 func (s removalSteps) Rotate(ctx context.Context, op *lifecycle.RemovalOperation, slots []*lifecycle.GroupSlot) (err error) {
 	e := s.e
@@ -41,7 +30,8 @@ func (s removalSteps) Rotate(ctx context.Context, op *lifecycle.RemovalOperation
 	}
 	e.prefetch(ctx, keys)
 	defer e.dropPrefetched()
-	var batch []*rotation
+	var batch []*batchCommit
+	bySlot := map[*batchCommit]*lifecycle.GroupSlot{}
 	for _, slot := range slots {
 		g, err := e.rotateReady(ctx, op, slot)
 		if err != nil {
@@ -50,60 +40,99 @@ func (s removalSteps) Rotate(ctx context.Context, op *lifecycle.RemovalOperation
 		if g == nil {
 			continue
 		}
-		p, err := e.stageCommit(g, mls.CommitOptions{Remove: removalLeaves(g.mls, op.Leaves)})
-		if err != nil {
-			return fmt.Errorf("%s: %w", slot.Name, err)
+		c := &batchCommit{g: g, name: slot.Name, opts: mls.CommitOptions{Remove: removalLeaves(g.mls, op.Leaves)}}
+		bySlot[c] = slot
+		batch = append(batch, c)
+	}
+	redo, err := e.commitBatch(ctx, batch, func(c *batchCommit) {
+		bySlot[c].Rotated, bySlot[c].Epoch = true, c.g.mls.Epoch()
+	})
+	if err != nil {
+		return err
+	}
+	for _, c := range redo {
+		if err := e.rotateOne(ctx, op, bySlot[c]); err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
 		}
-		batch = append(batch, &rotation{slot: slot, g: g, p: p})
+	}
+	return nil
+}
+
+// batchCommit is one group's commit of a batch (commitBatch).
+type batchCommit struct {
+	g    *group
+	name string // for errors
+	opts mls.CommitOptions
+	p    *pendingCommit
+	env  wire.Envelope
+}
+
+// commitBatch makes one commit in each group of batch, each group caught
+// up by the caller: every commit staged and persisted with its group in one
+// transaction, the commits sent in one SEND (one relay transaction), each
+// merged from its ack when nothing came before it in the log (else from a
+// catch-up), the groups persisted again in one transaction; merged is
+// called for each then. The Welcomes the merged commits owe go in one SEND
+// and their notices in one request per set of added keys; then each
+// group's bundles (afterCommit). What the batch could not do comes back in
+// redo, for the caller to commit group by group with commit's retries: all
+// of it when the SEND failed (a stale chain head, a lost answer: each
+// group's log then says whether its commit was taken, and the persisted
+// record merges it), else the groups where another commit took the epoch
+// first.
+func (e *Engine) commitBatch(ctx context.Context, batch []*batchCommit, merged func(*batchCommit)) (redo []*batchCommit, err error) {
+	for _, c := range batch {
+		p, err := e.stageCommit(c.g, c.opts)
+		if err != nil {
+			for _, d := range batch {
+				if d.p != nil {
+					d.g.pending, d.g.rec.Pending = nil, nil
+				}
+			}
+			return nil, fmt.Errorf("%s: %w", c.name, err)
+		}
+		c.p = p
 	}
 	if len(batch) == 0 {
-		return nil
+		return nil, nil
 	}
 	// Durable before sent: a crash from here on finds each commit in its
 	// group's record (commit.go).
 	if err := e.db.update(ctx, func(t *txn) error {
-		for _, r := range batch {
-			if err := e.saveGroup(t, r.g); err != nil {
+		for _, c := range batch {
+			if err := e.saveGroup(t, c.g); err != nil {
 				return err
 			}
 		}
 		return nil
 	}); err != nil {
-		for _, r := range batch {
-			r.g.pending, r.g.rec.Pending = nil, nil
+		for _, c := range batch {
+			c.g.pending, c.g.rec.Pending = nil, nil
 		}
-		return err
+		return nil, err
 	}
 	if err := e.crash("commit/staged"); err != nil {
-		return err
+		return nil, err
 	}
 	envs := make([]wire.Envelope, len(batch))
-	for i, r := range batch {
-		r.env = wire.Envelope{Group: wire.ID(r.g.rec.ID), Kind: wire.KindMLSCommit, Ctr: r.g.rec.OwnCtr + 1,
-			Prev: wire.ID(r.g.rec.OwnPrev), CT: r.p.msg}
-		wire.SignEnvelope(&r.env, e.edKey)
-		envs[i] = r.env
+	for i, c := range batch {
+		c.env = wire.Envelope{Group: wire.ID(c.g.rec.ID), Kind: wire.KindMLSCommit, Ctr: c.g.rec.OwnCtr + 1,
+			Prev: wire.ID(c.g.rec.OwnPrev), CT: c.p.msg}
+		wire.SignEnvelope(&c.env, e.edKey)
+		envs[i] = c.env
 	}
 	acks, err := e.client.Send(ctx, envs...)
 	if err != nil {
-		// A stale chain head, a lost answer: group by group instead; each
-		// group's log says whether its commit was taken (the persisted
-		// record merges it then).
-		for _, r := range batch {
-			r.g.pending = nil
+		for _, c := range batch {
+			c.g.pending = nil
 		}
-		for _, r := range batch {
-			if err := e.rotateOne(ctx, op, r.slot); err != nil {
-				return fmt.Errorf("%s: %w", r.slot.Name, err)
-			}
-		}
-		return nil
+		return batch, nil
 	}
-	for _, r := range batch {
-		r.g.rec.OwnCtr, r.g.rec.OwnPrev = r.env.Ctr, hexID(r.env.Hash())
+	for _, c := range batch {
+		c.g.rec.OwnCtr, c.g.rec.OwnPrev = c.env.Ctr, hexID(c.env.Hash())
 	}
 	if err := e.crash("commit/sent"); err != nil {
-		return err
+		return nil, err
 	}
 	e.deferSaves = map[*group]bool{}
 	defer func() {
@@ -111,45 +140,92 @@ func (s removalSteps) Rotate(ctx context.Context, op *lifecycle.RemovalOperation
 			err = ferr
 		}
 	}()
-	var lost []*rotation
-	for i, r := range batch {
-		g := r.g
-		if len(acks) == len(batch) && acks[i].Group == r.env.Group && acks[i].Seq == g.rec.LastSeq+1 {
+	var done []*batchCommit
+	for i, c := range batch {
+		g := c.g
+		if len(acks) == len(batch) && acks[i].Group == c.env.Group && acks[i].Seq == g.rec.LastSeq+1 {
 			// Nothing came before it: the commit is the log's next envelope.
-			err = e.processEnvelopes(ctx, g, []wire.SeqEnvelope{{Seq: acks[i].Seq, Envelope: r.env}})
+			err = e.processEnvelopes(ctx, g, []wire.SeqEnvelope{{Seq: acks[i].Seq, Envelope: c.env}})
 		} else {
 			err = e.catchUp(ctx, g)
 		}
 		g.pending = nil
 		if err != nil {
-			return fmt.Errorf("%s: %w", r.slot.Name, err)
+			return nil, fmt.Errorf("%s: %w", c.name, err)
 		}
-		if !r.p.merged {
-			lost = append(lost, r)
+		if !c.p.merged {
+			redo = append(redo, c)
 			continue
 		}
-		r.slot.Rotated, r.slot.Epoch = true, g.mls.Epoch()
+		done = append(done, c)
+		merged(c)
 	}
 	if err := e.flushDeferred(ctx); err != nil {
-		return err
+		return nil, err
 	}
 	if err := e.crash("commit/merged"); err != nil {
-		return err
+		return nil, err
 	}
-	for _, r := range batch {
-		if r.slot.Rotated {
-			if err := e.afterCommit(ctx, r.g); err != nil {
-				return fmt.Errorf("%s: %w", r.slot.Name, err)
+	if err := e.sendWelcomesOwed(ctx, done); err != nil {
+		return nil, err
+	}
+	for _, c := range done {
+		if err := e.afterCommit(ctx, c.g); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.name, err)
+		}
+	}
+	return redo, nil
+}
+
+// sendWelcomesOwed sends the Welcomes the groups of batch owe in one SEND,
+// then their notices (sendNotices). If the SEND fails, each group sends its
+// own (sendWelcomeOwed: a stale chain head is learnt from the log).
+func (e *Engine) sendWelcomesOwed(ctx context.Context, batch []*batchCommit) error {
+	var owe []*batchCommit
+	var envs []wire.Envelope
+	for _, c := range batch {
+		g := c.g
+		if len(g.rec.WelcomeOwed) == 0 {
+			continue
+		}
+		env := wire.Envelope{Group: wire.ID(g.rec.ID), Kind: wire.KindMLSWelcome, Ctr: g.rec.OwnCtr + 1,
+			Prev: wire.ID(g.rec.OwnPrev), CT: g.rec.WelcomeOwed}
+		wire.SignEnvelope(&env, e.edKey)
+		owe, envs = append(owe, c), append(envs, env)
+	}
+	if len(envs) == 0 {
+		return nil
+	}
+	acks, err := e.client.Send(ctx, envs...)
+	if err != nil || len(acks) != len(envs) {
+		for _, c := range owe {
+			if err := e.sendWelcomeOwed(ctx, c.g); err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
 			}
 		}
+		return nil
 	}
-	// Another commit took the epoch first: that group again, on its own.
-	for _, r := range lost {
-		if err := e.rotateOne(ctx, op, r.slot); err != nil {
-			return fmt.Errorf("%s: %w", r.slot.Name, err)
+	gs := make([]*group, len(owe))
+	for i, c := range owe {
+		g := c.g
+		g.rec.OwnCtr, g.rec.OwnPrev = envs[i].Ctr, hexID(envs[i].Hash())
+		if len(g.rec.WelcomeTo) > 0 {
+			g.rec.NoticeOwed = &welcomeNotice{Seq: acks[i].Seq, To: g.rec.WelcomeTo}
 		}
+		g.rec.WelcomeOwed, g.rec.WelcomeTo = nil, nil
+		gs[i] = g
 	}
-	return nil
+	if err := e.db.update(ctx, func(t *txn) error {
+		for _, g := range gs {
+			if err := e.saveGroup(t, g); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return e.sendNotices(ctx, gs)
 }
 
 // rotateReady catches slot's group up and returns it when a Remove commit
