@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,7 +35,9 @@ func agentCommands(c *cli) []*cobra.Command {
 relay URL, stored in this home as the current workspace, and print the
 request its owner approves (weald agent approve, or the desktop app). Once
 approved, and after the owner's device next syncs, the agent reads and posts
-in exactly the channels named, with sync, read, send and run.`,
+in exactly the channels named, with sync, read, send and run. The request
+always names #activity too, where agent and CI output goes
+(weald send activity TEXT).`,
 		Args: nargs("agent init --workspace WS --relay URL --name NAME --scope CHANNEL... --expires DURATION", 0, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.cmdAgentInit(cmd.Context(), relayURL, strings.TrimSpace(name), scope, expires)
@@ -89,6 +92,11 @@ func (c *cli) cmdAgentInit(ctx context.Context, relayURL, name string, scope []s
 	d, err := time.ParseDuration(expires)
 	if err != nil {
 		return usagef("--expires: %v", err)
+	}
+	// Agent and CI output lands in #activity (spec/channels.md "Default
+	// channels"): every agent may post there.
+	if !slices.Contains(scope, "activity") && !slices.Contains(scope, "#activity") {
+		scope = append(scope, "activity")
 	}
 	e, req, err := engine.CreateAgent(ctx, c.options(c.wsDir(c.workspace)), relayURL, c.workspace, name, scope, d)
 	if err != nil {
