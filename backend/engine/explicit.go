@@ -240,19 +240,35 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 		}
 		return nil
 	}
-	notices, err := e.client.Welcomes(ctx)
-	if errors.Is(err, wire.Errorf(wire.CodeUnknownFrame, "")) {
-		return nil // a relay older than Welcome notices
-	}
-	if err != nil || len(notices) == 0 {
-		return err
-	}
 	// Where a Welcome may add this device: its explicit groups, and the
 	// root for a recovered device (welcomeGroups).
 	where := map[wire.ID]roster.GroupInfo{}
 	for _, gi := range e.welcomeGroups() {
 		where[wire.ID(gi.Policy.Group)] = gi
 	}
+	// The relay keeps up to wire.MaxWelcomesKept notices and serves them a
+	// page at a time; each page is cleared once handled.
+	for page := 0; page <= wire.MaxWelcomesKept/wire.MaxWelcomes; page++ {
+		notices, err := e.client.Welcomes(ctx)
+		if errors.Is(err, wire.Errorf(wire.CodeUnknownFrame, "")) {
+			return nil // a relay older than Welcome notices
+		}
+		if err != nil || len(notices) == 0 {
+			return err
+		}
+		if err := e.acceptWelcomePage(ctx, where, notices, &w); err != nil {
+			return err
+		}
+		if len(notices) < wire.MaxWelcomes {
+			return nil
+		}
+	}
+	return nil
+}
+
+// acceptWelcomePage joins from the Welcomes one page of notices names,
+// then clears them.
+func (e *Engine) acceptWelcomePage(ctx context.Context, where map[wire.ID]roster.GroupInfo, notices []wire.WelcomeRef, w *welcomeKeys) error {
 	for _, n := range notices {
 		gi, ok := where[n.Group]
 		if !ok || e.member(gi.Policy.Group) || n.Seq == 0 {
@@ -262,7 +278,7 @@ func (e *Engine) acceptWelcomes(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := e.joinFromWelcome(ctx, gi, envs, &w); err != nil {
+		if err := e.joinFromWelcome(ctx, gi, envs, w); err != nil {
 			return err
 		}
 	}

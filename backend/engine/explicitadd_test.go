@@ -394,3 +394,51 @@ func TestAddedDeviceLearnsFromWelcomeNotice(t *testing.T) {
 		t.Fatalf("lee's notices after joining = %+v, %v", notices, err)
 	}
 }
+
+// TestAddedWhileAwayToManyChannels: Lee, away, is added to more private
+// channels than one page of Welcome notices holds; one sync takes every
+// page, so he is in all of them, and none of his notices is left.
+func TestAddedWhileAwayToManyChannels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("adds to 66 channels")
+	}
+	r := startRelay(t)
+	ctx := testCtx(t)
+	dana := createWorkspace(t, r, 245)
+	lee := joinWith(t, r, invite(t, dana), "lee", 246)
+	if _, err := lee.Sync(ctx); err != nil { // publishes key packages
+		t.Fatal(err)
+	}
+	n := wire.MaxWelcomes + 2
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("away-%02d", i)
+		if _, err := dana.CreateChannel(ctx, name, roster.AdmissionExplicit); err != nil {
+			t.Fatal(err)
+		}
+		if res, err := dana.AddMembers(ctx, name, []identity.DeviceID{lee.DeviceID()}); err != nil || len(res.Added) != 1 {
+			t.Fatalf("adding lee to %s: %+v %v", name, res, err)
+		}
+	}
+	if _, err := dana.Send(ctx, fmt.Sprintf("away-%02d", n-1), "last one"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lee.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	in := 0
+	for i := 0; i < n; i++ {
+		if lee.member(identity.GroupID(mustHex(t, chanID(t, dana, fmt.Sprintf("away-%02d", i))))) {
+			in++
+		}
+	}
+	if in != n {
+		t.Fatalf("after one sync lee is in %d of the %d channels he was added to", in, n)
+	}
+	readsOnly(t, lee, fmt.Sprintf("away-%02d", n-1), "last one")
+	lee.mu.Lock()
+	notices, err := lee.client.Welcomes(ctx)
+	lee.mu.Unlock()
+	if err != nil || len(notices) != 0 {
+		t.Fatalf("lee's notices after the sync = %+v, %v", notices, err)
+	}
+}

@@ -8,7 +8,7 @@ import (
 )
 
 // A Welcome notice is kept only for a Welcome envelope its sender authored,
-// only for keys of the workspace, at most wire.MaxWelcomes per key (the
+// only for keys of the workspace, at most wire.MaxWelcomesKept per key (the
 // newest), and only the key it names reads and clears it
 // (docs/protocol/wire.md "Welcome notices").
 func TestWelcomeNoticeRefusedUnlessOwnWelcome(t *testing.T) {
@@ -70,17 +70,42 @@ func TestWelcomeNoticeRefusedUnlessOwnWelcome(t *testing.T) {
 		if got, _ := f.svc.Welcomes(f.ctx, f.ws, bob); len(got.Items) != 0 {
 			t.Fatalf("bob's notice stayed: %+v", got.Items)
 		}
-		// The newest MaxWelcomes per key are kept.
+		// The newest MaxWelcomesKept per key are kept (a device added to
+		// every group of a workspace while away loses none), served a page
+		// of MaxWelcomes at a time, oldest first.
 		var last uint64
-		for i := 0; i < wire.MaxWelcomes+3; i++ {
-			last = f.mustSend("alice", f.next("alice", g, wire.KindMLSWelcome, []byte{'w', byte(i)}))[0].Seq
-			if err := notice(alice, last, bob.Principal); err != nil {
+		for sent := 0; sent < wire.MaxWelcomesKept+3; {
+			envs := make([]wire.Envelope, min(wire.MaxWelcomes, wire.MaxWelcomesKept+3-sent))
+			for i := range envs {
+				envs[i] = f.next("alice", g, wire.KindMLSWelcome, []byte{'w', byte(sent + i)})
+			}
+			var refs []wire.WelcomeRef
+			for _, a := range f.mustSend("alice", envs...) {
+				refs = append(refs, wire.WelcomeRef{Group: g, Seq: a.Seq})
+				last = a.Seq
+			}
+			if err := f.svc.WelcomeNotice(f.ctx, f.ws, alice, wire.WelcomeNotice{Welcomes: refs, To: []wire.ID{bob.Principal}}); err != nil {
+				t.Fatal(err)
+			}
+			sent += len(envs)
+		}
+		var kept []wire.WelcomeRef
+		for page := 0; page <= wire.MaxWelcomesKept/wire.MaxWelcomes+1; page++ {
+			got, err := f.svc.Welcomes(f.ctx, f.ws, bob)
+			if err != nil || len(got.Items) > wire.MaxWelcomes {
+				t.Fatalf("page %d: %d notices, %v", page, len(got.Items), err)
+			}
+			if len(got.Items) == 0 {
+				break
+			}
+			kept = append(kept, got.Items...)
+			if err := f.svc.WelcomesDone(f.ctx, f.ws, bob, got.Items); err != nil {
 				t.Fatal(err)
 			}
 		}
-		got, err := f.svc.Welcomes(f.ctx, f.ws, bob)
-		if err != nil || len(got.Items) != wire.MaxWelcomes || got.Items[len(got.Items)-1].Seq != last || got.Items[0].Seq != last-wire.MaxWelcomes+1 {
-			t.Fatalf("after %d notices: %d kept, %v", wire.MaxWelcomes+3, len(got.Items), err)
+		if len(kept) != wire.MaxWelcomesKept || kept[0].Seq != last-wire.MaxWelcomesKept+1 || kept[len(kept)-1].Seq != last {
+			t.Fatalf("after %d notices: %d kept, from %d to %d (last %d)", wire.MaxWelcomesKept+3, len(kept),
+				kept[0].Seq, kept[len(kept)-1].Seq, last)
 		}
 	})
 }

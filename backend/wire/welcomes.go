@@ -20,9 +20,15 @@ const (
 // this many: 50 people with 2 devices each fit).
 const MaxWelcomeTo = 1024
 
-// MaxWelcomes is how many notices the relay keeps per key (the newest) and
-// how many one answer or one WELCOMES_DONE carries.
+// MaxWelcomes is how many notices one WELCOME_NOTICE, one answer to
+// WELCOMES_GET or one WELCOMES_DONE carries.
 const MaxWelcomes = 64
+
+// MaxWelcomesKept is how many notices the relay keeps per key (the
+// newest): twice the 512 live groups a workspace may have (channels.md
+// "Limits"), so a device added to every group while away loses none; a
+// client takes them a page of MaxWelcomes at a time.
+const MaxWelcomesKept = 1024
 
 // WelcomeRef names a Welcome envelope: struct { opaque group[32]; uint64 seq; }.
 type WelcomeRef struct {

@@ -694,7 +694,7 @@ func (t *sqlTx) AddWelcomeNotice(ctx context.Context, ws, owner wire.ID, ref wir
 		b(ws), b(owner), last+1, b(ref.Group), int64(ref.Seq), int64(at)); err != nil {
 		return false, fmt.Errorf("add welcome notice: %w", err)
 	}
-	_, err := t.exec(ctx, `DELETE FROM welcome_notices WHERE workspace_id = ? AND owner = ? AND id <= ?`, b(ws), b(owner), last+1-wire.MaxWelcomes)
+	_, err := t.exec(ctx, `DELETE FROM welcome_notices WHERE workspace_id = ? AND owner = ? AND id <= ?`, b(ws), b(owner), last+1-wire.MaxWelcomesKept)
 	return true, err
 }
 

@@ -231,10 +231,11 @@ type Tx interface {
 	AccessRefusals(ctx context.Context, ws wire.ID, after uint64) ([]wire.AccessRefusal, error)
 	SetDroppedBelow(ctx context.Context, ws, group wire.ID, seq uint64) error
 	// AddWelcomeNotice keeps a notice that the Welcome ref adds owner (at:
-	// unix seconds), and only the newest wire.MaxWelcomes of owner; added
+	// unix seconds), and only the newest wire.MaxWelcomesKept of owner; added
 	// is false when owner already had that notice.
 	AddWelcomeNotice(ctx context.Context, ws, owner wire.ID, ref wire.WelcomeRef, at uint64) (added bool, err error)
-	// WelcomeNotices returns owner's kept notices, oldest first.
+	// WelcomeNotices returns owner's oldest wire.MaxWelcomes kept notices,
+	// oldest first.
 	WelcomeNotices(ctx context.Context, ws, owner wire.ID) ([]wire.WelcomeRef, error)
 	// ClearWelcomeNotices deletes those of refs owner has.
 	ClearWelcomeNotices(ctx context.Context, ws, owner wire.ID, refs []wire.WelcomeRef) error

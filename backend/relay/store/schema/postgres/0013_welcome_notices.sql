@@ -1,6 +1,6 @@
 -- Welcome notices (docs/protocol/wire.md "Welcome notices"): per added key,
 -- the Welcome envelopes (group, seq) that add it, until the key clears them.
--- The newest 64 per key are kept; id is 1, 2, 3, … per (workspace, owner).
+-- The newest 1024 per key are kept (wire.MaxWelcomesKept); id is 1, 2, 3, … per (workspace, owner).
 CREATE TABLE welcome_notices (
     workspace_id bytea NOT NULL,
     owner        bytea NOT NULL,   -- key id of the added device or agent
