@@ -203,8 +203,8 @@ function NewPhrase({
 }) {
   return (
     <PhraseOnce title="Your recovery phrase" words={phrase} pick={pick} onConfirmed={() => onDone(ws)}>
-      These 24 words are your recovery phrase for <strong>{ws.name}</strong>. Recovering onto a new device with it is not in Weald yet. Write them
-      down on paper and keep them safe; Weald shows them <strong>once</strong>.
+      These 24 words are your recovery phrase for <strong>{ws.name}</strong>. If you lose every device, they bring you back on a new one (for now with
+      the command-line tool: <code>weald recover</code>). Write them down on paper and keep them safe; Weald shows them <strong>once</strong>.
     </PhraseOnce>
   )
 }
