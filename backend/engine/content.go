@@ -276,7 +276,7 @@ func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, p post, also
 	if err := e.catchUp(ctx, g); err != nil {
 		return Message{}, err
 	}
-	at := e.postTime()
+	at := e.postTime(e.lastPost)
 	day, err := documents.DayOf(at)
 	if err != nil {
 		return Message{}, err
@@ -302,6 +302,7 @@ func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, p post, also
 		return Message{}, err
 	}
 	e.lastPost = m.Time
+	e.settle(m.Time)
 	return e.toMessage(m), nil
 }
 

@@ -18,7 +18,9 @@ const sendManyBatch = 64
 
 // SendMany posts texts to a channel, in order, as Send would one by one:
 // each its own Automerge change in its own content envelope, each at least
-// a millisecond after the one before (postTime). Up to
+// a millisecond after the one before (postTime); after each batch it waits
+// for the clock to pass the batch's last (settle), so a message posted next
+// reads after them. Up to
 // sendManyBatch of them go to the relay in one request, accepted all or
 // none, and into the local store in one transaction, instead of a round
 // trip and a commit each (an import, a pasted list of lines). On an error
@@ -41,10 +43,11 @@ func (e *Engine) SendMany(ctx context.Context, channel string, texts []string) (
 		for i, t := range texts[:n] {
 			posts[i] = post{Text: t}
 		}
-		ms, err := e.sendPosts(ctx, gi, posts)
+		ms, err := e.sendPosts(ctx, gi, posts, &e.lastPost)
 		if err != nil {
 			return out, err
 		}
+		e.settle(e.lastPost)
 		out = append(out, ms...)
 		texts = texts[n:]
 	}
@@ -53,12 +56,12 @@ func (e *Engine) SendMany(ctx context.Context, channel string, texts []string) (
 
 // sendPosts is sendText for several posts in one batch (e.mu held,
 // connected): every post's change is made in its day's shard at its
-// postTime, sealed in an envelope of its own, and the envelopes are sent
-// together; the shards
+// postTime after *last (then the last post's time), sealed in an envelope of
+// its own, and the envelopes are sent together; the shards
 // are stored, the messages indexed and the group saved in one transaction.
 // When the send fails the shards it changed are forgotten (the stored ones
 // never held the changes).
-func (e *Engine) sendPosts(ctx context.Context, gi roster.GroupInfo, posts []post) ([]Message, error) {
+func (e *Engine) sendPosts(ctx context.Context, gi roster.GroupInfo, posts []post, last *time.Time) ([]Message, error) {
 	g := e.groups[gi.Policy.Group]
 	if g == nil || g.mls == nil {
 		return nil, ErrNotMember
@@ -84,15 +87,13 @@ func (e *Engine) sendPosts(ctx context.Context, gi roster.GroupInfo, posts []pos
 	items := make([]sent, len(posts))
 	pts := make([][]byte, len(posts))
 	changed := map[shardKey]bool{}
-	lastPost := e.lastPost
 	forget := func() {
 		for sk := range changed {
 			delete(e.shards, sk)
 		}
-		e.lastPost = lastPost
 	}
 	for i, p := range posts {
-		at := e.postTime()
+		at := e.postTime(*last)
 		day, err := documents.DayOf(at)
 		if err != nil {
 			forget()
@@ -110,7 +111,7 @@ func (e *Engine) sendPosts(ctx context.Context, gi roster.GroupInfo, posts []pos
 			forget()
 			return nil, err
 		}
-		e.lastPost = m.Time
+		*last = m.Time
 		payload := documents.Payload{Docs: []documents.DocChanges{{Ref: documents.DocRef{Kind: documents.KindChat, Day: day}, Changes: changes}}}
 		pt, err := payload.Encode()
 		if err != nil {
@@ -153,15 +154,34 @@ func (e *Engine) sendPosts(ctx context.Context, gi roster.GroupInfo, posts []pos
 	return out, nil
 }
 
-// postTime is the time to post this device's next message at: the clock's,
-// or a millisecond after the last message posted when the clock has not
-// passed it yet (several posted within one millisecond, a batch that ran
-// ahead of the clock, a clock set back), so that this device's messages
-// read in the order it posted them (e.mu held).
-func (e *Engine) postTime() time.Time {
+// postTime is the time to post this device's next message at, last the
+// time of the one before (zero for none): the clock's, or a millisecond
+// after last when the clock has not passed it yet (several posted within
+// one millisecond, a batch), so that the messages read in the order they
+// were posted; Send and SendMany then settle, so the lead never outlives
+// the call (a reopened engine starts from the clock).
+func (e *Engine) postTime(last time.Time) time.Time {
 	at := e.now()
-	if !e.lastPost.IsZero() && at.UnixMilli() <= e.lastPost.UnixMilli() {
-		return e.lastPost.Add(time.Millisecond)
+	if !last.IsZero() && at.UnixMilli() <= last.UnixMilli() {
+		return last.Add(time.Millisecond)
 	}
 	return at
+}
+
+// settle waits until the clock has passed t, the time of the last message
+// posted (a batch runs ahead of the clock by at most a millisecond a
+// message, a Send by one), so that the next one posted, by this engine or
+// by one opened later, reads after it. A clock that stands still across a
+// millisecond's sleep (a test's) is not waited for.
+func (e *Engine) settle(t time.Time) {
+	for i := 0; i < 2*sendManyBatch && !t.IsZero(); i++ {
+		now := e.now()
+		if now.UnixMilli() > t.UnixMilli() {
+			return
+		}
+		time.Sleep(time.Millisecond)
+		if !e.now().After(now) {
+			return
+		}
+	}
 }
