@@ -276,8 +276,7 @@ func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, p post, also
 	if err := e.catchUp(ctx, g); err != nil {
 		return Message{}, err
 	}
-	at := e.postTime(e.lastPost)
-	day, err := documents.DayOf(at)
+	day, err := documents.DayOf(e.now())
 	if err != nil {
 		return Message{}, err
 	}
@@ -294,15 +293,13 @@ func (e *Engine) sendText(ctx context.Context, gi roster.GroupInfo, p post, also
 	if err != nil {
 		return Message{}, err
 	}
-	m, changes, err := sh.s.PostAt(at, p.Text, mentions)
+	m, changes, err := sh.s.PostMentioning(p.Text, mentions)
 	if err != nil {
 		return Message{}, err
 	}
 	if err := e.sendChange(ctx, g, sk, sh, contentKey{scheme, kid, ep, key}, changes, m.ID, also); err != nil {
 		return Message{}, err
 	}
-	e.lastPost = m.Time
-	e.settle(m.Time)
 	return e.toMessage(m), nil
 }
 

@@ -176,9 +176,6 @@ type Engine struct {
 	kick   chan struct{}
 	// sentAs maps outbox ids of messages sent this session to their ids.
 	sentAs map[string]string
-	// lastPost is the time of this device's last message posted in this
-	// process: the next is posted a millisecond later at least (postTime).
-	lastPost time.Time
 	// rootFresh: the root was caught up at the start of this join loop.
 	rootFresh bool
 	// storageChecked: when the steward last read the relay's STATS.

@@ -37,17 +37,18 @@ func (e *Engine) SendMany(ctx context.Context, channel string, texts []string) (
 		return nil, err
 	}
 	out := make([]Message, 0, len(texts))
+	var last time.Time // the time of the last message posted
 	for len(texts) > 0 {
 		n := min(len(texts), sendManyBatch)
 		posts := make([]post, n)
 		for i, t := range texts[:n] {
 			posts[i] = post{Text: t}
 		}
-		ms, err := e.sendPosts(ctx, gi, posts, &e.lastPost)
+		ms, err := e.sendPosts(ctx, gi, posts, &last)
 		if err != nil {
 			return out, err
 		}
-		e.settle(e.lastPost)
+		e.settle(last)
 		out = append(out, ms...)
 		texts = texts[n:]
 	}
@@ -154,12 +155,11 @@ func (e *Engine) sendPosts(ctx context.Context, gi roster.GroupInfo, posts []pos
 	return out, nil
 }
 
-// postTime is the time to post this device's next message at, last the
-// time of the one before (zero for none): the clock's, or a millisecond
-// after last when the clock has not passed it yet (several posted within
-// one millisecond, a batch), so that the messages read in the order they
-// were posted; Send and SendMany then settle, so the lead never outlives
-// the call (a reopened engine starts from the clock).
+// postTime is the time to post a batch's next message at, last the time of
+// the one before (zero for none): the clock's, or a millisecond after last
+// when the clock has not passed it yet, so that the messages read in the
+// order they were posted; SendMany then settles, so the lead never
+// outlives the call.
 func (e *Engine) postTime(last time.Time) time.Time {
 	at := e.now()
 	if !last.IsZero() && at.UnixMilli() <= last.UnixMilli() {
@@ -170,8 +170,8 @@ func (e *Engine) postTime(last time.Time) time.Time {
 
 // settle waits until the clock has passed t, the time of the last message
 // posted (a batch runs ahead of the clock by at most a millisecond a
-// message, a Send by one), so that the next one posted, by this engine or
-// by one opened later, reads after it. A clock that stands still across a
+// message), so that the next one posted, by this engine or by one opened
+// later, reads after it. A clock that stands still across a
 // millisecond's sleep (a test's) is not waited for.
 func (e *Engine) settle(t time.Time) {
 	for i := 0; i < 2*sendManyBatch && !t.IsZero(); i++ {
