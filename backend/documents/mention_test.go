@@ -2,6 +2,8 @@ package documents
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -107,4 +109,31 @@ func FuzzDecodeMentions(f *testing.F) {
 			t.Fatalf("round trip: %+v, %v", again, err)
 		}
 	})
+}
+
+// TestPostsInOneMillisecondReadInOrder: a device that posts many messages
+// in one millisecond (the clock does not move) reads them, and so does
+// every replica that applies them, in the order they were posted, not in
+// the order of their random ids.
+func TestPostsInOneMillisecondReadInOrder(t *testing.T) {
+	a, b := newReplica("a", 1), newReplica("b", 2)
+	g := id("group")
+	sa, sb := shardOf(t, a, g), shardOf(t, b, g)
+	var want []string
+	for i := 0; i < 40; i++ {
+		text := fmt.Sprintf("m%02d", i)
+		_, ch, err := sa.Post(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sb.Apply(a.device, ch); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, text)
+	}
+	for name, s := range map[string]*Shard{"poster": sa, "receiver": sb} {
+		if got := texts(s.Messages()); !slices.Equal(got, want) {
+			t.Fatalf("the %s reads %v, want %v", name, got, want)
+		}
+	}
 }

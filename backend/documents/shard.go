@@ -70,6 +70,11 @@ type Shard struct {
 	*Document
 	group wire.ID
 	day   Day
+	// last is the id and millisecond of this replica's newest post
+	// (nextID): posts in one millisecond get rising ids, so the order
+	// messages read in (time, then id) is the order they were posted.
+	lastMs int64
+	lastID MessageID
 }
 
 const msgPrefix = "m/"
@@ -128,11 +133,11 @@ func (s *Shard) post(now time.Time, text string, mentions []Mention) (Message, [
 	if day, err := DayOf(now); err != nil || day != s.day {
 		return Message{}, nil, ErrWrongDay
 	}
-	var id MessageID
-	if _, err := io.ReadFull(s.opts.Rand, id[:]); err != nil {
-		return Message{}, nil, fmt.Errorf("docs: message id: %w", err)
-	}
 	ms := now.UnixMilli()
+	id, err := s.nextID(ms)
+	if err != nil {
+		return Message{}, nil, err
+	}
 	fields := map[string]any{
 		"author": s.opts.Principal[:],
 		"device": s.author[:],
@@ -142,8 +147,7 @@ func (s *Shard) post(now time.Time, text string, mentions []Mention) (Message, [
 	if len(mentions) > 0 {
 		fields[mentionsKey] = EncodeMentions(mentions)
 	}
-	err := s.root().Set(msgPrefix+id.String(), fields)
-	if err != nil {
+	if err := s.root().Set(msgPrefix+id.String(), fields); err != nil {
 		return Message{}, nil, fmt.Errorf("docs: post: %w", err)
 	}
 	ch, err := s.commitAt(now)
@@ -151,6 +155,31 @@ func (s *Shard) post(now time.Time, text string, mentions []Mention) (Message, [
 		return Message{}, nil, err
 	}
 	return Message{ID: id, Author: s.opts.Principal, Device: s.author, Time: time.UnixMilli(ms).UTC(), Text: text, Mentions: mentions}, ch, nil
+}
+
+// nextID returns a random message id, or, for a second post in the
+// millisecond of this replica's last one whose random id would sort before
+// it, the last id plus one: messages read by time, then id, and two posts
+// of one device in one millisecond must read in the order they were made.
+// (Posts of two devices in one millisecond have no order but the ids'.)
+func (s *Shard) nextID(ms int64) (MessageID, error) {
+	var id MessageID
+	if _, err := io.ReadFull(s.opts.Rand, id[:]); err != nil {
+		return id, fmt.Errorf("docs: message id: %w", err)
+	}
+	if ms == s.lastMs && bytes.Compare(id[:], s.lastID[:]) <= 0 {
+		next := s.lastID
+		for i := len(next) - 1; i >= 0; i-- {
+			if next[i]++; next[i] != 0 {
+				break
+			}
+		}
+		if next != (MessageID{}) { // the last id was all ones: keep the random one
+			id = next
+		}
+	}
+	s.lastMs, s.lastID = ms, id
+	return id, nil
 }
 
 // Edit replaces the text of one of the local principal's messages.
