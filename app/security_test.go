@@ -174,3 +174,60 @@ func TestSecurityAlertsAndRotation(t *testing.T) {
 		t.Fatalf("approving a device not on probation: %v", err)
 	}
 }
+
+// TestSoloAdminIsToldOnceInTheApp: Dana's app, the only admin, tells her
+// once (an informational alert event and a Security view row) when Sam,
+// the first other person, joins; Lee's join does not tell her again.
+func TestSoloAdminIsToldOnceInTheApp(t *testing.T) {
+	url, svc := realRelay(t)
+	rec := &alertRecorder{}
+	a := app.New(t.TempDir(), io.Discard, rec)
+	a.Startup(context.Background())
+	t.Cleanup(func() { a.Shutdown(context.Background()) })
+	dana := app.Services(a)[2].(*app.Workspaces)
+	ws := danaAcme(t, dana, url, svc).Workspace.ID
+	told := func() (n int, row app.SecurityAlert) {
+		list, err := dana.SecurityAlerts(ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range list {
+			if x.Code == "admin/solo" {
+				n, row = n+1, x
+			}
+		}
+		return n, row
+	}
+	for i, name := range []string{"Sam", "Lee"} {
+		inv, err := dana.CreateInvite(ws, nil, 24, 1, "member")
+		if err != nil {
+			t.Fatal(err)
+		}
+		joiner := workspaces(t)
+		if _, err := joiner.Join(inv.Link, name); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, name+" ready", func() bool { return only(t, joiner).Ready })
+		eventually(t, "Dana's app sees "+name, func() bool {
+			people, err := dana.AdminMembers(ws)
+			return err == nil && len(people) == i+2
+		})
+		eventually(t, "Dana told once", func() bool { n, _ := told(); return n == 1 })
+	}
+	n, row := told()
+	if n != 1 || row.Tone != app.ToneNotice || !strings.Contains(row.Summary, "only admin") {
+		t.Fatalf("the reminder: %d rows, %+v", n, row)
+	}
+	events := 0
+	for _, e := range rec.list() {
+		if e.Code == "admin/solo" {
+			events++
+			if e.Tone != app.ToneNotice || e.Workspace != ws {
+				t.Fatalf("the reminder's event: %+v", e)
+			}
+		}
+	}
+	if events != 1 {
+		t.Fatalf("%d reminder events, want 1", events)
+	}
+}

@@ -219,6 +219,9 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 			case engine.EventChannels, engine.EventRoster:
 				w.emitChannels(r)
 				if ev.Kind == engine.EventRoster {
+					// Once ever, after the first other person joins a solo admin
+					// (lifecycle.md "Roles"): it comes back as an alert event.
+					r.eng.RemindSoloAdmin(r.ctx)
 					w.emitWorkspaces()
 					// Retention changes waiting for approval come from the roster.
 					w.app.emit(w.ctx, EventHealthChanged, HealthChanged{Workspace: r.id})

@@ -135,7 +135,7 @@ func (e *Engine) alertView(a Alert, op *roster.Operation) AlertView {
 				v.Rotate = d.User == me && d.Probation
 			}
 		}
-	case "storage/near_budget", "health/failed":
+	case "storage/near_budget", "health/failed", string(AlertSoloAdmin):
 		v.Tone = ToneNotice
 	}
 	return v

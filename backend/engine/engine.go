@@ -117,6 +117,9 @@ type meta struct {
 	// NearBudgetSince: when the relay's STATS first showed the workspace at
 	// 80 % of its byte budget or more; zero below it (compact.go).
 	NearBudgetSince time.Time `json:"near_budget_since,omitzero"`
+	// SoloAdminNagged: when this device told its person, once, that they
+	// are the only admin (soloadmin.go); zero until then.
+	SoloAdminNagged time.Time `json:"solo_admin_nagged,omitzero"`
 	// Agent is set when this engine runs as an agent (agent.go): DeviceSeed
 	// then holds the agent key's seed, and User is zero.
 	Agent *agentMeta `json:"agent,omitempty"`

@@ -4,6 +4,7 @@ export const errorCodes = [
   'access/busy',
   'access/stale',
   'access/takeover',
+  'admin/solo',
   'agent/bad_request',
   'agent/commit',
   'agent/not_allowed',
