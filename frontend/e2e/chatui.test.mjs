@@ -5,7 +5,7 @@
 // person expects; the header, footer and sidebar say what is true.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, sizes, inViewport, confirmPhrase } from './harness.mjs'
+import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, sizes, inViewport, settlesInViewport, confirmPhrase } from './harness.mjs'
 
 let relay, app, sam, browser, page, ws, general
 
@@ -129,7 +129,7 @@ test('the message pane stays in the window, follows the newest message, groups r
       const el = document.querySelector('[role=log]')
       return el && el.scrollHeight - el.scrollTop - el.clientHeight < 48
     })
-    assert.equal(await inViewport(page, log.getByText(`typed at ${size.name}`)), true, `the list follows what was typed at ${size.name}`)
+    assert.equal(await settlesInViewport(page, log.getByText(`typed at ${size.name}`), 5000), true, `the list follows what was typed at ${size.name}`)
 
     // The reader scrolls up; a message arrives: the view stays, a marker offers the way down.
     await log.evaluate((el) => (el.scrollTop = 0))

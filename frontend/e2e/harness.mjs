@@ -241,6 +241,20 @@ export async function inViewport(page, locator) {
 }
 
 /**
+ * settlesInViewport polls until locator's box lies wholly inside the window (every 100 ms, up to timeout ms) and
+ * says whether it did: a virtual list measures a new row, and swaps a pending row for the sent one, over a few
+ * frames, so one look in the middle of that says nothing about where the row ends up.
+ */
+export async function settlesInViewport(page, locator, timeout = 10000) {
+  const end = Date.now() + timeout
+  for (let i = 0; i < 1000 && Date.now() < end; i++) {
+    if (await inViewport(page, locator)) return true
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return inViewport(page, locator)
+}
+
+/**
  * startPair starts what a two-person story needs: a real relay, Dana's and Sam's apps and a browser. Its stop() ends
  * them (the relay field may be replaced by one started again after relay.down()).
  */
