@@ -86,6 +86,9 @@ type meta struct {
 	Invite      *inviteUse             `json:"invite,omitempty"`     // a redemption in progress or done
 	Recovery    *recoveryUse           `json:"recovery,omitempty"`   // a recovery onto this device, in progress or done
 	SelfJoins   map[string][]time.Time `json:"self_joins,omitempty"` // per group (hex): recent self-join commits
+	// Creating is a channel creation whose roster record is not known to
+	// have landed (CreateChannel).
+	Creating *channelCreation `json:"creating,omitempty"`
 	// Phrase is the recovery phrase until it has been handed out once and
 	// its principal is in the roster (a creator's phrase is drawn with its
 	// keys, so it can be shown before the bootstrap registers it).

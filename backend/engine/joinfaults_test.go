@@ -34,6 +34,41 @@ type faultRelay struct {
 	proxy net.Listener
 	conns map[net.Conn]bool
 	URL   string // through the proxy
+	// appendFault, when set, runs once around the next ROSTER_APPEND:
+	// before the relay records it (landed false) or after, before its
+	// answer is written (landed true).
+	appendFault func(landed bool)
+	faultAfter  bool
+	down        bool // the network is down: the proxy closes what it accepts
+}
+
+// faultService is the relay service with the fault relay's append hook.
+type faultService struct {
+	*relay.Service
+	r *faultRelay
+}
+
+func (s faultService) RosterAppend(ctx context.Context, ws wire.ID, p server.Principal, expected wire.ID, op []byte) (*wire.RosterAppended, error) {
+	s.r.mu.Lock()
+	f, after := s.r.appendFault, s.r.faultAfter
+	s.r.appendFault = nil
+	s.r.mu.Unlock()
+	if f != nil && !after {
+		f(false)
+		return nil, errors.New("injected: the relay went away")
+	}
+	res, err := s.Service.RosterAppend(ctx, ws, p, expected, op)
+	if f != nil {
+		f(true)
+	}
+	return res, err
+}
+
+// failNextAppend arms f around the next roster append (see appendFault).
+func (r *faultRelay) failNextAppend(after bool, f func(landed bool)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.appendFault, r.faultAfter = f, after
 }
 
 func startFaultRelay(t *testing.T) *faultRelay {
@@ -68,7 +103,7 @@ func (r *faultRelay) serve(ln net.Listener) error {
 		return err
 	}
 	r.st, r.svc = st, relay.New(relay.Config{Store: st})
-	r.srv = server.New(server.Config{Backend: r.svc})
+	r.srv = server.New(server.Config{Backend: faultService{r.svc, r}})
 	r.hs = &http.Server{Handler: r.srv}
 	go r.hs.Serve(ln)
 	return nil
@@ -98,6 +133,21 @@ func (r *faultRelay) restart() error {
 	}
 }
 
+// cut takes the network down (every connection closed, new ones refused)
+// until mend.
+func (r *faultRelay) cut() {
+	r.mu.Lock()
+	r.down = true
+	r.mu.Unlock()
+	r.drop()
+}
+
+func (r *faultRelay) mend() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.down = false
+}
+
 // drop closes every proxied connection (both directions).
 func (r *faultRelay) drop() {
 	r.mu.Lock()
@@ -113,6 +163,13 @@ func (r *faultRelay) forward() {
 		c, err := r.proxy.Accept()
 		if err != nil {
 			return
+		}
+		r.mu.Lock()
+		down := r.down
+		r.mu.Unlock()
+		if down {
+			c.Close()
+			continue
 		}
 		up, err := net.Dial("tcp", r.addr)
 		if err != nil {
@@ -286,20 +343,14 @@ func TestJoinLoopHealsFromFaultsAtEachStep(t *testing.T) {
 
 // createRetrying creates a channel once the creator's own connection is
 // back: the fault injected at a joiner's step (a dropped connection, a relay
-// restart) can cut the creator's connection before the relay's answer, after
-// the relay recorded the channel. A channel of that name in the creator's
-// roster, synced by the next attempt, counts as created; the next attempt
-// is refused as a taken name then.
+// restart) can cut the creator's connection too, before or after the relay
+// recorded the channel. A retry of the same creation returns that channel
+// (TestCreateChannelRetriedAfterALostAnswer).
 func createRetrying(ctx context.Context, e *Engine, name string) error {
 	var err error
 	for i := 0; i < 100; i++ {
 		if _, err = e.CreateChannel(ctx, name, roster.AdmissionParent); err == nil {
 			return nil
-		}
-		for _, c := range e.Channels() {
-			if c.Name == name {
-				return nil
-			}
 		}
 		select {
 		case <-ctx.Done():

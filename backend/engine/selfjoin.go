@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"weald/backend/errcode"
@@ -515,8 +516,14 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 // the roster record is what makes the channel visible to every member, who
 // self-joins it at once, so nothing may make it visible before it is
 // joinable (a record before its GroupInfo left a joiner with groups/no_bundle
-// and a channel it could see and not read). When the roster append fails the
-// group stays in local state, unlisted and harmless; a retry draws a new id.
+// and a channel it could see and not read).
+//
+// Names are unique among live channels (ErrChannelNameTaken), and creating
+// is idempotent for the device that created: a create whose answer was lost
+// (the connection dropped around the roster append and the call gave up)
+// and is tried again returns the channel the first attempt recorded, or,
+// when the record never landed, records the group the first attempt drew
+// (docs/protocol/groups.md "Creating a channel").
 func (e *Engine) CreateChannel(ctx context.Context, name string, admission roster.Admission) (Channel, error) {
 	e.mu.Lock()
 	if err := e.connect(ctx); err != nil {
@@ -526,10 +533,6 @@ func (e *Engine) CreateChannel(ctx context.Context, name string, admission roste
 	if _, err := e.syncRoster(ctx); err != nil {
 		e.mu.Unlock()
 		return Channel{}, err
-	}
-	if e.roster.LiveGroups() >= groups.MaxGroups {
-		e.mu.Unlock()
-		return Channel{}, groups.ErrGroupsLimit
 	}
 	id, err := e.createChannel(ctx, name, admission)
 	e.mu.Unlock()
@@ -545,19 +548,56 @@ func (e *Engine) CreateChannel(ctx context.Context, name string, admission roste
 	return Channel{}, ErrNoChannel
 }
 
-// createChannel is CreateChannel's work, with e.mu held: the group and its
-// bundles first, the roster record last.
+// ErrChannelNameTaken refuses a channel name a live channel has.
+var ErrChannelNameTaken = errcode.New("channel/name_taken", "a channel with that name already exists; pick another name")
+
+// channelCreation is a CreateChannel whose roster record is not known to
+// have landed, persisted in meta before its group is drawn.
+type channelCreation struct {
+	Group     hexID            `json:"group"`
+	Name      string           `json:"name"`
+	Admission roster.Admission `json:"admission"`
+}
+
+// createChannel is CreateChannel's work, with e.mu held and the roster
+// synced: the group and its bundles first, the roster record last.
 func (e *Engine) createChannel(ctx context.Context, name string, admission roster.Admission) (identity.GroupID, error) {
+	if gi, ok := e.liveChannelNamed(name); ok {
+		id := gi.Policy.Group
+		if gi.Policy.CreatedBy != e.devID || gi.Policy.Admission != admission || !e.member(id) {
+			return identity.GroupID{}, ErrChannelNameTaken
+		}
+		// This device's own: recorded by an attempt whose answer was lost,
+		// or asked for again. Finish what that attempt may not have.
+		if err := e.ensureOwnGroup(ctx, gi); err != nil {
+			return id, err
+		}
+		return id, e.endCreation(ctx, id)
+	}
+	if e.roster.LiveGroups() >= groups.MaxGroups {
+		return identity.GroupID{}, groups.ErrGroupsLimit
+	}
 	cg, err := roster.NewChannel(e.rand, e.roster, name, admission)
 	if err != nil {
 		return identity.GroupID{}, err
 	}
-	// Refuse what the roster would refuse (a taken name, a bad policy)
-	// before anything is sent: try the record on a copy of the roster.
+	if p := e.meta.Creating; p != nil && strings.EqualFold(p.Name, name) && p.Admission == admission {
+		// The same creation again, its record never landed: the group
+		// the first attempt drew and published, not a second one.
+		if _, recorded := e.roster.Group(identity.GroupID(p.Group)); !recorded && e.member(identity.GroupID(p.Group)) {
+			cg.Policy.Group = identity.GroupID(p.Group)
+		}
+	}
+	// Refuse what the roster would refuse (a bad policy) before anything
+	// is sent: try the record on a copy of the roster.
 	if err := e.checkRosterBody(ctx, cg); err != nil {
 		return identity.GroupID{}, err
 	}
 	id := cg.Policy.Group
+	e.meta.Creating = &channelCreation{Group: hexID(id), Name: name, Admission: admission}
+	if err := e.persistMeta(ctx); err != nil {
+		return id, err
+	}
 	if err := e.ensureOwnGroup(ctx, roster.GroupInfo{Policy: cg.Policy, Name: cg.Name}); err != nil {
 		return id, err
 	}
@@ -570,7 +610,29 @@ func (e *Engine) createChannel(ctx context.Context, name string, admission roste
 		}
 		return cg, nil
 	})
-	return id, err
+	if err != nil {
+		return id, err
+	}
+	return id, e.endCreation(ctx, id)
+}
+
+// liveChannelNamed finds the live channel named name (any case).
+func (e *Engine) liveChannelNamed(name string) (roster.GroupInfo, bool) {
+	for _, g := range e.roster.Groups() {
+		if !g.Deleted && g.Policy.Kind == roster.KindChannel && strings.EqualFold(g.Name, name) {
+			return g, true
+		}
+	}
+	return roster.GroupInfo{}, false
+}
+
+// endCreation forgets the creation of id once its record is in the roster.
+func (e *Engine) endCreation(ctx context.Context, id identity.GroupID) error {
+	if p := e.meta.Creating; p == nil || identity.GroupID(p.Group) != id {
+		return nil
+	}
+	e.meta.Creating = nil
+	return e.persistMeta(ctx)
 }
 
 // heldGroups counts the groups this device holds state for whose roster

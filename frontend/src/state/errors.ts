@@ -16,6 +16,7 @@ const plain: Partial<Record<ErrorCode, string>> = {
   'roster/invite_expired': 'This invite link has expired. Ask the person who sent it for a new one.',
   'roster/bad_name': 'A name is at most 80 bytes (about 80 letters) and cannot hold line breaks, tabs or other control characters.',
   'invite/bad_link': 'This is not a Weald invite link. Copy the whole link from the message you received and paste it again.',
+  'channel/name_taken': 'A channel with this name already exists in the workspace. Pick another name.',
   'pair/wrong_link': 'This is an invite link, not a pairing link: go back and choose Join with an invite.',
 }
 

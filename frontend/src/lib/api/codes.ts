@@ -48,6 +48,7 @@ export const errorCodes = [
   'chain/fork',
   'chain/gap',
   'chain/replay',
+  'channel/name_taken',
   'channel/not_member',
   'channel/unknown',
   'codec/invalid_bool',
