@@ -163,9 +163,11 @@ type Engine struct {
 	deferSaves map[*group]bool
 	// prefetched: first pages a batch fetched together (prefetch.go).
 	prefetched map[fetchKey]*wire.Envelopes
-	// rosterStuck names the operation the relay serves after the valid
-	// roster prefix that this client refused at the last roster sync.
+	// rosterStuck names where the relay's roster stopped continuing this
+	// client's at the last roster sync (an operation refused, a gap or a
+	// fork); rosterBreak is that alert's code.
 	rosterStuck *AlertOp
+	rosterBreak string
 	// barriers: each group's highest drop barrier this client checked
 	// against its checkpoint (gaps.go).
 	barriers map[wire.ID]uint64

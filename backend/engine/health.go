@@ -188,7 +188,7 @@ func (e *Engine) healthFacts(ctx context.Context) (*health.Facts, error) {
 	_, f.HasRecovery = e.recoveryKeys()
 	f.Admin = e.roster.IsAdmin(e.devID)
 	if e.rosterStuck != nil {
-		f.RosterRefused = e.rosterStuck.Index
+		f.RosterRefused, f.RosterBreak = e.rosterStuck.Index, e.rosterBreak
 	}
 	st := e.attestations(ctx)
 	f.Attested = len(st.Attested)

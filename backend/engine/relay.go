@@ -117,15 +117,27 @@ func (e *Engine) syncRoster(ctx context.Context) (bool, error) {
 		if err != nil {
 			return changed, err
 		}
+		if a := e.rosterAnswerBreak(r); a != nil {
+			e.rosterLogBreak(ctx, *a)
+			break
+		}
 		if len(r.Ops) == 0 {
 			break
 		}
 		var bad []byte
 		var badErr error
+		var brk *logBreak
 		applied := 0
 		start := e.roster.Len()
 		err = e.db.update(ctx, func(t *txn) error {
 			for _, op := range r.Ops {
+				if d, derr := roster.Decode(op); derr == nil && d.PrevHead != e.roster.Head() {
+					// Not built on this device's head: a log that
+					// skips an operation or branches (not an invalid
+					// operation of this log).
+					brk = &logBreak{kind: breakOp, index: e.roster.Len(), op: op, prev: d.PrevHead}
+					return nil
+				}
 				if err := e.roster.ApplyBytes(op); err != nil {
 					bad, badErr = op, err
 					return nil // keep the valid prefix
@@ -147,6 +159,10 @@ func (e *Engine) syncRoster(ctx context.Context) (bool, error) {
 		for i, op := range r.Ops[:applied] {
 			e.noticeRosterOp(ctx, start+i, op)
 		}
+		if brk != nil {
+			e.rosterLogBreak(ctx, *brk)
+			break
+		}
 		if bad != nil {
 			e.invalidRosterOp(ctx, bad, badErr)
 			break
@@ -162,15 +178,16 @@ func (e *Engine) syncRoster(ctx context.Context) (bool, error) {
 }
 
 // ErrRosterUntrusted refuses a roster write while the relay serves an
-// operation this client refuses at the head of its valid prefix.
-var ErrRosterUntrusted = errcode.New("roster/untrusted", "the relay serves a roster operation this client refuses (see the alerts), so nothing can be added to the roster until that is resolved")
+// operation this client refuses at the head of its valid prefix, or a log
+// with a gap or a fork (rosterlog.go).
+var ErrRosterUntrusted = errcode.New("roster/untrusted", "the relay serves a membership log this client refuses (an invalid operation, a gap or a fork; see the alerts), so nothing can be added to the roster until that is resolved")
 
 // invalidRosterOp raises the roster/invalid_op alert for op, refused at the
 // position after the valid prefix, and marks the roster stuck there.
 func (e *Engine) invalidRosterOp(ctx context.Context, op []byte, err error) {
 	h := roster.HeadOf(op)
 	ref := &AlertOp{Index: e.roster.Len(), Head: hex.EncodeToString(h[:])}
-	e.rosterStuck = ref
+	e.rosterStuck, e.rosterBreak = ref, "roster/invalid_op"
 	a := Alert{Code: "roster/invalid_op", Op: ref,
 		Message: fmt.Sprintf("The relay serves roster operation %d (%s), which this client refuses: %v. The roster before it is kept; nothing after it is trusted.",
 			ref.Index, ref.Head[:16], err)}

@@ -212,8 +212,14 @@ func checkAgentLeaves(f *Facts) Finding {
 
 func checkTransparencyLog(f *Facts) Finding {
 	if f.RosterRefused >= 0 {
-		return fail(fmt.Sprintf("The relay serves a membership change at position %d that does not follow from the log before it: it may be showing different members different histories.", f.RosterRefused),
-			Action{ID: "report_relay", Label: "Tell your admins; do not trust membership changes after it"}, nil)
+		text := fmt.Sprintf("The relay serves a membership change at position %d that does not follow from the log before it: it may be showing different members different histories.", f.RosterRefused)
+		switch f.RosterBreak {
+		case "roster/log_gap":
+			text = fmt.Sprintf("The relay's membership log has a gap after position %d: it lost or withholds changes, so members may not see who was added or removed.", f.RosterRefused)
+		case "roster/log_fork":
+			text = fmt.Sprintf("The relay's membership log branches from this device's after position %d: two different histories exist, so it may be showing different members different histories.", f.RosterRefused)
+		}
+		return fail(text, Action{ID: "report_relay", Label: "Tell your admins; do not trust membership changes after it"}, nil)
 	}
 	return ok("The membership log is continuous to its head.")
 }

@@ -25,6 +25,10 @@ type Facts struct {
 	// after the valid prefix that this client refused at its last roster
 	// sync; -1 when the log was continuous to its head.
 	RosterRefused int
+	// RosterBreak says what was wrong there: "roster/invalid_op" (an
+	// operation the rules refuse), "roster/log_gap" (operations lost or
+	// withheld) or "roster/log_fork" (another history).
+	RosterBreak string
 	// AdminDevices counts the live admin devices that are not on
 	// probation; RecoveryQuorum: a recovery quorum is registered.
 	AdminDevices   int
