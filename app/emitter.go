@@ -50,6 +50,9 @@ type HealthChanged struct {
 type OpenChannel struct {
 	Workspace string `json:"workspace"`
 	Channel   string `json:"channel"`
+	// View is "security" to open the workspace's Security view (a security
+	// alert's notification) instead of a channel; "" otherwise.
+	View string `json:"view,omitempty"`
 }
 
 // discard is the Emitter used when the host gives none (tests).

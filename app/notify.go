@@ -185,13 +185,17 @@ func notification(ch Channel, news []Message) notify.Notification {
 }
 
 // OpenFromNotification tells the frontend to show the channel of a
-// notification the person clicked (EventOpenChannel); the host raises the
-// window. A workspace or channel no longer on this device opens nothing.
+// notification the person clicked (EventOpenChannel), or for a security
+// alert the workspace's Security view; the host raises the window. A workspace or channel no longer on this device opens nothing.
 // A function, not a method: the App's methods are bound to the frontend.
 func OpenFromNotification(a *App, n notify.Notification) {
 	w := a.workspaces
 	r, err := w.run(n.Workspace)
 	if err != nil {
+		return
+	}
+	if n.Kind == notify.KindSecurity {
+		a.emit(w.ctx, EventOpenChannel, OpenChannel{Workspace: r.id, View: "security"})
 		return
 	}
 	for _, c := range w.channels(r) {

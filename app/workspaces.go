@@ -268,6 +268,7 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 				w.app.logger.Printf("workspace %s: alert %s: %s", r.id, ev.Code, ev.Message)
 				if a, ok := w.alertEvent(r, ev); ok {
 					w.app.emit(w.ctx, EventAlert, a)
+					w.notifyAlert(r, a)
 				}
 			}
 		}

@@ -20,6 +20,7 @@ type server struct {
 	apps    []string
 	ids     []uint32
 	actions [][]string
+	hints   []map[string]dbus.Variant
 }
 
 func (s *server) Notify(app string, replaces uint32, icon, summary, body string, actions []string, hints map[string]dbus.Variant, timeout int32) (uint32, *dbus.Error) {
@@ -29,6 +30,7 @@ func (s *server) Notify(app string, replaces uint32, icon, summary, body string,
 	s.apps = append(s.apps, app)
 	s.ids = append(s.ids, replaces)
 	s.actions = append(s.actions, actions)
+	s.hints = append(s.hints, hints)
 	return uint32(len(s.got)), nil
 }
 
@@ -72,6 +74,41 @@ func TestNotifyOverDBus(t *testing.T) {
 	}
 	if srv.ids[0] != 0 || srv.ids[1] != 1 {
 		t.Fatalf("the second notification does not replace the first: replaces ids %v", srv.ids)
+	}
+}
+
+// A security alert is critical and never replaced by a message's
+// notification (nor one by it): a burst of chat cannot hide it.
+func TestSecurityAlertIsNotReplacedByMessages(t *testing.T) {
+	addr, srv, _ := serve(t)
+	d := &DBus{Address: addr, OnOpen: func(Notification) {}}
+	defer d.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, n := range []Notification{
+		{Title: "Dana", Body: "first", Workspace: "ws", Channel: "c"},
+		{Title: "Security alert in Acme", Body: "Sam made Lee a member.", Workspace: "ws", Kind: KindSecurity},
+		{Title: "Dana", Body: "second", Workspace: "ws", Channel: "c"},
+		{Title: "Security alert in Acme", Body: "Sam revoked Lee's laptop.", Workspace: "ws", Kind: KindSecurity},
+	} {
+		if err := d.Notify(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	// The service numbered them 1..4: messages replace 1, alerts 2.
+	if want := []uint32{0, 0, 1, 2}; len(srv.ids) != 4 || srv.ids[0] != want[0] || srv.ids[1] != want[1] || srv.ids[2] != want[2] || srv.ids[3] != want[3] {
+		t.Fatalf("replaces ids %v, want %v", srv.ids, want)
+	}
+	if u, ok := srv.hints[1]["urgency"].Value().(byte); !ok || u != 2 || srv.hints[1]["category"].Value() != "x-weald.security" {
+		t.Fatalf("the alert's hints %v", srv.hints[1])
+	}
+	if len(srv.actions[1]) == 0 {
+		t.Fatal("a security alert offers no click action (it opens the Security view)")
+	}
+	if srv.hints[0]["category"].Value() != "im.received" {
+		t.Fatalf("a message's hints %v", srv.hints[0])
 	}
 }
 

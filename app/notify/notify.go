@@ -21,6 +21,9 @@ type Notification struct {
 	// person clicks the notification; they are not shown.
 	Workspace string
 	Channel   string
+	// Kind is KindSecurity for a security alert (a click opens the
+	// workspace's Security view), "" for messages.
+	Kind string
 	// ActivationToken is what the service sent with the click (its
 	// ActivationToken signal, spec 1.2): an xdg-activation token on Wayland,
 	// a startup notification id on X11, with which the window may be raised.
@@ -37,6 +40,9 @@ type Notifier interface {
 // The freedesktop service's bus name, object path and method
 // (Desktop Notifications Specification, "D-BUS Protocol").
 const (
+	// KindSecurity marks a security alert's notification.
+	KindSecurity = "security"
+
 	Service = "org.freedesktop.Notifications"
 	Path    = "/org/freedesktop/Notifications"
 	method  = Service + ".Notify"
@@ -73,7 +79,7 @@ type DBus struct {
 
 	mu    sync.Mutex
 	conn  *dbus.Conn
-	last  uint32                  // id of the last notification shown, replaced by the next
+	last  map[string]uint32       // per Kind, id of the last notification shown, replaced by the next of its kind
 	shown map[uint32]Notification // by id, until closed: what a click opens
 	token map[uint32]string       // by id: the activation token of a click under way
 	owner string                  // the unique bus name of the service, the only sender of its signals
@@ -95,6 +101,7 @@ func (d *DBus) connect() (*dbus.Conn, error) {
 	}
 	d.conn = c
 	d.shown = map[uint32]Notification{}
+	d.last = map[string]uint32{}
 	d.token = map[uint32]string{}
 	if d.OnOpen != nil {
 		if err := c.AddMatchSignal(dbus.WithMatchObjectPath(Path), dbus.WithMatchInterface(Service)); err != nil {
@@ -143,7 +150,7 @@ func (d *DBus) signal(s *dbus.Signal) {
 			// A token is good for one activation.
 			n.ActivationToken = d.token[id]
 			delete(d.token, id)
-			open = str == "default" && n.Channel != ""
+			open = str == "default" && n.opens()
 		}
 	}
 	d.mu.Unlock()
@@ -180,7 +187,7 @@ func (d *DBus) Notify(ctx context.Context, n Notification) error {
 		name = "Weald"
 	}
 	actions := []string{}
-	if d.OnOpen != nil && n.Channel != "" {
+	if d.OnOpen != nil && n.opens() {
 		// "default" is a click on the notification itself; the label is for
 		// services that show actions as buttons.
 		actions = []string{"default", "Open"}
@@ -190,14 +197,14 @@ func (d *DBus) Notify(ctx context.Context, n Notification) error {
 	}
 	var id uint32
 	call := c.Object(Service, Path).CallWithContext(ctx, method, 0,
-		name, d.last, "weald", n.Title, n.Body, actions, map[string]dbus.Variant{"category": dbus.MakeVariant("im.received")}, int32(-1))
+		name, d.last[n.Kind], "weald", n.Title, n.Body, actions, hints(n), int32(-1))
 	if call.Err != nil {
 		return errors.Join(ErrNoService, call.Err)
 	}
 	if err := call.Store(&id); err != nil {
 		return err
 	}
-	d.last = id
+	d.last[n.Kind] = id
 	if len(d.shown) >= maxShown {
 		clear(d.shown)
 		clear(d.token)
@@ -216,4 +223,20 @@ func (d *DBus) Close() error {
 	err := d.conn.Close()
 	d.conn = nil
 	return err
+}
+
+// opens reports whether a click on n opens something: its channel, or for
+// a security alert its workspace's Security view.
+func (n Notification) opens() bool {
+	return n.Channel != "" || (n.Kind == KindSecurity && n.Workspace != "")
+}
+
+// hints are the notification's hints: a message is "im.received"; a
+// security alert is critical (it stays until the person acts on it) with a
+// vendor category, so that a burst of messages never replaces it.
+func hints(n Notification) map[string]dbus.Variant {
+	if n.Kind == KindSecurity {
+		return map[string]dbus.Variant{"category": dbus.MakeVariant("x-weald.security"), "urgency": dbus.MakeVariant(byte(2))}
+	}
+	return map[string]dbus.Variant{"category": dbus.MakeVariant("im.received")}
 }

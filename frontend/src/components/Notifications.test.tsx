@@ -64,4 +64,15 @@ describe('notifications', () => {
     await screen.findByRole('heading', { level: 1, name: '#design' })
     await vi.waitFor(() => expect(a.setAttention).toHaveBeenLastCalledWith(beta.id, design.id, document.hasFocus()))
   })
+
+  it('opens the Security view of a clicked security alert, in its workspace', async () => {
+    const a = holder.current.api
+    const beta = ws({ id: hex(2), name: 'Beta', notifications: 'mentions' })
+    a.workspaces.list.mockResolvedValue([ws({ notifications: 'mentions' }), beta])
+    render(<Shell />)
+    await screen.findByRole('heading', { level: 1, name: '#general' })
+    act(() => holder.current.emit('channel:open', { workspace: beta.id, channel: '', view: 'security' }))
+    await screen.findByRole('heading', { level: 1, name: 'Security' })
+    await vi.waitFor(() => expect(a.security.alerts).toHaveBeenCalledWith(beta.id))
+  })
 })

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useEffectEvent, useMemo, useState } from 'react'
-import { api, type AlertEvent, type Channel, type Progress, type Workspace } from '../lib/api'
+import { api, type AlertEvent, type Channel, type OpenTarget, type Progress, type Workspace } from '../lib/api'
 import { splitChannels, unreadTotal } from '../state/channels'
 import { useChannels } from '../state/useChannels'
 import { useMessages } from '../state/useMessages'
@@ -193,10 +193,16 @@ export function Shell() {
   useEffect(() => api.setTitle(unreadAll > 0 ? `(${unreadAll}) Weald` : 'Weald'), [unreadAll])
 
   // A desktop notification clicked: Go raised the window; its channel opens,
-  // in its workspace. Not while a new recovery phrase is on screen.
-  const onOpen = useEffectEvent(({ workspace, channel: id }: { workspace: string; channel: string }) => {
+  // in its workspace, or for a security alert its Security view. Not while a
+  // new recovery phrase is on screen.
+  const onOpen = useEffectEvent(({ workspace, channel: id, view: to }: OpenTarget) => {
     if (phrase || !wss.workspaces.some((w) => w.id === workspace)) return
     wss.select(workspace)
+    if (to === 'security') {
+      setView({ kind: 'security' })
+      setSideShown(false)
+      return
+    }
     setSelected((s) => ({ ...s, [workspace]: id }))
     setView({ kind: 'channel' })
     setSideShown(false)

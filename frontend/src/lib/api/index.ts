@@ -78,6 +78,9 @@ async function wrap<T>(p: () => Promise<T>): Promise<T> {
   }
 }
 
+/** What a clicked desktop notification opens (app/emitter.go OpenChannel). */
+export type OpenTarget = { workspace: string; channel: string; view?: 'security' }
+
 /** Event names pushed from Go (app/emitter.go). */
 export const events = {
   projectChanged: 'project:changed',
@@ -263,8 +266,8 @@ export const api = {
   onProgress: (cb: (p: Progress) => void) => on<Progress>(events.progress, cb),
   /** onAlert: a new alert from the engine, with its tone: a notice (someone joined by an admin's invite) or a security alert. */
   onAlert: (cb: (a: AlertEvent) => void) => on(events.alert, cb),
-  /** onOpenChannel: show this channel (the person clicked its desktop notification). */
-  onOpenChannel: (cb: (c: { workspace: string; channel: string }) => void) => on(events.openChannel, cb),
+  /** onOpenChannel: show this channel, or with view 'security' the workspace's Security view (the person clicked its desktop notification). */
+  onOpenChannel: (cb: (c: OpenTarget) => void) => on(events.openChannel, cb),
   /** onLaunchLink: a launch handed a weald:// link to this running window; take it with takeLaunchLink. */
   onLaunchLink: (cb: () => void) => on(events.launchLink, cb),
   /** setTitle sets the window's title (and the page's, for a browser). */
