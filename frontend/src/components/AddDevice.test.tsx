@@ -49,4 +49,21 @@ describe('Add a device', () => {
     expect(a.workspaces.joinDevice).toHaveBeenLastCalledWith('weald://invite?v=1')
     await vi.waitFor(() => expect(ready).toHaveBeenCalledWith(ws()))
   })
+
+  it('says a pairing link was used or voided in words about the pairing link, not about this device', async () => {
+    const a = holder.current.api
+    a.workspaces.joinDevice
+      .mockRejectedValueOnce(new ApiError('auth/grant_used', 'This invite link has already been used as many times as it allows.'))
+      .mockRejectedValueOnce(new ApiError('auth/revoked', 'go error'))
+    render(<FirstRun onReady={vi.fn()} />)
+    await userEvent.click(screen.getByRole('button', { name: 'Join as an existing user' }))
+    await userEvent.type(screen.getByLabelText('Pairing link'), 'weald://pair?v=1&x')
+    await userEvent.click(screen.getByRole('button', { name: 'Join' }))
+    expect((await screen.findByRole('alert')).textContent).toMatch(
+      /^This pairing link has already been used\. On your other device, choose Add a device/,
+    )
+    await userEvent.click(screen.getByRole('button', { name: 'Join' }))
+    await vi.waitFor(() => expect(screen.getByRole('alert').textContent).toMatch(/^This pairing link is no longer valid\./))
+    expect(screen.getByRole('alert').textContent).not.toMatch(/removed from the workspace|invite link/)
+  })
 })

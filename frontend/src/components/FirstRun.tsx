@@ -1,6 +1,6 @@
 import { useEffect, useId, useState } from 'react'
 import { api, toApiError, type ApiError, type Workspace } from '../lib/api'
-import { plainJoinMessage, plainMessage } from '../state/errors'
+import { plainJoinMessage, plainMessage, plainPairMessage } from '../state/errors'
 import { usePhraseOnScreen } from '../state/phrase'
 import { ErrorNote } from './Dialog'
 
@@ -415,7 +415,7 @@ function JoinAsDevice({ onReady, onBack, given }: { onReady: (ws: Workspace) => 
       <p>On a device where you already use the workspace, choose Add a device and make a pairing link; paste it here.</p>
       <label htmlFor="pair-input">Pairing link</label>
       <textarea id="pair-input" autoFocus rows={3} value={link} onChange={(e) => setLink(e.target.value)} placeholder="weald://pair?…" />
-      <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
+      <ErrorNote error={error ? { code: error.code, message: plainPairMessage(error) } : null} />
       <div className="dialog-actions">
         <button type="button" onClick={onBack}>
           Back

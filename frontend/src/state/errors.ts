@@ -25,6 +25,18 @@ const joining: Partial<Record<ErrorCode, string>> = {
   'auth/revoked': 'This invite link has been revoked. Ask the person who sent it for a new one.',
 }
 
+/** While pairing a device, the grant codes are about the pairing link (it is one-use and short-lived). */
+const pairing: Partial<Record<ErrorCode, string>> = {
+  'auth/grant_used': 'This pairing link has already been used. On your other device, choose Add a device to make a new one.',
+  'auth/revoked': 'This pairing link is no longer valid. On your other device, choose Add a device to make a new one.',
+  'roster/invite_expired': 'This pairing link has expired. On your other device, choose Add a device to make a new one.',
+}
+
+/** plainPairMessage is plainMessage for an error of joining as a device with a pairing link. */
+export function plainPairMessage(e: Pick<ApiError, 'code' | 'message'>): string {
+  return pairing[e.code as ErrorCode] ?? plainMessage(e)
+}
+
 /** plainJoinMessage is plainMessage for an error of joining with an invite link. */
 export function plainJoinMessage(e: Pick<ApiError, 'code' | 'message'>): string {
   return joining[e.code as ErrorCode] ?? plainMessage(e)
