@@ -116,40 +116,34 @@ func (c *cli) cmdAgentInit(ctx context.Context, relayURL, name string, scope []s
 }
 
 func (c *cli) cmdAgentRequest(ctx context.Context) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	req, err := e.AgentRequest()
-	if err != nil {
-		return err
-	}
-	if c.json {
-		c.print(map[string]any{"fingerprint": e.AgentFingerprint(), "request": req})
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		req, err := e.AgentRequest()
+		if err != nil {
+			return err
+		}
+		if c.json {
+			c.print(map[string]any{"fingerprint": e.AgentFingerprint(), "request": req})
+			return nil
+		}
+		fmt.Fprintln(c.stdout, req)
 		return nil
-	}
-	fmt.Fprintln(c.stdout, req)
-	return nil
+	})
 }
 
 func (c *cli) cmdAgentApprove(ctx context.Context, request string) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	v, err := e.ApproveAgent(ctx, request)
-	if err != nil {
-		return err
-	}
-	if c.json {
-		c.print(v)
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		v, err := e.ApproveAgent(ctx, request)
+		if err != nil {
+			return err
+		}
+		if c.json {
+			c.print(v)
+			return nil
+		}
+		fmt.Fprintf(c.stdout, "approved %s (fingerprint %s) until %s for %s\n", v.Name, v.Fingerprint,
+			v.Expiry.Format(time.RFC3339), scopeNames(v))
 		return nil
-	}
-	fmt.Fprintf(c.stdout, "approved %s (fingerprint %s) until %s for %s\n", v.Name, v.Fingerprint,
-		v.Expiry.Format(time.RFC3339), scopeNames(v))
-	return nil
+	})
 }
 
 func scopeNames(v engine.AgentView) string {
@@ -165,61 +159,52 @@ func scopeNames(v engine.AgentView) string {
 }
 
 func (c *cli) cmdAgentList(ctx context.Context) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	if _, err := e.Sync(ctx); err != nil {
-		return err
-	}
-	as := e.Agents()
-	if c.json {
-		c.print(map[string]any{"agents": as})
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		if _, err := e.Sync(ctx); err != nil {
+			return err
+		}
+		as := e.Agents()
+		if c.json {
+			c.print(map[string]any{"agents": as})
+			return nil
+		}
+		for _, a := range as {
+			fmt.Fprintf(c.stdout, "%s  %s  of %s  %s until %s  %s\n", a.ID[:16], a.Name, a.OwnerName, a.State,
+				a.Expiry.Format(time.RFC3339), scopeNames(a))
+		}
 		return nil
-	}
-	for _, a := range as {
-		fmt.Fprintf(c.stdout, "%s  %s  of %s  %s until %s  %s\n", a.ID[:16], a.Name, a.OwnerName, a.State,
-			a.Expiry.Format(time.RFC3339), scopeNames(a))
-	}
-	return nil
+	})
 }
 
 func (c *cli) cmdAgentRevokeIssuedBy(ctx context.Context, device string) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	vs, err := e.RevokeAgentsIssuedBy(ctx, device)
-	if err != nil {
-		return err
-	}
-	if c.json {
-		c.print(map[string]any{"revoked": vs})
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		vs, err := e.RevokeAgentsIssuedBy(ctx, device)
+		if err != nil {
+			return err
+		}
+		if c.json {
+			c.print(map[string]any{"revoked": vs})
+			return nil
+		}
+		for _, v := range vs {
+			fmt.Fprintf(c.stdout, "revoked %s\n", v.Name)
+		}
+		fmt.Fprintf(c.stdout, "%d agent(s) revoked\n", len(vs))
 		return nil
-	}
-	for _, v := range vs {
-		fmt.Fprintf(c.stdout, "revoked %s\n", v.Name)
-	}
-	fmt.Fprintf(c.stdout, "%d agent(s) revoked\n", len(vs))
-	return nil
+	})
 }
 
 func (c *cli) cmdAgentRevoke(ctx context.Context, agent string) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	v, err := e.RevokeAgent(ctx, agent)
-	if err != nil {
-		return err
-	}
-	if c.json {
-		c.print(v)
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		v, err := e.RevokeAgent(ctx, agent)
+		if err != nil {
+			return err
+		}
+		if c.json {
+			c.print(v)
+			return nil
+		}
+		fmt.Fprintf(c.stdout, "revoked %s\n", v.Name)
 		return nil
-	}
-	fmt.Fprintf(c.stdout, "revoked %s\n", v.Name)
-	return nil
+	})
 }

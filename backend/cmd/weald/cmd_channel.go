@@ -42,23 +42,20 @@ func channelCommands(c *cli) []*cobra.Command {
 }
 
 func (c *cli) cmdChannels(ctx context.Context) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	chans := e.Channels()
-	if c.json {
-		if chans == nil {
-			chans = []engine.Channel{}
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		chans := e.Channels()
+		if c.json {
+			if chans == nil {
+				chans = []engine.Channel{}
+			}
+			c.print(map[string]any{"channels": chans})
+			return nil
 		}
-		c.print(map[string]any{"channels": chans})
+		for _, ch := range chans {
+			fmt.Fprintf(c.stdout, "%-16s %s %s/%s/%s default=%v muted=%v member=%v\n", ch.Name, ch.Group[:8], ch.Kind, ch.Admission, ch.History, ch.Default, ch.Muted, ch.Member)
+		}
 		return nil
-	}
-	for _, ch := range chans {
-		fmt.Fprintf(c.stdout, "%-16s %s %s/%s/%s default=%v muted=%v member=%v\n", ch.Name, ch.Group[:8], ch.Kind, ch.Admission, ch.History, ch.Default, ch.Muted, ch.Member)
-	}
-	return nil
+	})
 }
 
 func (c *cli) cmdChannelCreate(ctx context.Context, name, admission string) error {
@@ -91,22 +88,19 @@ func (c *cli) cmdChannelCreate(ctx context.Context, name, admission string) erro
 // channel in one commit; devices without a key package on the relay are
 // recorded as pending adds, which a member's client completes later.
 func (c *cli) cmdChannelAdd(ctx context.Context, channel string, users []string) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	res, err := e.AddPeople(ctx, channel, users)
-	if err != nil {
-		return err
-	}
-	if c.json {
-		c.print(map[string]any{"channel": channel, "added": res.Added, "pending": res.Pending})
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		res, err := e.AddPeople(ctx, channel, users)
+		if err != nil {
+			return err
+		}
+		if c.json {
+			c.print(map[string]any{"channel": channel, "added": res.Added, "pending": res.Pending})
+			return nil
+		}
+		fmt.Fprintf(c.stdout, "added %d device(s) to %s\n", len(res.Added), channel)
+		if len(res.Pending) > 0 {
+			fmt.Fprintf(c.stdout, "%d device(s) have not checked in yet: recorded as pending adds; a member's client adds them when they do\n", len(res.Pending))
+		}
 		return nil
-	}
-	fmt.Fprintf(c.stdout, "added %d device(s) to %s\n", len(res.Added), channel)
-	if len(res.Pending) > 0 {
-		fmt.Fprintf(c.stdout, "%d device(s) have not checked in yet: recorded as pending adds; a member's client adds them when they do\n", len(res.Pending))
-	}
-	return nil
+	})
 }

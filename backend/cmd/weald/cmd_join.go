@@ -73,21 +73,18 @@ func (c *cli) cmdJoin(ctx context.Context, link, name string) error {
 // cmdName prints this user's display name in the current workspace, or
 // sets it (a roster set-name operation the other members see on sync).
 func (c *cli) cmdName(ctx context.Context, args []string) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	if len(args) == 1 {
-		if err := e.SetDisplayName(ctx, args[0]); err != nil {
-			return err
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		if len(args) == 1 {
+			if err := e.SetDisplayName(ctx, args[0]); err != nil {
+				return err
+			}
 		}
-	}
-	name := e.DisplayName()
-	if c.json {
-		c.print(map[string]any{"workspace": e.WorkspaceID(), "name": name})
-	} else {
-		fmt.Fprintln(c.stdout, name)
-	}
-	return nil
+		name := e.DisplayName()
+		if c.json {
+			c.print(map[string]any{"workspace": e.WorkspaceID(), "name": name})
+		} else {
+			fmt.Fprintln(c.stdout, name)
+		}
+		return nil
+	})
 }

@@ -65,56 +65,47 @@ func messageCommands(c *cli) []*cobra.Command {
 }
 
 func (c *cli) cmdEdit(ctx context.Context, channel, id, text string) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	m, err := e.Edit(ctx, channel, id, text)
-	if err != nil {
-		return err
-	}
-	if c.json {
-		c.print(map[string]any{"message": m, "channel": channel})
-	} else {
-		fmt.Fprintf(c.stdout, "edited %s\n", m.ID)
-	}
-	return nil
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		m, err := e.Edit(ctx, channel, id, text)
+		if err != nil {
+			return err
+		}
+		if c.json {
+			c.print(map[string]any{"message": m, "channel": channel})
+		} else {
+			fmt.Fprintf(c.stdout, "edited %s\n", m.ID)
+		}
+		return nil
+	})
 }
 
 func (c *cli) cmdDelete(ctx context.Context, channel, id string) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	if err := e.Delete(ctx, channel, id); err != nil {
-		return err
-	}
-	if c.json {
-		c.print(map[string]any{"deleted": id, "channel": channel})
-	} else {
-		fmt.Fprintf(c.stdout, "deleted %s\n", id)
-	}
-	return nil
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		if err := e.Delete(ctx, channel, id); err != nil {
+			return err
+		}
+		if c.json {
+			c.print(map[string]any{"deleted": id, "channel": channel})
+		} else {
+			fmt.Fprintf(c.stdout, "deleted %s\n", id)
+		}
+		return nil
+	})
 }
 
 func (c *cli) cmdSend(ctx context.Context, channel, text string) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	m, err := e.Send(ctx, channel, text)
-	if err != nil {
-		return err
-	}
-	if c.json {
-		c.print(map[string]any{"message": m, "channel": channel, "id": m.ID})
-	} else {
-		fmt.Fprintf(c.stdout, "sent %s\n", m.ID)
-	}
-	return nil
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		m, err := e.Send(ctx, channel, text)
+		if err != nil {
+			return err
+		}
+		if c.json {
+			c.print(map[string]any{"message": m, "channel": channel, "id": m.ID})
+		} else {
+			fmt.Fprintf(c.stdout, "sent %s\n", m.ID)
+		}
+		return nil
+	})
 }
 
 func (c *cli) cmdRead(ctx context.Context, channel, limitFlag string) error {
@@ -148,24 +139,21 @@ func (c *cli) cmdRead(ctx context.Context, channel, limitFlag string) error {
 }
 
 func (c *cli) cmdMembers(ctx context.Context, ch string) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	ms, err := e.Members(ctx, ch)
-	if err != nil {
-		return err
-	}
-	if c.json {
-		if ms == nil {
-			ms = []engine.Member{}
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		ms, err := e.Members(ctx, ch)
+		if err != nil {
+			return err
 		}
-		c.print(map[string]any{"members": ms})
+		if c.json {
+			if ms == nil {
+				ms = []engine.Member{}
+			}
+			c.print(map[string]any{"members": ms})
+			return nil
+		}
+		for _, m := range ms {
+			fmt.Fprintf(c.stdout, "%s (%s) device %s %s\n", m.Name, m.User[:8], m.Device[:8], m.Role)
+		}
 		return nil
-	}
-	for _, m := range ms {
-		fmt.Fprintf(c.stdout, "%s (%s) device %s %s\n", m.Name, m.User[:8], m.Device[:8], m.Role)
-	}
-	return nil
+	})
 }

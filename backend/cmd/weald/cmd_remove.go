@@ -100,15 +100,6 @@ changes it prints and run it again with --reapprove.`,
 			append([]*cobra.Command{list, revoke, approve}, pairCommands(c)...)...)}
 }
 
-func (c *cli) withEngine(ctx context.Context, fn func(e *engine.Engine) error) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	return fn(e)
-}
-
 // withSyncedEngine runs fn on this workspace's engine after one sync, for
 // commands that print what the roster holds now.
 func (c *cli) withSyncedEngine(ctx context.Context, fn func(e *engine.Engine) error) error {
@@ -270,24 +261,21 @@ func (c *cli) cmdDeviceList(ctx context.Context) error {
 }
 
 func (c *cli) cmdDeviceRevoke(ctx context.Context, device string) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	res, err := e.RevokeDevice(ctx, device)
-	if err != nil {
-		return err
-	}
-	if c.json {
-		c.print(map[string]any{"revoked": res})
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		res, err := e.RevokeDevice(ctx, device)
+		if err != nil {
+			return err
+		}
+		if c.json {
+			c.print(map[string]any{"revoked": res})
+			return nil
+		}
+		fmt.Fprintf(c.stdout, "revoked device %s and %d agent(s); rotated %d group(s)\n", res.Device, res.Agents, len(res.Groups))
+		if res.AccessVersion == 0 {
+			fmt.Fprintln(c.stdout, "the relay still admits it until an admin's client publishes the access set (on its next sync)")
+		}
 		return nil
-	}
-	fmt.Fprintf(c.stdout, "revoked device %s and %d agent(s); rotated %d group(s)\n", res.Device, res.Agents, len(res.Groups))
-	if res.AccessVersion == 0 {
-		fmt.Fprintln(c.stdout, "the relay still admits it until an admin's client publishes the access set (on its next sync)")
-	}
-	return nil
+	})
 }
 
 func (c *cli) cmdDeviceApprove(ctx context.Context, device string) error {

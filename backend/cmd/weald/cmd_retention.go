@@ -109,34 +109,31 @@ func window(d time.Duration) string {
 }
 
 func (c *cli) cmdRetentionShow(ctx context.Context, channel string) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	info, err := e.Retention(channel)
-	if err != nil {
-		return err
-	}
-	if c.json {
-		c.print(map[string]any{"retention": info})
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		info, err := e.Retention(channel)
+		if err != nil {
+			return err
+		}
+		if c.json {
+			c.print(map[string]any{"retention": info})
+			return nil
+		}
+		src := "policy"
+		if info.Default {
+			src = "defaults"
+		}
+		fmt.Fprintf(c.stdout, "#%s: text %s, media %s (%s)\n", info.Channel, window(info.TextWindow), window(info.MediaWindow), src)
+		if !info.LastCheckpoint.IsZero() {
+			fmt.Fprintf(c.stdout, "last checkpoint %s; %d changes since\n", info.LastCheckpoint.Format(time.DateTime), info.ChangesSince)
+		}
+		if info.ChainFrozen {
+			fmt.Fprintln(c.stdout, "retention chain frozen: nothing is compacted until an admin resolves it")
+		}
+		if !info.VerifiedFrom.IsZero() {
+			fmt.Fprintf(c.stdout, "history verified from %s\n", info.VerifiedFrom.Format(time.DateOnly))
+		}
 		return nil
-	}
-	src := "policy"
-	if info.Default {
-		src = "defaults"
-	}
-	fmt.Fprintf(c.stdout, "#%s: text %s, media %s (%s)\n", info.Channel, window(info.TextWindow), window(info.MediaWindow), src)
-	if !info.LastCheckpoint.IsZero() {
-		fmt.Fprintf(c.stdout, "last checkpoint %s; %d changes since\n", info.LastCheckpoint.Format(time.DateTime), info.ChangesSince)
-	}
-	if info.ChainFrozen {
-		fmt.Fprintln(c.stdout, "retention chain frozen: nothing is compacted until an admin resolves it")
-	}
-	if !info.VerifiedFrom.IsZero() {
-		fmt.Fprintf(c.stdout, "history verified from %s\n", info.VerifiedFrom.Format(time.DateOnly))
-	}
-	return nil
+	})
 }
 
 func (c *cli) cmdRetentionSet(ctx context.Context, channel, textArg, mediaArg string, dry bool) error {
@@ -178,130 +175,119 @@ func (c *cli) cmdRetentionSet(ctx context.Context, channel, textArg, mediaArg st
 }
 
 func (c *cli) cmdRetentionPending(ctx context.Context) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	if _, err := e.Sync(ctx); err != nil {
-		return err
-	}
-	ps := e.PendingRetentions()
-	if c.json {
-		if ps == nil {
-			ps = []engine.PendingRetention{}
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		if _, err := e.Sync(ctx); err != nil {
+			return err
 		}
-		c.print(map[string]any{"pending": ps})
-		return nil
-	}
-	if len(ps) == 0 {
-		fmt.Fprintln(c.stdout, "no retention change is waiting for approval")
-	}
-	for _, p := range ps {
-		what := fmt.Sprintf("text %s, media %s", window(p.TextWindow), window(p.MediaWindow))
-		if p.Destroy {
-			what = "compact now: delete the history on the relay below the checkpoint"
-			if !p.CheckpointAt.IsZero() {
-				what += " of " + p.CheckpointAt.Format(time.DateTime)
+		ps := e.PendingRetentions()
+		if c.json {
+			if ps == nil {
+				ps = []engine.PendingRetention{}
 			}
-			what += ", if approved before " + p.Expires.Format(time.DateTime)
+			c.print(map[string]any{"pending": ps})
+			return nil
 		}
-		fmt.Fprintf(c.stdout, "%s  #%s: %s; proposed by %s on %s; approved by %s (%d of %d)\n",
-			p.ID[:12], p.Channel, what, p.Proposer, p.ProposedAt.Format(time.DateOnly),
-			strings.Join(p.Approvals, ", "), len(p.Approvals), p.Threshold)
-	}
-	return nil
+		if len(ps) == 0 {
+			fmt.Fprintln(c.stdout, "no retention change is waiting for approval")
+		}
+		for _, p := range ps {
+			what := fmt.Sprintf("text %s, media %s", window(p.TextWindow), window(p.MediaWindow))
+			if p.Destroy {
+				what = "compact now: delete the history on the relay below the checkpoint"
+				if !p.CheckpointAt.IsZero() {
+					what += " of " + p.CheckpointAt.Format(time.DateTime)
+				}
+				what += ", if approved before " + p.Expires.Format(time.DateTime)
+			}
+			fmt.Fprintf(c.stdout, "%s  #%s: %s; proposed by %s on %s; approved by %s (%d of %d)\n",
+				p.ID[:12], p.Channel, what, p.Proposer, p.ProposedAt.Format(time.DateOnly),
+				strings.Join(p.Approvals, ", "), len(p.Approvals), p.Threshold)
+		}
+		return nil
+	})
 }
 
 func (c *cli) cmdRetentionApprove(ctx context.Context, id string) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	if _, err := e.Sync(ctx); err != nil {
-		return err
-	}
-	ch, err := e.ApproveRetention(ctx, id)
-	if err != nil {
-		return err
-	}
-	if c.json {
-		c.print(map[string]any{"change": ch})
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		if _, err := e.Sync(ctx); err != nil {
+			return err
+		}
+		ch, err := e.ApproveRetention(ctx, id)
+		if err != nil {
+			return err
+		}
+		if c.json {
+			c.print(map[string]any{"change": ch})
+			return nil
+		}
+		switch {
+		case ch.Note != "":
+			fmt.Fprintf(c.stdout, "#%s: %s\n", ch.Channel, ch.Note)
+		default:
+			fmt.Fprintf(c.stdout, "#%s: in force and published to the relay\n", ch.Channel)
+		}
 		return nil
-	}
-	switch {
-	case ch.Note != "":
-		fmt.Fprintf(c.stdout, "#%s: %s\n", ch.Channel, ch.Note)
-	default:
-		fmt.Fprintf(c.stdout, "#%s: in force and published to the relay\n", ch.Channel)
-	}
-	return nil
+	})
 }
 
 // cmdCompact compacts one channel, or every one when channel is "".
 func (c *cli) cmdCompact(ctx context.Context, channel string, now bool) error {
-	e, err := c.open(ctx)
-	if err != nil {
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		var reps []engine.CompactReport
+		var err error
+		if channel == "" {
+			reps, err = e.CompactAll(ctx, now)
+		} else {
+			var r engine.CompactReport
+			if r, err = e.Compact(ctx, channel, now); err == nil {
+				reps = append(reps, r)
+			}
+		}
+		if c.json {
+			if reps == nil {
+				reps = []engine.CompactReport{}
+			}
+			if err == nil {
+				c.print(map[string]any{"compacted": reps})
+			}
+			return err
+		}
+		for _, r := range reps {
+			if r.Statement != "" {
+				fmt.Fprintln(c.stdout, r.Statement)
+			}
+			fmt.Fprintf(c.stdout, "#%s: checkpoint at seq %d over %d documents", r.Channel, r.Checkpoint, r.Documents)
+			switch {
+			case r.Dropped:
+				fmt.Fprintf(c.stdout, "; deleted %d envelopes (%d bytes)\n", r.Envelopes, r.Bytes)
+			case r.Pending != "":
+				fmt.Fprintf(c.stdout, "; %s\n", r.NotDue)
+			default:
+				fmt.Fprintf(c.stdout, "; nothing deleted: %s\n", r.NotDue)
+			}
+		}
 		return err
-	}
-	defer e.Close()
-	var reps []engine.CompactReport
-	if channel == "" {
-		reps, err = e.CompactAll(ctx, now)
-	} else {
-		var r engine.CompactReport
-		if r, err = e.Compact(ctx, channel, now); err == nil {
-			reps = append(reps, r)
-		}
-	}
-	if c.json {
-		if reps == nil {
-			reps = []engine.CompactReport{}
-		}
-		if err == nil {
-			c.print(map[string]any{"compacted": reps})
-		}
-		return err
-	}
-	for _, r := range reps {
-		if r.Statement != "" {
-			fmt.Fprintln(c.stdout, r.Statement)
-		}
-		fmt.Fprintf(c.stdout, "#%s: checkpoint at seq %d over %d documents", r.Channel, r.Checkpoint, r.Documents)
-		switch {
-		case r.Dropped:
-			fmt.Fprintf(c.stdout, "; deleted %d envelopes (%d bytes)\n", r.Envelopes, r.Bytes)
-		case r.Pending != "":
-			fmt.Fprintf(c.stdout, "; %s\n", r.NotDue)
-		default:
-			fmt.Fprintf(c.stdout, "; nothing deleted: %s\n", r.NotDue)
-		}
-	}
-	return err
+	})
 }
 
 func (c *cli) cmdStorage(ctx context.Context) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	st, err := e.Storage(ctx)
-	if err != nil {
-		return err
-	}
-	if c.json {
-		c.print(map[string]any{"storage": st})
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		st, err := e.Storage(ctx)
+		if err != nil {
+			return err
+		}
+		if c.json {
+			c.print(map[string]any{"storage": st})
+			return nil
+		}
+		if st.LimitBytes == 0 {
+			fmt.Fprintf(c.stdout, "%d bytes in %d envelopes across %d groups; the relay sets no budget\n", st.LogBytes, st.Envelopes, st.Groups)
+			return nil
+		}
+		fmt.Fprintf(c.stdout, "%d of %d bytes (%d %%) in %d envelopes across %d groups\n", st.LogBytes, st.LimitBytes, st.Percent, st.Envelopes, st.Groups)
+		if st.NearBudget {
+			fmt.Fprintln(c.stdout, "near the budget: weald compact --all --now frees space")
+		}
 		return nil
-	}
-	if st.LimitBytes == 0 {
-		fmt.Fprintf(c.stdout, "%d bytes in %d envelopes across %d groups; the relay sets no budget\n", st.LogBytes, st.Envelopes, st.Groups)
-		return nil
-	}
-	fmt.Fprintf(c.stdout, "%d of %d bytes (%d %%) in %d envelopes across %d groups\n", st.LogBytes, st.LimitBytes, st.Percent, st.Envelopes, st.Groups)
-	if st.NearBudget {
-		fmt.Fprintln(c.stdout, "near the budget: weald compact --all --now frees space")
-	}
-	return nil
+	})
 }

@@ -34,46 +34,40 @@ func syncCommands(c *cli) []*cobra.Command {
 }
 
 func (c *cli) cmdSync(ctx context.Context) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	rep, err := e.Sync(ctx)
-	if err != nil {
-		return err
-	}
-	st := e.Status()
-	phrase, _ := e.TakeRecoveryPhrase(ctx) // set once a resumed bootstrap finished
-	if c.json {
-		out := map[string]any{"workspace": st.Workspace, "ready": rep.Ready, "joined": nonNil(rep.Joined.Joined),
-			"waiting": nonNil(rep.Joined.Waiting), "failed": nonNil(rep.Joined.Failed), "pending": st.Pending}
-		if phrase != "" {
-			out["recovery_phrase"] = phrase
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		rep, err := e.Sync(ctx)
+		if err != nil {
+			return err
 		}
-		c.print(out)
-	} else {
-		fmt.Fprintf(c.stdout, "synced: ready=%v, joined %d channels\n", rep.Ready, len(rep.Joined.Joined))
-		if phrase != "" {
-			fmt.Fprintf(c.stdout, "recovery phrase (write it down; it is shown once):\n  %s\n", phrase)
+		st := e.Status()
+		phrase, _ := e.TakeRecoveryPhrase(ctx) // set once a resumed bootstrap finished
+		if c.json {
+			out := map[string]any{"workspace": st.Workspace, "ready": rep.Ready, "joined": nonNil(rep.Joined.Joined),
+				"waiting": nonNil(rep.Joined.Waiting), "failed": nonNil(rep.Joined.Failed), "pending": st.Pending}
+			if phrase != "" {
+				out["recovery_phrase"] = phrase
+			}
+			c.print(out)
+		} else {
+			fmt.Fprintf(c.stdout, "synced: ready=%v, joined %d channels\n", rep.Ready, len(rep.Joined.Joined))
+			if phrase != "" {
+				fmt.Fprintf(c.stdout, "recovery phrase (write it down; it is shown once):\n  %s\n", phrase)
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 func (c *cli) cmdStatus(ctx context.Context) error {
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	st := e.Status()
-	if c.json {
-		c.print(st)
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		st := e.Status()
+		if c.json {
+			c.print(st)
+			return nil
+		}
+		fmt.Fprintf(c.stdout, "workspace %s (%s) ready=%v groups=%d joined=%d pending=%v\n", st.Name, st.Workspace, st.Ready, st.Groups, st.Joined, st.Pending)
 		return nil
-	}
-	fmt.Fprintf(c.stdout, "workspace %s (%s) ready=%v groups=%d joined=%d pending=%v\n", st.Name, st.Workspace, st.Ready, st.Groups, st.Joined, st.Pending)
-	return nil
+	})
 }
 
 func (c *cli) cmdRun(ctx context.Context) error {

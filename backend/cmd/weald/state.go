@@ -179,3 +179,14 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+// withEngine opens the current workspace's engine, runs f with it and
+// closes it: the preamble of every command that works on a workspace.
+func (c *cli) withEngine(ctx context.Context, f func(e *engine.Engine) error) error {
+	e, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	return f(e)
+}
