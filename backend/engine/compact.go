@@ -476,22 +476,34 @@ func (e *Engine) steward(ctx context.Context) {
 	near := e.checkBudget(ctx)
 	for _, gi := range e.roster.Groups() {
 		g := e.groups[gi.Policy.Group]
-		if gi.Deleted || g == nil || !e.isSteward(g) {
+		if gi.Deleted || g == nil || g.mls == nil || !g.mls.Active() {
 			continue
 		}
 		r := &g.rec.Retention
+		steward := e.isSteward(g)
 		// Ahead of the ceiling (spec/lifecycle.md "The workspace byte
 		// budget"): once usage has crossed 80 %, each group with changes
 		// since its last checkpoint gets one now, while the relay still
 		// accepts the envelopes, so compact-now works at the ceiling.
-		ahead := near && r.Changes > 0 && (len(r.Trusted) == 0 || r.Trusted[len(r.Trusted)-1].At.Before(e.meta.NearBudgetSince))
-		if !ahead && !retention.CheckpointDue(r.Changes, r.Since, e.now()) {
+		ahead := steward && near && r.Changes > 0 && (len(r.Trusted) == 0 || r.Trusted[len(r.Trusted)-1].At.Before(e.meta.NearBudgetSince))
+		due := ahead || steward && retention.CheckpointDue(r.Changes, r.Since, e.now())
+		// A stand-in: the steward has been away a whole cadence past due,
+		// and this member tries once a cadence (it may not hold the full
+		// history, or the chain head's key).
+		standIn := !steward && retention.StandInDue(r.Changes, r.Since, e.now()) && e.now().Sub(r.StandInTried) >= retention.CheckpointAge
+		if !due && !standIn {
 			continue
+		}
+		if standIn {
+			r.StandInTried = e.now()
+			_ = e.persistGroup(ctx, g)
 		}
 		if _, err := e.writeCheckpoint(ctx, g, &gi); err != nil {
 			// A steward that joined a closed channel late holds no key of
-			// its first epochs: not a fault, and nothing it can repair.
-			if !errors.Is(err, retention.ErrChainFrozen) && !errors.Is(err, ErrNotFullHistory) {
+			// its first epochs: not a fault, and nothing it can repair;
+			// nor is a stand-in's missing key of the chain's head.
+			quiet := errors.Is(err, retention.ErrChainFrozen) || errors.Is(err, ErrNotFullHistory) || standIn && errors.Is(err, retention.ErrNoKey)
+			if !quiet {
 				e.raise(ctx, Alert{Code: "retention/steward", Group: hexID(gi.Policy.Group).hex(),
 					Message: fmt.Sprintf("The checkpoint of %s could not be written: %v", gi.Name, err)})
 			}

@@ -37,6 +37,9 @@ type retentionRec struct {
 	// not replay beneath (a drop came first): author chains are verified
 	// from that checkpoint's time on ("history verified from").
 	VerifiedFrom time.Time `json:"verified_from,omitempty"`
+	// StandInTried is when this member last tried to stand in for an
+	// absent steward (compact.go); it tries again a cadence later.
+	StandInTried time.Time `json:"stand_in_tried,omitempty"`
 }
 
 // trustedCP is a checkpoint this client wrote or verified.

@@ -238,3 +238,67 @@ func TestStewardCheckpointsEvery512ChangesOr7Days(t *testing.T) {
 		}
 	}
 }
+
+// The steward of #general (Dana, leaf 0) is away. Sam holds the channel's
+// full history (an open channel) and stands in once the checkpoint is a
+// whole cadence overdue: not at 8 days, at 15; once, not at every sync;
+// Dana, back, trusts it and writes no second one (docs/protocol/
+// retention.md "The steward"). Before the stand-in, a channel whose
+// steward stayed away was never checkpointed, so never compacted.
+func TestStandInStewardWhenTheStewardIsAway(t *testing.T) {
+	r := startRelay(t)
+	dana, clk := historyWorkspace(t, r, 20, 1, 186)
+	ctx := testCtx(t)
+	opts := r.options(t, "sam", 187)
+	opts.Clock = clk.now
+	sam, err := Join(ctx, opts, invite(t, dana))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sam.Close() })
+	if _, err := sam.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sam.SendMany(ctx, "general", []string{"one", "two", "three"}); err != nil {
+		t.Fatal(err)
+	}
+	checkpoints := func(e *Engine) int {
+		t.Helper()
+		if _, err := e.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		info, err := e.Retention("general")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.Checkpoints
+	}
+	start := time.Now()
+	clk.set(start.Add(8 * 24 * time.Hour))
+	if n := checkpoints(sam); n != 0 {
+		t.Fatalf("8 days on, the steward's turn: sam wrote %d checkpoints", n)
+	}
+	clk.set(start.Add(15 * 24 * time.Hour))
+	if n := checkpoints(sam); n != 1 {
+		t.Fatalf("15 days on with the steward away: %d checkpoints, want sam's 1", n)
+	}
+	if _, err := sam.Send(ctx, "general", "four"); err != nil {
+		t.Fatal(err)
+	}
+	if n := checkpoints(sam); n != 1 {
+		t.Fatalf("sam stood in again at once: %d checkpoints", n)
+	}
+	if n := checkpoints(dana); n != 1 {
+		t.Fatalf("dana, back, has %d checkpoints, want sam's 1", n)
+	}
+	if ms, err := dana.Messages(ctx, "general", 0); err != nil || ms[len(ms)-1].Text != "four" {
+		t.Fatalf("dana reads %v, %v", len(ms), err)
+	}
+	for _, e := range []*Engine{dana, sam} {
+		for _, a := range e.Status().Alerts {
+			if strings.HasPrefix(a.Code, "retention/") {
+				t.Fatalf("alert: %+v", a)
+			}
+		}
+	}
+}

@@ -12,6 +12,17 @@ const (
 	BudgetWarnPercent = 80
 )
 
+// StandInDue reports whether a group's checkpoint is overdue by a whole
+// cadence (1024 changes, or 14 days since the last checkpoint or first
+// change): its steward has been away that long, and another member holding
+// the full history stands in (docs/protocol/retention.md "The steward").
+func StandInDue(changes int, since, now time.Time) bool {
+	if changes <= 0 {
+		return false
+	}
+	return changes >= 2*CheckpointChanges || now.Sub(since) >= 2*CheckpointAge
+}
+
 // CheckpointDue reports whether a group whose log holds changes content
 // envelopes since its last checkpoint is due for one; since is when that
 // checkpoint was written (the first of those changes, when there is none).
