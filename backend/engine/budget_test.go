@@ -30,64 +30,10 @@ func TestByteBudgetAt80And100Percent(t *testing.T) {
 	if _, err := dana.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	trusted := func() int {
-		dana.mu.Lock()
-		defer dana.mu.Unlock()
-		gi, _ := dana.resolveChannel("general")
-		return len(dana.groups[gi.Policy.Group].rec.Retention.Trusted)
-	}
-	nearAlerts := func() int {
-		n := 0
-		for _, a := range dana.Status().Alerts {
-			if a.Code == "storage/near_budget" {
-				n++
-			}
-		}
-		return n
-	}
-	// Below 80 %: no checkpoint, no alert. Each round the steward reads STATS
-	// (an hour passes).
-	crossed := -1
-	var pct uint64
-	for i := 0; i < 400 && crossed < 0; i++ {
-		if _, err := dana.Send(ctx, "general", fmt.Sprintf("message %03d of a workspace filling its budget", i)); err != nil {
-			t.Fatalf("message %d: %v", i, err)
-		}
-		if i%5 != 4 {
-			continue
-		}
-		clk.set(clk.now().Add(time.Hour + time.Minute))
-		if _, err := dana.Sync(ctx); err != nil {
-			t.Fatal(err)
-		}
-		st, err := dana.Storage(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if trusted() > 0 {
-			crossed, pct = i, st.Percent
-			break
-		}
-		if st.NearBudget || nearAlerts() != 0 {
-			t.Fatalf("at %d %% the steward wrote no checkpoint (alerts %d)", st.Percent, nearAlerts())
-		}
-	}
-	if crossed < 0 || pct < 80 || pct >= 100 {
-		t.Fatalf("the steward's checkpoint came after message %d at %d %%, want between 80 and 100 %%", crossed, pct)
-	}
-	t.Logf("crossed 80 %% after %d messages; with the checkpoint written ahead: %d %%", crossed+1, pct)
-	if nearAlerts() != 1 {
-		t.Fatalf("%d storage/near_budget alerts at the crossing, want 1", nearAlerts())
-	}
+	crossed := fillToCrossing(t, dana, clk)
 
 	// On to the ceiling: a write is refused with quota/log_budget_exhausted.
-	var refused error
-	for i := 0; i < 400 && refused == nil; i++ {
-		_, refused = dana.Send(ctx, "general", fmt.Sprintf("after the mark %03d", i))
-	}
-	if c, _ := errcode.Of(refused); c != wire.CodeLogBudgetExhausted {
-		t.Fatalf("at the ceiling: %v", refused)
-	}
+	fillToCeiling(t, dana)
 	clk.set(clk.now().Add(2 * time.Hour))
 	if _, err := dana.Sync(ctx); err != nil {
 		t.Fatal(err)
@@ -96,8 +42,8 @@ func TestByteBudgetAt80And100Percent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if nearAlerts() != 1 {
-		t.Fatalf("%d storage/near_budget alerts after more syncs, want still 1", nearAlerts())
+	if nearAlerts(dana) != 1 {
+		t.Fatalf("%d storage/near_budget alerts after more syncs, want still 1", nearAlerts(dana))
 	}
 
 	// Compact-now at the ceiling drops below the checkpoint written ahead
@@ -128,7 +74,158 @@ func TestByteBudgetAt80And100Percent(t *testing.T) {
 	if n := countPrefixed(t, dana, "general", "writes resume"); n != 1 {
 		t.Fatalf("read back %d of the message sent after compact-now", n)
 	}
-	if n := countPrefixed(t, dana, "general", "message "); n != crossed+1 {
-		t.Fatalf("%d messages before the mark still readable, want %d", n, crossed+1)
+	if n := countPrefixed(t, dana, "general", "message "); n != crossed {
+		t.Fatalf("%d messages before the mark still readable, want %d", n, crossed)
+	}
+}
+
+// fillToCrossing sends to #general until the steward (dana, its clock an
+// hour further every 5 messages so that it reads STATS each round) has
+// written its checkpoint ahead of the ceiling, and returns how many
+// messages that took; it checks that this happened between 80 and 100 %
+// with one storage/near_budget alert, and none before.
+func fillToCrossing(t *testing.T, dana *Engine, clk *testClock) int {
+	t.Helper()
+	ctx := testCtx(t)
+	trusted := func() int {
+		dana.mu.Lock()
+		defer dana.mu.Unlock()
+		gi, _ := dana.resolveChannel("general")
+		return len(dana.groups[gi.Policy.Group].rec.Retention.Trusted)
+	}
+	// Below 80 %: no checkpoint, no alert. Each round the steward reads STATS
+	// (an hour passes).
+	crossed := -1
+	var pct uint64
+	for i := 0; i < 400 && crossed < 0; i++ {
+		if _, err := dana.Send(ctx, "general", fmt.Sprintf("message %03d of a workspace filling its budget", i)); err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		if i%5 != 4 {
+			continue
+		}
+		clk.set(clk.now().Add(time.Hour + time.Minute))
+		if _, err := dana.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		st, err := dana.Storage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if trusted() > 0 {
+			crossed, pct = i, st.Percent
+			break
+		}
+		if st.NearBudget || nearAlerts(dana) != 0 {
+			t.Fatalf("at %d %% the steward wrote no checkpoint (alerts %d)", st.Percent, nearAlerts(dana))
+		}
+	}
+	if crossed < 0 || pct < 80 || pct >= 100 {
+		t.Fatalf("the steward's checkpoint came after message %d at %d %%, want between 80 and 100 %%", crossed, pct)
+	}
+	t.Logf("crossed 80 %% after %d messages; with the checkpoint written ahead: %d %%", crossed+1, pct)
+	if nearAlerts(dana) != 1 {
+		t.Fatalf("%d storage/near_budget alerts at the crossing, want 1", nearAlerts(dana))
+	}
+	return crossed + 1
+}
+
+// nearAlerts counts e's storage/near_budget alerts.
+func nearAlerts(e *Engine) int {
+	n := 0
+	for _, a := range e.Status().Alerts {
+		if a.Code == "storage/near_budget" {
+			n++
+		}
+	}
+	return n
+}
+
+// fillToCeiling sends to #general until the relay refuses a write with
+// quota/log_budget_exhausted.
+func fillToCeiling(t *testing.T, e *Engine) {
+	t.Helper()
+	ctx := testCtx(t)
+	var refused error
+	for i := 0; i < 400 && refused == nil; i++ {
+		_, refused = e.Send(ctx, "general", fmt.Sprintf("after the mark %03d", i))
+	}
+	if c, _ := errcode.Of(refused); c != wire.CodeLogBudgetExhausted {
+		t.Fatalf("at the ceiling: %v", refused)
+	}
+}
+
+// Compact-now at the ceiling in a workspace with two admins (issue 14):
+// the relay refuses writes; dana's compact-now cannot write a new
+// checkpoint and puts a destruction below the one written ahead to lee;
+// lee's approval drops it, space is freed, writes resume, and both read
+// every message from before the mark.
+func TestTwoAdminsCompactNowAtTheCeiling(t *testing.T) {
+	const budget = 60_000
+	r := startRelayWith(t, relay.Config{MaxLogBytes: budget})
+	clk := &testClock{} // the real clock until the fill moves it on
+	opts := r.options(t, "dana", 156)
+	opts.Clock = clk.now
+	ctx := testCtx(t)
+	dana, err := CreateWorkspace(ctx, opts, "Acme", r.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dana.Close() })
+	lee := joinWith(t, r, invite(t, dana), "lee", 157)
+	if err := dana.Promote(ctx, lee.meta.User.hex()); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []*Engine{dana, lee} {
+		if _, err := e.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	crossed := fillToCrossing(t, dana, clk)
+	fillToCeiling(t, dana)
+	full, err := dana.Storage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	clk.set(time.Time{}) // the relay judges the authorization by its own clock
+	rep, err := dana.Compact(ctx, "general", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Dropped || rep.Pending == "" {
+		t.Fatalf("one of two admins compacted at the ceiling: %+v", rep)
+	}
+	if _, err := lee.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ps := lee.PendingRetentions()
+	if len(ps) != 1 || !ps[0].Destroy || !ps[0].Approvable {
+		t.Fatalf("lee's pending list at the ceiling: %+v", ps)
+	}
+	if _, err := lee.ApproveRetention(ctx, ps[0].ID); err != nil {
+		t.Fatalf("lee's approval at the ceiling: %v", err)
+	}
+	after, err := lee.Storage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.LogBytes >= full.LogBytes || after.NearBudget {
+		t.Fatalf("the approved compact-now at the ceiling: %d → %d bytes (%d %%)", full.LogBytes, after.LogBytes, after.Percent)
+	}
+	t.Logf("approved compact-now at the ceiling: %d → %d bytes (%d %% → %d %%)", full.LogBytes, after.LogBytes, full.Percent, after.Percent)
+	if _, err := dana.Send(ctx, "general", "writes resume"); err != nil {
+		t.Fatalf("after compact-now: %v", err)
+	}
+	for _, e := range []*Engine{dana, lee} {
+		if _, err := e.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := countPrefixed(t, e, "general", "message "); n != crossed {
+			t.Fatalf("%d messages before the mark readable, want %d", n, crossed)
+		}
+		if n := countPrefixed(t, e, "general", "writes resume"); n != 1 {
+			t.Fatalf("read back %d of the message sent after compact-now", n)
+		}
 	}
 }
