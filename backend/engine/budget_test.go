@@ -7,6 +7,7 @@ import (
 
 	"weald/backend/errcode"
 	"weald/backend/relay"
+	"weald/backend/roster"
 	"weald/backend/wire"
 )
 
@@ -21,15 +22,8 @@ func TestByteBudgetAt80And100Percent(t *testing.T) {
 	clk := &testClock{t: time.Now()}
 	opts := r.options(t, "dana", 152)
 	opts.Clock = clk.now
-	dana, err := CreateWorkspace(testCtx(t), opts, "Acme", r.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dana.Close() })
+	dana := createSynced(t, r, opts)
 	ctx := testCtx(t)
-	if _, err := dana.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
 	crossed := fillToCrossing(t, dana, clk)
 
 	// On to the ceiling: a write is refused with quota/log_budget_exhausted.
@@ -227,5 +221,105 @@ func TestTwoAdminsCompactNowAtTheCeiling(t *testing.T) {
 		if n := countPrefixed(t, e, "general", "writes resume"); n != 1 {
 			t.Fatalf("read back %d of the message sent after compact-now", n)
 		}
+	}
+}
+
+// Compact-now close to the ceiling, with room under the budget for the
+// fresh checkpoint but not for the standing bundles republished above it
+// (what made the desktop's Compact now delete nothing once the checkpoint
+// carried an index snapshot): the drop goes first, since it is what frees
+// the space, and the bundles right after it, so the log falls and a person
+// invited afterwards still joins #general and reads it. The budget is set
+// from a probe: the same workspace (same seeds, same clock) on a relay
+// without one, whose checkpoint and bundles are measured on their own, to
+// fall halfway through the bundles.
+func TestCompactNowWithoutRoomForTheBundles(t *testing.T) {
+	base := time.Now()
+	fill := func(r *testRelay) (*Engine, uint64) {
+		opts := r.options(t, "dana", 153)
+		opts.Clock = func() time.Time { return base }
+		dana := createSynced(t, r, opts)
+		ctx := testCtx(t)
+		for i := range 20 {
+			if _, err := dana.Send(ctx, "general", fmt.Sprintf("message %02d before the ceiling", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st, err := dana.Storage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dana, st.LogBytes
+	}
+	used := func(e *Engine) uint64 {
+		st, err := e.Storage(testCtx(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.LogBytes
+	}
+	locked := func(e *Engine, f func(g *group, gi *roster.GroupInfo) error) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		gi, err := e.resolveChannel("general")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f(e.groups[gi.Policy.Group], &gi); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	probe, filled := fill(startRelay(t))
+	locked(probe, func(g *group, gi *roster.GroupInfo) error {
+		_, err := probe.writeCheckpoint(testCtx(t), g, gi)
+		return err
+	})
+	checkpointed := used(probe)
+	locked(probe, func(g *group, gi *roster.GroupInfo) error { return probe.publishBundles(testCtx(t), g, &gi.Policy) })
+	bundled := used(probe)
+	budget := checkpointed + (bundled-checkpointed)/2
+	t.Logf("probe: %d bytes filled, %d with the checkpoint, %d with the bundles: budget %d", filled, checkpointed, bundled, budget)
+
+	r := startRelayWith(t, relay.Config{MaxLogBytes: budget})
+	dana, got := fill(r)
+	// The runs differ by a few bytes (varints of the relay's clock and
+	// the like); the budget's margin either side is hundreds.
+	if d := int64(got) - int64(filled); d < -64 || d > 64 {
+		t.Fatalf("the workspace filled %d bytes, the probe %d: not the same run", got, filled)
+	}
+	ctx := testCtx(t)
+	reps, err := dana.CompactAll(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rep := range reps {
+		if rep.Channel == "general" && !(rep.Dropped && rep.Envelopes > 0) {
+			t.Fatalf("#general was not compacted: %+v", rep)
+		}
+	}
+	after := used(dana)
+	if after >= filled {
+		t.Fatalf("compact-now: %d → %d bytes", got, after)
+	}
+	t.Logf("compact-now: %d → %d bytes of a %d-byte budget", got, after, budget)
+	dana.mu.Lock()
+	gi, _ := dana.resolveChannel("general")
+	g := dana.groups[gi.Policy.Group]
+	owed, above := g.rec.BundleOwed, g.rec.Retention.Trusted[len(g.rec.Retention.Trusted)-1].BundlesAbove
+	dana.mu.Unlock()
+	if owed || !above {
+		t.Fatalf("the bundles above the checkpoint: owed %v, published %v", owed, above)
+	}
+	link, err := dana.CreateInvite(ctx, []string{"general"}, roster.RoleMember, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sam := joinWith(t, r, link, "sam", 154)
+	if _, err := sam.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := countPrefixed(t, sam, "general", "message "); n != 20 {
+		t.Fatalf("sam, joining after the drop, reads %d of 20 messages", n)
 	}
 }

@@ -334,16 +334,44 @@ func (e *Engine) compact(ctx context.Context, gi *roster.GroupInfo, now bool) (C
 		return rep, err
 	}
 	rep.Checkpoint, rep.Documents, rep.Changes = w.cp.Seq, w.documents, w.changes
-	if err := e.publishBundles(ctx, g, &gi.Policy); err != nil {
+	if now {
+		rep.Statement = fmt.Sprintf("Deleting %d envelopes (%d bytes) of %s from the relay: everything below the checkpoint just written. Every message stays readable from the checkpoint's %d snapshots; author chains beneath it can no longer be replayed.",
+			w.below, w.belowSize, gi.Name, w.documents)
+	}
+	err = e.publishBundles(ctx, g, &gi.Policy)
+	if err != nil && now && budgetFull(err) && e.roster.LiveAdmins() <= 1 {
+		return e.dropThenPublish(ctx, g, gi, w.cp, rep)
+	}
+	if err != nil {
 		return rep, err
 	}
 	g.rec.Retention.trustedAt(w.cp.Seq).BundlesAbove = true
 	if now {
-		rep.Statement = fmt.Sprintf("Deleting %d envelopes (%d bytes) of %s from the relay: everything below the checkpoint just written. Every message stays readable from the checkpoint's %d snapshots; author chains beneath it can no longer be replayed.",
-			w.below, w.belowSize, gi.Name, w.documents)
 		return e.destroyBelow(ctx, g, w.cp, rep)
 	}
 	return e.policyDrop(ctx, g, gi, rep)
+}
+
+// dropThenPublish is a one-admin compact-now whose fresh checkpoint fitted
+// under the relay's byte budget but whose standing bundles did not: the
+// drop goes first, since it is what frees the space, and the bundles are
+// republished above the checkpoint right after. The group owes them
+// (BundleOwed, persisted before the drop), so a failure in between is
+// repaired by the next sync, never left as a channel nobody can join.
+func (e *Engine) dropThenPublish(ctx context.Context, g *group, gi *roster.GroupInfo, cp trustedCP, rep CompactReport) (CompactReport, error) {
+	g.rec.BundleOwed = true
+	if err := e.persistGroup(ctx, g); err != nil {
+		return rep, err
+	}
+	rep, err := e.destroyBelow(ctx, g, cp, rep)
+	if err != nil {
+		return rep, err
+	}
+	if err := e.publishBundles(ctx, g, &gi.Policy); err != nil {
+		return rep, err
+	}
+	g.rec.Retention.trustedAt(cp.Seq).BundlesAbove = true
+	return rep, e.persistGroup(ctx, g)
 }
 
 // compactAtCeiling is compact-now when the relay's budget is full: no new

@@ -67,6 +67,20 @@ func createWorkspace(t testing.TB, r *testRelay, seed byte) *Engine {
 	return e
 }
 
+// createSynced creates a workspace with opts and syncs it once.
+func createSynced(t testing.TB, r *testRelay, opts Options) *Engine {
+	t.Helper()
+	e, err := CreateWorkspace(testCtx(t), opts, "Acme", r.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if _, err := e.Sync(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
 func TestFreshWorkspace(t *testing.T) {
 	r := startRelay(t)
 	e := createWorkspace(t, r, 1)
