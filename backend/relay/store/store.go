@@ -237,6 +237,22 @@ type Tx interface {
 	// WelcomeNotices returns owner's oldest wire.MaxWelcomes kept notices,
 	// oldest first.
 	WelcomeNotices(ctx context.Context, ws, owner wire.ID) ([]wire.WelcomeRef, error)
+	// RecoveryDirPut makes e the current entry of owner's slot of group
+	// (the caller checked e names a recovery.wrap of the owner's user);
+	// the entry it replaces becomes the fallback. added: the slot is new.
+	RecoveryDirPut(ctx context.Context, ws, owner, group wire.ID, e wire.DirEntry) (added bool, err error)
+	// RecoveryDirCount returns how many slots owner has.
+	RecoveryDirCount(ctx context.Context, ws, owner wire.ID) (int, error)
+	// RecoveryDir returns owner's slots by group id (at most
+	// wire.MaxDirSlots), each entry Present when the recovery.wrap at its
+	// seq is still stored.
+	RecoveryDir(ctx context.Context, ws, owner wire.ID) ([]wire.DirSlot, error)
+	// DropRecoveryDir deletes owner's slots of d.Groups (every slot when
+	// it names none) and, when any went, keeps the signed d; it returns
+	// how many went. It is the only way a slot is deleted.
+	DropRecoveryDir(ctx context.Context, ws wire.ID, d *wire.RecoveryDirDrop) (int64, error)
+	// RecoveryDirDrop returns a kept drop's signed body; ErrNotFound if none.
+	RecoveryDirDrop(ctx context.Context, ws, hash wire.ID) ([]byte, error)
 	// ClearWelcomeNotices deletes those of refs owner has.
 	ClearWelcomeNotices(ctx context.Context, ws, owner wire.ID, refs []wire.WelcomeRef) error
 
