@@ -323,6 +323,18 @@ func (e *Engine) joinFromWelcome(ctx context.Context, gi roster.GroupInfo, envs 
 		g := e.groupState(gi.Policy.Group)
 		g.mls = m
 		g.rec.LastSeq = envs[i].Seq
+		// The self-joins before the Welcome, as every member counts them
+		// (the run starts at the log's first seq where a self-join group
+		// is joined by Welcome: an agent's).
+		for j := range envs[:i] {
+			env := &envs[j].Envelope
+			if env.Kind != wire.KindMLSCommit {
+				continue
+			}
+			if pub, _, ok := e.authorPub(env.Author, gi.Policy.Group); ok && wire.VerifyEnvelope(env, pub) == nil {
+				_, _ = e.noteSelfJoin(g, &gi.Policy, env)
+			}
+		}
 		if err := e.noteEpoch(g, gi.Policy.History == roster.HistoryClosed, gi.Policy.Kind == roster.KindWorkspace); err != nil {
 			return err
 		}

@@ -97,7 +97,7 @@ func TestForgedJoinsAreEvicted(t *testing.T) {
 			stranger, _ := identity.GenerateKey[identity.Device](seededRand(77))
 			id := identity.DeviceIDOf(stranger.Public())
 			gi, _ := sam.roster.Group(roster.GeneralGroupID(sam.wsID()))
-			jd, err := groups.NewJoinData(stranger, roster.Ref{}, groups.PathSelfJoin, &gi.Policy, [32]byte(gi.Policy.Group), epoch, leafKey)
+			jd, err := groups.NewJoinData(stranger, roster.Ref{}, groups.PathSelfJoin, &gi.Policy, [32]byte(gi.Policy.Group), epoch, leafKey, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +110,7 @@ func TestForgedJoinsAreEvicted(t *testing.T) {
 		{"no leaf binding", "leaf/unbound", nil, func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData, tree.Extensions) {
 			gi, _ := sam.roster.Group(roster.GeneralGroupID(sam.wsID()))
 			dev, _ := sam.roster.Device(sam.devID)
-			jd, err := groups.NewJoinData(sam.dev, dev.Admitted, groups.PathSelfJoin, &gi.Policy, [32]byte(gi.Policy.Group), epoch, leafKey)
+			jd, err := groups.NewJoinData(sam.dev, dev.Admitted, groups.PathSelfJoin, &gi.Policy, [32]byte(gi.Policy.Group), epoch, leafKey, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +121,7 @@ func TestForgedJoinsAreEvicted(t *testing.T) {
 			other := gi.Policy
 			other.History = roster.HistoryClosed
 			dev, _ := sam.roster.Device(sam.devID)
-			jd, err := groups.NewJoinData(sam.dev, dev.Admitted, groups.PathSelfJoin, &other, [32]byte(gi.Policy.Group), epoch, leafKey)
+			jd, err := groups.NewJoinData(sam.dev, dev.Admitted, groups.PathSelfJoin, &other, [32]byte(gi.Policy.Group), epoch, leafKey, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +130,7 @@ func TestForgedJoinsAreEvicted(t *testing.T) {
 		{"recovery path by a device no recovery admitted", "join/forged", nil, func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData, tree.Extensions) {
 			gi, _ := sam.roster.Group(roster.GeneralGroupID(sam.wsID()))
 			dev, _ := sam.roster.Device(sam.devID)
-			jd, err := groups.NewJoinData(sam.dev, dev.Admitted, groups.PathRecovery, &gi.Policy, [32]byte(gi.Policy.Group), epoch, leafKey)
+			jd, err := groups.NewJoinData(sam.dev, dev.Admitted, groups.PathRecovery, &gi.Policy, [32]byte(gi.Policy.Group), epoch, leafKey, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,7 +186,7 @@ func TestForgedJoinsAreEvicted(t *testing.T) {
 		}, func(epoch uint64, leafKey []byte) ([]byte, *groups.JoinData, tree.Extensions) {
 			gi, _ := sam.roster.Group(roster.GeneralGroupID(sam.wsID()))
 			dev, _ := sam.roster.Device(sam.devID)
-			jd, err := groups.NewJoinData(sam.dev, dev.Admitted, groups.PathSelfJoin, &gi.Policy, [32]byte(gi.Policy.Group), epoch, leafKey)
+			jd, err := groups.NewJoinData(sam.dev, dev.Admitted, groups.PathSelfJoin, &gi.Policy, [32]byte(gi.Policy.Group), epoch, leafKey, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"weald/backend/groups"
 	"weald/backend/identity"
@@ -85,7 +86,15 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 		}
 		switch env.Kind {
 		case wire.KindMLSCommit:
-			leaf, err := e.applyCommit(ctx, g, &gi.Policy, env)
+			late, err := e.noteSelfJoin(g, &gi.Policy, env)
+			if err != nil {
+				// Past the self-join limit, as every receiver reads it from
+				// the log: refused, never merged (spec/channels.md "Limits").
+				e.raise(ctx, Alert{Code: "limit/self_join_rate", Message: err.Error(), Group: hexID(id).hex(),
+					Actor: identity.DeviceID(env.Author).String()})
+				continue
+			}
+			leaf, err := e.applyCommit(ctx, g, &gi.Policy, env, late)
 			switch {
 			case errors.Is(err, groups.ErrUnboundLeaf):
 				e.alertUnbound(ctx, id, env.Author, "the commit", err) // refused, never merged
@@ -158,6 +167,50 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 	return nil
 }
 
+// selfJoinLead is how far a self-join's signed time may run ahead of a
+// receiver's clock, once its joiner has used its hour, before the receiver
+// evicts it (noteSelfJoin).
+const selfJoinLead = time.Hour
+
+// noteSelfJoin notes a self-join commit (an external commit whose JoinData
+// names the self-join or recovery path, signed by the envelope's author) in
+// g's join record, in log order, whatever becomes of the commit. refused
+// (wrapping groups.ErrSelfJoinRate) means every receiver refuses it: the
+// record is built from the log alone (groups.JoinRate). late (wrapping it
+// too) is this receiver's own judgment, by its clock, so it never decides
+// a merge: a joiner that has used its hour and dates its join more than
+// selfJoinLead ahead of this clock is evicted after the merge, one Remove
+// commit that every member applies alike.
+func (e *Engine) noteSelfJoin(g *group, pol *roster.GroupPolicy, env *wire.Envelope) (late, refused error) {
+	m, err := framing.DecodeMLSMessage(env.CT)
+	if err != nil || m.WireFormat != framing.WireFormatPublicMessage || m.Public == nil ||
+		m.Public.Content.Sender.Type != framing.SenderNewMemberCommit {
+		return nil, nil
+	}
+	jd, err := groups.DecodeJoinData(m.Public.Content.AuthenticatedData)
+	if err != nil || (jd.Path != groups.PathSelfJoin && jd.Path != groups.PathRecovery) || wire.ID(jd.Device) != env.Author {
+		return nil, nil
+	}
+	dev, ok := e.roster.Device(jd.Device)
+	if !ok || dev.Public.Verify(groups.LabelJoin, jd.TBS([32]byte(g.rec.ID), m.Public.Content.Epoch+1), jd.Signature) != nil {
+		return nil, nil // not the device's join: ValidateJoin refuses it
+	}
+	if g.rec.Joins == nil {
+		g.rec.Joins = groups.JoinRate{}
+	}
+	who := hexID(jd.Device).hex()
+	now := e.now()
+	recent := g.rec.Joins.Since(who, now.Add(-time.Hour))
+	if err := g.rec.Joins.Note(who, jd.Time, pol.CreatedAt); err != nil {
+		return nil, err
+	}
+	if recent >= groups.MaxSelfJoinsPerHour && jd.Time.After(now.Add(selfJoinLead)) {
+		return fmt.Errorf("%w (a join of %s dated %s, ahead of this device's clock)", groups.ErrSelfJoinRate,
+			jd.Device.ShortString(), jd.Time.UTC().Format(time.RFC3339)), nil
+	}
+	return nil, nil
+}
+
 // evictee is a leaf to evict, named by its index and signature key.
 type evictee struct {
 	leaf uint32
@@ -223,7 +276,11 @@ func (e *Engine) alertUnbound(ctx context.Context, group identity.GroupID, autho
 // an external commit fails validation, and an error wrapping
 // groups.ErrUnboundLeaf, without merging, when the commit brings a leaf the
 // roster does not bind (an Add, a path leaf, an external joiner).
-func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPolicy, env *wire.Envelope) (evictee, error) {
+//
+// late, when not nil, wraps groups.ErrSelfJoinRate: the commit is a
+// self-join whose time runs ahead of this receiver's clock (noteSelfJoin);
+// merged like any valid join, its leaf is then evicted.
+func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPolicy, env *wire.Envelope, late error) (evictee, error) {
 	if g.mls == nil || !g.mls.Active() {
 		return evictee{}, nil
 	}
@@ -293,13 +350,8 @@ func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPol
 				groups.Joiner{Identity: joiner.Credential.Identity, SigningKey: joiner.SignatureKey}, inRoot)
 		}
 	}
-	if verr == nil && jd.Path == groups.PathSelfJoin {
-		// Every receiver enforces the self-join limit: a join past it is
-		// evicted like a forged one (spec/channels.md "Limits").
-		if g.rec.Joins == nil {
-			g.rec.Joins = groups.JoinRate{}
-		}
-		verr = g.rec.Joins.Note(hexID(jd.Device).hex(), e.now())
+	if verr == nil && jd.Path != groups.PathInvite && late != nil {
+		verr = late
 	}
 	if verr != nil {
 		return evictee{leaf: joiner.Index, key: joiner.SignatureKey}, verr

@@ -36,7 +36,7 @@ func (e *Engine) externalJoin(id identity.GroupID, groupInfo []byte, path uint8,
 		return nil, nil, err
 	}
 	// The commit creates the epoch after the GroupInfo's.
-	jd, err := groups.NewJoinData(e.dev, dev.Admitted, path, pol, [32]byte(id), gi.GroupContext.Epoch+1, pub)
+	jd, err := groups.NewJoinData(e.dev, dev.Admitted, path, pol, [32]byte(id), gi.GroupContext.Epoch+1, pub, e.now())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -151,6 +151,13 @@ func (e *Engine) selfJoinsLastHour(id identity.GroupID) int {
 		delete(e.meta.SelfJoins, k)
 	} else {
 		e.meta.SelfJoins[k] = kept
+	}
+	// The log's record (groups.JoinRate), as the receivers count, if this
+	// device holds one for the group: it survives a lost local count.
+	if g := e.groups[id]; g != nil {
+		if n := g.rec.Joins.Since(hexID(e.devID).hex(), cut); n > len(kept) {
+			return n
+		}
 	}
 	return len(kept)
 }

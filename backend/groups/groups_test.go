@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"weald/backend/identity"
 	"weald/backend/roster"
@@ -168,13 +169,35 @@ func TestInviteBundle(t *testing.T) {
 func TestJoinDataRoundTrip(t *testing.T) {
 	dev, _ := identity.GenerateKey[identity.Device](rng(13))
 	pol := &roster.GroupPolicy{Group: identity.GroupID{3}, Kind: roster.KindChannel, Admission: roster.AdmissionParent}
-	j, err := NewJoinData(dev, roster.Ref{Index: 4, Head: roster.Head{9}}, PathSelfJoin, pol, [32]byte{3}, 5, []byte("leafkey"))
+	at := time.UnixMilli(1796000000123)
+	j, err := NewJoinData(dev, roster.Ref{Index: 4, Head: roster.Head{9}}, PathSelfJoin, pol, [32]byte{3}, 5, []byte("leafkey"), at)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, err := DecodeJoinData(j.Encode())
-	if err != nil || got.RosterRef != j.RosterRef || got.PolicyHash != pol.Hash() || got.Device != j.Device {
+	if err != nil || got.RosterRef != j.RosterRef || got.PolicyHash != pol.Hash() || got.Device != j.Device ||
+		!got.Time.Equal(at) || got.Version != JoinDataVersion {
 		t.Fatalf("%+v %v", got, err)
+	}
+	// The time is signed: another time does not verify.
+	moved := got
+	moved.Time = at.Add(time.Hour)
+	if err := dev.Public().Verify(LabelJoin, moved.TBS([32]byte{3}, 5), got.Signature); err == nil {
+		t.Fatal("signature verified for another time")
+	}
+	// Version 1 (no time), as the logs before version 2 hold it, still
+	// decodes and verifies.
+	v1 := JoinData{Version: 1, Path: PathSelfJoin, Device: j.Device, RosterRef: j.RosterRef, PolicyHash: j.PolicyHash,
+		LeafSigKey: j.LeafSigKey}
+	if v1.Signature, err = dev.Sign(LabelJoin, v1.TBS([32]byte{3}, 5)); err != nil {
+		t.Fatal(err)
+	}
+	old, err := DecodeJoinData(v1.Encode())
+	if err != nil || old.Version != 1 || !old.Time.IsZero() {
+		t.Fatalf("version 1: %+v %v", old, err)
+	}
+	if err := dev.Public().Verify(LabelJoin, old.TBS([32]byte{3}, 5), old.Signature); err != nil {
+		t.Fatalf("version 1: %v", err)
 	}
 	if err := dev.Public().Verify(LabelJoin, got.TBS([32]byte{3}, 5), got.Signature); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package groups
 import (
 	"bytes"
 	"fmt"
+	"time"
 
 	"weald/backend/identity"
 	"weald/backend/internal/codec"
@@ -21,25 +22,45 @@ const (
 	PathRecovery uint8 = 3
 )
 
+// JoinDataVersion is the version NewJoinData writes. Version 2 adds Time;
+// version 1 (no time) still decodes, for the logs written before it.
+const JoinDataVersion uint8 = 2
+
 // JoinData is the authenticated_data of every Weald external commit
 // (spec/channels.md "The join", step 3; docs/protocol/groups.md).
 type JoinData struct {
+	Version    uint8 // 1 or 2; the zero value encodes as JoinDataVersion
 	Path       uint8
 	Device     identity.DeviceID
 	RosterRef  roster.Ref
 	PolicyHash [32]byte
 	LeafSigKey []byte
-	Signature  []byte
+	// Time (version 2, unix milliseconds) is when the joiner built the
+	// commit, by its own clock and under its signature: the time every
+	// receiver counts the self-join limit by (JoinRate). Zero in version 1.
+	Time      time.Time
+	Signature []byte
+}
+
+func (j *JoinData) version() uint8 {
+	if j.Version == 0 {
+		return JoinDataVersion
+	}
+	return j.Version
 }
 
 func (j *JoinData) encodeFields(w *codec.Writer) {
-	w.U8(1)
+	v := j.version()
+	w.U8(v)
 	w.U8(j.Path)
 	w.Raw(j.Device[:])
 	w.U64(uint64(j.RosterRef.Index))
 	w.Raw(j.RosterRef.Head[:])
 	w.Raw(j.PolicyHash[:])
 	w.Opaque(j.LeafSigKey)
+	if v >= 2 {
+		w.U64(identity.UnixMilli(j.Time))
+	}
 }
 
 // TBS is what the device signs: the group, the epoch the commit creates and
@@ -71,13 +92,17 @@ func DecodeJoinData(data []byte) (JoinData, error) {
 	j.RosterRef.Head = roster.Head(r.Array32())
 	j.PolicyHash = r.Array32()
 	j.LeafSigKey = r.OpaqueMax(256)
+	if v >= 2 {
+		j.Time = identity.ReadTime(r)
+	}
 	j.Signature = r.OpaqueMax(256)
 	if err := r.Done(); err != nil {
 		return JoinData{}, fmt.Errorf("%w: join data: %v", ErrDecode, err)
 	}
-	if v != 1 {
+	if v != 1 && v != 2 {
 		return JoinData{}, fmt.Errorf("%w: join data version %d", ErrVersion, v)
 	}
+	j.Version = v
 	if j.Path != PathSelfJoin && j.Path != PathInvite && j.Path != PathRecovery {
 		return JoinData{}, fmt.Errorf("%w: join path %d", ErrDecode, j.Path)
 	}
@@ -89,10 +114,11 @@ func DecodeJoinData(data []byte) (JoinData, error) {
 }
 
 // NewJoinData builds and signs the join data for an external commit into
-// group creating epoch, by device dev with leaf signature key leafKey.
-func NewJoinData(dev identity.DevicePrivate, ref roster.Ref, path uint8, policy *roster.GroupPolicy, group [32]byte, epoch uint64, leafKey []byte) (*JoinData, error) {
-	j := &JoinData{Path: path, Device: identity.DeviceIDOf(dev.Public()), RosterRef: ref, PolicyHash: policy.Hash(),
-		LeafSigKey: append([]byte(nil), leafKey...)}
+// group creating epoch, by device dev with leaf signature key leafKey, at
+// now (the joiner's clock).
+func NewJoinData(dev identity.DevicePrivate, ref roster.Ref, path uint8, policy *roster.GroupPolicy, group [32]byte, epoch uint64, leafKey []byte, now time.Time) (*JoinData, error) {
+	j := &JoinData{Version: JoinDataVersion, Path: path, Device: identity.DeviceIDOf(dev.Public()), RosterRef: ref,
+		PolicyHash: policy.Hash(), LeafSigKey: append([]byte(nil), leafKey...), Time: now}
 	sig, err := dev.Sign(LabelJoin, j.TBS(group, epoch))
 	if err != nil {
 		return nil, err
