@@ -139,6 +139,22 @@ func (e *Engine) writeCheckpoint(ctx context.Context, g *group, gi *roster.Group
 		}
 		srcs = append(srcs, retention.Source{Key: k, Doc: sh.s.Document, Set: set})
 	}
+	// The index that discovers the inventory (spec/lifecycle.md
+	// "Checkpoints": index_snapshot_hash): the engine keeps no index
+	// document, so the writer makes one listing the shards' days.
+	var days []documents.Day
+	seen := map[uint32]bool{}
+	for k := range sets {
+		if !seen[k.Day] {
+			seen[k.Day] = true
+			days = append(days, documents.Day(k.Day))
+		}
+	}
+	ix, err := retention.IndexSource(group, days, documents.Options{Author: wire.ID(e.devID), Clock: e.now, Rand: e.rand})
+	if err != nil {
+		return nil, err
+	}
+	srcs = append(srcs, ix)
 	keys, snaps, err := retention.Snapshots(srcs)
 	if err != nil {
 		return nil, err
@@ -237,7 +253,7 @@ func isAnchor(g *group, env wire.Envelope) bool {
 // shard's own epoch key in a closed one (so it reaches only those who could
 // read it already).
 func (e *Engine) snapshotKey(g *group, pol *roster.GroupPolicy, k retention.DocKey) (uint8, [32]byte, uint64, []byte, error) {
-	if pol.History == roster.HistoryOpen {
+	if pol.History == roster.HistoryOpen || k.Kind == retention.KindIndex {
 		return e.contentKey(g, pol)
 	}
 	key := g.rec.EpochKeys[strconv.FormatUint(k.Epoch, 10)]

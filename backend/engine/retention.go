@@ -271,6 +271,9 @@ func shardOf(g *group, k retention.DocKey) shardKey {
 func (e *Engine) readSnapshots(ctx context.Context, g *group, m *retention.Manifest, snaps []documents.Opened) (bool, error) {
 	read := false
 	for i, s := range snaps {
+		if m.Documents[i].Key.Kind != retention.KindChat {
+			continue // the index: the engine keeps the shards themselves
+		}
 		sh, err := e.shardFor(ctx, shardOf(g, m.Documents[i].Key))
 		if err != nil {
 			return read, err
@@ -372,6 +375,9 @@ func (e *Engine) barrierSets(ctx context.Context, g *group, log []wire.SeqEnvelo
 			return nil, 0, false, err
 		}
 		for _, d := range m.Documents {
+			if d.Key.Kind != retention.KindChat {
+				continue
+			}
 			sh, err := e.shardFor(ctx, shardOf(g, d.Key))
 			if err != nil {
 				return nil, 0, false, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"weald/backend/documents"
 	"weald/backend/identity"
@@ -60,9 +61,36 @@ func refusedAt(t *testing.T, e *Engine, before int) Alert {
 	return Alert{}
 }
 
+// chatDays are the days of a draft's chat shards.
+func chatDays(d *checkpointDraft) []documents.Day {
+	var days []documents.Day
+	for _, k := range d.keys {
+		if k.Kind == retention.KindChat {
+			days = append(days, documents.Day(k.Day))
+		}
+	}
+	return days
+}
+
+// indexSnapshot is the snapshot of an index of e's #general listing days
+// (called while e's lock is held, from its tamper hook).
+func indexSnapshot(e *Engine, days []documents.Day) documents.Snapshot {
+	gi, _ := e.resolveChannel("general")
+	ix, err := retention.IndexSource(wire.ID(gi.Policy.Group), days, documents.Options{Author: wire.ID{1}, Clock: time.Now, Rand: seededRand(1)})
+	if err != nil {
+		panic(err)
+	}
+	_, snaps, err := retention.Snapshots([]retention.Source{ix})
+	if err != nil {
+		panic(err)
+	}
+	return snaps[0]
+}
+
 // spec/lifecycle.md "Checkpoints": receivers verify every snapshot hash and
 // head and the inventory, and refuse a checkpoint that omits a known
-// document or whose snapshot sits above or below its barrier. Each case is
+// document or whose snapshot sits above or below its barrier, and the index
+// inventory (one missing, altered, or not listing exactly the shards). Each case is
 // a member (dana) writing a tampered checkpoint; sam, holding the whole
 // history, refuses it and trusts it for nothing.
 func TestTamperedCheckpointsAreRefusedByReceivers(t *testing.T) {
@@ -82,10 +110,37 @@ func TestTamperedCheckpointsAreRefusedByReceivers(t *testing.T) {
 				d.manifest.Documents[2].SnapshotHash[0] ^= 1
 			}
 		}, "retention/bad_checkpoint"},
+		{"an index that leaves a shard out", func(stage string, d *checkpointDraft) {
+			if stage == "snapshots" {
+				days := chatDays(d)
+				d.snaps[len(d.snaps)-1] = indexSnapshot(dana, days[1:]) // the index sorts last
+			}
+		}, "the inventory has shards the index does not list"},
+		{"an index that lists a day without a shard", func(stage string, d *checkpointDraft) {
+			if stage == "snapshots" {
+				days := chatDays(d)
+				d.snaps[len(d.snaps)-1] = indexSnapshot(dana, append(days, days[0]-1))
+			}
+		}, retention.ErrOmitted.Error()},
+		{"the index snapshot altered", func(stage string, d *checkpointDraft) {
+			if stage == "snapshots" {
+				s := &d.snaps[len(d.snaps)-1]
+				s.Bytes = append([]byte(nil), s.Bytes...)
+				s.Bytes[len(s.Bytes)/2] ^= 1 // sent as is; the manifest names the honest hash
+			}
+		}, "retention/bad_checkpoint"},
+		{"no index snapshot", func(stage string, d *checkpointDraft) {
+			if stage == "manifest" {
+				docs := d.manifest.Documents
+				d.manifest.Documents = docs[:len(docs)-1] // a version 1 manifest, as written before the index
+			}
+		}, "the manifest lists no index snapshot"},
 		{"the barrier above its snapshots", func(stage string, d *checkpointDraft) {
 			if stage == "snapshots" {
 				for i := range d.barrier {
-					d.barrier[i].Ctr /= 2 // the snapshots hold changes past the claimed barrier
+					// The snapshots hold changes past the claimed barrier:
+					// dana's first 60-odd envelopes are the messages.
+					d.barrier[i].Ctr = min(d.barrier[i].Ctr, 30)
 				}
 			}
 		}, retention.ErrBarrier.Error()},
@@ -94,6 +149,9 @@ func TestTamperedCheckpointsAreRefusedByReceivers(t *testing.T) {
 				return
 			}
 			i := len(d.snaps) - 1
+			for d.keys[i].Kind != retention.KindChat { // the last chat shard (the index sorts after)
+				i--
+			}
 			for _, src := range d.srcs {
 				if src.Key != d.keys[i] {
 					continue

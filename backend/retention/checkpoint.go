@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"sort"
+	"time"
 
 	"weald/backend/documents"
 	"weald/backend/wire"
@@ -134,6 +135,9 @@ func Verify(cp *wire.Checkpoint, c Check) ([]documents.Opened, error) {
 	if !sameRefs(m.Refs(), cp.Snapshots) {
 		return nil, fmt.Errorf("%w: the manifest and the checkpoint list different snapshots", ErrBadCheckpoint)
 	}
+	if _, ok := m.Index(); !ok {
+		return nil, fmt.Errorf("%w: the manifest lists no index snapshot", ErrBadCheckpoint)
+	}
 	listed := map[DocKey]bool{}
 	for _, e := range m.Documents {
 		listed[e.Key] = true
@@ -157,7 +161,7 @@ func Verify(cp *wire.Checkpoint, c Check) ([]documents.Opened, error) {
 			return nil, fmt.Errorf("%w: snapshot of day %s is missing", ErrBadCheckpoint, documents.Day(e.Key.Day))
 		}
 		snaps[i] = documents.Snapshot{Doc: e.Doc, Heads: e.Heads, Bytes: b, Hash: e.SnapshotHash}
-		if c.Sets != nil {
+		if c.Sets != nil && e.Key.Kind == KindChat {
 			set, ok := c.Sets[e.Key]
 			if !ok {
 				return nil, fmt.Errorf("%w: day %s has no change at or below the barrier", ErrBarrier, documents.Day(e.Key.Day))
@@ -189,7 +193,59 @@ func Verify(cp *wire.Checkpoint, c Check) ([]documents.Opened, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i, e := range m.Documents {
+		if e.Key.Kind == KindIndex && !skip[i] {
+			if err := checkIndex(m, snaps[i].Bytes); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return out, nil
+}
+
+// checkIndex checks that the index snapshot lists exactly the days of the
+// manifest's chat shards ("Receivers verify ... the index inventory").
+func checkIndex(m *Manifest, b []byte) error {
+	x, err := documents.LoadIndex(m.Group, b, nil, documents.Options{Clock: func() time.Time { return time.Time{} }})
+	if err != nil {
+		return fmt.Errorf("%w: the index: %v", ErrBadCheckpoint, err)
+	}
+	days := map[uint32]bool{}
+	for _, e := range m.Documents {
+		if e.Key.Kind == KindChat {
+			days[e.Key.Day] = true
+		}
+	}
+	listed := x.Shards()
+	for _, d := range listed {
+		if !days[uint32(d)] {
+			return fmt.Errorf("%w: the index lists day %s, which the inventory has no shard of", ErrOmitted, d)
+		}
+	}
+	if len(listed) != len(days) {
+		return fmt.Errorf("%w: the inventory has shards the index does not list", ErrBadCheckpoint)
+	}
+	return nil
+}
+
+// IndexSource is the index document of a checkpoint over chat shards of
+// days: a fresh index listing each (written by author o.Author), whose
+// snapshot the manifest carries as its index entry.
+func IndexSource(group wire.ID, days []documents.Day, o documents.Options) (Source, error) {
+	x, err := documents.NewIndex(group, o)
+	if err != nil {
+		return Source{}, err
+	}
+	for _, d := range days {
+		if _, err := x.AddShard(d); err != nil {
+			return Source{}, err
+		}
+	}
+	set, err := x.Ancestors(x.Heads())
+	if err != nil {
+		return Source{}, err
+	}
+	return Source{Key: IndexKey, Doc: x.Document, Set: set}, nil
 }
 
 func sameHeads(a, b []documents.Head) bool {

@@ -16,8 +16,8 @@ func readOpts() documents.Options {
 func TestCheckpointWrittenVerifiesAndHoldsEveryMessage(t *testing.T) {
 	c := newChannel(t, 300, 30)
 	w := write(t, c)
-	if len(w.m.Documents) != 30 {
-		t.Fatalf("inventory holds %d documents, want every one of 30 daily shards", len(w.m.Documents))
+	if len(w.m.Documents) != 31 {
+		t.Fatalf("inventory holds %d documents, want every one of 30 daily shards and the index", len(w.m.Documents))
 	}
 	m, err := DecodeManifest(w.m.Encode())
 	if err != nil {
@@ -30,6 +30,9 @@ func TestCheckpointWrittenVerifiesAndHoldsEveryMessage(t *testing.T) {
 	}
 	n := 0
 	for i, s := range snaps {
+		if m.Documents[i].Key.Kind != KindChat {
+			continue
+		}
 		sh, err := documents.LoadShard(testGroup, documents.Day(m.Documents[i].Key.Day), s.Bytes, nil, readOpts())
 		if err != nil {
 			t.Fatal(err)
@@ -172,16 +175,23 @@ func TestManifestRoundTripAndRefusals(t *testing.T) {
 	if _, err := DecodeManifest(append(b, 0)); !errors.Is(err, ErrBadManifest) {
 		t.Errorf("trailing byte: %v", err)
 	}
-	v2 := append([]byte{2}, b[1:]...)
-	if _, err := DecodeManifest(v2); !errors.Is(err, ErrBadManifest) {
-		t.Errorf("version 2: %v", err)
+	v3 := append([]byte{3}, b[1:]...)
+	if _, err := DecodeManifest(v3); !errors.Is(err, ErrBadManifest) {
+		t.Errorf("version 3: %v", err)
+	}
+	// Version 1 (before the index) without index_snapshot_hash but with
+	// the index entry.
+	v1 := append([]byte{1}, b[1:1+32+16]...)
+	v1 = append(v1, b[1+32+16+32:]...)
+	if _, err := DecodeManifest(v1); !errors.Is(err, ErrBadManifest) {
+		t.Errorf("version 1 listing an index: %v", err)
 	}
 }
 
 func FuzzDecodeManifest(f *testing.F) {
 	c := newChannel(f, 6, 2)
-	w := write(f, c)
-	f.Add(w.m.Encode())
+	f.Add(write(f, c).m.Encode())
+	f.Add(writeWith(f, c).m.Encode()) // version 1, without the index
 	f.Add([]byte{1})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := DecodeManifest(b)
@@ -225,5 +235,73 @@ func TestSealedSnapshotSkippedOnlyWithoutSets(t *testing.T) {
 	ch.Sealed = nil
 	if _, err := Verify(&w.cp, ch); !errors.Is(err, ErrBadCheckpoint) {
 		t.Fatalf("a missing snapshot was accepted: %v", err)
+	}
+}
+
+// The index (spec/lifecycle.md "Checkpoints": index_snapshot_hash is "the
+// snapshot that discovers that inventory"; receivers verify "the index
+// inventory"): a manifest with the index entry encodes as version 2 with
+// the index's hash. Receivers, replaying or beneath a drop, refuse a
+// checkpoint without an index (version 1, as written before it), an index
+// missing a shard's day or listing a day the inventory lacks, an index
+// snapshot whose bytes are not the ones its entry names, and a wrong
+// index_snapshot_hash.
+func TestIndexSnapshotListsTheInventory(t *testing.T) {
+	c := newChannel(t, 60, 6)
+	days := func(skip int, extra ...documents.Day) []documents.Day {
+		var out []documents.Day
+		for i, d := range c.days() {
+			if i != skip {
+				out = append(out, d)
+			}
+		}
+		return append(out, extra...)
+	}
+	w := write(t, c)
+	ix, ok := w.m.Index()
+	if !ok || w.m.Encode()[0] != 2 {
+		t.Fatal("the manifest carries no index or is not version 2")
+	}
+	m, err := DecodeManifest(w.m.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := m.Index(); got.SnapshotHash != ix.SnapshotHash {
+		t.Fatal("index_snapshot_hash does not round-trip")
+	}
+	for _, replays := range []bool{true, false} {
+		verify := func(w *written) error {
+			ch := w.check(c)
+			if !replays {
+				ch.Sets, ch.Frontier = nil, nil // a joiner beneath a drop
+			}
+			_, err := Verify(&w.cp, ch)
+			return err
+		}
+		if err := verify(w); err != nil {
+			t.Fatalf("replays %v: %v", replays, err)
+		}
+		if err := verify(writeWith(t, c)); !errors.Is(err, ErrBadCheckpoint) {
+			t.Errorf("replays %v: no index: %v", replays, err)
+		}
+		if err := verify(writeWith(t, c, index(t, days(2)))); !errors.Is(err, ErrBadCheckpoint) {
+			t.Errorf("replays %v: an index missing a shard: %v", replays, err)
+		}
+		if err := verify(writeWith(t, c, index(t, days(-1, c.days()[0]-1)))); !errors.Is(err, ErrOmitted) {
+			t.Errorf("replays %v: an index listing a day without a shard: %v", replays, err)
+		}
+		altered := write(t, c)
+		e, _ := altered.m.Index()
+		b := append([]byte(nil), altered.snaps[e.Snapshot]...)
+		b[len(b)/2] ^= 1
+		altered.snaps[e.Snapshot] = b
+		if err := verify(altered); !errors.Is(err, ErrBadCheckpoint) {
+			t.Errorf("replays %v: altered index bytes: %v", replays, err)
+		}
+	}
+	b := w.m.Encode()
+	b[1+32+16] ^= 1 // index_snapshot_hash
+	if _, err := DecodeManifest(b); !errors.Is(err, ErrBadManifest) {
+		t.Fatalf("a wrong index_snapshot_hash: %v", err)
 	}
 }

@@ -88,10 +88,36 @@ type written struct {
 	chain Chain
 }
 
-// write checkpoints c under a one-key chain rooted by device key 9.
+// write checkpoints c, with an index listing every day of c, under a
+// one-key chain rooted by device key 9.
 func write(t testing.TB, c *channel) *written {
 	t.Helper()
-	keys, snaps, err := Snapshots(c.sources())
+	return writeWith(t, c, index(t, c.days()))
+}
+
+// days are the days of c's shards.
+func (c *channel) days() []documents.Day {
+	var out []documents.Day
+	for _, k := range c.order {
+		out = append(out, documents.Day(k.Day))
+	}
+	return out
+}
+
+// index is the index source of a checkpoint over days.
+func index(t testing.TB, days []documents.Day) Source {
+	t.Helper()
+	ix, err := IndexSource(testGroup, days, documents.Options{Author: wire.ID{1}, Clock: func() time.Time { return time.Unix(1, 0) }, Rand: seeded(9)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+// writeWith checkpoints c's shards and extra (the index, or none).
+func writeWith(t testing.TB, c *channel, extra ...Source) *written {
+	t.Helper()
+	keys, snaps, err := Snapshots(append(c.sources(), extra...))
 	if err != nil {
 		t.Fatal(err)
 	}

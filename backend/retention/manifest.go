@@ -18,8 +18,17 @@ type DocKey struct {
 	Epoch uint64 `json:"epoch"`
 }
 
-// KindChat is a chat day shard.
-const KindChat uint8 = 1
+// Document kinds of an inventory.
+const (
+	// KindChat is a chat day shard.
+	KindChat uint8 = 1
+	// KindIndex is the group's index document, which lists its chat
+	// shards (documents.Index; the manifest's index_snapshot_hash).
+	KindIndex uint8 = 2
+)
+
+// IndexKey is the inventory key of the index document.
+var IndexKey = DocKey{Kind: KindIndex}
 
 func (k DocKey) less(o DocKey) bool {
 	if k.Kind != o.Kind {
@@ -44,15 +53,16 @@ type Entry struct {
 // "Checkpoints"): the complete document inventory at the author barrier.
 //
 //	struct {
-//	    uint8 version = 1;
+//	    uint8 version = 2;            // 1: written before the index, without index_snapshot_hash
 //	    opaque group[32];
 //	    uint64 created_at;            // Unix ms, the writer's clock
 //	    uint64 changes;               // content envelopes at or below the barrier
+//	    opaque index_snapshot_hash[32]; // version 2: the snapshot hash of the one index entry
 //	    Entry documents<V>;           // ascending by (kind, day, epoch), no repeats
 //	} Manifest;
 //	struct {
-//	    uint8 kind; uint32 day; uint64 epoch;
-//	    opaque document_id[32];       // documents.ChatID(group, day)
+//	    uint8 kind; uint32 day; uint64 epoch; // kind 1 chat shard; kind 2 the index (day and epoch 0)
+//	    opaque document_id[32];       // documents.ChatID(group, day), or documents.IndexID(group)
 //	    opaque snapshot_hash[32];     // documents.SnapshotHash(document_id, heads, bytes)
 //	    opaque heads<V>;              // 32-byte change hashes, ascending, at most 4096
 //	    EnvelopeRef snapshot;         // author[32], uint64 ctr, hash[32]
@@ -66,18 +76,39 @@ type Manifest struct {
 
 // Bounds of a manifest.
 const (
-	maxDocuments = 1 << 16
-	maxHeads     = 4096
-	version      = 1
+	maxDocuments   = 1 << 16
+	maxHeads       = 4096
+	versionNoIndex = 1
+	version        = 2
 )
 
-// Encode returns the canonical encoding.
+// Index returns the index entry, if the manifest has one (every manifest
+// written since version 2).
+func (m *Manifest) Index() (Entry, bool) {
+	for _, e := range m.Documents {
+		if e.Key.Kind == KindIndex {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// Encode returns the canonical encoding: version 2 with the index entry's
+// hash as index_snapshot_hash, or version 1 for a manifest without one.
 func (m *Manifest) Encode() []byte {
 	var w codec.Writer
-	w.U8(version)
+	ix, ok := m.Index()
+	if ok {
+		w.U8(version)
+	} else {
+		w.U8(versionNoIndex)
+	}
 	w.Raw(m.Group[:])
 	w.U64(m.CreatedAt)
 	w.U64(m.Changes)
+	if ok {
+		w.Raw(ix.SnapshotHash[:])
+	}
 	w.Vector(func(w *codec.Writer) {
 		for _, e := range m.Documents {
 			w.U8(e.Key.Kind)
@@ -109,6 +140,10 @@ func DecodeManifest(b []byte) (Manifest, error) {
 	m.Group = r.Array32()
 	m.CreatedAt = r.U64()
 	m.Changes = r.U64()
+	var indexHash [32]byte
+	if v == version {
+		indexHash = r.Array32()
+	}
 	r.VectorMax(maxDocuments, func(r *codec.Reader) {
 		var e Entry
 		e.Key.Kind = r.U8()
@@ -131,22 +166,35 @@ func DecodeManifest(b []byte) (Manifest, error) {
 	if err := r.Done(); err != nil {
 		return Manifest{}, fmt.Errorf("%w: %v", ErrBadManifest, err)
 	}
-	if v != version {
+	if v != version && v != versionNoIndex {
 		return Manifest{}, fmt.Errorf("%w: version %d", ErrBadManifest, v)
 	}
 	if err := m.check(); err != nil {
 		return Manifest{}, err
+	}
+	ix, ok := m.Index()
+	switch {
+	case v == versionNoIndex && ok:
+		return Manifest{}, fmt.Errorf("%w: a version 1 manifest lists an index", ErrBadManifest)
+	case v == version && (!ok || ix.SnapshotHash != indexHash):
+		return Manifest{}, fmt.Errorf("%w: index_snapshot_hash is not the index entry's", ErrBadManifest)
 	}
 	return m, nil
 }
 
 func (m *Manifest) check() error {
 	for i, e := range m.Documents {
-		if e.Key.Kind != KindChat {
+		switch e.Key.Kind {
+		case KindChat:
+			if e.Doc != documents.ChatID(m.Group, documents.Day(e.Key.Day)) {
+				return fmt.Errorf("%w: document %d is not its day's shard of this group", ErrBadManifest, i)
+			}
+		case KindIndex:
+			if e.Key != IndexKey || e.Doc != documents.IndexID(m.Group) {
+				return fmt.Errorf("%w: document %d is not this group's index", ErrBadManifest, i)
+			}
+		default:
 			return fmt.Errorf("%w: document kind %d", ErrBadManifest, e.Key.Kind)
-		}
-		if e.Doc != documents.ChatID(m.Group, documents.Day(e.Key.Day)) {
-			return fmt.Errorf("%w: document %d is not its day's shard of this group", ErrBadManifest, i)
 		}
 		if i > 0 && !m.Documents[i-1].Key.less(e.Key) {
 			return fmt.Errorf("%w: documents out of order or repeated", ErrBadManifest)
