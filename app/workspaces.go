@@ -557,9 +557,13 @@ func (w *Workspaces) make(create func(ctx context.Context, dir string) (*engine.
 }
 
 // Remove abandons a workspace whose setup has not finished: its engine
-// stops and its folder and settings leave this device. Nothing is sent to
-// the relay (an invite already redeemed stays spent). A ready workspace is
-// refused: it holds history and keys that exist nowhere else.
+// stops and its folder and settings leave this device. A workspace this
+// device was creating whose first access set the relay never accepted (no
+// trust root admitted) is torn down at the relay too (engine.Abandon; when
+// the relay cannot be reached it keeps the provision, and the removal goes
+// on). Nothing else is sent (an invite already redeemed stays spent). A
+// ready workspace is refused: it holds history and keys that exist nowhere
+// else.
 func (w *Workspaces) Remove(id string) error {
 	r, err := w.run(id)
 	if err != nil {
@@ -570,6 +574,13 @@ func (w *Workspaces) Remove(id string) error {
 	}
 	r.cancel()
 	r.loops.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	if torn, err := r.eng.Abandon(ctx); err != nil {
+		w.app.logger.Printf("workspace %s: the relay keeps its provision: %v", r.id, err)
+	} else if torn {
+		w.app.logger.Printf("workspace %s: torn down at the relay (no trust root was admitted)", r.id)
+	}
+	cancel()
 	w.mu.Lock()
 	delete(w.runs, r.id)
 	w.mu.Unlock()

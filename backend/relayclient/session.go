@@ -117,9 +117,29 @@ func Provision(ctx context.Context, url string, ws wire.ID, genesisKey wire.ID, 
 	return beforeAuth(ctx, url, ws, &wire.Provision{GenesisKey: genesisKey, Token: token}, "provision")
 }
 
+// Teardown asks the relay at url to delete workspace ws, provisioned but
+// never given a trust root (TEARDOWN, docs/protocol/wire.md "Teardown"):
+// Hello, Challenge, then Teardown in place of Auth, signed by sign over
+// wire.TeardownContent of the relay id the Challenge names. A relay that
+// holds ws with a trust root answers provision/active; one that does not
+// hold it, workspace/unknown.
+func Teardown(ctx context.Context, url string, ws wire.ID, sign func(relay wire.ID) []byte) error {
+	var relay wire.ID
+	return beforeAuthWith(ctx, url, ws, func(ch *wire.Challenge) wire.Body {
+		relay = ch.Relay
+		return &wire.Teardown{Signature: sign(relay)}
+	}, "teardown")
+}
+
 // beforeAuth sends Hello for ws and then req on a new connection, and
 // returns the relay's refusal of either, if any.
 func beforeAuth(ctx context.Context, url string, ws wire.ID, req wire.Body, what string) error {
+	return beforeAuthWith(ctx, url, ws, func(*wire.Challenge) wire.Body { return req }, what)
+}
+
+// beforeAuthWith is beforeAuth with the request made from the relay's
+// Challenge.
+func beforeAuthWith(ctx context.Context, url string, ws wire.ID, req func(*wire.Challenge) wire.Body, what string) error {
 	url, err := NormalizeAddress(url)
 	if err != nil {
 		return err
@@ -129,7 +149,8 @@ func beforeAuth(ctx context.Context, url string, ws wire.ID, req wire.Body, what
 		return err
 	}
 	defer conn.CloseNow()
-	for i, body := range []wire.Body{&wire.Hello{Version: wire.ProtocolVersion, Workspace: ws}, req} {
+	var body wire.Body = &wire.Hello{Version: wire.ProtocolVersion, Workspace: ws}
+	for i := 0; i < 2; i++ {
 		b, err := wire.EncodeFrame(wire.Frame{ID: uint32(i + 1), Body: body})
 		if err != nil {
 			return err
@@ -147,6 +168,13 @@ func beforeAuth(ctx context.Context, url string, ws wire.ID, req wire.Body, what
 		}
 		if eb, ok := f.Body.(*wire.ErrorBody); ok {
 			return protocolError(eb.Err)
+		}
+		if i == 0 {
+			ch, ok := f.Body.(*wire.Challenge)
+			if !ok {
+				return fmt.Errorf("relayclient: %s: the relay answered Hello with frame %#x, not a challenge", what, f.Body.FrameType())
+			}
+			body = req(ch)
 		}
 	}
 	conn.Close(websocket.StatusNormalClosure, "")

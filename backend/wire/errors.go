@@ -84,6 +84,10 @@ const (
 	CodeProvisionTokenUnknown Code = "provision/token_unknown"
 	CodeProvisionTokenExpired Code = "provision/token_expired"
 	CodeProvisionTokenUsedUp  Code = "provision/token_used_up"
+	// CodeProvisionActive refuses a TEARDOWN of a workspace whose genesis
+	// key was consumed: a trust root was admitted, so it is resumed, never
+	// torn down.
+	CodeProvisionActive Code = "provision/active"
 
 	CodeKeyPackageNone Code = "keypackage/none" // {owner}
 	CodeKeyPackageKind Code = "keypackage/not_device"

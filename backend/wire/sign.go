@@ -20,6 +20,7 @@ const (
 	LabelRetentionPolicy      = "retention-policy"
 	LabelRetentionDestruction = "retention-destruction"
 	LabelRetentionResolution  = "retention-resolution"
+	LabelTeardown             = "teardown"
 )
 
 // ErrBadSignature is returned by [Verify] when the signature does not verify.

@@ -64,6 +64,8 @@ func sampleFrames() []Frame {
 		{ID: 2, Body: &Provision{GenesisKey: testID("genesis"), Token: []byte("token-bytes")}},
 		{ID: 2, Body: &Provision{GenesisKey: testID("genesis")}},
 		{ID: 2, Body: &Provisioned{}},
+		{ID: 2, Body: &Teardown{Signature: make([]byte, 64)}},
+		{ID: 2, Body: &TornDown{}},
 		{ID: 2, Body: &AuthOK{Kind: PrincipalDevice, Principal: KeyID(pubOf(testKey("alice"))), AccessVersion: 4}},
 		{ID: 3, Body: &Send{Envelopes: []Envelope{e, e}}},
 		{ID: 3, Body: &Ack{Items: []AckItem{{Group: e.Group, Seq: 10, Hash: e.Hash()}}}},

@@ -47,7 +47,7 @@ test('an unreachable relay is reported as such, and the stuck setup is removed f
   await screenshots(page, 'e2e-setup-unreachable')
   await setup.getByRole('button', { name: 'Remove from this device' }).click()
   const ask = page.getByRole('region', { name: 'Remove this workspace' })
-  assert.match(await ask.textContent(), /Nothing changes on the relay/)
+  assert.match(await ask.textContent(), /the relay deletes it too; otherwise nothing changes on the relay/)
   await screenshots(page, 'e2e-setup-remove-ask')
   await ask.getByRole('button', { name: 'Remove', exact: true }).click()
   await setup.waitFor({ state: 'detached', timeout: 30000 })

@@ -15,7 +15,7 @@ import (
 
 // commands is weald-relay's command tree (cobra, as the weald CLI): serving
 // is the root command, so `weald-relay [flags]` serves as it always did;
-// `provision` and `version` are subcommands; `help [COMMAND]` and
+// `provision`, `teardown` and `version` are subcommands; `help [COMMAND]` and
 // `completion` come with cobra. Each command keeps its own flag parser
 // (the standard library's, with environment fallbacks), so cobra parses
 // no flags and passes the arguments through; the help text shows the
@@ -41,6 +41,17 @@ func commands(ctx context.Context, getenv func(string) string, stdout, stderr io
 			"Flags:\n" + flagText(func(w io.Writer) { runProvision(ctx, []string{"-h"}, getenv, io.Discard, w) }),
 		DisableFlagParsing: true,
 		Run:                func(_ *cobra.Command, args []string) { *code = runProvision(ctx, args, getenv, stdout, stderr) },
+	}
+	teardown := &cobra.Command{
+		Use:   "teardown -workspace HEX",
+		Short: "Delete a provisioned workspace that never got a trust root",
+		Long: "teardown deletes a workspace provisioned here whose creator never got its first access set accepted (the\n" +
+			"genesis key unconsumed): a setup its creator abandoned. A workspace with a trust root is refused\n" +
+			"(provision/active): it is finished on its creator's device, never torn down.\n" +
+			"Exit status: 0 done, 1 refused or failed, 2 bad usage.\n\n" +
+			"Flags:\n" + flagText(func(w io.Writer) { runTeardown(ctx, []string{"-h"}, getenv, io.Discard, w) }),
+		DisableFlagParsing: true,
+		Run:                func(_ *cobra.Command, args []string) { *code = runTeardown(ctx, args, getenv, stdout, stderr) },
 	}
 	token := &cobra.Command{
 		Use:   "token",
@@ -78,7 +89,7 @@ func commands(ctx context.Context, getenv func(string) string, stdout, stderr io
 			}
 		},
 	}
-	root.AddCommand(provision, token, ver, man)
+	root.AddCommand(provision, teardown, token, ver, man)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	return root

@@ -37,6 +37,10 @@ type Backend interface {
 	// the relay's provisioning mode allows (PROVISION before AUTH;
 	// relay.Service.Provision).
 	Provision(ctx context.Context, ws wire.ID, genesisKey, token []byte) error
+	// Teardown deletes a workspace whose genesis key was never consumed,
+	// on its genesis key's signature (TEARDOWN before AUTH;
+	// relay.Service.Teardown).
+	Teardown(ctx context.Context, ws wire.ID, sig []byte) error
 	// PublishAccessSet accepts set as the next version (CAS on version).
 	PublishAccessSet(ctx context.Context, ws wire.ID, p Principal, set wire.AccessSet) (uint64, error)
 	AccessSet(ctx context.Context, ws wire.ID) (wire.AccessSet, error)

@@ -138,6 +138,10 @@ func (f *fakeBackend) Provision(context.Context, wire.ID, []byte, []byte) error 
 	return wire.Errorf(wire.CodeProvisionOperatorOnly, "The fake relay does not provision.")
 }
 
+func (f *fakeBackend) Teardown(_ context.Context, ws wire.ID, _ []byte) error {
+	return wire.Errorf(wire.CodeProvisionActive, "The fake relay tears nothing down.", wire.B("workspace", ws[:]))
+}
+
 func (f *fakeBackend) PublishAccessSet(_ context.Context, ws wire.ID, _ Principal, set wire.AccessSet) (uint64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -23,13 +23,16 @@ type preAuth struct {
 	// provision is the same allowance for PROVISION, kept apart so that a
 	// provision does not spend the genesis publish that follows it.
 	provision map[netip.Addr]*bucket
-	rate      float64
-	burst     int
-	maxAddrs  int
+	// teardown is the same allowance for TEARDOWN, apart again so that
+	// teardowns cannot starve provisions.
+	teardown map[netip.Addr]*bucket
+	rate     float64
+	burst    int
+	maxAddrs int
 }
 
 func newPreAuth(max, perAddr int, publishRate float64, publishBurst int) *preAuth {
-	return &preAuth{max: max, perAddr: perAddr, byAddr: map[netip.Addr]int{}, publish: map[netip.Addr]*bucket{}, provision: map[netip.Addr]*bucket{},
+	return &preAuth{max: max, perAddr: perAddr, byAddr: map[netip.Addr]int{}, publish: map[netip.Addr]*bucket{}, provision: map[netip.Addr]*bucket{}, teardown: map[netip.Addr]*bucket{},
 		rate: publishRate, burst: publishBurst, maxAddrs: 4096}
 }
 
@@ -87,6 +90,11 @@ func (p *preAuth) release(addr netip.Addr) {
 // address has made too many lately.
 func (p *preAuth) takePublish(addr netip.Addr, now time.Time) bool {
 	return p.take(p.publish, addr, now)
+}
+
+// takeTeardown spends one of addr's teardowns (TEARDOWN).
+func (p *preAuth) takeTeardown(addr netip.Addr, now time.Time) bool {
+	return p.take(p.teardown, addr, now)
 }
 
 // takeProvision spends one of addr's provisions (PROVISION).

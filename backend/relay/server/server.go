@@ -404,6 +404,22 @@ func (s *Server) handshake(c *conn, authenticated func()) bool {
 			return false
 		}
 	}
+	// Teardown: the client holding a provisioned workspace's genesis key
+	// asks the relay to delete it while no trust root was ever admitted
+	// (relay.Service.Teardown); the connection ends after the answer.
+	if td, isTD := f.Body.(*wire.Teardown); isTD {
+		if !s.pre.takeTeardown(c.addr, s.now()) {
+			return refuse(f.ID, wire.Errorf(wire.CodeLimitRate,
+				"Too many teardowns from this address; wait a few seconds and try again.",
+				wire.U("retry_after_ms", uint64(1000/s.lim.GenesisPerSecond))))
+		}
+		if err := s.backend.Teardown(ctx, hello.Workspace, td.Signature); err != nil {
+			return refuse(f.ID, asWireError(err))
+		}
+		_ = writeNow(wire.Frame{ID: f.ID, Body: &wire.TornDown{}})
+		c.closeWith(websocket.StatusNormalClosure, "torn down")
+		return false
+	}
 	if pub, isPub := f.Body.(*wire.AccessSetPublish); isPub {
 		if pub.Set.Version != 1 {
 			return refuse(f.ID, wire.Errorf(wire.CodeAuthRequired,

@@ -144,6 +144,18 @@ func (t *sqlTx) ConsumeGenesis(ctx context.Context, id wire.ID) error {
 	return err
 }
 
+func (t *sqlTx) DeleteUnconsumedWorkspace(ctx context.Context, id wire.ID) (bool, error) {
+	if _, err := t.LockWorkspace(ctx, id); err != nil {
+		return false, err
+	}
+	res, err := t.exec(ctx, `DELETE FROM workspaces WHERE id = ? AND genesis_consumed = 0`, b(id))
+	if err != nil {
+		return false, fmt.Errorf("delete workspace %s: %w", id.Short(), err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
 func (t *sqlTx) ListWorkspaces(ctx context.Context) ([]wire.ID, error) {
 	rows, err := t.rows(ctx, `SELECT id FROM workspaces ORDER BY id`)
 	if err != nil {

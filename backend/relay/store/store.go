@@ -155,6 +155,11 @@ type Tx interface {
 	// of the transaction: every workspace-scoped write takes it first.
 	LockWorkspace(ctx context.Context, id wire.ID) (Workspace, error)
 	ConsumeGenesis(ctx context.Context, id wire.ID) error
+	// DeleteUnconsumedWorkspace deletes a workspace whose genesis key was
+	// never consumed (no access set ever accepted, so nothing else refers
+	// to it) and reports whether it did: false for a consumed one, which is
+	// kept. ErrNotFound when there is none.
+	DeleteUnconsumedWorkspace(ctx context.Context, id wire.ID) (bool, error)
 	ListWorkspaces(ctx context.Context) ([]wire.ID, error)
 	// RelayID returns the relay's id, storing fresh as it when there is
 	// none yet (the first caller's value wins on every process).

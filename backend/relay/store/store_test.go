@@ -285,3 +285,54 @@ func TestSQLiteFilesArePrivate(t *testing.T) {
 	defer st.Close()
 	check("reopened")
 }
+
+// TestDeleteUnconsumedWorkspace: a workspace is deleted only while its
+// genesis key is unconsumed; a consumed one is kept, and one with rows
+// referring to it (envelopes) is never deleted either.
+func TestDeleteUnconsumedWorkspace(t *testing.T) {
+	engines(t, func(t *testing.T, open func() Store) {
+		st := open()
+		ctx := ctxT(t)
+		fresh, consumed, used := tid("fresh"), tid("consumed"), tid("used")
+		err := st.Update(ctx, func(tx Tx) error {
+			for _, ws := range []wire.ID{fresh, consumed} {
+				if err := tx.CreateWorkspace(ctx, ws, make([]byte, 32), 1); err != nil {
+					return err
+				}
+			}
+			return tx.ConsumeGenesis(ctx, consumed)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		insert(t, st, used, tid("g"), 0, 1, 10)
+		del := func(ws wire.ID) (bool, error) {
+			var ok bool
+			err := st.Update(ctx, func(tx Tx) error { var err error; ok, err = tx.DeleteUnconsumedWorkspace(ctx, ws); return err })
+			return ok, err
+		}
+		if ok, err := del(consumed); err != nil || ok {
+			t.Fatalf("a consumed workspace: deleted %v, %v", ok, err)
+		}
+		if ok, err := del(used); ok || err == nil {
+			t.Fatalf("a workspace with envelopes: deleted %v, %v", ok, err)
+		}
+		if ok, err := del(fresh); err != nil || !ok {
+			t.Fatalf("an unconsumed workspace: deleted %v, %v", ok, err)
+		}
+		if _, err := del(fresh); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("deleting it again: %v, want not found", err)
+		}
+		err = st.View(ctx, func(tx Tx) error {
+			for _, ws := range []wire.ID{consumed, used} {
+				if _, err := tx.Workspace(ctx, ws); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("a kept workspace is gone: %v", err)
+		}
+	})
+}

@@ -70,8 +70,9 @@ function Abandon({ ws }: { ws: Workspace }) {
   return (
     <div className="offer" role="region" aria-label="Remove this workspace">
       <p>
-        Remove {ws.name || 'this workspace'} from this device? Its setup stops and what this device stored for it is deleted. Nothing changes on the
-        relay; an invite link already used stays used.
+        Remove {ws.name || 'this workspace'} from this device? Its setup stops and what this device stored for it is deleted. If this device was
+        creating it and the relay never accepted its first admin, the relay deletes it too; otherwise nothing changes on the relay, and an invite link
+        already used stays used.
       </p>
       <button
         type="button"

@@ -260,6 +260,7 @@ export const errorCodes = [
   'projects/unreadable',
   'projects/watch_failed',
   'projects/write_failed',
+  'provision/active',
   'provision/operator_only',
   'provision/token_expired',
   'provision/token_required',
