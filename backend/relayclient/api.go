@@ -190,6 +190,26 @@ func (c *Client) WelcomesDone(ctx context.Context, items []wire.WelcomeRef) erro
 	return err
 }
 
+// RecoveryDirPut names, for each item, the recovery.wrap at its seq as the
+// current entry of its owner's directory slot of its group, all or none
+// (wire.RecoveryDirPut). Putting the same entry again changes nothing, so
+// it is resent after a reconnect.
+func (c *Client) RecoveryDirPut(ctx context.Context, items []wire.DirPut) error {
+	_, err := expect[*wire.OK](c.do(ctx, &wire.RecoveryDirPut{Items: items}, retryOnReconnect))
+	return err
+}
+
+// RecoveryDir returns owner's recovery directory slots.
+func (c *Client) RecoveryDir(ctx context.Context, owner wire.ID) (*wire.RecoveryDir, error) {
+	return expect[*wire.RecoveryDir](c.do(ctx, &wire.RecoveryDirGet{Owner: owner}, retryOnReconnect))
+}
+
+// RecoveryDirDrop sends a signed drop of a recovery directory's slots; run
+// again it drops nothing more.
+func (c *Client) RecoveryDirDrop(ctx context.Context, d wire.RecoveryDirDrop) (*wire.RecoveryDirDropped, error) {
+	return expect[*wire.RecoveryDirDropped](c.do(ctx, &d, retryOnReconnect))
+}
+
 // DropBefore sends a signed drop_before instruction.
 func (c *Client) DropBefore(ctx context.Context, d wire.DropBefore) (*wire.Dropped, error) {
 	return expect[*wire.Dropped](c.do(ctx, &wire.DropBeforeRequest{Drop: d}, noRetry))

@@ -66,6 +66,11 @@ type Backend interface {
 	WelcomeNotice(ctx context.Context, ws wire.ID, p Principal, n wire.WelcomeNotice) error
 	Welcomes(ctx context.Context, ws wire.ID, p Principal) (*wire.Welcomes, error)
 	WelcomesDone(ctx context.Context, ws wire.ID, p Principal, items []wire.WelcomeRef) error
+	// RecoveryDirPut, RecoveryDir and RecoveryDirDrop write, read and drop
+	// the recovery tag directory (relay.Service.RecoveryDirPut).
+	RecoveryDirPut(ctx context.Context, ws wire.ID, p Principal, items []wire.DirPut) error
+	RecoveryDir(ctx context.Context, ws wire.ID, p Principal, owner wire.ID) (*wire.RecoveryDir, error)
+	RecoveryDirDrop(ctx context.Context, ws wire.ID, p Principal, d wire.RecoveryDirDrop) (*wire.RecoveryDirDropped, error)
 	Stats(ctx context.Context, ws wire.ID) (*wire.Stats, error)
 	// Changes delivers committed changes (on PostgreSQL from every relay
 	// process on the database, this one included) until ctx ends; a nil

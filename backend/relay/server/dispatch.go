@@ -282,6 +282,26 @@ func (s *Server) handle(c *conn, body wire.Body) (wire.Body, func(), error) {
 		}
 		return &wire.OK{}, nil, nil
 
+	case *wire.RecoveryDirPut:
+		if err := s.backend.RecoveryDirPut(ctx, c.workspace, p, req.Items); err != nil {
+			return nil, nil, err
+		}
+		return &wire.OK{}, nil, nil
+
+	case *wire.RecoveryDirGet:
+		res, err := s.backend.RecoveryDir(ctx, c.workspace, p, req.Owner)
+		if err != nil {
+			return nil, nil, err
+		}
+		return res, nil, nil
+
+	case *wire.RecoveryDirDrop:
+		res, err := s.backend.RecoveryDirDrop(ctx, c.workspace, p, *req)
+		if err != nil {
+			return nil, nil, err
+		}
+		return res, nil, nil
+
 	case *wire.StatsRequest:
 		res, err := s.backend.Stats(ctx, c.workspace)
 		if err != nil {

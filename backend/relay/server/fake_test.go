@@ -215,6 +215,15 @@ func (f *fakeBackend) Welcomes(context.Context, wire.ID, Principal) (*wire.Welco
 func (f *fakeBackend) WelcomesDone(context.Context, wire.ID, Principal, []wire.WelcomeRef) error {
 	return nil
 }
+func (f *fakeBackend) RecoveryDirPut(context.Context, wire.ID, Principal, []wire.DirPut) error {
+	return wire.Errorf(wire.CodeDirNotOwner, "not in the fake")
+}
+func (f *fakeBackend) RecoveryDir(context.Context, wire.ID, Principal, wire.ID) (*wire.RecoveryDir, error) {
+	return &wire.RecoveryDir{}, nil
+}
+func (f *fakeBackend) RecoveryDirDrop(context.Context, wire.ID, Principal, wire.RecoveryDirDrop) (*wire.RecoveryDirDropped, error) {
+	return nil, wire.Errorf(wire.CodeDirNotAllowed, "not in the fake")
+}
 func (f *fakeBackend) DeleteWrapsBatch(context.Context, wire.ID, Principal, []wire.WrapsDelete) ([]wire.WrapsDeleted, error) {
 	return nil, wire.Errorf(wire.CodeMalformed, "not in the fake")
 }

@@ -48,6 +48,8 @@ func FuzzHandleFrame(f *testing.F) {
 	defer s.hub.remove(c) // before s.Close: c has no WebSocket to close
 
 	a := newAuthor(alice)
+	dirDrop := &wire.RecoveryDirDrop{Workspace: ws, Owner: wire.ID{9}}
+	dirDrop.Sign(alice.priv)
 	seeds := []wire.Body{
 		&wire.Send{Envelopes: []wire.Envelope{a.next(wire.ID{7}, "x")}},
 		&wire.Fetch{Group: wire.ID{7}, Limit: 10},
@@ -64,6 +66,9 @@ func FuzzHandleFrame(f *testing.F) {
 		&wire.WelcomeNotice{Welcomes: []wire.WelcomeRef{{Group: wire.ID{7}, Seq: 1}}, To: []wire.ID{wire.KeyID(alice.pub)}},
 		&wire.WelcomesGet{},
 		&wire.WelcomesDone{Items: []wire.WelcomeRef{{Group: wire.ID{7}, Seq: 1}}},
+		&wire.RecoveryDirPut{Items: []wire.DirPut{{Owner: wire.ID{9}, Group: wire.ID{7}, Seq: 1}}},
+		&wire.RecoveryDirGet{Owner: wire.ID{9}},
+		dirDrop,
 		&wire.Hello{Version: 1},
 	}
 	for _, b := range seeds {
