@@ -3,12 +3,14 @@ package engine
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"weald/backend/documents"
 	"weald/backend/groups"
+	"weald/backend/health"
 	"weald/backend/identity"
 	"weald/backend/mls"
 	"weald/backend/relay"
@@ -295,7 +297,14 @@ func TestStewardEvictsExpiredAgent(t *testing.T) {
 	if _, l, _ := groupView(w.sam, general); l != l0 {
 		t.Fatalf("a non-issuer evicted within the grace: %d → %d leaves", l0, l)
 	}
+	// The weekly check sees the leaves outstanding (spec/lifecycle.md
+	// "Ongoing health": no expired agent leaves), and clears after the
+	// steward's eviction.
+	if f := finding(t, runHealth(t, w.sam), health.AgentLeaves, health.StateAction); !strings.Contains(f.Finding, "#general") || !strings.Contains(f.Finding, "#secret") {
+		t.Fatalf("the expired agent's check: %q", f.Finding)
+	}
 	mustSync(t, w.dana, w.sam)
+	finding(t, runHealth(t, w.sam), health.AgentLeaves, health.StateOK)
 	for _, id := range []identity.GroupID{general, secret} {
 		for _, e := range []*Engine{w.dana, w.sam} {
 			if e.agentInGroup(id, w.bot.agentID()) >= 0 {
