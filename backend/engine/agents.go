@@ -344,7 +344,10 @@ func (e *Engine) RevokeAgent(ctx context.Context, agent string) (AgentView, erro
 
 // addAgents adds each live agent this device issued to every group its
 // certificate names that this device is in and the agent is not, when the
-// agent has a key package on the relay (one Add commit per group).
+// agent has a key package on the relay (one Add commit per group). The
+// logs are read together (prefetch), the key packages claimed in one
+// request (claimMany), the commits sent in one SEND and the groups'
+// bundles in one more (commitBatch).
 func (e *Engine) addAgents(ctx context.Context) error {
 	now := e.now()
 	type add struct {
@@ -380,26 +383,35 @@ func (e *Engine) addAgents(ctx context.Context) error {
 	defer e.dropPrefetched()
 	byGroup := map[*group]*batchCommit{}
 	var batch []*batchCommit
-	none := map[identity.AgentID]bool{}
+	caught := map[*group]bool{}
+	var want []add // the adds still to do, one key package each
 	for _, ad := range adds {
-		if none[ad.agent] {
-			continue
-		}
-		if byGroup[ad.g] == nil {
+		if !caught[ad.g] {
+			caught[ad.g] = true
 			if err := e.catchUp(ctx, ad.g); err != nil {
 				return err
 			}
 		}
-		if e.agentInGroup(identity.GroupID(ad.g.rec.ID), ad.agent) >= 0 {
-			continue
+		if e.agentInGroup(identity.GroupID(ad.g.rec.ID), ad.agent) < 0 {
+			want = append(want, ad)
 		}
-		kp, err := e.claimFor(ctx, ad.g, identity.DeviceID(ad.agent))
-		if err != nil {
+	}
+	// One claim request for every group's key package (claimMany).
+	owners := make([]wire.ID, len(want))
+	for i, ad := range want {
+		owners[i] = wire.ID(ad.agent)
+	}
+	claimed, err := e.claimMany(ctx, owners)
+	if err != nil {
+		return err
+	}
+	for i, ad := range want {
+		if !claimed[i].Found {
+			continue // no key package yet: the agent has not connected
+		}
+		kp := claimed[i].KeyPackage
+		if err := e.checkClaimed(ctx, ad.g, identity.DeviceID(ad.agent), kp); err != nil {
 			return err
-		}
-		if kp == nil {
-			none[ad.agent] = true // no key package yet: the agent has not connected
-			continue
 		}
 		c := byGroup[ad.g]
 		if c == nil {

@@ -11,14 +11,39 @@ import (
 
 	"weald/backend/relay"
 	"weald/backend/relay/relaytest"
+	"weald/backend/relay/server"
 	"weald/backend/roster"
 	"weald/backend/wire"
 )
 
 // testRelay is a real relay (relaytest) with the engine's provisioning hook.
 type testRelay struct {
-	URL string
-	svc *relay.Service
+	URL     string
+	svc     *relay.Service
+	metrics *server.Metrics
+}
+
+// requests is how many requests the relay has handled, by frame name.
+func (r *testRelay) requests(t testing.TB) map[string]uint64 {
+	t.Helper()
+	fams, err := r.metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]uint64{}
+	for _, f := range fams {
+		if f.GetName() != "weald_relay_requests_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "frame" {
+					out[l.GetValue()] += uint64(m.GetCounter().GetValue())
+				}
+			}
+		}
+	}
+	return out
 }
 
 func startRelay(t testing.TB) *testRelay { return startRelayWith(t, relay.Config{}) }
@@ -27,7 +52,7 @@ func startRelay(t testing.TB) *testRelay { return startRelayWith(t, relay.Config
 func startRelayWith(t testing.TB, cfg relay.Config) *testRelay {
 	t.Helper()
 	r := relaytest.StartWith(t, cfg)
-	return &testRelay{URL: r.URL, svc: r.Service}
+	return &testRelay{URL: r.URL, svc: r.Service, metrics: r.Metrics}
 }
 
 func (r *testRelay) provision(ctx context.Context, _ string, ws wire.ID, gen []byte) error {

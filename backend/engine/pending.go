@@ -181,6 +181,39 @@ func (e *Engine) claim(ctx context.Context, d identity.DeviceID) (*wire.KeyPacka
 	return c, err
 }
 
+// claimMany claims one key package per entry of owners, in one request per
+// wire.MaxClaimBatch entries (wire.KeyPackageClaimBatch); an entry whose
+// owner had none left is not Found. A relay older than the batch frame is
+// asked one claim at a time.
+func (e *Engine) claimMany(ctx context.Context, owners []wire.ID) ([]wire.ClaimedItem, error) {
+	out := make([]wire.ClaimedItem, 0, len(owners))
+	for len(owners) > 0 {
+		part := owners[:min(len(owners), wire.MaxClaimBatch)]
+		owners = owners[len(part):]
+		items, err := e.client.ClaimKeyPackages(ctx, part)
+		if errors.Is(err, wire.Errorf(wire.CodeUnknownFrame, "")) {
+			for _, o := range part {
+				c, err := e.claim(ctx, identity.DeviceID(o))
+				var we *wire.Error
+				switch {
+				case errors.As(err, &we) && we.Code == wire.CodeKeyPackageNone:
+					out = append(out, wire.ClaimedItem{Owner: o})
+				case err != nil:
+					return nil, err
+				default:
+					out = append(out, wire.ClaimedItem{Owner: o, Found: true, KeyPackage: c.KeyPackage, LastResort: c.LastResort})
+				}
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, items...)
+	}
+	return out, nil
+}
+
 // groupDevices is the set of devices with a leaf in g.
 func (e *Engine) groupDevices(g *group) map[identity.DeviceID]bool {
 	in := map[identity.DeviceID]bool{}

@@ -13,29 +13,44 @@ import (
 // publishBundles publishes g's groupinfo.publish (and history.publish for
 // an open group), sealed under the current root epoch's enrolment key.
 func (e *Engine) publishBundles(ctx context.Context, g *group, pol *roster.GroupPolicy) error {
+	items, epoch, err := e.bundleItems(g, pol)
+	if err != nil || items == nil {
+		return err
+	}
+	// One batch: a reader never sees a GroupInfo without its history keys.
+	if _, err := e.sendBatch(ctx, g, items); err != nil {
+		return err
+	}
+	e.bundlesSent(g, pol, epoch)
+	return e.persistGroup(ctx, g)
+}
+
+// bundleItems seals g's standing bundles under the current root epoch
+// (returned): nil items for a group that publishes none.
+func (e *Engine) bundleItems(g *group, pol *roster.GroupPolicy) ([]outgoing, uint64, error) {
 	if g.mls == nil || pol.Admission != roster.AdmissionParent {
-		return nil
+		return nil, 0, nil
 	}
 	epoch, secret, ok := e.currentEnrol()
 	if !ok {
-		return fmt.Errorf("%w: not in the workspace root", groups.ErrMissingParent)
+		return nil, 0, fmt.Errorf("%w: not in the workspace root", groups.ErrMissingParent)
 	}
 	gi, err := g.mls.GroupInfo(true)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	id := [32]byte(g.rec.ID)
 	plain := groups.GroupInfoPlain{Epoch: g.mls.Epoch(), GroupInfo: gi}
 	sb, err := groups.SealBundle(e.rand, groups.BundleGroupInfo, secret, epoch, id, plain.Encode())
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	items := []outgoing{{wire.KindGroupInfoPublish, sb.Encode()}}
 	if pol.History == roster.HistoryOpen {
 		hp := groups.HistoryPlain{Epoch: g.mls.Epoch(), Keys: g.history}
 		hb, err := groups.SealBundle(e.rand, groups.BundleHistory, secret, epoch, id, hp.Encode())
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 		items = append(items, outgoing{wire.KindHistoryPublish, hb.Encode()})
 		if e.hasAgentLeaf(g) {
@@ -43,24 +58,99 @@ func (e *Engine) publishBundles(ctx context.Context, g *group, pol *roster.Group
 			// group's own epoch (docs/protocol/agents.md "Reading").
 			s, err := groups.MemberHistorySecret(g.mls)
 			if err != nil {
-				return err
+				return nil, 0, err
 			}
 			mb, err := groups.SealBundle(e.rand, groups.BundleMemberHistory, s, g.mls.Epoch(), id, hp.Encode())
 			if err != nil {
-				return err
+				return nil, 0, err
 			}
 			items = append(items, outgoing{wire.KindHistoryPublish, mb.Encode()})
 		}
 	}
-	// One batch: a reader never sees a GroupInfo without its history keys.
-	if _, err := e.sendBatch(ctx, g, items); err != nil {
-		return err
-	}
+	return items, epoch, nil
+}
+
+// bundlesSent notes that g's bundles sealed under root epoch were taken.
+func (e *Engine) bundlesSent(g *group, pol *roster.GroupPolicy, epoch uint64) {
 	if pol.History == roster.HistoryOpen {
 		g.rec.Health.noteHistory(epoch)
 	}
 	g.rec.BundleOwed = false
-	return e.persistGroup(ctx, g)
+}
+
+// maxSendEnvelopes is the relay's default bound on the envelopes of one
+// SEND (server.Limits.MaxEnvelopesPerRequest); a relay that allows fewer
+// refuses, and the groups publish one by one.
+const maxSendEnvelopes = 256
+
+// publishBundlesMany publishes the standing bundles of several groups in
+// one SEND (after a batch of commits: an agent approved for 20 channels
+// republishes 20 groups' bundles in one request), each group's envelopes
+// in one run of its own chain, so each group's GroupInfo still travels with
+// its history keys. If that SEND is refused or lost, each group publishes
+// on its own (publishBundles: a stale chain head is learnt from the log).
+func (e *Engine) publishBundlesMany(ctx context.Context, gs []*group) error {
+	type pub struct {
+		g     *group
+		pol   roster.GroupPolicy
+		epoch uint64
+		n     int
+	}
+	var pubs []pub
+	var envs []wire.Envelope
+	for _, g := range gs {
+		gi, ok := e.roster.Group(identity.GroupID(g.rec.ID))
+		if !ok {
+			continue
+		}
+		items, epoch, err := e.bundleItems(g, &gi.Policy)
+		if err != nil {
+			return err
+		}
+		if len(items) == 0 {
+			continue
+		}
+		ctr, prev := g.rec.OwnCtr, wire.ID(g.rec.OwnPrev)
+		for _, it := range items {
+			ctr++
+			env := wire.Envelope{Group: wire.ID(g.rec.ID), Kind: it.kind, Ctr: ctr, Prev: prev, CT: it.ct}
+			wire.SignEnvelope(&env, e.edKey)
+			prev = env.Hash()
+			envs = append(envs, env)
+		}
+		pubs = append(pubs, pub{g, gi.Policy, epoch, len(items)})
+	}
+	if len(envs) == 0 {
+		return nil
+	}
+	var acks []wire.AckItem
+	var err error
+	if len(envs) <= maxSendEnvelopes {
+		acks, err = e.client.Send(ctx, envs...)
+	}
+	if len(envs) > maxSendEnvelopes || err != nil || len(acks) != len(envs) {
+		for _, p := range pubs {
+			if err := e.publishBundles(ctx, p.g, &p.pol); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	i := 0
+	for _, p := range pubs {
+		i += p.n
+		last := envs[i-1]
+		p.g.rec.OwnCtr, p.g.rec.OwnPrev = last.Ctr, hexID(last.Hash())
+		e.bundlesSent(p.g, &p.pol, p.epoch)
+	}
+	return e.db.update(ctx, func(t *txn) error {
+		for _, p := range pubs {
+			if err := e.saveGroup(t, p.g); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // afterCommit runs after one of this client's commits is merged: every

@@ -9,6 +9,7 @@ import (
 	"weald/backend/identity"
 	"weald/backend/lifecycle"
 	"weald/backend/mls"
+	"weald/backend/roster"
 	"weald/backend/wire"
 )
 
@@ -169,10 +170,20 @@ func (e *Engine) commitBatch(ctx context.Context, batch []*batchCommit, merged f
 	if err := e.sendWelcomesOwed(ctx, done); err != nil {
 		return nil, err
 	}
+	// A channel's after-commit work is its bundles: all of them in one
+	// SEND. The root's (re-sealing every child) goes on its own.
+	var channels []*group
 	for _, c := range done {
+		if gi, ok := e.roster.Group(identity.GroupID(c.g.rec.ID)); ok && gi.Policy.Kind != roster.KindWorkspace {
+			channels = append(channels, c.g)
+			continue
+		}
 		if err := e.afterCommit(ctx, c.g); err != nil {
 			return nil, fmt.Errorf("%s: %w", c.name, err)
 		}
+	}
+	if err := e.publishBundlesMany(ctx, channels); err != nil {
+		return nil, err
 	}
 	return redo, nil
 }

@@ -105,3 +105,71 @@ func TestKeyPackageBytesAreBoundedPerWorkspace(t *testing.T) {
 		}
 	})
 }
+
+// A batch of claims is judged as its entries would be one by one: the same
+// principals may claim, each entry spends one claim of its owner's rate
+// (all or none: a batch past the rate is refused whole and spends
+// nothing), and an owner with nothing left answers that entry not found.
+func TestKeyPackageClaimBatchKeepsEachClaimsChecks(t *testing.T) {
+	engines(t, func(t *testing.T, st store.Store) {
+		f := newFixture(t, st)
+		alice, bob := principal("alice"), principal("bob")
+		items := make([]wire.KeyPackageItem, 70)
+		for i := range items {
+			items[i].KeyPackage = []byte{'k', byte(i)}
+		}
+		if _, err := f.svc.KeyPackagePut(f.ctx, f.ws, alice, items); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.svc.KeyPackagePut(f.ctx, f.ws, bob, []wire.KeyPackageItem{{KeyPackage: []byte("lr"), LastResort: true}}); err != nil {
+			t.Fatal(err)
+		}
+		owners := func(o wire.ID, n int) []wire.ID {
+			out := make([]wire.ID, n)
+			for i := range out {
+				out[i] = o
+			}
+			return out
+		}
+		// Past alice's burst: refused whole, nothing spent or claimed.
+		wantCode(t, errOf(f.svc.KeyPackageClaimBatch(f.ctx, f.ws, bob, owners(alice.Principal, DefaultClaimBurst+1))), wire.CodeLimitRate)
+		got, err := f.svc.KeyPackageClaimBatch(f.ctx, f.ws, bob, append(owners(alice.Principal, 20), bob.Principal, bob.Principal))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, it := range got[:20] {
+			if !it.Found || it.Owner != alice.Principal || it.LastResort || !bytes.Equal(it.KeyPackage, []byte{'k', byte(i)}) {
+				t.Fatalf("entry %d: %+v", i, it)
+			}
+		}
+		for _, it := range got[20:] { // bob's last resort, kept, twice
+			if !it.Found || !it.LastResort || string(it.KeyPackage) != "lr" {
+				t.Fatalf("bob's entry: %+v", it)
+			}
+		}
+		// 44 of alice's burst are left: 44 more go, the 45th is refused.
+		if _, err := f.svc.KeyPackageClaimBatch(f.ctx, f.ws, bob, owners(alice.Principal, DefaultClaimBurst-20)); err != nil {
+			t.Fatalf("the rest of the burst: %v", err)
+		}
+		wantCode(t, errOf(f.svc.KeyPackageClaim(f.ctx, f.ws, bob, alice.Principal)), wire.CodeLimitRate)
+		// Nothing left: not found, not a refusal.
+		f.clock.advance(time.Hour)
+		got, err = f.svc.KeyPackageClaimBatch(f.ctx, f.ws, bob, owners(alice.Principal, 7))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		for _, it := range got {
+			if it.Found {
+				found++
+			}
+		}
+		if found != 70-DefaultClaimBurst {
+			t.Fatalf("%d of the last 7 found, want %d", found, 70-DefaultClaimBurst)
+		}
+		grant := wire.AuthOK{Kind: wire.PrincipalGrant, Principal: wire.KeyID(pub(key("joiner")))}
+		wantCode(t, errOf(f.svc.KeyPackageClaimBatch(f.ctx, f.ws, grant, []wire.ID{bob.Principal})), wire.CodeKeyPackageKind)
+		wantCode(t, errOf(f.svc.KeyPackageClaimBatch(f.ctx, f.ws, principal("stranger"), []wire.ID{bob.Principal})), wire.CodeAuthRevoked)
+		wantCode(t, errOf(f.svc.KeyPackageClaimBatch(f.ctx, f.ws, bob, owners(alice.Principal, wire.MaxClaimBatch+1))), wire.CodeLimitBatchSize)
+	})
+}

@@ -166,6 +166,20 @@ func (c *Client) ClaimKeyPackage(ctx context.Context, owner wire.ID) (*wire.KeyP
 	return expect[*wire.KeyPackageClaimed](c.do(ctx, &wire.KeyPackageClaim{Owner: owner}, noRetry))
 }
 
+// ClaimKeyPackages claims one key package per entry of owners in one
+// request (wire.KeyPackageClaimBatch): the answer has one item per entry,
+// in order, not found where that owner had none left.
+func (c *Client) ClaimKeyPackages(ctx context.Context, owners []wire.ID) ([]wire.ClaimedItem, error) {
+	res, err := expect[*wire.KeyPackageClaimedBatch](c.do(ctx, &wire.KeyPackageClaimBatch{Owners: owners}, noRetry))
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Items) != len(owners) {
+		return nil, fmt.Errorf("relayclient: %d key packages claimed for %d entries", len(res.Items), len(owners))
+	}
+	return res.Items, nil
+}
+
 // WelcomeNotice tells the relay that each of welcomes, Welcomes this key
 // sent, adds the keys in to (wire.WelcomeNotice). Keeping a notice twice
 // keeps it once, so it is resent after a reconnect.

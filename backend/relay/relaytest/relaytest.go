@@ -21,6 +21,7 @@ import (
 type Relay struct {
 	URL     string // ws://127.0.0.1:PORT/v1/ws
 	Service *relay.Service
+	Metrics *server.Metrics // the server's series (Requests: requests by frame)
 }
 
 // Start starts a relay with a fresh store in t's temporary directory.
@@ -67,8 +68,9 @@ func StartOnWrapped(t testing.TB, cfg relay.Config, st store.Store, wrap func(*r
 		backend = wrap(svc)
 	}
 	ln := Listen(t, "127.0.0.1:0")
-	Serve(t, ln, server.New(server.Config{Backend: backend}))
-	return &Relay{URL: "ws://" + ln.Addr().String() + "/v1/ws", Service: svc}
+	m := server.NewMetrics()
+	Serve(t, ln, server.New(server.Config{Backend: backend, Metrics: m}))
+	return &Relay{URL: "ws://" + ln.Addr().String() + "/v1/ws", Service: svc, Metrics: m}
 }
 
 // Listen listens on addr ("127.0.0.1:0" for any port), retrying for up to a

@@ -55,6 +55,7 @@ type Backend interface {
 	Allowed(ctx context.Context, ws wire.ID, kind wire.PrincipalKind, principal wire.ID) (bool, error)
 	KeyPackagePut(ctx context.Context, ws wire.ID, p Principal, items []wire.KeyPackageItem) (*wire.KeyPackageStock, error)
 	KeyPackageClaim(ctx context.Context, ws wire.ID, p Principal, owner wire.ID) (*wire.KeyPackageClaimed, error)
+	KeyPackageClaimBatch(ctx context.Context, ws wire.ID, p Principal, owners []wire.ID) ([]wire.ClaimedItem, error)
 	DropBefore(ctx context.Context, ws wire.ID, p Principal, d wire.DropBefore) (*wire.Dropped, error)
 	// DeleteWraps deletes a group's recovery wraps by tag on an admin's
 	// signed instruction (relay.Service.DeleteWraps).

@@ -242,6 +242,13 @@ func (s *Server) handle(c *conn, body wire.Body) (wire.Body, func(), error) {
 		}
 		return res, nil, nil
 
+	case *wire.KeyPackageClaimBatch:
+		res, err := s.backend.KeyPackageClaimBatch(ctx, c.workspace, p, req.Owners)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &wire.KeyPackageClaimedBatch{Items: res}, nil, nil
+
 	case *wire.DropBeforeRequest:
 		res, err := s.backend.DropBefore(ctx, c.workspace, p, req.Drop)
 		if err != nil {

@@ -203,6 +203,14 @@ func (f *fakeBackend) KeyPackageClaim(context.Context, wire.ID, Principal, wire.
 	return nil, wire.Errorf(wire.CodeKeyPackageNone, "none")
 }
 
+func (f *fakeBackend) KeyPackageClaimBatch(_ context.Context, _ wire.ID, _ Principal, owners []wire.ID) ([]wire.ClaimedItem, error) {
+	out := make([]wire.ClaimedItem, len(owners))
+	for i, o := range owners {
+		out[i] = wire.ClaimedItem{Owner: o}
+	}
+	return out, nil
+}
+
 func (f *fakeBackend) DeleteWraps(context.Context, wire.ID, Principal, wire.WrapsDelete) (*wire.WrapsDeleted, error) {
 	return nil, wire.Errorf(wire.CodeWrapsNotAdmin, "not admin")
 }

@@ -62,6 +62,7 @@ func FuzzHandleFrame(f *testing.F) {
 		&wire.AccessSetPublish{Set: set},
 		&wire.KeyPackagePut{Items: []wire.KeyPackageItem{{KeyPackage: []byte("kp")}}},
 		&wire.KeyPackageClaim{Owner: wire.KeyID(alice.pub)},
+		&wire.KeyPackageClaimBatch{Owners: []wire.ID{wire.KeyID(alice.pub), wire.KeyID(alice.pub)}},
 		&wire.StatsRequest{},
 		&wire.WelcomeNotice{Welcomes: []wire.WelcomeRef{{Group: wire.ID{7}, Seq: 1}}, To: []wire.ID{wire.KeyID(alice.pub)}},
 		&wire.WelcomesGet{},

@@ -124,7 +124,8 @@ func TestPreAuthOnlyHelloAuthAndOnePublish(t *testing.T) {
 	r.expectCode(3, wire.CodeAuthRequired)
 
 	for _, req := range []wire.Body{&wire.StatsRequest{}, &wire.Subscribe{Items: []wire.SubscribeItem{{Group: wire.ID{1}}}},
-		&wire.KeyPackageClaim{Owner: wire.KeyID(a.pub)}, &wire.AccessSetGet{}, &wire.WelcomesGet{},
+		&wire.KeyPackageClaim{Owner: wire.KeyID(a.pub)}, &wire.KeyPackageClaimBatch{Owners: []wire.ID{wire.KeyID(a.pub)}},
+		&wire.AccessSetGet{}, &wire.WelcomesGet{},
 		&wire.WelcomeNotice{Welcomes: []wire.WelcomeRef{{Group: wire.ID{1}, Seq: 1}}, To: []wire.ID{wire.KeyID(a.pub)}},
 		&wire.RecoveryDirGet{Owner: wire.KeyID(a.pub)}, &wire.RecoveryDirPut{Items: []wire.DirPut{{Owner: wire.KeyID(a.pub), Group: wire.ID{1}, Seq: 1}}}} {
 		r, _, err := f.dialRaw(ctx)
