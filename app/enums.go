@@ -179,3 +179,23 @@ const (
 	OutcomeRevoked   AlertOutcome = "revoked"
 	OutcomeRotated   AlertOutcome = "rotated"
 )
+
+// RecoveryStage is where a recovery onto this device stands.
+type RecoveryStage string
+
+const (
+	// RecoveryListing: on probation, and the relay does not let the device
+	// connect yet; an admin's app lists it at its next sync.
+	RecoveryListing RecoveryStage = "listing"
+	// RecoveryApproval: on probation and connected (it reads and writes);
+	// an admin approves it.
+	RecoveryApproval RecoveryStage = "approval"
+	// RecoveryWait: the person was the workspace's only admin: nobody can
+	// approve, so the phrase ends the probation itself at ProbationEnds.
+	RecoveryWait RecoveryStage = "wait"
+	// RecoveryFinishing: the probation is over; the device revokes the
+	// person's older devices (the last step) and joins its channels.
+	RecoveryFinishing RecoveryStage = "finishing"
+	// RecoveryDone: nothing left to do.
+	RecoveryDone RecoveryStage = "done"
+)

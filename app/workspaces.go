@@ -42,6 +42,13 @@ type Workspace struct {
 	// Notifications: which new messages show a desktop notification —
 	// "all", "mentions" (DMs and mentions of you) or "none".
 	Notifications NotifyLevel `json:"notifications" ts_type:"'all' | 'mentions' | 'none'"`
+	// Link is the workspace link (weald://workspace?…: the relay and the
+	// workspace id, nothing secret): with the recovery phrase, what a
+	// person needs to recover onto a new device (recover.go).
+	Link string `json:"link"`
+	// Recovery is set on a device recovered with a recovery phrase: where
+	// the recovery stands (recover.go).
+	Recovery *Recovery `json:"recovery"`
 }
 
 // Provision is what the relay's operator needs to record a new workspace.
@@ -91,6 +98,9 @@ type wsRun struct {
 	connected bool
 	started   time.Time        // when this run began (notify.go)
 	notified  map[string]int64 // channel → newest message time considered for a notification
+
+	wake           chan struct{} // a recovery got listed: the run loop need not wait out its delay
+	probationTimer *time.Timer   // resumes a recovery when the only admin's wait ends (recover.go)
 }
 
 const wsEventBuffer = 512
@@ -143,7 +153,8 @@ func (w *Workspaces) openLocked(id string) *Error {
 	if _, ok := w.runs[id]; ok {
 		return nil
 	}
-	r := &wsRun{id: id, events: make(chan engine.Event, wsEventBuffer), prefs: w.app.loadPrefs(id), started: time.Now()}
+	r := &wsRun{id: id, events: make(chan engine.Event, wsEventBuffer), prefs: w.app.loadPrefs(id), started: time.Now(),
+		wake: make(chan struct{}, 1)}
 	eng, err := engine.Open(w.ctx, engine.Options{Dir: w.dir(id), Provision: w.app.provisioner(nil), OnEvent: func(ev engine.Event) {
 		select {
 		case r.events <- ev:
@@ -175,17 +186,31 @@ func (w *Workspaces) openLocked(id string) *Error {
 func (w *Workspaces) runLoop(r *wsRun) {
 	defer w.wg.Done()
 	defer r.loops.Done()
+	defer func() {
+		r.mu.Lock()
+		if r.probationTimer != nil {
+			r.probationTimer.Stop()
+		}
+		r.mu.Unlock()
+	}()
 	delay := time.Second
 	for {
 		began := time.Now()
-		err := r.eng.Run(r.ctx)
+		// A recovery the relay does not list yet is resumed instead of
+		// run (recover.go).
+		ok, err := w.recoveryBeforeRun(r)
+		if ok {
+			err = r.eng.Run(r.ctx)
+		}
 		if r.ctx.Err() != nil {
 			return
 		}
-		r.mu.Lock()
-		r.problem = toError(err)
-		r.mu.Unlock()
-		if err != nil {
+		if ok {
+			r.mu.Lock()
+			r.problem = toError(err)
+			r.mu.Unlock()
+		} // else recoverAgain kept its own outcome
+		if err != nil && !errors.Is(err, engine.ErrRecoveryWaiting) {
 			w.app.logger.Printf("workspace %s: %v (retrying in %s)", r.id, err, delay)
 		}
 		w.emitWorkspaces()
@@ -197,6 +222,8 @@ func (w *Workspaces) runLoop(r *wsRun) {
 		case <-r.ctx.Done():
 			t.Stop()
 			return
+		case <-r.wake:
+			t.Stop()
 		case <-t.C:
 		}
 		if delay < 8*time.Second {
@@ -335,7 +362,13 @@ func (w *Workspaces) describe(r *wsRun) Workspace {
 	r.mu.Unlock()
 	ws := Workspace{ID: st.Workspace, Name: st.Name, Relay: st.Relay, You: you, Ready: st.Ready, Connected: connected,
 		Pending: st.Pending, Problem: problem, CanInvite: st.Ready && r.eng.CanInvite(), Notifications: level,
-		Removed: st.Removed || problem != nil && problem.Code == "auth/revoked"}
+		Removed: st.Removed || problem != nil && problem.Code == "auth/revoked", Link: workspaceLinkOf(st.Relay, st.Workspace)}
+	if rs, ok := r.eng.Recovery(); ok {
+		ws.Recovery = recoveryOf(rs)
+		if problem != nil && problem.Code == "recovery/waiting" {
+			ws.Problem = nil // the recovery's stage says it
+		}
+	}
 	if name := r.eng.DisplayName(); name != "" {
 		ws.You = name // the roster's name, once set (a rename reaches every device)
 	}

@@ -52,6 +52,9 @@ type RecoveryStatus struct {
 	// last step, once its probation ended).
 	RevokedOld []string `json:"revoked_old,omitempty"`
 	Ready      bool     `json:"ready"`
+	// Finished: the probation ended and the last step is done (the older
+	// devices revoked); nothing of the recovery is left to resume.
+	Finished bool `json:"finished,omitempty"`
 }
 
 // Recover makes dir a new device of the person whose recovery phrase this
@@ -113,6 +116,23 @@ func joinPhrase(p identity.RecoveryPhrase) string {
 	return s
 }
 
+// Recovery reports from local state (no network) where a recovery onto
+// this device stands; ok is false when this device was not recovered with
+// a phrase. The app shows it while the recovery is unfinished.
+func (e *Engine) Recovery() (st RecoveryStatus, ok bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ru := e.meta.Recovery
+	if ru == nil {
+		return RecoveryStatus{}, false
+	}
+	st = e.recoveryStatus(RecoveryStatus{Device: e.devID.String()})
+	st.RevokedOld = append([]string(nil), e.revokedOld...)
+	st.Ready = e.ready()
+	st.Finished = ru.Revoked
+	return st, true
+}
+
 // RecoverAgain resumes a recovery onto this device (weald recover run again,
 // or after the only admin's probation wait).
 func (e *Engine) RecoverAgain(ctx context.Context) (RecoveryStatus, error) {
@@ -142,6 +162,7 @@ func (e *Engine) recover(ctx context.Context) (RecoveryStatus, error) {
 	st = e.recoveryStatus(st)
 	st.RevokedOld = e.revokedOld
 	st.Ready = rep.Ready
+	st.Finished = e.meta.Recovery.Revoked
 	return st, err
 }
 

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"weald/backend/errcode"
 )
 
 // The recovery phrase (gaps.md "Identity and the roster"): 24 words from a
@@ -54,18 +56,24 @@ type PhraseError struct {
 	Suggest  string // a list word sharing the first four letters, if any
 }
 
-func (e *PhraseError) Error() string {
+func (e *PhraseError) Error() string { return e.Code + ": " + e.ErrorSentence() }
+
+// ErrorCode returns the code (errcode.Coded).
+func (e *PhraseError) ErrorCode() errcode.Code { return errcode.Code(e.Code) }
+
+// ErrorSentence returns the sentence without the code.
+func (e *PhraseError) ErrorSentence() string {
 	switch e.Code {
 	case "identity/phrase_length":
-		return fmt.Sprintf("%s: a recovery phrase has %d words, this one has %d", e.Code, PhraseWords, e.Count)
+		return fmt.Sprintf("a recovery phrase has %d words, this one has %d", PhraseWords, e.Count)
 	case "identity/phrase_unknown_word":
-		s := fmt.Sprintf("%s: word %d, %q, is not in the word list", e.Code, e.Position, e.Word)
+		s := fmt.Sprintf("word %d, %q, is not in the word list", e.Position, e.Word)
 		if e.Suggest != "" {
 			s += fmt.Sprintf(" (did you mean %q?)", e.Suggest)
 		}
 		return s
 	}
-	return e.Code + ": the checksum does not match; one of the words is wrong or two are swapped"
+	return "the checksum does not match; one of the words is wrong or two are swapped"
 }
 
 // RecoveryPhrase is the secret a user writes down. Not comparable with ==;
@@ -114,6 +122,16 @@ func ParseRecoveryPhrase(s string) (RecoveryPhrase, error) {
 	}
 	return RecoveryPhrase{entropy: &e}, nil
 }
+
+// IsPhraseWord reports whether w (any letter case) is a word of the list.
+func IsPhraseWord(w string) bool {
+	_, ok := wordIndex[strings.ToLower(w)]
+	return ok
+}
+
+// SuggestWord returns the list word sharing w's first four letters (the
+// list's words differ within them), or "" when none does.
+func SuggestWord(w string) string { return suggestWord(strings.ToLower(w)) }
 
 func suggestWord(w string) string {
 	if len(w) < 4 {

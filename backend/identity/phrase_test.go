@@ -80,6 +80,11 @@ func TestPhraseErrors(t *testing.T) {
 		t.Fatalf("message %q", err)
 	}
 
+	// One word at a time, as a form checks each box.
+	if !IsPhraseWord("Abandon") || IsPhraseWord("abandonx") || SuggestWord("ABANDONX") != "abandon" || SuggestWord("zzzz") != "" {
+		t.Fatal("IsPhraseWord or SuggestWord")
+	}
+
 	_, err = ParseRecoveryPhrase(strings.Join(words[:23], " "))
 	if !errors.As(err, &pe) || pe.Code != "identity/phrase_length" || pe.Count != 23 {
 		t.Fatalf("length: %v", err)

@@ -67,3 +67,53 @@ func FuzzParseRelayLink(f *testing.F) {
 		}
 	})
 }
+
+// TestWorkspaceLink: a workspace link round-trips; a broken one is
+// workspace/bad_link, a bad address inside it relay/bad_address.
+func TestWorkspaceLink(t *testing.T) {
+	var id [32]byte
+	id[0], id[31] = 0xab, 0x01
+	l := relayclient.WorkspaceLink{Relay: "wss://relay.example.org/v1/ws", Workspace: id}
+	got, err := relayclient.ParseWorkspaceLink(" " + l.String() + "\n")
+	if err != nil || got != l || !relayclient.IsWorkspaceLink(l.String()) || relayclient.IsWorkspaceLink("weald://relay?v=1") {
+		t.Fatalf("round trip: %+v %v", got, err)
+	}
+	hexID := strings.Repeat("ab", 32)
+	for _, c := range []struct{ in, code string }{
+		{"WEALD://workspace?v=1&relay=127.0.0.1:7447&ws=" + hexID, ""},
+		{"weald://workspace?v=2&relay=x&ws=" + hexID, "workspace/bad_link"},
+		{"weald://workspace?v=1&relay=x&ws=abcd", "workspace/bad_link"},
+		{"weald://workspace?v=1&relay=x", "workspace/bad_link"},
+		{"weald://workspace?v=1&relay=ftp://x&ws=" + hexID, "relay/bad_address"},
+		{"weald://workspacex?v=1&relay=x&ws=" + hexID, "workspace/bad_link"},
+		{"weald://workspace/path?v=1&relay=x&ws=" + hexID, "workspace/bad_link"},
+		{"weald://workspace?" + strings.Repeat("a", 3000), "workspace/bad_link"},
+	} {
+		_, err := relayclient.ParseWorkspaceLink(c.in)
+		var ae *relayclient.AddressError
+		switch {
+		case c.code != "" && (!errors.As(err, &ae) || string(ae.Code) != c.code):
+			t.Errorf("%q: %v, want %s", c.in, err, c.code)
+		case c.code == "" && err != nil:
+			t.Errorf("%q: %v", c.in, err)
+		}
+	}
+}
+
+// FuzzParseWorkspaceLink: untrusted link text never panics, and a link
+// that parses prints back to one that parses the same.
+func FuzzParseWorkspaceLink(f *testing.F) {
+	f.Add(relayclient.WorkspaceLink{Relay: "ws://127.0.0.1:7447/v1/ws"}.String())
+	f.Add("weald://workspace?v=1&relay=%5B::1%5D:80&ws=" + strings.Repeat("0", 64))
+	f.Add("weald://workspace?v=1")
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := relayclient.ParseWorkspaceLink(s)
+		if err != nil {
+			return
+		}
+		again, err := relayclient.ParseWorkspaceLink(l.String())
+		if err != nil || again != l {
+			t.Fatalf("%q → %q → %+v %v", s, l.String(), again, err)
+		}
+	})
+}

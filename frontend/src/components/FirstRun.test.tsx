@@ -22,11 +22,11 @@ async function fillCreate() {
 }
 
 describe('FirstRun', () => {
-  it('offers the three ways in, creating first', async () => {
+  it('offers the four ways in, creating first', async () => {
     render(<FirstRun onReady={vi.fn()} />)
     expect(screen.getByRole('heading', { name: 'Start with a workspace' })).toBeTruthy()
     const buttons = screen.getAllByRole('button').map((b) => b.textContent)
-    expect(buttons).toEqual(['Create a workspace', 'Join with an invite', 'Join as an existing user'])
+    expect(buttons).toEqual(['Create a workspace', 'Join with an invite', 'Join as an existing user', 'Recover with your recovery phrase'])
     await userEvent.tab()
     expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Create a workspace' }))
   })
@@ -47,6 +47,11 @@ describe('FirstRun', () => {
 
     // Each word once, in order; then three of them asked back with the phrase off the screen.
     expect((await screen.findByRole('list', { name: 'Recovery phrase' })).textContent).toBe(words.join(''))
+    // How to come back with them, in the app, and the workspace link that says where.
+    const about = screen.getByText(/These 24 words are your recovery phrase/)
+    expect(about.textContent).toMatch(/on a new one: there, choose Recover with your recovery phrase\./)
+    expect(about.textContent).not.toMatch(/weald recover/)
+    expect(about.textContent).toContain(ws().link)
     await userEvent.click(screen.getByRole('button', { name: 'I have written them down' }))
     expect(screen.queryByRole('list', { name: 'Recovery phrase' })).toBeNull()
     expect(screen.getAllByRole('textbox').map((t) => t.id)).toEqual(['word-1', 'word-4', 'word-23'])

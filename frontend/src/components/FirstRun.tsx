@@ -3,13 +3,15 @@ import { api, toApiError, type ApiError, type Workspace } from '../lib/api'
 import { plainJoinMessage, plainMessage, plainPairMessage } from '../state/errors'
 import { usePhraseOnScreen } from '../state/phrase'
 import { ErrorNote } from './Dialog'
+import { RecoverWithPhrase } from './Recover'
 
-export type Step = 'choose' | 'create' | 'join' | 'device'
+export type Step = 'choose' | 'create' | 'join' | 'device' | 'recover'
 
 /**
- * FirstRun: the two ways in (gaps.md "Onboarding and projects"): create a
+ * FirstRun: the ways in (gaps.md "Onboarding and projects"): create a
  * workspace (its name, your name; the recovery phrase shown once and
- * confirmed) or join with an invite link.
+ * confirmed), join with an invite link, join as an existing user with a
+ * pairing link, or recover with the recovery phrase onto this device.
  */
 export function FirstRun({
   onReady,
@@ -58,6 +60,9 @@ export function FirstRun({
             <button type="button" onClick={() => setStep('device')}>
               Join as an existing user
             </button>
+            <button type="button" onClick={() => setStep('recover')}>
+              Recover with your recovery phrase
+            </button>
           </div>
           {canCancel ? (
             <button type="button" className="link" onClick={onCancel}>
@@ -67,6 +72,8 @@ export function FirstRun({
         </div>
       ) : step === 'create' ? (
         <CreateWorkspace onReady={onReady} onBack={() => setStep('choose')} pick={pick} />
+      ) : step === 'recover' ? (
+        <RecoverWithPhrase onRecovered={onReady} onBack={() => setStep('choose')} />
       ) : step === 'device' ? (
         <JoinAsDevice onReady={onReady} onBack={() => setStep('choose')} given={link && linkStep(link) === 'device' ? link : undefined} />
       ) : (
@@ -203,8 +210,15 @@ function NewPhrase({
 }) {
   return (
     <PhraseOnce title="Your recovery phrase" words={phrase} pick={pick} onConfirmed={() => onDone(ws)}>
-      These 24 words are your recovery phrase for <strong>{ws.name}</strong>. If you lose every device, they bring you back on a new one (for now with
-      the command-line tool: <code>weald recover</code>). Write them down on paper and keep them safe; Weald shows them <strong>once</strong>.
+      These 24 words are your recovery phrase for <strong>{ws.name}</strong>. If you lose every device, they bring you back on a new one: there,
+      choose Recover with your recovery phrase. Write them down on paper and keep them safe; Weald shows them <strong>once</strong>.
+      {ws.link ? (
+        <>
+          {' '}
+          Keep this workspace’s link with them, it says where to recover (anyone in the workspace can also send it to you):{' '}
+          <code className="workspace-link">{ws.link}</code>
+        </>
+      ) : null}
     </PhraseOnce>
   )
 }

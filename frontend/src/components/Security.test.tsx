@@ -173,6 +173,20 @@ describe('RecoveryPhrase', () => {
     expect(await screen.findByText(/was shown on .* and not confirmed\. It cannot be shown again/)).toBeTruthy()
   })
 
+  it('says how to recover in the app, not with a command, and copies the workspace link it needs', async () => {
+    const a = holder.current.api
+    a.copy.mockResolvedValue(true)
+    const link = `weald://workspace?v=1&relay=wss%3A%2F%2Frelay.example.org%2Fv1%2Fws&ws=${W}`
+    render(<RecoveryPhrase workspace={W} workspaceName="Acme" workspaceLink={link} />)
+    const section = await screen.findByRole('region', { name: 'Recovery phrase' })
+    expect(section.textContent).not.toMatch(/weald recover/)
+    expect(section.textContent).toMatch(/choose Recover with your recovery phrase when Weald opens, and give it the words and this workspace’s link/)
+    expect(screen.getByText(link)).toBeTruthy()
+    await userEvent.click(screen.getByRole('button', { name: 'Copy workspace link' }))
+    expect(a.copy).toHaveBeenCalledWith(link)
+    expect(screen.getByText('Copied')).toBeTruthy()
+  })
+
   it('keeps the phrase it had when the rotation fails, with the reason', async () => {
     const a = holder.current.api
     a.security.rotateRecovery.mockRejectedValue(new ApiError('relay/unreachable', 'Weald cannot reach the relay.'))

@@ -46,7 +46,18 @@ type Open = { kind: 'approve' | 'revoke'; alert: SecurityAlert } | null
  * dismiss — with the acknowledgement kept on this device; then the
  * recovery phrase and its rotation ("Key compromise").
  */
-export function SecurityView({ workspace, workspaceName, onChanged }: { workspace: string; workspaceName: string; onChanged?: () => void }) {
+export function SecurityView({
+  workspace,
+  workspaceName,
+  workspaceLink,
+  onChanged,
+}: {
+  workspace: string
+  workspaceName: string
+  /** The workspace link (weald://workspace?…): what recovering onto a new device needs beside the phrase. */
+  workspaceLink?: string
+  onChanged?: () => void
+}) {
   const [alerts, setAlerts] = useState<SecurityAlert[] | null>(null)
   const [error, setError] = useState<ApiError | null>(null)
   const [open, setOpen] = useState<Open>(null)
@@ -142,7 +153,14 @@ export function SecurityView({ workspace, workspaceName, onChanged }: { workspac
           </ul>
         </>
       ) : null}
-      <RecoveryPhrase workspace={workspace} workspaceName={workspaceName} asked={rotateAsked} onRotated={load} onPhrase={setPhraseUp} />
+      <RecoveryPhrase
+        workspace={workspace}
+        workspaceName={workspaceName}
+        workspaceLink={workspaceLink}
+        asked={rotateAsked}
+        onRotated={load}
+        onPhrase={setPhraseUp}
+      />
       {open ? <AlertDeviceAction workspace={workspace} open={open} onClose={(done) => (setOpen(null), done && load())} /> : null}
     </section>
   )
@@ -198,6 +216,7 @@ type Stage =
 export function RecoveryPhrase({
   workspace,
   workspaceName,
+  workspaceLink,
   asked = 0,
   pick = randomPositions,
   onRotated,
@@ -205,6 +224,7 @@ export function RecoveryPhrase({
 }: {
   workspace: string
   workspaceName: string
+  workspaceLink?: string
   /** Bumped to open the rotation's confirmation (an alert's Rotate button). */
   asked?: number
   pick?: (n: number) => number[]
@@ -215,6 +235,7 @@ export function RecoveryPhrase({
   const [state, setState] = useState<RecoveryState | null>(null)
   const [stage, setStage] = useState<Stage>({ kind: 'idle' })
   const [error, setError] = useState<ApiError | null>(null)
+  const [copied, setCopied] = useState(false)
   const ref = useRef<HTMLElement>(null)
   const doneRef = useRef<HTMLParagraphElement>(null)
   useEffect(() => {
@@ -268,10 +289,23 @@ export function RecoveryPhrase({
     <section className="recovery-settings" aria-labelledby="recovery-h" ref={ref}>
       <h3 id="recovery-h">Recovery phrase</h3>
       <p>
-        Your recovery phrase is 24 words that can add a new device for you in {workspaceName} (with weald recover) if you lose every other one. If it
-        may have leaked, rotate it: the phrase you have now is revoked at once, Weald draws 24 new words, shows them once and asks three of them back,
-        and every channel you are in gets a recovery copy for the new phrase.
+        Your recovery phrase is 24 words that add a new device for you in {workspaceName} if you lose every other one: on the new computer, choose
+        Recover with your recovery phrase when Weald opens, and give it the words and this workspace’s link. An admin approves the new device, then
+        your old devices stop working. If the phrase may have leaked, rotate it: the phrase you have now is revoked at once, Weald draws 24 new words,
+        shows them once and asks three of them back, and every channel you are in gets a recovery copy for the new phrase.
       </p>
+      {workspaceLink ? (
+        <div className="workspace-link-row">
+          <p className="help">
+            The workspace link says where to recover; it holds no secret. Keep it with your phrase, and send it to anyone here who lost their devices.
+          </p>
+          <code className="workspace-link">{workspaceLink}</code>{' '}
+          <button type="button" onClick={async () => setCopied(await api.copy(workspaceLink))}>
+            Copy workspace link
+          </button>{' '}
+          <span role="status">{copied ? 'Copied' : ''}</span>
+        </div>
+      ) : null}
       {state?.unfinished && stage.kind !== 'busy' ? (
         <p className="error-note" role="alert">
           A rotation of your recovery phrase started and did not finish. Finish it: it goes on with the new words it drew.

@@ -1,5 +1,5 @@
 import { describe, expect, it, beforeEach } from 'vitest'
-import { act, render, screen, waitFor, within } from '@testing-library/react'
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { ApiError } from '../lib/api'
 import { chan, defaults, holder, hex, makeApi, msg, unreachable, policy, ws } from '../test/apiMock'
@@ -207,6 +207,51 @@ describe('Shell', () => {
     expect(await screen.findByText('first!')).toBeTruthy()
     // The ready state is reported to Go (logged for the desktop smoke test).
     expect(a.ready).toHaveBeenCalledWith(hex(1), 'general')
+  })
+
+  it('recovers with the phrase: the status screen while on probation, then the workspace once approved', async () => {
+    const a = holder.current.api
+    const words = Array.from({ length: 24 }, (_, i) => `r${i + 1}`)
+    const rec = (stage: 'listing' | 'approval' | 'finishing' | 'done') => ({
+      stage,
+      device: hex(9),
+      listed: stage !== 'listing',
+      probationEnds: 0,
+      revokedOld: 0,
+    })
+    a.workspaces.recover.mockResolvedValue(ws({ ready: false, you: 'Sam', recovery: rec('listing') }))
+    a.channels.list.mockResolvedValue(defaults())
+    a.messages.list.mockResolvedValue([msg({ text: 'before the loss' })])
+    a.messages.markRead.mockResolvedValue(undefined)
+    render(<Shell />)
+    await userEvent.click(await screen.findByRole('button', { name: 'Recover with your recovery phrase' }))
+    fireEvent.change(screen.getByLabelText('Word 1'), { target: { value: words.join(' ') } })
+    await userEvent.type(screen.getByLabelText('Workspace link or relay address'), 'weald://workspace?v=1')
+    await screen.findByText('All 24 words are valid.')
+    await userEvent.click(screen.getByRole('button', { name: 'Recover' }))
+    expect(a.workspaces.recover).toHaveBeenCalledWith('weald://workspace?v=1', '', words)
+    expect(await screen.findByRole('heading', { name: 'Waiting for an admin' })).toBeTruthy()
+    // Listed, and in #general: on probation still, the status stays; the workspace can be opened meanwhile.
+    act(() => holder.current.emit('workspaces', [ws({ you: 'Sam', recovery: rec('approval') })]))
+    expect(await screen.findByRole('heading', { name: 'Waiting for an admin to approve this device' })).toBeTruthy()
+    expect(screen.queryByText('before the loss')).toBeNull()
+    // Approved: the workspace, with the history.
+    act(() => holder.current.emit('workspaces', [ws({ you: 'Sam', recovery: rec('done') })]))
+    expect(await screen.findByText('before the loss')).toBeTruthy()
+    expect(screen.queryByRole('heading', { name: /Waiting/ })).toBeNull()
+  })
+
+  it('opens a recovered workspace while it waits, with a note of the probation that leads back to the status', async () => {
+    const a = holder.current.api
+    const rec = { stage: 'approval' as const, device: hex(9), listed: true, probationEnds: 0, revokedOld: 0 }
+    inWorkspace()
+    a.workspaces.list.mockResolvedValue([ws({ recovery: rec })])
+    render(<Shell />)
+    await userEvent.click(await screen.findByRole('button', { name: 'Open Acme while you wait' }))
+    expect(await screen.findByText('hello')).toBeTruthy()
+    const note = screen.getByText(/This device is on probation until an admin approves it/)
+    await userEvent.click(within(note).getByRole('button', { name: 'Recovery status' }))
+    expect(await screen.findByRole('heading', { name: 'Waiting for an admin to approve this device' })).toBeTruthy()
   })
 
   it('refuses a bad link in plain words and stays on the form', async () => {

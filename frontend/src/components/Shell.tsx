@@ -32,6 +32,7 @@ import { SecurityView, needsAttention } from './SecurityView'
 import { ProgressList } from './Progress'
 import { SearchBar, SearchResults, useSearch } from './Search'
 import { SetupPanel } from './SetupPanel'
+import { RecoveryPanel } from './Recover'
 import { AddProjectDialog, ProjectList, ProjectView } from './Projects'
 import { Sidebar, WorkspaceSwitcher } from './Sidebar'
 
@@ -40,7 +41,7 @@ type View =
   | { kind: 'people' }
   | { kind: 'security' }
   | { kind: 'project'; folder: string }
-  | { kind: 'first-run'; step: 'choose' | 'create' | 'join' | 'device' }
+  | { kind: 'first-run'; step: 'choose' | 'create' | 'join' | 'device' | 'recover' }
 type Modal = 'new-channel' | 'invite' | 'add-device' | 'add-project' | 'new-dm' | 'add-people' | 'members' | 'agents' | 'name' | 'health' | null
 
 /** Shell is the application frame: sidebar, channel header, message pane. */
@@ -66,6 +67,8 @@ export function Shell() {
   const onPhrase = useCallback((on: boolean) => setPhrase(on), [])
   const narrow = useNarrow()
   const [sideShown, setSideShown] = useState(false)
+  // Recovered workspaces opened while their probation lasts (RecoveryPanel's "Open … while you wait").
+  const [openedWhileWaiting, setOpenedWhileWaiting] = useState<Record<string, boolean>>({})
   // The composer of a channel just created takes focus.
   const [focusKey, setFocusKey] = useState<string | undefined>()
 
@@ -224,6 +227,10 @@ export function Shell() {
     setView({ kind: 'channel' })
   }
   const project = view.kind === 'project' ? projects.projects.find((p) => p.folder === view.folder) : undefined
+  // A device recovered with the phrase shows where the recovery stands until its probation is over (app/recover.go).
+  const stage = current?.recovery?.stage
+  const onProbation = stage === 'listing' || stage === 'approval' || stage === 'wait'
+  const recovering = !!current && !current.removed && (onProbation || (stage === 'finishing' && !current.ready)) && !openedWhileWaiting[current.id]
   const noWorkspace = !wss.loading && wss.workspaces.length === 0
 
   let main
@@ -268,12 +275,22 @@ export function Shell() {
         onCancel={() => setView({ kind: 'channel' })}
       />
     )
+  } else if (recovering && current) {
+    main = <RecoveryPanel ws={current} onOpen={() => setOpenedWhileWaiting((o) => ({ ...o, [current.id]: true }))} />
   } else if (current && !current.ready && !channel?.joined && !current.removed) {
     main = <SetupPanel ws={current} />
   } else if (view.kind === 'people' && current) {
     main = <PeopleView key={current.id} workspace={current.id} workspaceName={current.name} />
   } else if (view.kind === 'security' && current) {
-    main = <SecurityView key={current.id} workspace={current.id} workspaceName={current.name} onChanged={() => setSecuritySeen((n) => n + 1)} />
+    main = (
+      <SecurityView
+        key={current.id}
+        workspace={current.id}
+        workspaceName={current.name}
+        workspaceLink={current.link}
+        onChanged={() => setSecuritySeen((n) => n + 1)}
+      />
+    )
   } else if (search.open && view.kind === 'channel') {
     main = (
       <SearchResults
@@ -434,6 +451,17 @@ export function Shell() {
       />
       {current?.ready && showChannel ? <SearchBar onSearch={search.run} /> : null}
       <ProgressList items={progress} />
+      {current && onProbation && openedWhileWaiting[current.id] && view.kind !== 'first-run' ? (
+        <div className="banner notice-banner" role="status">
+          <p className="notice-note">
+            This device is on probation until {stage === 'wait' ? 'the 72-hour wait is over' : 'an admin approves it'}: it cannot add or remove anyone
+            yet.{' '}
+            <button type="button" className="link-button" onClick={() => setOpenedWhileWaiting((o) => ({ ...o, [current.id]: false }))}>
+              Recovery status
+            </button>
+          </p>
+        </div>
+      ) : null}
       {current && (current.removed || (current.ready && showChannel)) ? <ConnectionStatus ws={current} /> : null}
       {alerts.map((a) => {
         // The Security view lists them already.

@@ -32,6 +32,21 @@ const pairing: Partial<Record<ErrorCode, string>> = {
   'roster/invite_expired': 'This pairing link has expired. On your other device, choose Add a device to make a new one.',
 }
 
+/** While recovering with the recovery phrase, what the phrase, the link and the relay's answers mean for this person. */
+const recovering: Partial<Record<ErrorCode, string>> = {
+  'identity/phrase_checksum':
+    'Every word is in the list, but together they are not a recovery phrase: one word is wrong or two are swapped. Check them against what you wrote down, in order.',
+  'recovery/unknown_phrase':
+    'These words are a valid recovery phrase, but nobody in this workspace has it. Check the words, and that the link is the one of your workspace.',
+  'recovery/waiting': 'This device waits for an admin’s Weald to let it connect. Weald keeps trying by itself.',
+  'invite/bad_link': 'This is not a whole Weald link. Copy the whole link and paste it again.',
+}
+
+/** plainRecoverMessage is plainMessage for an error of recovering with the recovery phrase. */
+export function plainRecoverMessage(e: Pick<ApiError, 'code' | 'message'>): string {
+  return recovering[e.code as ErrorCode] ?? plainMessage(e)
+}
+
 /** plainPairMessage is plainMessage for an error of joining as a device with a pairing link. */
 export function plainPairMessage(e: Pick<ApiError, 'code' | 'message'>): string {
   return pairing[e.code as ErrorCode] ?? plainMessage(e)

@@ -1,7 +1,7 @@
 // A controllable stand-in for src/lib/api in component tests: every method is
 // a vi.fn, events are captured so a test can push them as Go would.
 import { vi } from 'vitest'
-import type { Channel, MemberDevice, Message, Policy, SearchHit, Workspace } from '../lib/api'
+import type { Channel, MemberDevice, Message, PhraseCheck, Policy, SearchHit, Workspace } from '../lib/api'
 
 type Handler = (v: never) => void
 
@@ -27,6 +27,14 @@ export function makeApi() {
       join: vi.fn(),
       joinDevice: vi.fn(),
       pairDevice: vi.fn(),
+      // By default every word is of the list and the phrase is whole.
+      checkPhrase: vi.fn(async (words: string[]): Promise<PhraseCheck> => ({
+        words: words.map((w) => ({ known: w !== '', suggest: '' })),
+        complete: words.every((w) => w !== ''),
+        problem: null,
+      })),
+      recover: vi.fn(),
+      resumeRecovery: vi.fn(),
       people: vi.fn().mockResolvedValue([]),
       setName: vi.fn(),
       setNotifications: vi.fn(() => Promise.resolve()),
@@ -136,6 +144,8 @@ export const ws = (p: Partial<Workspace> = {}): Workspace => ({
   problem: null,
   removed: false,
   notifications: 'mentions',
+  link: `weald://workspace?v=1&relay=ws%3A%2F%2F127.0.0.1%3A1&ws=${hex(1)}`,
+  recovery: null,
   ...p,
 })
 

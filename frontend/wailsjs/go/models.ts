@@ -417,6 +417,26 @@ export namespace app {
 	        this.ownerName = source["ownerName"];
 	    }
 	}
+	export class Recovery {
+	    stage: 'listing' | 'approval' | 'wait' | 'finishing' | 'done';
+	    device: string;
+	    listed: boolean;
+	    probationEnds: number;
+	    revokedOld: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Recovery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.stage = source["stage"];
+	        this.device = source["device"];
+	        this.listed = source["listed"];
+	        this.probationEnds = source["probationEnds"];
+	        this.revokedOld = source["revokedOld"];
+	    }
+	}
 	export class Error {
 	    code: string;
 	    message: string;
@@ -461,6 +481,8 @@ export namespace app {
 	    problem?: Error;
 	    removed: boolean;
 	    notifications: 'all' | 'mentions' | 'none';
+	    link: string;
+	    recovery?: Recovery;
 	
 	    static createFrom(source: any = {}) {
 	        return new Workspace(source);
@@ -481,6 +503,8 @@ export namespace app {
 	        this.problem = this.convertValues(source["problem"], Error);
 	        this.removed = source["removed"];
 	        this.notifications = source["notifications"];
+	        this.link = source["link"];
+	        this.recovery = this.convertValues(source["recovery"], Recovery);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1013,6 +1037,55 @@ export namespace app {
 	        this.devices = source["devices"];
 	    }
 	}
+	export class PhraseWord {
+	    known: boolean;
+	    suggest: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PhraseWord(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.known = source["known"];
+	        this.suggest = source["suggest"];
+	    }
+	}
+	export class PhraseCheck {
+	    words: PhraseWord[];
+	    complete: boolean;
+	    problem?: Error;
+	
+	    static createFrom(source: any = {}) {
+	        return new PhraseCheck(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.words = this.convertValues(source["words"], PhraseWord);
+	        this.complete = source["complete"];
+	        this.problem = this.convertValues(source["problem"], Error);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	
 	export class Project {
 	    folder: string;
@@ -1072,6 +1145,7 @@ export namespace app {
 	        this.page = source["page"];
 	    }
 	}
+	
 	export class RecoveryRotation {
 	    phrase: string[];
 	    rewrapped: number;

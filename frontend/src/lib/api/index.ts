@@ -27,6 +27,7 @@ import type {
   NotifyLevel,
   Pairing,
   Person,
+  PhraseCheck,
   Progress,
   Project,
   Receipt,
@@ -134,6 +135,16 @@ export const api = {
     setName: (ws: string, name: string): Promise<void> => wrap(() => Workspaces.SetName(ws, name)),
     /** setNotifications sets which new messages of a workspace show a desktop notification. */
     setNotifications: (ws: string, level: NotifyLevel): Promise<void> => wrap(() => Workspaces.SetNotifications(ws, level)),
+    /** checkPhrase checks a recovery phrase as typed, one box a word ('' for an empty box); nothing is kept. */
+    checkPhrase: (words: string[]): Promise<PhraseCheck> => wrap(() => Workspaces.CheckRecoveryPhrase(words) as Promise<PhraseCheck>),
+    /**
+     * recover makes this device a new device of the person whose phrase it is; where is a workspace link, an invite or
+     * pairing link, or the relay's address (then workspace is the workspace id). It is on probation (workspace.recovery).
+     */
+    recover: (where: string, workspace: string, phrase: string[]): Promise<Workspace> =>
+      wrap(() => Workspaces.Recover(where, workspace, phrase) as Promise<Workspace>),
+    /** resumeRecovery resumes an unfinished recovery now (the app also does by itself); still waiting is no error. */
+    resumeRecovery: (ws: string): Promise<Workspace> => wrap(() => Workspaces.ResumeRecovery(ws) as Promise<Workspace>),
     /** remove abandons a workspace whose setup has not finished (it leaves this device). */
     remove: (id: string): Promise<void> => wrap(() => Workspaces.Remove(id)),
     onChanged: (cb: (ws: Workspace[]) => void) => on<Workspace[]>(events.workspacesChanged, cb),

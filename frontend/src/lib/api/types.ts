@@ -42,6 +42,11 @@ export type DMSent = Wire<app.DMSent>
 
 /** A workspace on this device: its connection, unread count, setup work left and last sync problem. */
 export type Workspace = Wire<app.Workspace>
+/** A recovery onto this device with the recovery phrase (app/recover.go): its stage, this device's id, whether the relay lists it, the only admin's wait (Unix ms). */
+export type Recovery = Wire<app.Recovery>
+export type RecoveryStage = Recovery['stage']
+/** A recovery phrase as it is typed: each word known or not (with a suggestion), and the phrase whole. */
+export type PhraseCheck = Wire<app.PhraseCheck>
 /** Which new messages of a workspace notify: every one, mentions of you and DMs, or none. */
 export type NotifyLevel = Workspace['notifications']
 /** A new workspace and its recovery phrase (24 words, returned once; never stored in the UI). */

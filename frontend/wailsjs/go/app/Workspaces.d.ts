@@ -18,6 +18,8 @@ export function ChannelMembers(arg1:string,arg2:string):Promise<Array<app.Channe
 
 export function Channels(arg1:string):Promise<Array<app.Channel>>;
 
+export function CheckRecoveryPhrase(arg1:Array<string>):Promise<app.PhraseCheck>;
+
 export function ConfirmRecoveryRotation(arg1:string):Promise<void>;
 
 export function Create(arg1:string,arg2:string,arg3:string):Promise<app.Created>;
@@ -70,6 +72,8 @@ export function PreviewAgentRequest(arg1:string,arg2:string):Promise<app.AgentRe
 
 export function Receipts(arg1:string):Promise<Array<app.Receipt>>;
 
+export function Recover(arg1:string,arg2:string,arg3:Array<string>):Promise<app.Workspace>;
+
 export function RecoveryState(arg1:string):Promise<app.RecoveryState>;
 
 export function Remove(arg1:string):Promise<void>;
@@ -79,6 +83,8 @@ export function RemovePerson(arg1:string,arg2:string,arg3:string,arg4:boolean):P
 export function RenameChannelLocally(arg1:string,arg2:string,arg3:string):Promise<app.Channel>;
 
 export function ResolveHealth(arg1:string,arg2:string):Promise<app.EncryptionHealth>;
+
+export function ResumeRecovery(arg1:string):Promise<app.Workspace>;
 
 export function RetrySend(arg1:string,arg2:string):Promise<void>;
 

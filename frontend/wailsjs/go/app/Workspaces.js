@@ -34,6 +34,10 @@ export function Channels(arg1) {
   return window['go']['app']['Workspaces']['Channels'](arg1);
 }
 
+export function CheckRecoveryPhrase(arg1) {
+  return window['go']['app']['Workspaces']['CheckRecoveryPhrase'](arg1);
+}
+
 export function ConfirmRecoveryRotation(arg1) {
   return window['go']['app']['Workspaces']['ConfirmRecoveryRotation'](arg1);
 }
@@ -138,6 +142,10 @@ export function Receipts(arg1) {
   return window['go']['app']['Workspaces']['Receipts'](arg1);
 }
 
+export function Recover(arg1, arg2, arg3) {
+  return window['go']['app']['Workspaces']['Recover'](arg1, arg2, arg3);
+}
+
 export function RecoveryState(arg1) {
   return window['go']['app']['Workspaces']['RecoveryState'](arg1);
 }
@@ -156,6 +164,10 @@ export function RenameChannelLocally(arg1, arg2, arg3) {
 
 export function ResolveHealth(arg1, arg2) {
   return window['go']['app']['Workspaces']['ResolveHealth'](arg1, arg2);
+}
+
+export function ResumeRecovery(arg1) {
+  return window['go']['app']['Workspaces']['ResumeRecovery'](arg1);
 }
 
 export function RetrySend(arg1, arg2) {
