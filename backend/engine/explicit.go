@@ -354,7 +354,9 @@ func (e *Engine) joinFromWelcome(ctx context.Context, gi roster.GroupInfo, envs 
 		}); err != nil {
 			return err
 		}
-		// Commits and content after the Welcome.
+		// Commits and content after the Welcome; the chains are read
+		// from it on.
+		g.chainsFromHere()
 		if err := e.processEnvelopes(ctx, g, envs[i+1:]); err != nil {
 			return err
 		}

@@ -72,6 +72,8 @@ type groupRec struct {
 	// without reading the whole log again (removal.go wrapsDelete).
 	WrapIndex bool               `json:"wrap_index,omitempty"`
 	WrapTags  map[string][]hexID `json:"wrap_tags,omitempty"`
+	// Chains: what this client read of each author's chain (chains.go).
+	Chains authorChains `json:"chains"`
 }
 
 // group is a group this client holds state for.
@@ -160,6 +162,7 @@ func (e *Engine) groupState(id identity.GroupID) *group {
 	g := e.groups[id]
 	if g == nil {
 		g = &group{rec: groupRec{ID: hexID(id)}}
+		g.startChains()
 		e.groups[id] = g
 	}
 	return g

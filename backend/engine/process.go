@@ -72,6 +72,7 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 		if !ok || wire.VerifyEnvelope(env, pub) != nil {
 			continue // not by a device of the roster, nor an agent in scope: ignored
 		}
+		e.checkChain(ctx, g, se)
 		if !agent {
 			e.noteEnvelope(ctx, id == e.roster.RootGroup(), env)
 		}

@@ -254,6 +254,11 @@ func (e *Engine) verifyCheckpoint(ctx context.Context, g *group, se *wire.SeqEnv
 	if read && beneath && r.VerifiedFrom.IsZero() {
 		r.VerifiedFrom = time.UnixMilli(int64(m.CreatedAt)).UTC()
 	}
+	if beneath {
+		// This client read across the drop: the author chains continue
+		// from the barrier (chains.go).
+		g.anchorChains(cp.Barrier)
+	}
 	if dropped > r.DroppedBelow {
 		r.DroppedBelow = dropped
 	}

@@ -317,6 +317,9 @@ func (e *Engine) finishJoin(ctx context.Context, g *group, gi *roster.GroupInfo)
 		if err == nil && b.readTo > g.rec.LastSeq {
 			g.rec.LastSeq = b.readTo
 		}
+		// b.log is the newest envelope of a few kinds, not a run of
+		// the log: the chains are read from the head on.
+		g.chainsFromHere()
 	}
 	if err == nil {
 		// processEnvelopes stores nothing for an empty log.

@@ -3,7 +3,10 @@
 // (relay.Service over SQLite and the WebSocket server, on 127.0.0.1) whose
 // backend is wrapped so a test can substitute key packages on claim, inject,
 // drop or reorder roster operations on fetch, and withhold envelopes from
-// fetches (covering them with deletions it never made). Everything the wrapper does not intercept is the honest relay.
+// fetches (covering them with deletions it never made), erase an envelope
+// from a log and number the rest without a hole, or substitute another
+// envelope for one. Everything the wrapper does not intercept is the honest
+// relay.
 //
 // The relay operator is untrusted for content and membership (README, the
 // threat model of docs/security.md section 0): whatever this wrapper makes
@@ -31,17 +34,19 @@ type Relay struct {
 	Service *relay.Service
 
 	mu       sync.Mutex
-	subst    map[wire.ID][][]byte // owner → key packages served on claim, first first
+	kps      map[wire.ID][][]byte // owner → key packages served on claim, first first
 	claims   map[wire.ID]int      // owner → substituted key packages served
 	roster   func(ops *wire.RosterOps) *wire.RosterOps
 	withhold func(group wire.ID, env *wire.SeqEnvelope) bool
 	cover    func(ans *wire.Envelopes)
+	erased   map[wire.ID]uint64 // group → the seq served as if never accepted
+	subst    func(group wire.ID, env *wire.SeqEnvelope)
 }
 
 // Start runs a hostile relay until the test ends.
 func Start(t testing.TB) *Relay {
 	t.Helper()
-	r := &Relay{subst: map[wire.ID][][]byte{}, claims: map[wire.ID]int{}}
+	r := &Relay{kps: map[wire.ID][][]byte{}, claims: map[wire.ID]int{}, erased: map[wire.ID]uint64{}}
 	honest := relaytest.StartWrapped(t, relay.Config{}, func(svc *relay.Service) server.Backend {
 		return &backend{Backend: svc, r: r}
 	})
@@ -61,7 +66,7 @@ func (r *Relay) Provision(ctx context.Context, _ string, ws wire.ID, genesisKey 
 func (r *Relay) SubstituteKeyPackage(owner wire.ID, kp []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.subst[owner] = append(r.subst[owner], append([]byte(nil), kp...))
+	r.kps[owner] = append(r.kps[owner], append([]byte(nil), kp...))
 }
 
 // Substituted reports how many substituted key packages of owner were
@@ -98,6 +103,29 @@ func (r *Relay) Cover(f func(ans *wire.Envelopes)) {
 	r.cover = f
 }
 
+// Erase makes every fetch of group serve its log as if the envelope at seq
+// had never been accepted: left out, and every later envelope numbered one
+// lower, so no seq is missing (a relay that dropped the envelope and
+// re-sequenced its log). One seq per group; 0 is honest again. Pushes are
+// not rewritten: a test reads by FETCH (Sync).
+func (r *Relay) Erase(group wire.ID, seq uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if seq == 0 {
+		delete(r.erased, group)
+	} else {
+		r.erased[group] = seq
+	}
+}
+
+// Substitute makes fetches pass every envelope through f, which may
+// replace it (another envelope at the same seq; nil: honest again).
+func (r *Relay) Substitute(f func(group wire.ID, env *wire.SeqEnvelope)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.subst = f
+}
+
 // backend is the relay's server.Backend with the lies applied.
 type backend struct {
 	server.Backend
@@ -106,9 +134,9 @@ type backend struct {
 
 func (b *backend) KeyPackageClaim(ctx context.Context, ws wire.ID, p server.Principal, owner wire.ID) (*wire.KeyPackageClaimed, error) {
 	b.r.mu.Lock()
-	if q := b.r.subst[owner]; len(q) > 0 {
+	if q := b.r.kps[owner]; len(q) > 0 {
 		kp := q[0]
-		b.r.subst[owner] = q[1:]
+		b.r.kps[owner] = q[1:]
 		b.r.claims[owner]++
 		b.r.mu.Unlock()
 		return &wire.KeyPackageClaimed{Owner: owner, KeyPackage: kp}, nil
@@ -132,9 +160,18 @@ func (b *backend) RosterFetch(ctx context.Context, ws wire.ID, afterIndex uint64
 }
 
 func (b *backend) Fetch(ctx context.Context, ws, group wire.ID, afterSeq uint64, limit uint32) (*wire.Envelopes, error) {
+	b.r.mu.Lock()
+	erased := b.r.erased[group]
+	b.r.mu.Unlock()
+	if erased != 0 && afterSeq >= erased {
+		afterSeq++ // the client's seq, one lower than the relay's
+	}
 	envs, err := b.Backend.Fetch(ctx, ws, group, afterSeq, limit)
 	if err != nil || envs == nil {
 		return envs, err
+	}
+	if erased != 0 {
+		eraseFrom(envs, erased)
 	}
 	envs.Envelopes = b.r.filter(group, envs.Envelopes)
 	b.r.mu.Lock()
@@ -151,21 +188,67 @@ func (b *backend) FetchLatest(ctx context.Context, ws, group wire.ID, kinds []wi
 	if err != nil || l == nil {
 		return l, err
 	}
+	b.r.mu.Lock()
+	erased := b.r.erased[group]
+	b.r.mu.Unlock()
+	if erased != 0 {
+		kept := l.Envelopes[:0:0]
+		for _, se := range l.Envelopes {
+			if se.Seq != erased {
+				se.Seq = lower(se.Seq, erased)
+				kept = append(kept, se)
+			}
+		}
+		l.Envelopes, l.HeadSeq = kept, lower(l.HeadSeq, erased)
+	}
 	l.Envelopes = b.r.filter(group, l.Envelopes)
 	return l, nil
 }
 
+// lower is seq as served once the envelope at erased is gone.
+func lower(seq, erased uint64) uint64 {
+	if seq >= erased && seq > 0 {
+		return seq - 1
+	}
+	return seq
+}
+
+// eraseFrom rewrites a fetch answer as if the envelope at erased had never
+// been accepted.
+func eraseFrom(ans *wire.Envelopes, erased uint64) {
+	kept := ans.Envelopes[:0:0]
+	for _, se := range ans.Envelopes {
+		if se.Seq != erased {
+			se.Seq = lower(se.Seq, erased)
+			kept = append(kept, se)
+		}
+	}
+	ans.Envelopes = kept
+	ans.HeadSeq, ans.Through = lower(ans.HeadSeq, erased), lower(ans.Through, erased)
+	if ans.DroppedBelow > erased {
+		ans.DroppedBelow--
+	}
+	for i := range ans.Deleted {
+		ans.Deleted[i].Seq = lower(ans.Deleted[i].Seq, erased)
+	}
+}
+
 func (r *Relay) filter(group wire.ID, envs []wire.SeqEnvelope) []wire.SeqEnvelope {
 	r.mu.Lock()
-	f := r.withhold
+	f, sub := r.withhold, r.subst
 	r.mu.Unlock()
-	if f == nil {
+	if f == nil && sub == nil {
 		return envs
 	}
 	kept := envs[:0:0]
 	for i := range envs {
-		if !f(group, &envs[i]) {
+		if f == nil || !f(group, &envs[i]) {
 			kept = append(kept, envs[i])
+		}
+	}
+	if sub != nil {
+		for i := range kept {
+			sub(group, &kept[i])
 		}
 	}
 	return kept

@@ -281,6 +281,8 @@ export const errorCodes = [
   'relay/attestation_silence',
   'relay/bad_address',
   'relay/bad_link',
+  'relay/chain_fork',
+  'relay/chain_gap',
   'relay/changed',
   'relay/not_a_relay',
   'relay/shutting_down',
