@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 
 	"weald/backend/errcode"
 	"weald/backend/groups"
@@ -214,8 +215,13 @@ func (e *Engine) sendWelcomeOwed(ctx context.Context, g *group) error {
 // sendNotices sends the Welcome notices gs owe (docs/protocol/wire.md
 // "Welcome notices"), one request per set of added keys for up to 64
 // Welcomes (an agent added to many groups is one request), then persists
-// those groups in one transaction. A refusal drops the notices it covers:
-// the relay would refuse them again.
+// those groups in one transaction. A notice stays owed, in the group's
+// record, until the relay keeps it: a refused one (limit/rate, a relay
+// fault, the log's budget, ...) is sent again at the next sync
+// (repairBundles), since without it the added device never learns which
+// log to read. Only a refusal that names the request itself as wrong
+// (bad_request/: not a Welcome this key sent, a malformed notice) drops
+// it, as the relay would refuse it the same way every time.
 func (e *Engine) sendNotices(ctx context.Context, gs []*group) error {
 	type batch struct {
 		refs []wire.WelcomeRef
@@ -247,15 +253,17 @@ func (e *Engine) sendNotices(ctx context.Context, gs []*group) error {
 		b.gs = append(b.gs, g)
 	}
 	var done []*group
+batches:
 	for _, b := range order {
 		for to := b.to; len(to) > 0; {
 			part := to[:min(len(to), wire.MaxWelcomeTo)]
 			err := e.client.WelcomeNotice(ctx, b.refs, part)
 			var refused *wire.Error
 			if errors.As(err, &refused) {
-				// The relay will not keep it (a Welcome gone, this key
-				// left the set): retrying cannot help.
-				break
+				if !strings.HasPrefix(string(refused.Code), "bad_request/") {
+					continue batches // owed still: sent again at the next sync
+				}
+				break // the relay would refuse it the same way again
 			}
 			if err != nil {
 				return err
