@@ -489,9 +489,17 @@ func (c *Cluster) Kill() error {
 		return errors.New("pgtest: not running")
 	}
 	c.closeAdmin()
-	// The whole group: a backend that outlives the postmaster keeps the
-	// shared memory block attached, and Restart would then fail with
-	// "pre-existing shared memory block is still in use".
+	// PostgreSQL's children call setsid(): each leads its own process
+	// group, so killing the postmaster's group leaves them running, holding
+	// the shared memory block, and Restart then fails with "pre-existing
+	// shared memory block is still in use" (seen under load). Stop the
+	// postmaster so that it forks no more, kill every child it has, then
+	// it, and wait until none of them runs.
+	_ = syscall.Kill(p.Pid, syscall.SIGSTOP)
+	kids := childrenOf(p.Pid)
+	for _, k := range kids {
+		_ = syscall.Kill(k, syscall.SIGKILL)
+	}
 	_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
 	deadline := time.After(stopTimeout)
 	select {
@@ -499,7 +507,7 @@ func (c *Cluster) Kill() error {
 	case <-deadline:
 		return errors.New("pgtest: postgres did not die after SIGKILL")
 	}
-	for i := 0; groupAlive(p.Pid); i++ {
+	for i := 0; anyAlive(kids) || groupAlive(p.Pid); i++ {
 		select {
 		case <-deadline:
 			return errors.New("pgtest: postgres backends outlived SIGKILL")
@@ -509,23 +517,51 @@ func (c *Cluster) Kill() error {
 	return nil
 }
 
+// procStat reads the fields of /proc/PID/stat after the command name:
+// state, ppid, pgrp, … (comm may hold spaces, so read after the last ')').
+func procStat(f string) []string {
+	b, err := os.ReadFile(f)
+	if err != nil {
+		return nil
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(b[i+1:]))
+}
+
+// childrenOf lists the running processes whose parent is pid.
+func childrenOf(pid int) []int {
+	var out []int
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range procs {
+		if fields := procStat(f); len(fields) >= 2 && fields[1] == strconv.Itoa(pid) {
+			if k, err := strconv.Atoi(filepath.Base(filepath.Dir(f))); err == nil {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// anyAlive reports whether one of pids still runs (a zombie has let go of
+// its memory and does not count).
+func anyAlive(pids []int) bool {
+	for _, k := range pids {
+		if fields := procStat(fmt.Sprintf("/proc/%d/stat", k)); len(fields) >= 1 && fields[0] != "Z" {
+			return true
+		}
+	}
+	return false
+}
+
 // groupAlive reports whether a process of group pgid is still running (a
 // zombie, awaiting its reaper, has let go of its memory and does not count).
 func groupAlive(pgid int) bool {
 	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, f := range procs {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp …; comm may hold spaces, so read after
-		// the last ')'.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		fields := strings.Fields(string(b[i+1:]))
-		if len(fields) >= 3 && fields[0] != "Z" && fields[2] == strconv.Itoa(pgid) {
+		if fields := procStat(f); len(fields) >= 3 && fields[0] != "Z" && fields[2] == strconv.Itoa(pgid) {
 			return true
 		}
 	}

@@ -62,8 +62,18 @@ func TestKillRestartKeepsCommittedData(t *testing.T) {
 	if _, err := c.Query(ctx, dbName(url), "CREATE TABLE k (v int); INSERT INTO k VALUES (1)"); err != nil {
 		t.Fatal(err)
 	}
+	// The server's children (checkpointer, writers, backends) lead process
+	// groups of their own; Kill must have ended them too, or the restart
+	// finds the shared memory block still in use.
+	kids := childrenOf(c.proc.Pid)
+	if len(kids) == 0 {
+		t.Fatal("the running server has no child processes to check")
+	}
 	if err := c.Kill(); err != nil {
 		t.Fatal(err)
+	}
+	if anyAlive(kids) {
+		t.Fatalf("server processes %v outlived Kill", kids)
 	}
 	if _, err := c.Query(ctx, "crash", "SELECT 1"); err == nil {
 		t.Fatal("query succeeded against a killed cluster")
