@@ -6,25 +6,34 @@ import (
 	"testing"
 	"time"
 
+	"weald/app"
 	"weald/backend/engine"
 )
+
+// agentForDana is Dana's app with Acme on a real relay, and an agent
+// (name, asking for scope) that has made its request, not approved yet;
+// ctx ends with the test (60 s at most).
+func agentForDana(t *testing.T, name string, scope ...string) (dana *app.Workspaces, ws string, bot *engine.Engine, req string, ctx context.Context) {
+	t.Helper()
+	url, svc := realRelay(t)
+	dana = workspaces(t)
+	ws = danaAcme(t, dana, url, svc).Workspace.ID
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	bot, req, err := engine.CreateAgent(ctx, engine.Options{Dir: filepath.Join(t.TempDir(), "bot")}, url, ws, name, scope, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bot.Close() })
+	return dana, ws, bot, req, ctx
+}
 
 // Agent and CI output lands in #activity (spec/channels.md "Default
 // channels"): an agent asking for #activity, approved in the app, posts
 // there and Dana's app shows the post in #activity, by "NAME (agent of
 // OWNER)", with no reload (the agent's Add reaches it by Welcome notice).
 func TestAgentOutputShowsInActivity(t *testing.T) {
-	url, svc := realRelay(t)
-	dana := workspaces(t)
-	c := danaAcme(t, dana, url, svc)
-	ws := c.Workspace.ID
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	bot, req, err := engine.CreateAgent(ctx, engine.Options{Dir: filepath.Join(t.TempDir(), "bot")}, url, ws, "ci", []string{"activity"}, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bot.Close()
+	dana, ws, bot, req, ctx := agentForDana(t, "ci", "activity")
 	if _, err := dana.ApproveAgent(ws, req); err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,17 @@ type AgentRequest struct {
 	Renewal     bool         `json:"renewal"`
 	Added       []string     `json:"added"`
 	Dropped     []string     `json:"dropped"`
+	Parent      string       `json:"parent"`     // the agent it is a sub-agent of (id), if any
+	ParentName  string       `json:"parentName"` // that agent's name
+	Blocked     string       `json:"blocked"`    // why this device cannot approve it, if it cannot
+}
+
+// AgentSubmission is what submitting a pasted request did: Renewed when
+// it renewed the agent at once (same channels: nothing to approve, no
+// membership changes), else Request, the approval sheet to show.
+type AgentSubmission struct {
+	Renewed *Agent        `json:"renewed"`
+	Request *AgentRequest `json:"request"`
 }
 
 // Agent is an agent of the workspace.
@@ -37,7 +48,9 @@ type Agent struct {
 	Scope       []AgentScope `json:"scope"`
 	Expiry      int64        `json:"expiry"` // unix ms
 	State       AgentState   `json:"state" ts_type:"'live' | 'expired' | 'revoked'"`
-	Yours       bool         `json:"yours"` // issued by this device
+	Yours       bool         `json:"yours"`      // issued by this device
+	Parent      string       `json:"parent"`     // the agent whose certificate this one's sub-delegates (id), if any
+	ParentName  string       `json:"parentName"` // that agent's name
 }
 
 func agentScopes(in []engine.AgentScope) []AgentScope {
@@ -50,7 +63,14 @@ func agentScopes(in []engine.AgentScope) []AgentScope {
 
 func agentOf(v engine.AgentView) Agent {
 	return Agent{ID: v.ID, Name: v.Name, Fingerprint: v.Fingerprint, Owner: v.Owner, OwnerName: v.OwnerName,
-		Scope: agentScopes(v.Scope), Expiry: v.Expiry.UnixMilli(), State: AgentState(v.State), Yours: v.Yours}
+		Scope: agentScopes(v.Scope), Expiry: v.Expiry.UnixMilli(), State: AgentState(v.State), Yours: v.Yours,
+		Parent: v.Parent, ParentName: v.ParentName}
+}
+
+func agentRequestOf(v engine.AgentRequestView) AgentRequest {
+	return AgentRequest{Agent: v.Agent, Name: v.Name, Fingerprint: v.Fingerprint, Scope: agentScopes(v.Scope),
+		Expiry: v.Expiry.UnixMilli(), Renewal: v.Renewal, Added: v.Added, Dropped: v.Dropped,
+		Parent: v.Parent, ParentName: v.ParentName, Blocked: v.Blocked}
 }
 
 // PreviewAgentRequest decodes a pasted agent request for the approval
@@ -64,8 +84,31 @@ func (w *Workspaces) PreviewAgentRequest(ws, request string) (AgentRequest, erro
 	if perr != nil {
 		return AgentRequest{}, toError(perr)
 	}
-	return AgentRequest{Agent: v.Agent, Name: v.Name, Fingerprint: v.Fingerprint, Scope: agentScopes(v.Scope),
-		Expiry: v.Expiry.UnixMilli(), Renewal: v.Renewal, Added: v.Added, Dropped: v.Dropped}, nil
+	return agentRequestOf(v), nil
+}
+
+// SubmitAgentRequest is what the app does with a pasted request
+// (spec/channels.md "Group policy": "Renewal within the same scope does not
+// change membership or prompt again. Widening a scope is one visible
+// approval followed by the matching additions."): a renewal of an agent
+// this device approved, for exactly the channels it has, is approved at
+// once, without a prompt, and changes no membership (Renewed); anything
+// else (a new agent, a wider or narrower scope, a request this device
+// cannot approve) is returned as the approval sheet (Request), and
+// ApproveAgent is the one approval, after which the adds follow.
+func (w *Workspaces) SubmitAgentRequest(ws, request string) (AgentSubmission, error) {
+	req, err := w.PreviewAgentRequest(ws, request)
+	if err != nil {
+		return AgentSubmission{}, err
+	}
+	if !req.Renewal {
+		return AgentSubmission{Request: &req}, nil
+	}
+	renewed, err := w.ApproveAgent(ws, request)
+	if err != nil {
+		return AgentSubmission{}, err
+	}
+	return AgentSubmission{Renewed: &renewed}, nil
 }
 
 // ApproveAgent approves a request from this device (the certificate, then

@@ -104,6 +104,22 @@ func (e *Engine) AgentRequest() (string, error) {
 	return e.agentRequest()
 }
 
+// AgentRequestScope is AgentRequest for another scope (channel names): how
+// an approved agent asks for more channels, or fewer. Approving it is a
+// scope change (docs/protocol/agents.md); the agent's own record keeps
+// its first scope.
+func (e *Engine) AgentRequestScope(scope []string) (string, error) {
+	if !e.agentMode() {
+		return "", ErrAgentOnly
+	}
+	a := e.meta.Agent
+	r, err := roster.NewAgentRequest(e.wsID(), e.agentKey, a.Name, scope, a.ValidFor)
+	if err != nil {
+		return "", err
+	}
+	return r.String(), nil
+}
+
 // IsAgent reports whether this engine runs as an agent.
 func (e *Engine) IsAgent() bool { return e.agentMode() }
 

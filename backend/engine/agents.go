@@ -58,6 +58,11 @@ type AgentView struct {
 	Expiry      time.Time    `json:"expiry"`
 	State       string       `json:"state"` // "live", "expired", "revoked"
 	Yours       bool         `json:"yours"` // issued by this device
+	// Parent is the agent (id hex) whose certificate this one's
+	// sub-delegates, within the parent's scope and window; empty for a
+	// certificate a device issued. ParentName is that agent's name.
+	Parent     string `json:"parent,omitempty"`
+	ParentName string `json:"parent_name,omitempty"`
 }
 
 // AgentRequestView is what the approval sheet shows of a request before it
@@ -74,6 +79,14 @@ type AgentRequestView struct {
 	Renewal bool     `json:"renewal"`
 	Added   []string `json:"added"`
 	Dropped []string `json:"dropped"`
+	// Parent and ParentName: the agent is already admitted by a
+	// sub-delegation of that agent (AgentView.Parent). Blocked, when not
+	// empty, says in one sentence why this device cannot approve the
+	// request (the roster would refuse it): the agent is revoked, a
+	// sub-agent, or issued by another device.
+	Parent     string `json:"parent,omitempty"`
+	ParentName string `json:"parent_name,omitempty"`
+	Blocked    string `json:"blocked,omitempty"`
 }
 
 // Fingerprint is how an agent key is compared by eye: the first 16 hex
@@ -202,8 +215,37 @@ func (e *Engine) requestView(r *roster.AgentRequest, gis []roster.GroupInfo) Age
 		}
 	}
 	sort.Strings(v.Dropped)
-	v.Renewal = len(cur) > 0 && len(v.Added) == 0 && len(v.Dropped) == 0
+	if a, ok := e.roster.Agent(r.AgentID()); ok {
+		v.Parent, v.ParentName = e.parentOf(a)
+		switch {
+		case a.RevokedAt != nil:
+			v.Blocked = "This agent was revoked; a revoked agent cannot be approved again."
+		case a.Cert.Parent != nil:
+			v.Blocked = fmt.Sprintf("This agent is a sub-agent of %s; only %s can renew or change it.", v.ParentName, v.ParentName)
+		case a.Cert.IssuingDevice != e.devID:
+			owner := "another device"
+			if d, ok := e.roster.Device(a.Cert.IssuingDevice); ok {
+				owner = e.userName(d.User) + "'s device that approved it"
+			}
+			v.Blocked = fmt.Sprintf("This agent was approved by %s; only that device can renew or change it.", owner)
+		}
+	}
+	v.Renewal = len(cur) > 0 && len(v.Added) == 0 && len(v.Dropped) == 0 && v.Blocked == ""
 	return v
+}
+
+// parentOf names the agent whose certificate a's sub-delegates (id hex and
+// name), or nothing for a certificate a device issued.
+func (e *Engine) parentOf(a roster.AgentInfo) (id, name string) {
+	if a.Cert.Parent == nil {
+		return "", ""
+	}
+	pid := a.Cert.Parent.AgentID()
+	name = "agent " + pid.ShortString()
+	if p, ok := e.roster.Agent(pid); ok {
+		name = p.Name
+	}
+	return hexID(pid).hex(), name
 }
 
 // ApproveAgent approves a request from this device: it issues the
@@ -278,6 +320,7 @@ func (e *Engine) agentView(a roster.AgentInfo) AgentView {
 		}
 	}
 	v.Scope = e.scopeView(gis, a.ID)
+	v.Parent, v.ParentName = e.parentOf(a)
 	switch {
 	case a.RevokedAt != nil:
 		v.State = "revoked"

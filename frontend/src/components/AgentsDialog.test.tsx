@@ -21,6 +21,9 @@ function request(over: Partial<AgentRequest> = {}): AgentRequest {
     renewal: false,
     added: ['general', 'secret'],
     dropped: [],
+    parent: '',
+    parentName: '',
+    blocked: '',
     ...over,
   } as AgentRequest
 }
@@ -36,6 +39,8 @@ function agent(over: Partial<Agent> = {}): Agent {
     expiry: Date.UTC(2026, 11, 3, 12),
     state: 'live',
     yours: true,
+    parent: '',
+    parentName: '',
     ...over,
   } as Agent
 }
@@ -47,12 +52,12 @@ beforeEach(() => {
 describe('AgentsDialog', () => {
   it('shows the request as an approval sheet: name, fingerprint, channels with lock states, expiry; Approve approves it', async () => {
     const a = holder.current.api
-    a.agents.preview.mockResolvedValue(request())
+    a.agents.submit.mockResolvedValue({ renewed: null, request: request() })
     a.agents.approve.mockResolvedValue(agent())
     render(<AgentsDialog workspace="w1" onClose={() => {}} />)
     await userEvent.type(screen.getByLabelText("An agent's request"), 'weald-agent-request:xyz')
     await userEvent.click(screen.getByRole('button', { name: 'Review request' }))
-    expect(a.agents.preview).toHaveBeenCalledWith('w1', 'weald-agent-request:xyz')
+    expect(a.agents.submit).toHaveBeenCalledWith('w1', 'weald-agent-request:xyz')
     expect(screen.getAllByRole('definition')[0].textContent).toBe('ci bot')
     expect(screen.getByText('cccc cccc cccc cccc')).toBeTruthy()
     const channels = screen.getByRole('list', { name: 'Channels in scope' })
@@ -66,7 +71,9 @@ describe('AgentsDialog', () => {
 
   it('Decline goes back without approving; a bad request says its code', async () => {
     const a = holder.current.api
-    a.agents.preview.mockResolvedValueOnce(request()).mockRejectedValueOnce(new ApiError('agent/bad_request', 'The agent request is malformed.'))
+    a.agents.submit
+      .mockResolvedValueOnce({ renewed: null, request: request() })
+      .mockRejectedValueOnce(new ApiError('agent/bad_request', 'The agent request is malformed.'))
     render(<AgentsDialog workspace="w1" onClose={() => {}} />)
     await userEvent.type(screen.getByLabelText("An agent's request"), 'weald-agent-request:xyz')
     await userEvent.click(screen.getByRole('button', { name: 'Review request' }))
@@ -88,6 +95,59 @@ describe('AgentsDialog', () => {
     expect(screen.getAllByRole('button', { name: 'Revoke' })).toHaveLength(1)
     await userEvent.click(screen.getByRole('button', { name: 'Revoke' }))
     expect(a.agents.revoke).toHaveBeenCalledWith('w1', 'c'.repeat(64))
+  })
+
+  // spec/channels.md "Group policy": renewal within the same scope does not prompt again.
+  it('a renewal for the same channels is renewed at once: no sheet, no Approve, a status saying nothing changed', async () => {
+    const a = holder.current.api
+    a.agents.submit.mockResolvedValue({ renewed: agent({ expiry: Date.UTC(2026, 11, 4, 12) }), request: null })
+    render(<AgentsDialog workspace="w1" onClose={() => {}} />)
+    await userEvent.type(screen.getByLabelText("An agent's request"), 'weald-agent-request:again')
+    await userEvent.click(screen.getByRole('button', { name: 'Review request' }))
+    expect((await screen.findByRole('status')).textContent).toMatch(/^Renewed ci bot until .*2026.*: the same channels, no membership changed\.$/)
+    expect(screen.queryByRole('dialog', { name: 'Approve an agent' })).toBeNull()
+    expect(screen.queryByRole('button', { name: 'Approve' })).toBeNull()
+    expect(a.agents.approve).not.toHaveBeenCalled()
+    expect(a.agents.list).toHaveBeenCalledTimes(2) // reloaded
+    expect((screen.getByLabelText("An agent's request") as HTMLTextAreaElement).value).toBe('')
+  })
+
+  // Widening is one visible approval followed by the matching adds.
+  it('a wider scope is one sheet naming the added channel, and one approval', async () => {
+    const a = holder.current.api
+    a.agents.submit.mockResolvedValue({ renewed: null, request: request({ added: ['ops'] }) })
+    a.agents.approve.mockResolvedValue(agent())
+    render(<AgentsDialog workspace="w1" onClose={() => {}} />)
+    await userEvent.type(screen.getByLabelText("An agent's request"), 'weald-agent-request:wider')
+    await userEvent.click(screen.getByRole('button', { name: 'Review request' }))
+    expect((await screen.findByText(/Approving adds it to #ops once it has connected\./)).textContent).toBeTruthy()
+    expect(a.agents.approve).not.toHaveBeenCalled()
+    await userEvent.click(screen.getByRole('button', { name: 'Approve' }))
+    expect(a.agents.approve).toHaveBeenCalledTimes(1)
+    expect(a.agents.approve).toHaveBeenCalledWith('w1', 'weald-agent-request:wider')
+  })
+
+  it('a sub-agent is shown as one, and a request this device cannot approve says why and offers no Approve', async () => {
+    const a = holder.current.api
+    a.agents.list.mockResolvedValue([agent({ id: 'f'.repeat(64), name: 'helper', parent: 'c'.repeat(64), parentName: 'ci bot' })])
+    a.agents.submit.mockResolvedValue({
+      renewed: null,
+      request: request({
+        name: 'helper',
+        parent: 'c'.repeat(64),
+        parentName: 'ci bot',
+        added: [],
+        blocked: 'This agent is a sub-agent of ci bot; only ci bot can renew or change it.',
+      }),
+    })
+    render(<AgentsDialog workspace="w1" onClose={() => {}} />)
+    const list = await screen.findByRole('list', { name: 'Agents' })
+    expect(list.textContent).toMatch(/helper · agent of Dana · sub-agent of ci bot, within its channels · #general · until/)
+    await userEvent.type(screen.getByLabelText("An agent's request"), 'weald-agent-request:helper')
+    await userEvent.click(screen.getByRole('button', { name: 'Review request' }))
+    expect((await screen.findByText(/only ci bot can renew or change it/)).textContent).toBeTruthy()
+    expect(screen.getByText(/its certificate descends from that agent's/).textContent).toMatch(/^ci bot/)
+    expect((screen.getByRole('button', { name: 'Approve' }) as HTMLButtonElement).disabled).toBe(true)
   })
 
   it('says what approving changes', () => {

@@ -16,6 +16,7 @@ export function scopeLock(s: AgentScope): string {
 
 /** approvalSentence says what approving does to the agent's membership. */
 export function approvalSentence(r: AgentRequest): string {
+  if (r.blocked) return r.blocked
   if (r.renewal) return 'Already approved for exactly these channels: approving extends it and changes no membership.'
   const parts: string[] = []
   if (r.added.length > 0) parts.push(`adds it to ${r.added.map((n) => '#' + n).join(', ')} once it has connected`)
@@ -23,13 +24,30 @@ export function approvalSentence(r: AgentRequest): string {
   return `Approving ${parts.join(' and ')}.`
 }
 
+/** renewedSentence is the status after a renewal that needed no approval. */
+export function renewedSentence(a: Agent): string {
+  return `Renewed ${a.name} until ${when(a.expiry)}: the same channels, no membership changed.`
+}
+
+/** agentLine is an agents-list row after the name: who it belongs to (and the agent it is a sub-agent of), channels, expiry. */
+export function agentLine(a: Agent): string {
+  const parent = a.parent ? ` · sub-agent of ${a.parentName}, within its channels` : ''
+  const until = a.state === 'live' ? `until ${when(a.expiry)}` : a.state
+  return ` · agent of ${a.ownerName}${parent} · ${a.scope.map((s) => '#' + s.name).join(', ')} · ${until}`
+}
+
 /**
- * AgentsDialog: the workspace's agents (owner, channels, expiry, Revoke for
- * the ones this device issued) and the approval sheet: a pasted request
- * (weald agent init prints it) shows the agent's name, key fingerprint, the
- * channels it asks for with their lock states, and the expiry; Approve
- * issues its certificate, Decline forgets the request
- * (spec/channels.md "Group policy"; docs/protocol/agents.md).
+ * AgentsDialog: the workspace's agents (owner, the agent a sub-agent's
+ * certificate descends from, channels, expiry, Revoke for the ones this
+ * device issued) and the approval sheet. A pasted request (weald agent init
+ * prints it) that renews an agent this device approved for exactly the
+ * channels it has is renewed at once, with no sheet: it changes no
+ * membership. Anything else shows the sheet: the agent's name, key
+ * fingerprint, the channels it asks for with their lock states, what
+ * approving adds or removes, and the expiry; Approve is the one approval
+ * (the adds follow), Decline forgets the request; a request this device
+ * cannot approve (a sub-agent, another device's agent) says why and offers
+ * no Approve (spec/channels.md "Group policy"; docs/protocol/agents.md).
  */
 export function AgentsDialog({ workspace, onClose }: { workspace: string; onClose: () => void }) {
   const [agents, setAgents] = useState<Agent[] | null>(null)
@@ -59,6 +77,12 @@ export function AgentsDialog({ workspace, onClose }: { workspace: string; onClos
         <dl className="agent-sheet" aria-label="Agent request">
           <dt>Agent</dt>
           <dd>{sheet.name}</dd>
+          {sheet.parent ? (
+            <>
+              <dt>Sub-agent of</dt>
+              <dd>{sheet.parentName} (its certificate descends from that agent's and only narrows it)</dd>
+            </>
+          ) : null}
           <dt>Key fingerprint</dt>
           <dd>
             <code>{sheet.fingerprint}</code> <span className="muted">(compare it with what the agent printed)</span>
@@ -76,7 +100,10 @@ export function AgentsDialog({ workspace, onClose }: { workspace: string; onClos
           <dt>Expires</dt>
           <dd>{when(sheet.expiry)}</dd>
         </dl>
-        <p className="help">{approvalSentence(sheet)} It reads and posts in these channels only, until it expires or you revoke it.</p>
+        <p className="help">
+          {approvalSentence(sheet)}
+          {sheet.blocked ? '' : ' It reads and posts in these channels only, until it expires or you revoke it.'}
+        </p>
         <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
         <div className="dialog-actions">
           <button type="button" onClick={() => (setSheet(null), setText(''))} disabled={busy}>
@@ -85,7 +112,7 @@ export function AgentsDialog({ workspace, onClose }: { workspace: string; onClos
           <button
             type="button"
             className="primary"
-            disabled={busy}
+            disabled={busy || !!sheet.blocked}
             onClick={() =>
               act(async () => {
                 const a = await api.agents.approve(workspace, text)
@@ -111,10 +138,7 @@ export function AgentsDialog({ workspace, onClose }: { workspace: string; onClos
           {agents.map((a) => (
             <li key={a.id} data-state={a.state}>
               <span className="member-name">{a.name}</span>
-              <span className="muted">
-                {' '}
-                · agent of {a.ownerName} · {a.scope.map((s) => '#' + s.name).join(', ')} · {a.state === 'live' ? `until ${when(a.expiry)}` : a.state}
-              </span>
+              <span className="muted">{agentLine(a)}</span>
               {a.yours && a.state === 'live' ? (
                 <button
                   type="button"
@@ -141,7 +165,15 @@ export function AgentsDialog({ workspace, onClose }: { workspace: string; onClos
           e.preventDefault()
           act(async () => {
             setDone(null)
-            setSheet(await api.agents.preview(workspace, text))
+            const r = await api.agents.submit(workspace, text)
+            if (r.renewed) {
+              // Same channels: renewed without asking (nothing to approve).
+              setDone(renewedSentence(r.renewed))
+              setText('')
+              await reload()
+            } else if (r.request) {
+              setSheet(r.request)
+            }
           })
         }}
       >

@@ -71,7 +71,7 @@ export function makeApi() {
       rotateRecovery: vi.fn(),
       confirmRotation: vi.fn(() => Promise.resolve()),
     },
-    agents: { list: vi.fn().mockResolvedValue([]), preview: vi.fn(), approve: vi.fn(), revoke: vi.fn() },
+    agents: { list: vi.fn().mockResolvedValue([]), preview: vi.fn(), submit: vi.fn(), approve: vi.fn(), revoke: vi.fn() },
     dms: { send: vi.fn() },
     messages: {
       list: vi.fn(),

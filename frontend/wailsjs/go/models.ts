@@ -244,6 +244,8 @@ export namespace app {
 	    expiry: number;
 	    state: 'live' | 'expired' | 'revoked';
 	    yours: boolean;
+	    parent: string;
+	    parentName: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Agent(source);
@@ -260,6 +262,8 @@ export namespace app {
 	        this.expiry = source["expiry"];
 	        this.state = source["state"];
 	        this.yours = source["yours"];
+	        this.parent = source["parent"];
+	        this.parentName = source["parentName"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -289,6 +293,9 @@ export namespace app {
 	    renewal: boolean;
 	    added: string[];
 	    dropped: string[];
+	    parent: string;
+	    parentName: string;
+	    blocked: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new AgentRequest(source);
@@ -304,6 +311,9 @@ export namespace app {
 	        this.renewal = source["renewal"];
 	        this.added = source["added"];
 	        this.dropped = source["dropped"];
+	        this.parent = source["parent"];
+	        this.parentName = source["parentName"];
+	        this.blocked = source["blocked"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -325,6 +335,38 @@ export namespace app {
 		}
 	}
 	
+	export class AgentSubmission {
+	    renewed?: Agent;
+	    request?: AgentRequest;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentSubmission(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.renewed = this.convertValues(source["renewed"], Agent);
+	        this.request = this.convertValues(source["request"], AgentRequest);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Policy {
 	    admission: 'everyone' | 'parent' | 'explicit';
 	    history: 'open' | 'closed';

@@ -11,6 +11,7 @@ import type {
   AdminMember,
   Agent,
   AgentRequest,
+  AgentSubmission,
   AlertEvent,
   Channel,
   ChannelMember,
@@ -211,6 +212,12 @@ export const api = {
     list: (ws: string): Promise<Agent[]> => wrap(() => Workspaces.Agents(ws)),
     /** preview decodes a pasted request (weald agent init prints it); nothing is written. */
     preview: (ws: string, request: string): Promise<AgentRequest> => wrap(() => Workspaces.PreviewAgentRequest(ws, request)),
+    /**
+     * submit is what Review request does: a renewal for the same channels is approved at once, without a
+     * prompt (renewed); anything else comes back as the approval sheet (request) for one approval.
+     */
+    submit: (ws: string, request: string): Promise<AgentSubmission> =>
+      wrap(() => Workspaces.SubmitAgentRequest(ws, request) as Promise<AgentSubmission>),
     /** approve issues the agent's certificate from this device; its adds follow once it has connected. */
     approve: (ws: string, request: string): Promise<Agent> => wrap(() => Workspaces.ApproveAgent(ws, request)),
     revoke: (ws: string, id: string): Promise<Agent> => wrap(() => Workspaces.RevokeAgent(ws, id)),

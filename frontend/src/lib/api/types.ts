@@ -125,6 +125,8 @@ export type AgentState = Agent['state']
 export type AgentRequest = Wire<app.AgentRequest>
 /** A channel of an agent's scope with its lock state. */
 export type AgentScope = Wire<app.AgentScope>
+/** What submitting a pasted request did: renewed at once (same channels), or the sheet to approve. */
+export type AgentSubmission = Wire<app.AgentSubmission>
 
 /** A project folder as Go reports it. */
 export type Project = Wire<app.Project>

@@ -120,4 +120,6 @@ export function SetName(arg1:string,arg2:string):Promise<void>;
 
 export function SetNotifications(arg1:string,arg2:string):Promise<void>;
 
+export function SubmitAgentRequest(arg1:string,arg2:string):Promise<app.AgentSubmission>;
+
 export function WorkspaceMembers(arg1:string):Promise<Array<app.WorkspaceMember>>;

@@ -238,6 +238,10 @@ export function SetNotifications(arg1, arg2) {
   return window['go']['app']['Workspaces']['SetNotifications'](arg1, arg2);
 }
 
+export function SubmitAgentRequest(arg1, arg2) {
+  return window['go']['app']['Workspaces']['SubmitAgentRequest'](arg1, arg2);
+}
+
 export function WorkspaceMembers(arg1) {
   return window['go']['app']['Workspaces']['WorkspaceMembers'](arg1);
 }
