@@ -225,6 +225,12 @@ func (e *Engine) readRosterAlert(v *AlertView, op *roster.Operation) {
 			v.Summary = fmt.Sprintf("%s approved device %s of %s, which a recovery phrase had added.", e.actorLabel(op.Actor), b.Device.ShortString(), e.userName(d.User))
 			e.concerns(v, b.Device)
 		}
+		if b.Device == e.devID && actorLive {
+			// This device was recovered and waited for exactly this: told,
+			// not alarmed. The person's other devices keep the red alert.
+			v.Tone = ToneNotice
+			v.Summary = fmt.Sprintf("%s approved this device: its probation after your recovery is over.", e.userName(actor.User))
+		}
 	}
 }
 

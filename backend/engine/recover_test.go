@@ -212,8 +212,27 @@ func TestRecoverMemberIntoEveryGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, err = sam2.RecoverAgain(ctx)
-	if err != nil || st.Probation || len(st.RevokedOld) != 1 || st.RevokedOld[0] != sam.devID.String() {
+	if err != nil || st.Probation || len(st.RevokedOld) != 1 || st.RevokedOld[0] != sam.devID.String() || !st.Finished {
 		t.Fatalf("after approval: %+v %v", st, err)
+	}
+	if local, ok := sam2.Recovery(); !ok || !local.Finished || local.Probation || len(local.RevokedOld) != 1 {
+		t.Fatalf("the local status after approval: %+v %v", local, ok)
+	}
+	if _, ok := dana.Recovery(); ok {
+		t.Fatal("a device not recovered reports a recovery")
+	}
+	// The approval it waited for is a notice on the recovered device itself.
+	told := 0
+	for _, v := range viewsWith(t, sam2, string(AlertRosterChange)) {
+		if v.Device == hexID(sam2.devID).hex() {
+			told++
+			if v.Tone != ToneNotice || !strings.HasSuffix(v.Summary, " approved this device: its probation after your recovery is over.") {
+				t.Fatalf("the recovered device's view of its approval: %+v", v)
+			}
+		}
+	}
+	if told != 1 {
+		t.Fatalf("the recovered device's views: %+v", sam2.AlertViews(ctx))
 	}
 	if _, err := dana.Sync(ctx); err != nil { // publishes the set without the old device
 		t.Fatal(err)

@@ -38,7 +38,9 @@ describe('SetupPanel', () => {
     holder.current.api.workspaces.remove.mockResolvedValue(undefined)
     render(<SetupPanel ws={ws({ ready: false, pending: ['bootstrap:genesis_set'], problem: { code: 'relay/unreachable', message: 'x' } })} />)
     await userEvent.click(screen.getByRole('button', { name: 'Remove from this device' }))
-    expect(screen.getByRole('region', { name: 'Remove this workspace' }).textContent).toMatch(/the relay deletes it too; otherwise nothing changes on the relay/)
+    expect(screen.getByRole('region', { name: 'Remove this workspace' }).textContent).toMatch(
+      /the relay deletes it too; otherwise nothing changes on the relay/,
+    )
     await userEvent.click(screen.getByRole('button', { name: 'Keep it' }))
     expect(holder.current.api.workspaces.remove).not.toHaveBeenCalled()
     await userEvent.click(screen.getByRole('button', { name: 'Remove from this device' }))

@@ -235,6 +235,8 @@ describe('Shell', () => {
     act(() => holder.current.emit('workspaces', [ws({ you: 'Sam', recovery: rec('approval') })]))
     expect(await screen.findByRole('heading', { name: 'Waiting for an admin to approve this device' })).toBeTruthy()
     expect(screen.queryByText('before the loss')).toBeNull()
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Recovery')
+    expect(screen.queryByRole('button', { name: 'Send' })).toBeNull()
     // Approved: the workspace, with the history.
     act(() => holder.current.emit('workspaces', [ws({ you: 'Sam', recovery: rec('done') })]))
     expect(await screen.findByText('before the loss')).toBeTruthy()

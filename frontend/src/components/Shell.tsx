@@ -275,7 +275,7 @@ export function Shell() {
         onCancel={() => setView({ kind: 'channel' })}
       />
     )
-  } else if (recovering && current) {
+  } else if (recovering && current && view.kind === 'channel') {
     main = <RecoveryPanel ws={current} onOpen={() => setOpenedWhileWaiting((o) => ({ ...o, [current.id]: true }))} />
   } else if (current && !current.ready && !channel?.joined && !current.removed) {
     main = <SetupPanel ws={current} />
@@ -326,7 +326,7 @@ export function Shell() {
     )
   }
 
-  const showChannel = !project && view.kind === 'channel' && !noWorkspace
+  const showChannel = !project && view.kind === 'channel' && !noWorkspace && !recovering
   const hasWorkspace = wss.workspaces.length > 0
   const side = (
     <Sidebar
@@ -440,7 +440,17 @@ export function Shell() {
     <main key="main" className="main" aria-label={showChannel && channel ? (channel.kind === 'dm' ? channel.name : `#${channel.name}`) : 'Main'}>
       <ChannelHeader
         channel={showChannel ? channel : undefined}
-        title={project ? project.name : view.kind === 'people' && current ? 'People' : view.kind === 'security' && current ? 'Security' : undefined}
+        title={
+          project
+            ? project.name
+            : view.kind === 'people' && current
+              ? 'People'
+              : view.kind === 'security' && current
+                ? 'Security'
+                : recovering && view.kind === 'channel'
+                  ? 'Recovery'
+                  : undefined
+        }
         onInvite={showChannel && current?.canInvite && channel?.kind !== 'dm' ? () => setModal('invite') : undefined}
         onAgents={showChannel && current && channel?.kind !== 'dm' ? () => setModal('agents') : undefined}
         onMembers={
