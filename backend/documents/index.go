@@ -73,6 +73,20 @@ func (x *Index) AddShard(day Day) ([]byte, error) {
 	return x.commitAt(x.opts.Clock())
 }
 
+// NameGroup writes the group's id under the root key "group" and returns
+// the change bytes: an index then has a change, so heads, even when it lists
+// no shard (a checkpoint of a channel with no message yet lists it all the
+// same). Shards ignores the key.
+func (x *Index) NameGroup() ([]byte, error) {
+	if x.author.IsZero() {
+		return nil, ErrReadOnly
+	}
+	if err := x.root().Set("group", x.group[:]); err != nil {
+		return nil, fmt.Errorf("docs: index: %w", err)
+	}
+	return x.commitAt(x.opts.Clock())
+}
+
 // Shards returns the listed chat days, oldest first. Entries whose key is
 // not a day or whose value is not the derived id are ignored.
 func (x *Index) Shards() []Day {

@@ -187,6 +187,13 @@ func (e *Engine) writeCheckpoint(ctx context.Context, g *group, gi *roster.Group
 		key = draft.key
 	}
 	mb := m.Encode()
+	if e.tamper == nil {
+		// What every receiver decodes first: a manifest they would refuse
+		// is never sent.
+		if _, err := retention.DecodeManifest(mb); err != nil {
+			return nil, err
+		}
+	}
 	scheme, kid, ep, ck, err := e.contentKey(g, &gi.Policy)
 	if err != nil {
 		return nil, err

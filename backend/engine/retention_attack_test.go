@@ -334,3 +334,28 @@ func TestContestedChainFreezesCompaction(t *testing.T) {
 		t.Fatal("no retention/chain_frozen alert")
 	}
 }
+
+// A channel with no message yet is checkpointed too, and its checkpoint
+// (an inventory of no shard, and the index listing none) is trusted by the
+// other members. Before the index named its group, that index had no
+// change, the manifest entry no heads, and every receiver refused the
+// checkpoint as retention/bad_manifest.
+func TestCheckpointOfAnEmptyChannelIsTrusted(t *testing.T) {
+	_, dana, sam := compactionPair(t, 190)
+	ctx := testCtx(t)
+	rep, err := dana.Compact(ctx, "activity", false)
+	if err != nil || rep.Checkpoint == 0 || rep.Documents != 1 {
+		t.Fatalf("the checkpoint of #activity: %+v %v", rep, err)
+	}
+	if _, err := sam.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range sam.Status().Alerts {
+		if a.Code == "retention/checkpoint_refused" {
+			t.Fatalf("sam refused it: %s", a.Message)
+		}
+	}
+	if info, err := sam.Retention("activity"); err != nil || info.Checkpoints != 1 {
+		t.Fatalf("sam trusts %d checkpoints of #activity (%v)", info.Checkpoints, err)
+	}
+}

@@ -229,11 +229,15 @@ func checkIndex(m *Manifest, b []byte) error {
 }
 
 // IndexSource is the index document of a checkpoint over chat shards of
-// days: a fresh index listing each (written by author o.Author), whose
-// snapshot the manifest carries as its index entry.
+// days: a fresh index naming the group and listing each day (written by
+// author o.Author; with no day it still has the group's change, so heads),
+// whose snapshot the manifest carries as its index entry.
 func IndexSource(group wire.ID, days []documents.Day, o documents.Options) (Source, error) {
 	x, err := documents.NewIndex(group, o)
 	if err != nil {
+		return Source{}, err
+	}
+	if _, err := x.NameGroup(); err != nil {
 		return Source{}, err
 	}
 	for _, d := range days {
