@@ -191,6 +191,17 @@ func (e *Engine) readRosterAlert(v *AlertView, op *roster.Operation) {
 		if !actorLive || len(b.Targets) == 0 {
 			break
 		}
+		if removed, ok := removedUser(b); ok && removed != actor.User {
+			// A removal (desktop-ui.md "Security", tone): the workspace's
+			// ordinary path when an admin did it, told to members as a
+			// notice; another admin (who may have to answer for it) and
+			// the removed person keep the security alert.
+			v.Summary = fmt.Sprintf("%s removed %s from the workspace.", e.userName(actor.User), e.userName(removed))
+			if e.roster.IsAdmin(actorDev) && !e.roster.IsAdmin(e.devID) && removed != me {
+				v.Tone = ToneNotice
+			}
+			break
+		}
 		recovery := true
 		var names []string
 		for _, t := range b.Targets {
@@ -232,6 +243,17 @@ func (e *Engine) readRosterAlert(v *AlertView, op *roster.Operation) {
 			v.Summary = fmt.Sprintf("%s approved this device: its probation after your recovery is over.", e.userName(actor.User))
 		}
 	}
+}
+
+// removedUser is the person a revoke removes from the workspace: the one
+// whose user principal it revokes (a removal, engine Remove).
+func removedUser(b *roster.Revoke) (identity.UserID, bool) {
+	for _, t := range b.Targets {
+		if t.Kind == identity.KindUser {
+			return identity.UserID(t.ID), true
+		}
+	}
+	return identity.UserID{}, false
 }
 
 // concerns names did as the device v is about and what this device can

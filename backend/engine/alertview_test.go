@@ -193,3 +193,49 @@ func TestAlertViewTone(t *testing.T) {
 		t.Fatal("still approvable once approved")
 	}
 }
+
+// TestRemovalIsANoticeForMembers (docs/protocol/desktop-ui.md "Security",
+// tone): Dana, an admin, removes Lee. Sam, a member, is told with a notice
+// naming both; Ada, another admin, keeps the security alert (an admin's
+// removal is what a compromised admin device would do too).
+func TestRemovalIsANoticeForMembers(t *testing.T) {
+	r := startRelay(t)
+	ctx := testCtx(t)
+	dana := createWorkspace(t, r, 246)
+	sam := inviteAndJoin(t, r, dana, "sam", 247)
+	lee := inviteAndJoin(t, r, dana, "lee", 248)
+	ada := inviteAndJoin(t, r, dana, "ada", 249)
+	for e, name := range map[*Engine]string{dana: "Dana", lee: "Lee"} {
+		if err := e.SetDisplayName(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := dana.Promote(ctx, ada.meta.User.hex()); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []*Engine{sam, ada, dana} {
+		if _, err := e.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := dana.Remove(ctx, lee.meta.User.hex(), RemoveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for e, want := range map[*Engine]AlertTone{sam: ToneNotice, ada: ToneAlert} {
+		if _, err := e.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, v := range viewsWith(t, e, string(AlertRosterChange)) {
+			if v.Summary == "Dana removed Lee from the workspace." {
+				n++
+				if v.Tone != want || v.ActorName != "Dana" {
+					t.Fatalf("%s's view of the removal: %+v, want tone %s", e.meta.User.hex()[:8], v, want)
+				}
+			}
+		}
+		if n != 1 {
+			t.Fatalf("%s's views after the removal: %+v", e.meta.User.hex()[:8], e.AlertViews(ctx))
+		}
+	}
+}
