@@ -121,6 +121,13 @@ test('Sam recovers onto a new device with his phrase, Dana approves it, and it r
     (await call(dana, 'app.Workspaces.SecurityAlerts', ws)).find((x) => x.code === 'device/recovered' && x.approve),
   )
   assert.equal(req.device, status.recovery.device, 'the request names the recovered device')
+  // At 800 px the sidebar is collapsed: its Security badge shows on the menu button.
+  await a.setViewportSize({ width: 800, height: 600 })
+  const menu = a.getByRole('button', { name: 'Show channels' })
+  await menu.locator('.menu-badge').waitFor({ timeout: slow })
+  assert.equal(await menu.evaluate((b) => document.getElementById(b.getAttribute('aria-describedby')).textContent), '1 security alert to review')
+  console.log(`screenshot: ${await screenshot(a, 'e2e-recover-badge-800.png')}`)
+  await a.setViewportSize({ width: 1280, height: 800 })
   await a.getByRole('button', { name: /^Security/ }).click()
   const reqRow = a.getByRole('list', { name: 'New alerts' }).getByRole('listitem', { name: req.summary })
   await reqRow.waitFor({ timeout: slow })

@@ -17,6 +17,7 @@ export function ChannelHeader({
   onMenu,
   onMembers,
   onAddPeople,
+  alerts = 0,
 }: {
   channel?: Channel
   title?: string
@@ -29,10 +30,28 @@ export function ChannelHeader({
   onAddPeople?: () => void
   /** In a narrow window: shows the collapsed sidebar. */
   onMenu?: () => void
+  /** Security alerts not acknowledged: with the sidebar collapsed, its Security badge shows on the menu button. */
+  alerts?: number
 }) {
   const menu = onMenu ? (
-    <button type="button" className="icon menu-toggle" aria-label="Show channels" onClick={onMenu}>
+    <button
+      type="button"
+      className="icon menu-toggle"
+      aria-label="Show channels"
+      aria-describedby={alerts ? 'menu-alerts' : undefined}
+      onClick={onMenu}
+    >
       ☰
+      {alerts ? (
+        <>
+          <span className="badge alert-badge menu-badge" aria-hidden="true">
+            {alerts}
+          </span>
+          <span id="menu-alerts" hidden>
+            {alerts} security alert{alerts === 1 ? '' : 's'} to review
+          </span>
+        </>
+      ) : null}
     </button>
   ) : null
   if (!channel) {

@@ -177,4 +177,22 @@ describe('smaller truths (item 9)', () => {
     expect(await screen.findByRole('heading', { level: 1, name: '#design' })).toBeTruthy()
     expect(side.hasAttribute('inert')).toBe(true)
   })
+
+  it('keeps the Security badge in sight with the sidebar collapsed: on the menu button', async () => {
+    narrowWindow(true)
+    inWorkspace()
+    const a = holder.current.api
+    const alert = { id: 'a1', code: 'roster/unexpected_change', tone: 'alert', summary: 'Sam made Lee an admin.', acknowledged: 0 }
+    a.security.alerts.mockResolvedValue([alert, { ...alert, id: 'n1', tone: 'notice' }])
+    render(<Shell />)
+    await screen.findByText('hello')
+    const menu = screen.getByRole('button', { name: 'Show channels' })
+    await vi.waitFor(() => expect(menu.getAttribute('aria-describedby')).toBe('menu-alerts'))
+    expect(document.getElementById('menu-alerts')!.textContent).toBe('1 security alert to review')
+    expect(menu.textContent).toBe('☰11 security alert to review')
+    // Acknowledged elsewhere: the badge goes.
+    a.security.alerts.mockResolvedValue([{ ...alert, acknowledged: 1 }])
+    act(() => holder.current.emit('alert', { workspace: ws().id, id: 'a2', code: 'x/y', tone: 'notice', message: 'm' }))
+    await vi.waitFor(() => expect(menu.getAttribute('aria-describedby')).toBeNull())
+  })
 })

@@ -458,6 +458,7 @@ export function Shell() {
         }
         onAddPeople={showChannel && channel?.joined ? () => setModal('add-people') : undefined}
         onMenu={narrow && hasWorkspace ? () => setSideShown(true) : undefined}
+        alerts={securityNeeds}
       />
       {current?.ready && showChannel ? <SearchBar onSearch={search.run} /> : null}
       <ProgressList items={progress} />
