@@ -114,6 +114,25 @@ func (w *Workspaces) ChannelMembers(ws, channel string) ([]ChannelMember, error)
 	return out, nil
 }
 
+// HistoryVerifiedFrom is when this device's verified history of a channel
+// or DM begins, in Unix milliseconds: the time of the checkpoint it read
+// the earlier history from, because that history had been compacted on
+// the relay before this device joined, so it could check the checkpoint's
+// signature but not the author chains beneath it (spec/lifecycle.md
+// "Interaction with open history"). 0: this device verified the whole
+// history itself. The member list shows it.
+func (w *Workspaces) HistoryVerifiedFrom(ws, channel string) (int64, error) {
+	r, err := w.run(ws)
+	if err != nil {
+		return 0, err
+	}
+	info, rerr := r.eng.Retention(channel)
+	if rerr != nil {
+		return 0, toError(rerr)
+	}
+	return unixMs(info.VerifiedFrom), nil
+}
+
 // AddPeople adds every device of each person (user ids) to a private
 // channel in one commit; devices without a key package on the relay become
 // pending adds.

@@ -11,10 +11,22 @@ export function waitingSentence(since: number): string {
 }
 
 /**
+ * verifiedSentence is the member list's line for a channel whose history
+ * this device read from a checkpoint (spec/lifecycle.md "Interaction with
+ * open history"): it could not check the author chains beneath it.
+ */
+export function verifiedSentence(from: number): string {
+  const d = new Date(from)
+  return `History verified from ${d.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' })}. What came before was compacted on the relay before this device joined: it was read from a signed checkpoint, whose author chains this device could not check.`
+}
+
+/**
  * MembersDialog: who is in a channel, device by device, and the pending
  * adds, shown as "waiting for that device to check in" with the date, so an
  * add that cannot complete is visible rather than silently absent. In a
- * private channel an admin removes a person from that channel alone.
+ * private channel an admin removes a person from that channel alone. When
+ * this device read the channel's earlier history from a checkpoint, the
+ * list says from when its history is verified.
  */
 export function MembersDialog({
   workspace,
@@ -34,9 +46,20 @@ export function MembersDialog({
   const [error, setError] = useState<ApiError | null>(null)
   const [removing, setRemoving] = useState<{ user: string; name: string } | null>(null)
   const [reload, setReload] = useState(0)
+  const [verifiedFrom, setVerifiedFrom] = useState(0)
   useEffect(() => {
     api.channels.members(workspace, channel.id).then(setMembers, (e) => setError(toApiError(e)))
   }, [workspace, channel.id, reload])
+  useEffect(() => {
+    let live = true
+    api.channels.historyVerifiedFrom(workspace, channel.id).then(
+      (t) => live && setVerifiedFrom(t),
+      () => {},
+    )
+    return () => {
+      live = false
+    }
+  }, [workspace, channel.id])
   const title = channel.kind === 'dm' ? `Members of the conversation with ${channel.name}` : `Members of #${channel.name}`
   // Partial removal: explicit channels only (spec/channels.md "Interaction with removal"), by an admin, one row per person.
   const canRemove = admin && channel.kind !== 'dm' && channel.policy.admission === 'explicit'
@@ -73,6 +96,11 @@ export function MembersDialog({
             </li>
           ))}
         </ul>
+      ) : null}
+      {members && verifiedFrom ? (
+        <p className="muted history-verified" role="note">
+          {verifiedSentence(verifiedFrom)}
+        </p>
       ) : null}
       <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
       <div className="dialog-actions">

@@ -8,7 +8,7 @@ vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedMo
 
 import { AddPeopleDialog, addedSentence } from './AddPeopleDialog'
 import { DMList } from './DMList'
-import { MembersDialog, waitingSentence } from './MembersDialog'
+import { MembersDialog, verifiedSentence, waitingSentence } from './MembersDialog'
 import { NewDMDialog } from './NewDMDialog'
 import { Shell } from './Shell'
 
@@ -85,6 +85,20 @@ describe('MembersDialog', () => {
     expect(rows[1].textContent).toContain('waiting for that device to check in')
     expect(rows[1].textContent).toContain(waitingSentence(since))
     expect(waitingSentence(since)).toMatch(/2026/)
+    expect(screen.queryByRole('note')).toBeNull() // the whole history verified here: nothing to say
+  })
+
+  it('says from when the history is verified when this device read it from a checkpoint', async () => {
+    const from = Date.UTC(2026, 11, 1, 9)
+    const a = holder.current.api
+    a.channels.members.mockResolvedValue([member({ user: hex(0xa), name: 'Ada', device: hex(0xaa), you: true })])
+    a.channels.historyVerifiedFrom.mockResolvedValue(from)
+    render(<MembersDialog workspace={hex(1)} channel={secret} onClose={vi.fn()} />)
+    await screen.findByRole('list', { name: 'Members' })
+    const note = await screen.findByRole('note')
+    expect(note.textContent).toBe(verifiedSentence(from))
+    expect(note.textContent).toMatch(/^History verified from .*2026\./)
+    expect(a.channels.historyVerifiedFrom).toHaveBeenCalledWith(hex(1), secret.id)
   })
 })
 
@@ -131,6 +145,16 @@ describe('DMList and NewDMDialog', () => {
     expect(screen.queryByRole('button', { name: 'Invite people' })).toBeNull()
     expect(screen.queryByRole('button', { name: 'Add people' })).toBeNull()
     expect(screen.getByRole('button', { name: 'Members' })).toBeTruthy()
+  })
+
+  it('shows Members, without Add people, in a channel open to the workspace', async () => {
+    holder.current.api.channels.list.mockResolvedValue(defaults())
+    holder.current.api.channels.members.mockResolvedValue([member({ user: hex(0xa), name: 'Ada', device: hex(0xaa), you: true })])
+    render(<Shell />)
+    expect(await screen.findByRole('button', { name: 'Members' })).toBeTruthy()
+    expect(screen.queryByRole('button', { name: 'Add people' })).toBeNull()
+    await userEvent.click(screen.getByRole('button', { name: 'Members' }))
+    expect(await screen.findByRole('dialog', { name: 'Members of #general' })).toBeTruthy()
   })
 
   it('shows Add people and Members in a private channel', async () => {

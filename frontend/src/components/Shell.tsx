@@ -453,9 +453,7 @@ export function Shell() {
         }
         onInvite={showChannel && current?.canInvite && channel?.kind !== 'dm' ? () => setModal('invite') : undefined}
         onAgents={showChannel && current && channel?.kind !== 'dm' ? () => setModal('agents') : undefined}
-        onMembers={
-          showChannel && channel?.joined && (channel.kind === 'dm' || channel.policy.admission === 'explicit') ? () => setModal('members') : undefined
-        }
+        onMembers={showChannel && channel?.joined ? () => setModal('members') : undefined}
         onAddPeople={showChannel && channel?.joined ? () => setModal('add-people') : undefined}
         onMenu={narrow && hasWorkspace ? () => setSideShown(true) : undefined}
         alerts={securityNeeds}

@@ -49,6 +49,7 @@ export function makeApi() {
       moveLocal: vi.fn(),
       onChanged: on('channels'),
       members: vi.fn(),
+      historyVerifiedFrom: vi.fn(() => Promise.resolve(0)),
       addPeople: vi.fn(),
     },
     people: { list: vi.fn() },

@@ -166,6 +166,11 @@ export const api = {
     /** members: the devices in a channel, then its pending adds. */
     members: (ws: string, channel: string): Promise<ChannelMember[]> =>
       wrap(() => Workspaces.ChannelMembers(ws, channel) as Promise<ChannelMember[]>),
+    /**
+     * historyVerifiedFrom: when this device's verified history of a channel begins (Unix ms), because
+     * what came before was compacted before it joined and read from a checkpoint; 0 for the whole history.
+     */
+    historyVerifiedFrom: (ws: string, channel: string): Promise<number> => wrap(() => Workspaces.HistoryVerifiedFrom(ws, channel)),
     /** addPeople adds every device of each person (user ids) to a private channel in one commit. */
     addPeople: (ws: string, channel: string, users: string[]): Promise<AddResult> =>
       wrap(() => Workspaces.AddPeople(ws, channel, users) as Promise<AddResult>),

@@ -44,6 +44,8 @@ export function EncryptionHealth(arg1:string):Promise<app.EncryptionHealth>;
 
 export function ExportReceipt(arg1:string,arg2:string):Promise<app.ReceiptExport>;
 
+export function HistoryVerifiedFrom(arg1:string,arg2:string):Promise<number>;
+
 export function InviteScopes(arg1:string):Promise<Array<app.InviteScope>>;
 
 export function Invites(arg1:string):Promise<Array<app.InviteRecord>>;

@@ -86,6 +86,10 @@ export function ExportReceipt(arg1, arg2) {
   return window['go']['app']['Workspaces']['ExportReceipt'](arg1, arg2);
 }
 
+export function HistoryVerifiedFrom(arg1, arg2) {
+  return window['go']['app']['Workspaces']['HistoryVerifiedFrom'](arg1, arg2);
+}
+
 export function InviteScopes(arg1) {
   return window['go']['app']['Workspaces']['InviteScopes'](arg1);
 }
