@@ -141,9 +141,12 @@ type Engine struct {
 	signAs roster.Signer
 	// revokedOld: the older devices this recovered device revoked (recover.go).
 	revokedOld []string
-	dev        identity.DevicePrivate
-	devID      identity.DeviceID // for an agent: its agent id
-	edKey      ed25519.PrivateKey
+	// wrapOpens counts the recovery wraps a recovery tried to open
+	// (joinByWrap): one per group joined when the directory names it.
+	wrapOpens int
+	dev       identity.DevicePrivate
+	devID     identity.DeviceID // for an agent: its agent id
+	edKey     ed25519.PrivateKey
 	// agentKey is set when this engine runs as an agent (dev is then zero).
 	agentKey identity.AgentPrivate
 

@@ -33,6 +33,12 @@ type groupHealth struct {
 	// sealed under root epoch HistoryEpoch (the newest such).
 	HasHistory   bool   `json:"has_history,omitempty"`
 	HistoryEpoch uint64 `json:"history_epoch,omitempty"`
+	// DirWant is the seq of the newest recovery.wrap this device sent, for
+	// the recovery principal DirOwner; DirPut the last one it named in the
+	// recovery tag directory (recoverydir.go: owed while they differ).
+	DirWant  uint64 `json:"dir_want,omitempty"`
+	DirOwner hexID  `json:"dir_owner,omitzero"`
+	DirPut   uint64 `json:"dir_put,omitempty"`
 }
 
 func (h *groupHealth) noteHistory(rootEpoch uint64) {
@@ -212,6 +218,7 @@ func (e *Engine) healthFacts(ctx context.Context) (*health.Facts, error) {
 		}
 		f.Groups = append(f.Groups, hg)
 	}
+	_ = e.flushRecoveryDir(ctx) // the wraps sent again, named in the directory
 	for _, u := range e.roster.Users() {
 		for _, d := range u.Devices {
 			if di, _ := e.roster.Device(d); di.Probation && e.roster.DeviceLive(d) {
@@ -295,7 +302,7 @@ func (e *Engine) resendWrap(ctx context.Context, g *group) error {
 	if err != nil {
 		return err
 	}
-	g.rec.Health.noteOwnWrap(g.mls.Epoch(), seq)
+	e.ownWrapSent(g, g.mls.Epoch(), seq)
 	return e.persistGroup(ctx, g)
 }
 

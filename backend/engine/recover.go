@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"weald/backend/errcode"
@@ -478,6 +480,12 @@ func (e *Engine) joinByWraps(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The phrase's directory names the person's wrap in each group; a
+	// directory that cannot be read leaves each log to be searched.
+	dir, _, err := e.recoveryDir(ctx, identity.RecoveryIDOf(keys.Signature.Public()))
+	if err != nil {
+		dir = nil
+	}
 	root := e.roster.RootGroup()
 	ids := []identity.GroupID{root}
 	for _, gi := range e.roster.Groups() {
@@ -489,7 +497,11 @@ func (e *Engine) joinByWraps(ctx context.Context) error {
 		if e.member(id) || (id != root && !e.member(root)) {
 			continue
 		}
-		if err := e.joinByWrap(ctx, id, priv); err != nil && !errors.Is(err, errNoWrap) {
+		var slot *wire.DirSlot
+		if s, ok := dir[id]; ok {
+			slot = &s
+		}
+		if err := e.joinByWrap(ctx, id, priv, slot); err != nil && !errors.Is(err, errNoWrap) {
 			return err
 		}
 	}
@@ -498,7 +510,11 @@ func (e *Engine) joinByWraps(ctx context.Context) error {
 
 var errNoWrap = errors.New("engine: no current recovery wrap")
 
-func (e *Engine) joinByWrap(ctx context.Context, id identity.GroupID, hpkePriv []byte) error {
+// joinByWrap joins group id by the wrap its directory slot names (the
+// current entry, else the fallback), or, when the slot opens nothing (no
+// slot, or a relay without the directory), by the newest wrap of the log
+// that the phrase opens.
+func (e *Engine) joinByWrap(ctx context.Context, id identity.GroupID, hpkePriv []byte, slot *wire.DirSlot) error {
 	gi, ok := e.roster.Group(id)
 	if !ok {
 		return errNoWrap
@@ -507,29 +523,51 @@ func (e *Engine) joinByWrap(ctx context.Context, id identity.GroupID, hpkePriv [
 	if err != nil {
 		return err
 	}
-	var plain *groups.RecoveryPlain
-	for i := len(envs) - 1; i >= 0 && plain == nil; i-- {
-		env := &envs[i].Envelope
-		if env.Kind != wire.KindRecoveryWrap {
-			continue
+	open := func(se *wire.SeqEnvelope, tag *wire.ID) *groups.RecoveryPlain {
+		if se.Envelope.Kind != wire.KindRecoveryWrap {
+			return nil
 		}
-		w, err := groups.DecodeRecoveryWrap(env.CT)
+		w, err := groups.DecodeRecoveryWrap(se.Envelope.CT)
+		if err != nil || (tag != nil && wire.ID(w.Tag) != *tag) {
+			return nil
+		}
+		e.wrapOpens++
+		p, err := groups.OpenRecoveryWrap(hpkePriv, [32]byte(id), &w)
 		if err != nil {
-			continue
+			return nil
 		}
-		if p, err := groups.OpenRecoveryWrap(hpkePriv, [32]byte(id), &w); err == nil {
-			plain = p
-		}
+		return p
 	}
-	if plain == nil {
-		return errNoWrap
-	}
-	for _, se := range envs {
-		if se.Envelope.Kind == wire.KindMLSCommit {
-			if ep, ok := commitEpoch(se.Envelope.CT); ok && ep >= plain.Epoch {
-				return errNoWrap // stale: a commit moved the group on
+	// current: no commit moved the group past the wrap's epoch.
+	current := func(p *groups.RecoveryPlain) bool {
+		for _, se := range envs {
+			if se.Envelope.Kind == wire.KindMLSCommit {
+				if ep, ok := commitEpoch(se.Envelope.CT); ok && ep >= p.Epoch {
+					return false
+				}
 			}
 		}
+		return true
+	}
+	var plain *groups.RecoveryPlain
+	if slot != nil {
+		for _, en := range []wire.DirEntry{slot.Current, slot.Fallback} {
+			i, found := slices.BinarySearchFunc(envs, en.Seq, func(se wire.SeqEnvelope, seq uint64) int { return cmp.Compare(se.Seq, seq) })
+			if en.Seq != 0 && found {
+				if plain = open(&envs[i], &en.Tag); plain != nil {
+					break
+				}
+			}
+		}
+	}
+	if plain == nil || !current(plain) {
+		plain = nil
+		for i := len(envs) - 1; i >= 0 && plain == nil; i-- {
+			plain = open(&envs[i], nil)
+		}
+	}
+	if plain == nil || !current(plain) {
+		return errNoWrap // none, or stale: a commit moved the group on
 	}
 	var readTo uint64
 	if len(envs) > 0 {

@@ -139,7 +139,7 @@ func (e *Engine) ensureRecoveryWrap(ctx context.Context, g *group) error {
 	if err != nil {
 		return err
 	}
-	g.rec.Health.noteOwnWrap(g.mls.Epoch(), seq)
+	e.ownWrapSent(g, g.mls.Epoch(), seq)
 	if err := e.persistGroup(ctx, g); err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func (e *Engine) sendJoin(ctx context.Context, g *group, commit []byte, m *mls.G
 	if err != nil {
 		return 0, err
 	}
-	g.rec.Health.noteOwnWrap(m.Epoch(), seqs[1])
+	e.ownWrapSent(g, m.Epoch(), seqs[1])
 	return seqs[0], nil
 }
 

@@ -116,6 +116,9 @@ func (e *Engine) RotateRecovery(ctx context.Context) (RecoveryRotation, error) {
 		}
 		res.Rewrapped++
 	}
+	if err := e.flushRecoveryDir(ctx); err != nil {
+		return res, fmt.Errorf("name the new wraps in the recovery directory: %w", err)
+	}
 	// 4. The access set without the old key.
 	if e.roster.IsAdmin(e.devID) {
 		if err := e.publishAccessSet(ctx); err != nil {

@@ -401,6 +401,13 @@ func (s removalSteps) DeleteWraps(ctx context.Context, op *lifecycle.RemovalOper
 	}
 	e.prefetch(ctx, keys)
 	defer e.dropPrefetched()
+	// Their recovery tag directory goes with their wraps (removal step 4:
+	// "drop that user from the tag directory"): every slot for a removal
+	// from the workspace, the channel's for a partial one. Idempotent, so
+	// each batch of the step sends it again.
+	if _, err := e.dropRecoveryDirs(ctx, identity.UserID(op.User), identity.GroupID(op.Channel)); err != nil {
+		return fmt.Errorf("recovery directory: %w", err)
+	}
 	var items []wire.WrapsDelete
 	var of []*lifecycle.GroupSlot
 	for _, slot := range slots {

@@ -78,6 +78,10 @@ func TestRemovePersonEndToEnd(t *testing.T) {
 	if wrapsBy(t, dana, general, sam, sam2) == 0 {
 		t.Fatal("sam's devices sent no recovery wrap to #general: nothing to delete")
 	}
+	samOwner, lee0 := ownerOf(t, sam), len(dirAt(t, r, dana.WorkspaceID(), ownerOf(t, lee)))
+	if len(dirAt(t, r, dana.WorkspaceID(), samOwner)) == 0 {
+		t.Fatal("sam has no recovery directory: nothing to drop")
+	}
 	g := dana.groups[identity.GroupID(mustHex(t, general))]
 	before := g.mls.Epoch()
 	var progress []string
@@ -106,6 +110,13 @@ func TestRemovePersonEndToEnd(t *testing.T) {
 	// The recovery wraps sealed to sam's recovery key are gone.
 	if n := wrapsBy(t, dana, general, sam, sam2); n != 0 {
 		t.Fatalf("%d of sam's wraps left in #general", n)
+	}
+	// Sam is dropped from the recovery tag directory; lee keeps every slot.
+	if d := dirAt(t, r, dana.WorkspaceID(), samOwner); len(d) != 0 {
+		t.Fatalf("sam keeps %d directory slots", len(d))
+	}
+	if n := len(dirAt(t, r, dana.WorkspaceID(), ownerOf(t, lee))); n != lee0 {
+		t.Fatalf("lee's directory went from %d to %d slots", lee0, n)
 	}
 	// Roster: user and devices revoked, one receipt, seen by lee too.
 	if u, _ := dana.roster.User(identity.UserID(sam.meta.User)); u.RevokedAt == nil {
@@ -295,6 +306,11 @@ func TestPartialRemovalFromExplicitChannel(t *testing.T) {
 	}
 	readsOnly(t, sam, "secret")
 	generalID := identity.GroupID(mustHex(t, chanID(t, dana, "general")))
+	secretID := identity.GroupID(mustHex(t, chanID(t, dana, "secret")))
+	samOwner := ownerOf(t, sam)
+	if d := dirAt(t, r, dana.WorkspaceID(), samOwner); !d[secretID].Valid() || !d[generalID].Valid() {
+		t.Fatalf("sam's directory before: %+v", d)
+	}
 	var inGeneral []*Engine // sam's devices in #general before the removal
 	for _, e := range []*Engine{sam, sam2} {
 		if e.member(generalID) {
@@ -313,6 +329,12 @@ func TestPartialRemovalFromExplicitChannel(t *testing.T) {
 	}
 	if op.Receipt.DevicesRevoked != 0 || op.Receipt.AccessVersion != 0 {
 		t.Fatalf("a partial removal revoked or republished: %+v", op.Receipt)
+	}
+	// Only #secret's slot of sam's directory goes.
+	if d := dirAt(t, r, dana.WorkspaceID(), samOwner); len(d) == 0 || !d[generalID].Valid() {
+		t.Fatalf("sam's directory after: %+v", d)
+	} else if _, ok := d[secretID]; ok {
+		t.Fatal("sam keeps a directory slot of #secret")
 	}
 	if u, _ := dana.roster.User(identity.UserID(sam.meta.User)); u.RevokedAt != nil {
 		t.Fatal("sam revoked by a partial removal")

@@ -492,6 +492,9 @@ func (e *Engine) sync(ctx context.Context) (SyncReport, error) {
 	jr, err := e.runJoinLoop(ctx)
 	rep.Joined = jr
 	rep.Ready = e.ready()
+	// The wraps this sync sent, named in the recovery tag directory; what
+	// fails stays owed to the next sync.
+	_ = e.flushRecoveryDir(ctx)
 	if err != nil && !errors.Is(err, groups.ErrSelfJoinRate) {
 		return rep, err
 	}
@@ -545,6 +548,9 @@ func (e *Engine) CreateChannel(ctx context.Context, name string, admission roste
 		return Channel{}, err
 	}
 	id, err := e.createChannel(ctx, name, admission)
+	if err == nil {
+		_ = e.flushRecoveryDir(ctx) // its wrap; else owed to the next sync
+	}
 	e.mu.Unlock()
 	if err != nil {
 		return Channel{}, err

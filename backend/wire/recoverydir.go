@@ -88,7 +88,7 @@ type DirSlot struct {
 }
 
 // Valid reports whether the slot leads to a wrap the relay still holds.
-func (s *DirSlot) Valid() bool {
+func (s DirSlot) Valid() bool {
 	return (s.Current.Seq != 0 && s.Current.Present) || (s.Fallback.Seq != 0 && s.Fallback.Present)
 }
 

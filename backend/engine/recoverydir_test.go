@@ -1,0 +1,158 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	"weald/backend/health"
+	"weald/backend/identity"
+	"weald/backend/roster"
+	"weald/backend/wire"
+)
+
+// ownerOf is the directory owner of e's user's live recovery principal.
+func ownerOf(t *testing.T, e *Engine) wire.ID {
+	t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rec, ok := e.recoveryKeys()
+	if !ok {
+		t.Fatal("no recovery principal")
+	}
+	return wire.ID(rec.ID)
+}
+
+// dirAt reads owner's recovery tag directory from the relay as the owner's
+// own recovery key would.
+func dirAt(t *testing.T, r *testRelay, ws string, owner wire.ID) map[identity.GroupID]wire.DirSlot {
+	t.Helper()
+	d, err := r.svc.RecoveryDir(testCtx(t), wire.ID(mustHex(t, ws)), wire.AuthOK{Kind: wire.PrincipalRecovery, Principal: owner}, owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[identity.GroupID]wire.DirSlot{}
+	for _, s := range d.Slots {
+		out[identity.GroupID(s.Group)] = s
+	}
+	return out
+}
+
+// memberGroups are the groups e holds an active MLS state of.
+func memberGroups(e *Engine) map[identity.GroupID]*group {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := map[identity.GroupID]*group{}
+	for id, g := range e.groups {
+		if g.mls != nil && g.mls.Active() {
+			out[id] = g
+		}
+	}
+	return out
+}
+
+// Every wrap a device sends is named in its person's recovery tag
+// directory (docs/protocol/lifecycle.md "Recovery tag directory"): the
+// creator's three groups and the joiner's, each slot valid and naming the
+// device's newest wrap. When the epoch moves and the health check sends a
+// fresh wrap, the slot names it and keeps the one before as its fallback,
+// both still held.
+func TestRecoveryDirectoryNamesEveryWrap(t *testing.T) {
+	r := startRelay(t)
+	ctx := testCtx(t)
+	dana := createWorkspace(t, r, 230)
+	sam := joinWith(t, r, invite(t, dana), "sam", 231)
+	for _, e := range []*Engine{dana, sam} {
+		if _, err := e.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := dana.WorkspaceID()
+	for _, e := range []*Engine{dana, sam} {
+		dir := dirAt(t, r, ws, ownerOf(t, e))
+		groups := memberGroups(e)
+		if len(groups) < 3 || len(dir) != len(groups) {
+			t.Fatalf("%d slots for %d groups", len(dir), len(groups))
+		}
+		for id, g := range groups {
+			s, ok := dir[id]
+			if !ok || !s.Valid() || s.Current.Seq != g.rec.Health.DirWant || g.rec.Health.DirPut != g.rec.Health.DirWant {
+				t.Fatalf("slot %+v, the device's newest wrap %d (named %d)", s, g.rec.Health.DirWant, g.rec.Health.DirPut)
+			}
+		}
+	}
+	general := identity.GroupID(mustHex(t, chanID(t, dana, "general")))
+	before := dirAt(t, r, ws, ownerOf(t, sam))[general]
+	// Lee joins #general: sam's wrap there is stale; the check sends a new one.
+	joinWith(t, r, invite(t, dana), "lee", 232)
+	if _, err := sam.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rep := runHealth(t, sam)
+	finding(t, rep, health.RecoveryWrap, health.StateRepaired)
+	after := dirAt(t, r, ws, ownerOf(t, sam))[general]
+	if after.Current.Seq <= before.Current.Seq || after.Current.Epoch <= before.Current.Epoch || !after.Current.Present ||
+		after.Fallback != before.Current {
+		t.Fatalf("hand-off: before %+v, after %+v", before, after)
+	}
+}
+
+// A recovery reads its phrase's directory: dana's wraps are older in each
+// log than erin's (erin rotated her phrase after dana's last wraps), yet
+// dana's recovered device, with nobody to add it, opens exactly one wrap
+// per group it enters by wrap, the one the directory names (searching the
+// logs newest first opened erin's first).
+func TestRecoverReadsItsDirectory(t *testing.T) {
+	r, shift, clock, dana := clockedWorkspace(t, 240)
+	ctx := testCtx(t)
+	phrase, _ := dana.TakeRecoveryPhrase(ctx)
+	o := r.options(t, "erin", 241)
+	o.Clock = clock
+	erin, err := Join(ctx, o, invite(t, dana))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer erin.Close()
+	if _, err := dana.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Erin's join moved the epochs; dana's wraps are current again (the
+	// first sync's health run or this one sends them).
+	if f := finding(t, runHealth(t, dana), health.RecoveryWrap, health.StateOK); f.State != health.StateOK {
+		t.Fatal(f)
+	}
+	if _, err := dana.Send(ctx, "general", "a note to myself"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := erin.RotateRecovery(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ws := dana.WorkspaceID()
+	dana.Close() // lost; erin goes away
+	erin.Close()
+
+	o = r.options(t, "dana2", 242)
+	o.Clock = clock
+	dana2, _, err := Recover(ctx, o, r.URL, ws, phrase)
+	if dana2 == nil {
+		t.Fatalf("recover: %v", err)
+	}
+	defer dana2.Close()
+	shift.Store(int64(roster.ProbationWait + time.Minute))
+	st, err := dana2.RecoverAgain(ctx)
+	if err != nil || !st.Ready {
+		t.Fatalf("after the wait: %+v %v", st, err)
+	}
+	for _, c := range dana2.Channels() {
+		if !c.Member {
+			t.Fatalf("not in %s", c.Name)
+		}
+	}
+	// The root, #general and #activity, each by its wrap.
+	if n := len(memberGroups(dana2)); dana2.wrapOpens != n || n != 3 {
+		t.Fatalf("opened %d wraps to enter %d groups", dana2.wrapOpens, n)
+	}
+	ms, err := dana2.Messages(ctx, "general", 10)
+	if err != nil || !containsText(ms, "a note to myself") {
+		t.Fatalf("history: %+v %v", ms, err)
+	}
+}
