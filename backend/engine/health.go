@@ -207,6 +207,7 @@ func (e *Engine) healthFacts(ctx context.Context) (*health.Facts, error) {
 		f.Silent = append(f.Silent, "device "+d[:8])
 	}
 	rootEpoch, _, _ := e.currentEnrol()
+	var gs []*group
 	for _, gi := range e.roster.Groups() {
 		if gi.Deleted || !e.member(gi.Policy.Group) {
 			continue
@@ -217,8 +218,9 @@ func (e *Engine) healthFacts(ctx context.Context) (*health.Facts, error) {
 			return nil, err
 		}
 		f.Groups = append(f.Groups, hg)
+		gs = append(gs, g)
 	}
-	_ = e.flushRecoveryDir(ctx) // the wraps sent again, named in the directory
+	e.recoveryDirFacts(ctx, f, gs) // names the wraps sent again first
 	for _, u := range e.roster.Users() {
 		for _, d := range u.Devices {
 			if di, _ := e.roster.Device(d); di.Probation && e.roster.DeviceLive(d) {

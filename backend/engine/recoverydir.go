@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 
+	"weald/backend/health"
 	"weald/backend/identity"
 	"weald/backend/wire"
 )
@@ -141,4 +142,49 @@ func (e *Engine) dropRecoveryDirs(ctx context.Context, user identity.UserID, cha
 		n += res.Slots
 	}
 	return n, nil
+}
+
+// recoveryDirFacts is the health check's "Recovery tag directory has a
+// valid current-or-fallback slot for every group the user belongs to": it
+// puts what is owed, reads the directory of this user's live recovery
+// principal and marks each group of gs (aligned with f.Groups) whose slot
+// leads to a wrap the relay still holds. The repair of a group whose slot
+// does not: a fresh wrap at the current epoch, named at once, and the
+// directory read again. A directory that cannot be read leaves the row not
+// checked.
+func (e *Engine) recoveryDirFacts(ctx context.Context, f *health.Facts, gs []*group) {
+	rec, ok := e.recoveryKeys()
+	if !ok {
+		return
+	}
+	_ = e.flushRecoveryDir(ctx)
+	dir, known, err := e.recoveryDir(ctx, rec.ID)
+	if err != nil || !known {
+		return
+	}
+	f.DirKnown = true
+	var bad []int
+	for i, g := range gs {
+		if s, ok := dir[identity.GroupID(g.rec.ID)]; ok && s.Valid() {
+			f.Groups[i].DirValid = true
+		} else {
+			bad = append(bad, i)
+		}
+	}
+	if len(bad) > 0 {
+		for _, i := range bad {
+			_ = e.resendWrap(ctx, gs[i]) // a group it fails stays invalid
+		}
+		if err := e.flushRecoveryDir(ctx); err != nil {
+			return
+		}
+		if dir, _, err = e.recoveryDir(ctx, rec.ID); err != nil {
+			return
+		}
+		for _, i := range bad {
+			if s, ok := dir[identity.GroupID(gs[i].rec.ID)]; ok && s.Valid() {
+				f.Groups[i].DirValid, f.Groups[i].DirRepaired = true, true
+			}
+		}
+	}
 }

@@ -1,11 +1,17 @@
 package engine
 
 import (
+	"context"
+	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"weald/backend/health"
 	"weald/backend/identity"
+	"weald/backend/relay"
+	"weald/backend/relay/relaytest"
+	"weald/backend/relay/server"
 	"weald/backend/roster"
 	"weald/backend/wire"
 )
@@ -89,11 +95,83 @@ func TestRecoveryDirectoryNamesEveryWrap(t *testing.T) {
 	}
 	rep := runHealth(t, sam)
 	finding(t, rep, health.RecoveryWrap, health.StateRepaired)
+	finding(t, rep, health.RecoveryDirectory, health.StateOK)
 	after := dirAt(t, r, ws, ownerOf(t, sam))[general]
 	if after.Current.Seq <= before.Current.Seq || after.Current.Epoch <= before.Current.Epoch || !after.Current.Present ||
 		after.Fallback != before.Current {
 		t.Fatalf("hand-off: before %+v, after %+v", before, after)
 	}
+}
+
+// dirRefusing is a relay that does not keep recovery directory slots
+// while refuse is set (a store failure, say): every put fails.
+type dirRefusing struct {
+	server.Backend
+	refuse *atomic.Bool
+}
+
+func (b *dirRefusing) RecoveryDirPut(ctx context.Context, ws wire.ID, p wire.AuthOK, items []wire.DirPut) error {
+	if b.refuse.Load() {
+		return wire.Errorf(wire.CodeInternal, "the directory is not kept")
+	}
+	return b.Backend.RecoveryDirPut(ctx, ws, p, items)
+}
+
+// The health row "Recovery tag directory has a valid current-or-fallback
+// slot for every group the user belongs to". Its failing state: the
+// directory lost the person's slots and the relay keeps no new one, so a
+// recovery from the phrase would find nothing through it; the run tries a
+// fresh wrap, cannot name it, and reports every group with the sync action.
+// The next sync names what is owed and the row is ok again; and when only
+// the slots were lost, one run repairs them itself.
+func TestHealthRecoveryDirectoryFailsThenIsRepaired(t *testing.T) {
+	var refuse atomic.Bool
+	rt := relaytest.StartWrapped(t, relay.Config{}, func(svc *relay.Service) server.Backend {
+		return &dirRefusing{Backend: svc, refuse: &refuse}
+	})
+	r := &testRelay{URL: rt.URL, svc: rt.Service}
+	ctx := testCtx(t)
+	dana := createWorkspace(t, r, 235)
+	if _, err := dana.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	finding(t, runHealth(t, dana), health.RecoveryDirectory, health.StateOK)
+	owner, ws := ownerOf(t, dana), dana.WorkspaceID()
+	lose := func() {
+		t.Helper()
+		dana.mu.Lock()
+		n, err := dana.dropRecoveryDirs(ctx, identity.UserID(dana.meta.User), identity.GroupID{})
+		dana.mu.Unlock()
+		if err != nil || n != 3 || len(dirAt(t, r, ws, owner)) != 0 {
+			t.Fatalf("dropped %d: %v", n, err)
+		}
+	}
+	lose()
+	refuse.Store(true)
+	f := finding(t, runHealth(t, dana), health.RecoveryDirectory, health.StateAction)
+	if len(f.Groups) != 3 || !slices.Contains(f.Groups, "general") || f.Action == nil || f.Action.ID != "sync" {
+		t.Fatalf("failing finding %+v", f)
+	}
+	if len(dirAt(t, r, ws, owner)) != 0 {
+		t.Fatal("a slot was kept while the relay refused")
+	}
+	refuse.Store(false)
+	if _, err := dana.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	dir := dirAt(t, r, ws, owner)
+	for id := range memberGroups(dana) {
+		if s, ok := dir[id]; !ok || !s.Valid() {
+			t.Fatalf("after the sync: %+v", dir)
+		}
+	}
+	finding(t, runHealth(t, dana), health.RecoveryDirectory, health.StateOK)
+	lose()
+	f = finding(t, runHealth(t, dana), health.RecoveryDirectory, health.StateRepaired)
+	if len(f.Groups) != 3 {
+		t.Fatalf("repaired %v", f.Groups)
+	}
+	finding(t, runHealth(t, dana), health.RecoveryDirectory, health.StateOK)
 }
 
 // A recovery reads its phrase's directory: dana's wraps are older in each

@@ -104,9 +104,30 @@ func checkRecoveryWrap(f *Facts) Finding {
 	return ok(fmt.Sprintf("Every one of your %s can be rejoined from your recovery phrase.", plural(len(f.Groups), "channel", "channels")))
 }
 
-func checkRecoveryDirectory(*Facts) Finding {
-	return Finding{State: StateNotChecked,
-		Finding: "This version of Weald keeps no recovery tag directory, so there is nothing to check yet."}
+func checkRecoveryDirectory(f *Facts) Finding {
+	switch {
+	case !f.HasRecovery:
+		return Finding{State: StateNotChecked, Finding: "You have no recovery phrase registered, so it has no directory to check."}
+	case !f.DirKnown:
+		return Finding{State: StateNotChecked, Finding: "The relay's recovery directory could not be read, so it was not checked."}
+	}
+	var missing, fixed []string
+	for _, g := range f.Groups {
+		switch {
+		case !g.DirValid:
+			missing = append(missing, g.Name)
+		case g.DirRepaired:
+			fixed = append(fixed, g.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return fail(fmt.Sprintf("A recovery from your phrase would not find %s through the relay's directory: %s.",
+			plural(len(missing), "channel", "channels"), names(missing)), syncAction, missing)
+	}
+	if len(fixed) > 0 {
+		return repaired(fmt.Sprintf("The recovery directory had no usable entry for %s; a fresh recovery wrap was sent and entered.", names(fixed)), fixed)
+	}
+	return ok(fmt.Sprintf("The recovery directory leads your phrase to a recovery wrap in every one of your %s.", plural(len(f.Groups), "channel", "channels")))
 }
 
 func checkHistoryPublish(f *Facts) Finding {

@@ -9,6 +9,9 @@ type Facts struct {
 	Now time.Time
 	// HasRecovery: this user has a live recovery principal in the roster.
 	HasRecovery bool
+	// DirKnown: the relay's recovery tag directory of that principal was
+	// read (Group.DirValid then says, per group, what it holds).
+	DirKnown bool
 	// Groups are the groups this device is an active member of.
 	Groups []Group
 	// Probation names the live devices admitted by a recovery rotation
@@ -63,6 +66,12 @@ type Group struct {
 	Wrapped      bool
 	WrapEpoch    uint64
 	WrapRepaired bool
+	// DirValid: the recovery tag directory's slot of this group names a
+	// wrap of this user's that the relay still holds (its current or its
+	// fallback entry). DirRepaired: it did not, and the run sent a fresh
+	// wrap and named it.
+	DirValid    bool
+	DirRepaired bool
 	// OpenParent: history open and joined from the workspace, so joiners
 	// need a history.publish. HistoryEpoch is the root epoch of the newest
 	// history.publish in the log (HasHistory false: none); RootEpoch the

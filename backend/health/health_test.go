@@ -11,10 +11,10 @@ var now = time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
 // good is a healthy workspace: every check passes (or is not checked).
 func good() *Facts {
 	return &Facts{
-		Now: now, HasRecovery: true,
+		Now: now, HasRecovery: true, DirKnown: true,
 		Groups: []Group{
-			{Name: "general", Epoch: 4, Wrapped: true, WrapEpoch: 4, OpenParent: true, HasHistory: true, HistoryEpoch: 2, RootEpoch: 2},
-			{Name: "secret", Epoch: 1, Wrapped: true, WrapEpoch: 1},
+			{Name: "general", Epoch: 4, Wrapped: true, WrapEpoch: 4, DirValid: true, OpenParent: true, HasHistory: true, HistoryEpoch: 2, RootEpoch: 2},
+			{Name: "secret", Epoch: 1, Wrapped: true, WrapEpoch: 1, DirValid: true},
 		},
 		AccessSetKnown: true, AccessSetAt: now.Add(-2 * 24 * time.Hour),
 		RosterRefused: -1, AdminDevices: 2, Admin: true, Attested: 3,
@@ -36,6 +36,8 @@ func TestEachCheckFiresOnItsBadState(t *testing.T) {
 		{RecoveryWrap, func(f *Facts) { f.Groups[1].Wrapped = false }, StateAction, "#secret", "sync"},
 		{RecoveryWrap, func(f *Facts) { f.HasRecovery = false }, StateAction, "no recovery phrase", "sync"},
 		{RecoveryWrap, func(f *Facts) { f.Groups[0].WrapRepaired = true }, StateRepaired, "sent again", ""},
+		{RecoveryDirectory, func(f *Facts) { f.Groups[1].DirValid = false }, StateAction, "#secret", "sync"},
+		{RecoveryDirectory, func(f *Facts) { f.Groups[0].DirRepaired = true }, StateRepaired, "fresh recovery wrap", ""},
 		{HistoryPublish, func(f *Facts) { f.Groups[0].RootEpoch = 3 }, StateAction, "#general", "sync"},
 		{HistoryPublish, func(f *Facts) { f.Groups[0].HasHistory = false }, StateAction, "history empty", "sync"},
 		{HistoryPublish, func(f *Facts) { f.Groups[0].HistoryRepaired = true }, StateRepaired, "republished", ""},
@@ -113,12 +115,15 @@ func TestStorageThresholds(t *testing.T) {
 
 // Checks this client cannot judge say so and are never reported passed.
 func TestUncheckableChecksSayNotChecked(t *testing.T) {
-	r := Run(good())
-	for _, id := range []ID{RecoveryDirectory} {
-		f, _ := r.Finding(id)
-		if f.State != StateNotChecked || !strings.Contains(f.Finding, "This version of Weald") {
-			t.Errorf("%s: %+v", id, f)
-		}
+	unread := good()
+	unread.DirKnown = false
+	if f, _ := Run(unread).Finding(RecoveryDirectory); f.State != StateNotChecked || !strings.Contains(f.Finding, "could not be read") {
+		t.Errorf("recovery directory not read: %+v", f)
+	}
+	noPhrase := good()
+	noPhrase.HasRecovery = false
+	if f, _ := Run(noPhrase).Finding(RecoveryDirectory); f.State != StateNotChecked {
+		t.Errorf("recovery directory without a phrase: %+v", f)
 	}
 	noneYet := good()
 	noneYet.Attested = 0
