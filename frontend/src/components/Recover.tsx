@@ -88,8 +88,8 @@ export function RecoverWithPhrase({ onRecovered, onBack }: { onRecovered: (ws: W
     >
       <h2 id="recover-h">Recover with your recovery phrase</h2>
       <p>
-        Lost every device you used Weald on? The 24 words you wrote down add this computer as a new device of yours. An admin then approves it, and
-        your old devices stop working.
+        Lost every device you used Weald on? The 24 words you wrote down add this computer as a new device of yours. An admin then approves it (if you
+        were the only admin, it waits 72 hours instead), and your old devices stop working.
       </p>
       <fieldset className="phrase-entry" aria-describedby="phrase-help">
         <legend>Your 24 words, in order</legend>
