@@ -177,7 +177,12 @@ func (e *Engine) member(id identity.GroupID) bool {
 // noteEpoch records the per-epoch secrets of g's current epoch: the content
 // key of a closed group and, for the root, the enrolment secret.
 func (e *Engine) noteEpoch(g *group, closed, root bool) error {
-	if g.mls == nil {
+	// A commit that removed this device leaves a state it may not use: its
+	// epoch secrets are derived without the commit secret (the path is not
+	// sealed to a removed leaf), so they are nobody's, and keeping them as
+	// this epoch's enrolment or content key would have this device seal
+	// or open with a key no member holds.
+	if g.mls == nil || !g.mls.Active() {
 		return nil
 	}
 	if err := e.noteRetentionSeed(g); err != nil {
