@@ -60,6 +60,11 @@ type Document struct {
 	proven   []Head // heads whose saved form is known to load
 	unproven bool   // changes were received since proven
 	rejected []Head // received changes Save dropped (TakeRejected)
+	// saved is a saved form of the document at savedHeads known to load to
+	// them (a verified snapshot an empty document took): Save returns it
+	// while the heads are those, rather than saving and proving it again.
+	saved      []byte
+	savedHeads []Head
 }
 
 // Options says who writes locally and where time and randomness come from.

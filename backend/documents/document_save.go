@@ -22,6 +22,12 @@ func (d *Document) Save() ([]byte, error) {
 	if d.broken {
 		return nil, ErrBroken
 	}
+	if d.saved != nil {
+		if equalHeads(d.Heads(), d.savedHeads) {
+			return d.saved, nil
+		}
+		d.saved, d.savedHeads = nil, nil
+	}
 	b := d.doc.Save()
 	if !d.unproven {
 		return b, nil

@@ -35,11 +35,29 @@ func TestMergeIntoEmptyShardAdoptsTheSnapshot(t *testing.T) {
 	if err := dst.Merge(o); err != nil {
 		t.Fatal(err)
 	}
-	if !equalHeads(dst.Heads(), src.Heads()) || len(dst.Messages()) != 3 {
+	if !equalHeads(dst.Heads(), src.Heads()) || len(dst.Messages()) != 3 || len(dst.MessageIDs()) != 3 {
 		t.Fatalf("after the merge: heads %v want %v, %d messages", dst.Heads(), src.Heads(), len(dst.Messages()))
+	}
+	// Its saved form is the snapshot's bytes (proven to load to these
+	// heads), until it changes: Save neither saves nor proves it again.
+	if dst.unproven || dst.saved == nil {
+		t.Fatal("the adopted document would be saved and proven again")
+	}
+	if first, err := dst.Save(); err != nil || string(first) != string(o.Bytes) {
+		t.Fatalf("the adopted document saves other bytes than the snapshot's (%v)", err)
+	} else if re, err := LoadShard(g, day, first, nil, b.opts); err != nil || len(re.Messages()) != 3 {
+		t.Fatalf("the saved snapshot reloads with %d messages (%v)", len(re.Messages()), err)
 	}
 	if _, _, err := dst.Post("four"); err != nil {
 		t.Fatalf("posting into the adopted document: %v", err)
+	}
+	saved, err := dst.Save()
+	if err != nil || string(saved) == string(o.Bytes) {
+		t.Fatalf("after a post the snapshot's bytes are still saved (%v)", err)
+	}
+	re, err := LoadShard(g, day, saved, nil, b.opts)
+	if err != nil || len(re.Messages()) != 4 {
+		t.Fatalf("the saved document reloads with %d messages (%v)", len(re.Messages()), err)
 	}
 	for _, m := range dst.Messages() {
 		if m.Text == "four" && m.Author != b.principal {

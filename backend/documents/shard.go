@@ -301,6 +301,26 @@ func (s *Shard) Messages() []Message {
 	return out
 }
 
+// MessageIDs returns the ids of the message keys, in no order, without
+// reading the messages (a reader that only marks them for its index;
+// Message reads one). Keys that are not a message id are skipped.
+func (s *Shard) MessageIDs() []MessageID {
+	ks, err := s.root().Keys()
+	if err != nil {
+		return nil
+	}
+	out := make([]MessageID, 0, len(ks))
+	for _, k := range ks {
+		if !strings.HasPrefix(k, msgPrefix) {
+			continue
+		}
+		if id, err := ParseMessageID(k[len(msgPrefix):]); err == nil {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 func sortMessages(ms []Message) {
 	sort.Slice(ms, func(i, j int) bool {
 		if !ms[i].Time.Equal(ms[j].Time) {

@@ -140,7 +140,9 @@ func (d *Document) MergeSnapshot(s Snapshot) error {
 // snapshot; spec/lifecycle.md "Interaction with open history"), from the
 // document OpenSnapshot already loaded. The next Save proves the result
 // loads. An empty d takes that document itself, so o must not be merged
-// again anywhere else.
+// again anywhere else; its saved form is then the snapshot's bytes, which
+// OpenSnapshot proved load to exactly its heads, so Save returns them
+// until the document changes (no Automerge save, no proving load).
 func (d *Document) Merge(o Opened) error {
 	if o.Doc != d.id {
 		return fmt.Errorf("%w: the snapshot is another document's", ErrBadSnapshot)
@@ -157,10 +159,13 @@ func (d *Document) Merge(o Opened) error {
 				return err
 			}
 		}
+		d.proven, d.unproven = o.Heads, false
+		d.saved, d.savedHeads = o.Bytes, o.Heads
 	} else if _, err := d.doc.Merge(o.am); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadSnapshot, err)
+	} else {
+		d.unproven = true
 	}
-	d.unproven = true
 	d.dropIndex() // rebuilt from the changes when next needed
 	return nil
 }

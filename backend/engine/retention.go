@@ -296,9 +296,8 @@ func (e *Engine) readSnapshots(ctx context.Context, g *group, m *retention.Manif
 			return read, err
 		}
 		sh.rebase = true
-		for _, msg := range sh.s.Messages() {
-			sh.touch(msg.ID) // into the message index (history.go)
-		}
+		// Into the message index (history.go), which reads each once.
+		sh.touch(sh.s.MessageIDs()...)
 		read = true
 	}
 	if read {
