@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 
+	"weald/backend/errcode"
 	"weald/backend/roster"
 	"weald/backend/wire"
 )
@@ -48,8 +49,8 @@ const (
 
 // Alert codes of a broken membership log.
 const (
-	AlertLogGap  = "roster/log_gap"
-	AlertLogFork = "roster/log_fork"
+	AlertLogGap  errcode.Code = "roster/log_gap"
+	AlertLogFork errcode.Code = "roster/log_fork"
 )
 
 // rosterAnswerBreak checks a ROSTER_FETCH answer's own claims against the
@@ -76,7 +77,7 @@ func (e *Engine) rosterAnswerBreak(r *wire.RosterOps) *logBreak {
 // marks the roster stuck at this device's head.
 func (e *Engine) rosterLogBreak(ctx context.Context, b logBreak) {
 	const kept = " The roster this device holds is kept; nothing after it is trusted, and nothing can be added to the roster until the relay serves this device's log again."
-	a := Alert{Code: AlertLogGap, Op: &AlertOp{Index: b.index, Head: hex.EncodeToString(b.relayHead[:])}}
+	a := Alert{Code: string(AlertLogGap), Op: &AlertOp{Index: b.index, Head: hex.EncodeToString(b.relayHead[:])}}
 	switch b.kind {
 	case breakOp:
 		h := roster.HeadOf(b.op)
@@ -85,7 +86,7 @@ func (e *Engine) rosterLogBreak(ctx context.Context, b logBreak) {
 			a.Actor = d.Actor.String()
 		}
 		if at, ok := e.rosterIndexOf(ctx, b.prev); ok {
-			a.Code = AlertLogFork
+			a.Code = string(AlertLogFork)
 			a.Message = fmt.Sprintf("The relay serves a membership log that branches from this device's: its operation %d (%s) is built on operation %d, not on this device's newest, so two different histories exist.",
 				b.index, a.Op.Head[:16], at)
 		} else {
@@ -101,7 +102,7 @@ func (e *Engine) rosterLogBreak(ctx context.Context, b logBreak) {
 		a.Message = fmt.Sprintf("The relay says its membership log has %d operations but serves none after this device's %d: it withholds part of the log.",
 			b.relayIndex, b.index)
 	case breakOtherHead:
-		a.Code = AlertLogFork
+		a.Code = string(AlertLogFork)
 		a.Message = fmt.Sprintf("The relay's membership log has %d operations, as this device's does, but ends in another operation (%s), so two different histories exist.",
 			b.index, a.Op.Head[:16])
 	}

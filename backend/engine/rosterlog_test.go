@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"weald/backend/errcode"
 	"weald/backend/health"
 	"weald/backend/roster"
 	"weald/backend/wire"
@@ -35,7 +36,7 @@ func TestHostileRelayLogGapAndFork(t *testing.T) {
 	}
 	cases := []struct {
 		name    string
-		code    string
+		code    errcode.Code
 		word    string // in the health finding
 		rewrite func(held int) func(*wire.RosterOps) *wire.RosterOps
 	}{
@@ -92,11 +93,11 @@ func TestHostileRelayLogGapAndFork(t *testing.T) {
 		}
 		var got []Alert
 		for _, a := range sam.Status().Alerts[alerts:] {
-			if a.Code == AlertLogGap || a.Code == AlertLogFork || a.Code == "roster/invalid_op" {
+			if a.Code == string(AlertLogGap) || a.Code == string(AlertLogFork) || a.Code == "roster/invalid_op" {
 				got = append(got, a)
 			}
 		}
-		if len(got) != 1 || got[0].Code != c.code || got[0].Op == nil || got[0].Op.Index != held {
+		if len(got) != 1 || got[0].Code != string(c.code) || got[0].Op == nil || got[0].Op.Index != held {
 			t.Fatalf("%s: after two syncs sam has alerts %+v, want one %s at %d", c.name, got, c.code, held)
 		}
 		t.Logf("%s: %s", c.name, got[0].Message)

@@ -43,7 +43,7 @@ func TestHostileRelayReordersRosterOps(t *testing.T) {
 	if got := sam.roster.Len(); got != before {
 		t.Fatalf("sam's roster %d operations, want his valid prefix of %d", got, before)
 	}
-	lastAlert(t, sam, 0, AlertLogGap) // the first op served is built on one sam never got
+	lastAlert(t, sam, 0, string(AlertLogGap)) // the first op served is built on one sam never got
 	if ms, err := sam.Messages(ctx, "general", 0); err != nil || len(ms) == 0 || ms[len(ms)-1].Text != "while the relay lies" {
 		t.Fatalf("sam reads %+v, %v", ms, err)
 	}

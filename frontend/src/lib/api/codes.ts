@@ -345,6 +345,8 @@ export const errorCodes = [
   'roster/last_admin',
   'roster/limit_groups',
   'roster/limit_pending',
+  'roster/log_fork',
+  'roster/log_gap',
   'roster/missing_genesis',
   'roster/missing_group',
   'roster/not_authorized',
