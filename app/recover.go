@@ -181,7 +181,7 @@ func recoverError(err error) error {
 	code, _ := errcode.Of(err)
 	switch code {
 	case "roster/actor_revoked":
-		return &Error{Code: "recovery/rotated", Message: "This recovery phrase was replaced by a newer one, so it can no longer add a device; use the newest phrase you wrote down."}
+		return &Error{Code: "recovery/rotated", Message: "This recovery phrase no longer adds a device: it was replaced by a newer one (use the newest phrase you wrote down), or its person was removed from the workspace."}
 	case errcode.Code(wire.CodeWorkspaceUnknown):
 		return &Error{Code: "recovery/no_such_workspace", Message: "The relay does not hold this workspace; check the link, or the relay address and the workspace id."}
 	}

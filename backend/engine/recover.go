@@ -231,7 +231,7 @@ func (e *Engine) recoveryStep(ctx context.Context, keys identity.RecoveryKeys) e
 		Rand:       e.rand, RelayID: wire.ID(e.meta.RelayID)})
 	var we *wire.Error
 	if errors.As(err, &we) && we.Code == wire.CodeAuthRevoked {
-		return fmt.Errorf("%w: this recovery phrase was rotated away", roster.ErrActorRevoked)
+		return fmt.Errorf("%w: this recovery phrase no longer admits anyone (it was replaced by a new one, or its person was removed)", roster.ErrActorRevoked)
 	}
 	if errors.As(err, &we) && we.Code == wire.CodeAuthUnknownKey {
 		return ErrRecoveryUnknown
@@ -261,7 +261,7 @@ func (e *Engine) recoveryStep(ctx context.Context, keys identity.RecoveryKeys) e
 		return ErrRecoveryUnknown
 	}
 	if r.RevokedAt != nil {
-		return fmt.Errorf("%w: this recovery phrase was rotated away", roster.ErrActorRevoked)
+		return fmt.Errorf("%w: this recovery phrase no longer admits anyone (it was replaced by a new one, or its person was removed)", roster.ErrActorRevoked)
 	}
 	if e.meta.User != hexID(r.User) {
 		e.meta.User = hexID(r.User)

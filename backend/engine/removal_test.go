@@ -82,6 +82,10 @@ func TestRemovePersonEndToEnd(t *testing.T) {
 	if len(dirAt(t, r, dana.WorkspaceID(), samOwner)) == 0 {
 		t.Fatal("sam has no recovery directory: nothing to drop")
 	}
+	phrase, err := sam.TakeRecoveryPhrase(ctx) // sam's card in a drawer
+	if err != nil || phrase == "" {
+		t.Fatalf("sam's phrase: %q, %v", phrase, err)
+	}
 	g := dana.groups[identity.GroupID(mustHex(t, general))]
 	before := g.mls.Epoch()
 	var progress []string
@@ -150,6 +154,14 @@ func TestRemovePersonEndToEnd(t *testing.T) {
 	}
 	if _, err := sam2.Sync(ctx); err == nil {
 		t.Fatal("sam's second device synced after the removal")
+	}
+	// Sam's recovery phrase stops being a way back in at the same moment
+	// (spec/lifecycle.md step 4): it recovers nothing onto a new device.
+	if thief, _, err := Recover(ctx, r.options(t, "sam-recovered", 124), r.URL, dana.WorkspaceID(), phrase); err == nil {
+		thief.Close()
+		t.Fatal("sam's phrase recovered a device after the removal")
+	} else {
+		t.Logf("sam's phrase after the removal: %v", err)
 	}
 	// The others go on: lee reads dana's message in #general.
 	if _, err := dana.Send(ctx, "general", "after sam"); err != nil {
