@@ -79,4 +79,17 @@ describe('Composer', () => {
     await userEvent.keyboard('{Enter}')
     expect(onSend).toHaveBeenCalledWith('ask @Ben', [expect.objectContaining({ user: hex(0xb), start: 4, end: 8 })])
   })
+
+  it('leaves the caret after a picked person at once: a key typed before the next frame follows the name', async () => {
+    vi.useFakeTimers({ toFake: ['requestAnimationFrame'] }) // no frame passes until the test says so
+    const people = [{ user: hex(0xb), name: 'Ben' }]
+    render(<Composer channel={chan({ name: 'design' })} onSend={vi.fn()} loadMembers={() => Promise.resolve(people)} />)
+    await userEvent.type(field(), 'ask @b')
+    await screen.findByRole('option', { name: '@Ben' })
+    await userEvent.keyboard('{Enter}')
+    await userEvent.keyboard('n')
+    vi.advanceTimersToNextFrame()
+    await userEvent.keyboard('ow')
+    expect(field().value).toBe('ask @Ben now')
+  })
 })

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useLayoutEffect, useRef, useState } from 'react'
 import type { Channel, MentionRef } from '../lib/api'
 import { matches, mentionQuery, resolveMentions, type Mentionable } from '../state/mentions'
 
@@ -29,6 +29,15 @@ export function Composer({
   // Escape closes the list for the '@' at this index (until the draft is sent).
   const [closedAt, setClosedAt] = useState<number | null>(null)
   const input = useRef<HTMLInputElement>(null)
+  // Where a pick leaves the caret: set in the same commit as the new draft
+  // (React's new value puts it at the end), so a key typed right after the
+  // pick never lands before a caret that moves later.
+  const caretTo = useRef<number | null>(null)
+  useLayoutEffect(() => {
+    if (caretTo.current === null) return
+    input.current?.setSelectionRange(caretTo.current, caretTo.current)
+    caretTo.current = null
+  })
   // Ready means the Send button is enabled (gaps.md "Onboarding"); an empty draft is simply not sent.
   const canSend = !!channel && channel.joined
   useEffect(() => {
@@ -67,7 +76,7 @@ export function Composer({
     setCaret(at)
     setPicked((list) => (list.some((x) => x.user === p.user) ? list : [...list, p]))
     setActive(0)
-    requestAnimationFrame(() => input.current?.setSelectionRange(at, at))
+    caretTo.current = at
   }
   const track = (el: HTMLInputElement) => setCaret(el.selectionStart ?? el.value.length)
 
