@@ -69,8 +69,10 @@ test('a private channel, a DM and a paired second device', { timeout: 600000 }, 
   const add = a.getByRole('dialog', { name: 'Add people to #plans' })
   await add.getByRole('checkbox', { name: /Sam/ }).check()
   await add.getByRole('button', { name: 'Add' }).click()
-  await add.waitFor({ state: 'detached' }).catch(() => {})
-  if (await add.count()) await a.keyboard.press('Escape')
+  // The dialog says what the add did (its status) and stays open until Done.
+  await add.getByRole('status').waitFor()
+  await add.getByRole('button', { name: 'Done' }).click()
+  await add.waitFor({ state: 'detached' })
   await a.getByLabel('Message', { exact: true }).fill('the plan, for Sam')
   await a.keyboard.press('Enter')
   await a.getByRole('log', { name: 'Messages' }).getByText('the plan, for Sam').waitFor()
