@@ -4,6 +4,8 @@ import userEvent from '@testing-library/user-event'
 import { ApiError } from '../lib/api'
 import { chan, defaults, holder, hex, makeApi, msg, unreachable, policy, ws } from '../test/apiMock'
 
+vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
+
 import { Shell } from './Shell'
 import { releaseOf } from './Sidebar'
 
