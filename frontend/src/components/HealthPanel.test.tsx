@@ -4,6 +4,8 @@ import userEvent from '@testing-library/user-event'
 import { ApiError, type EncryptionHealth, type HealthFinding, type RetentionProposal } from '../lib/api'
 import { hex, holder, makeApi } from '../test/apiMock'
 
+vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
+
 import { HealthPanel } from './HealthPanel'
 import { formatBytes } from './StorageChart'
 
