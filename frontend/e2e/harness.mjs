@@ -45,10 +45,13 @@ export async function startApp({ home, env = {} } = {}) {
 /**
  * launchBrowser starts /usr/bin/chromium headless with a fresh profile
  * (playwright passes it as --user-data-dir) and returns its browser context.
+ * Its newPage opens a window of its own, as each app has: tabs of one window
+ * that are not in front draw one frame a second, so every action on such a
+ * page (Playwright waits two frames for an element to be stable) took 2 s.
  */
 export async function launchBrowser() {
   const profile = mkdtempSync(path.join(tmpdir(), 'weald-chromium-'))
-  return chromium.launchPersistentContext(profile, {
+  const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.WEALD_CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
     timeout: 30000,
@@ -64,6 +67,18 @@ export async function launchBrowser() {
     ],
     viewport: { width: 1200, height: 780 },
   })
+  const cdp = await context.browser().newBrowserCDPSession()
+  let opening = Promise.resolve()
+  context.newPage = () => {
+    // One at a time, so that the next page event is this window's.
+    const open = opening.then(async () => {
+      const [page] = await Promise.all([context.waitForEvent('page'), cdp.send('Target.createTarget', { url: 'about:blank', newWindow: true })])
+      return page
+    })
+    opening = open.catch(() => {})
+    return open
+  }
+  return context
 }
 
 /**
