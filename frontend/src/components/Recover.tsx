@@ -46,7 +46,7 @@ export function RecoverWithPhrase({ onRecovered, onBack }: { onRecovered: (ws: W
   const filled = typed.every((w) => w !== '')
   const address = where.trim() !== '' && !isLink(where)
   const unknown = typed
-    .map((w, i) => ({ i, w, c: checked?.check.words[i] }))
+    .map((w, i) => ({ i, w, c: check?.words[i] })) // only the answer for these words, never an older one
     .filter(({ i, w, c }) => (touched[i] || filled) && w !== '' && c && !c.known)
   const touch = (from: number, n = 1) => setTouched((t) => t.map((x, j) => x || (j >= from && j < from + n)))
 
