@@ -81,3 +81,61 @@ func TestMergeIntoEmptyShardAdoptsTheSnapshot(t *testing.T) {
 		t.Fatalf("save after the merges: %v", err)
 	}
 }
+
+// A reader across a drop holds a change sent after the checkpoint's writer
+// read the log (its dependencies went with the drop) until the snapshot
+// brings them: the merge applies it, and forgets a held change the
+// snapshot itself holds.
+func TestMergeReleasesHeldChanges(t *testing.T) {
+	a, b := newReplica("a", 1), newReplica("b", 2)
+	g := id("group")
+	day, err := DayOf(t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewShard(g, day, a.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var three []byte
+	for _, s := range []string{"one", "two", "three"} {
+		_, ch, err := src.Post(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		three = ch
+	}
+	o, err := OpenSnapshot(snapshot(t, src.Document))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, four, err := src.Post("four")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := NewShard(g, day, b.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := dst.Post("b's own"); err != nil { // not empty: the merge is a real merge
+		t.Fatal(err)
+	}
+	for _, ch := range [][]byte{four, three} {
+		if r, err := dst.Apply(a.device, ch); err != nil || r.Applied != 0 || r.Pending == 0 {
+			t.Fatalf("a change without its dependencies: %+v %v", r, err)
+		}
+	}
+	if err := dst.Merge(o); err != nil {
+		t.Fatal(err)
+	}
+	if n, held := len(dst.Messages()), dst.PendingCount(); n != 5 || held != 0 {
+		t.Fatalf("after the merge: %d messages (want 5), %d changes still held", n, held)
+	}
+	saved, err := dst.Save()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if re, err := LoadShard(g, day, saved, nil, b.opts); err != nil || len(re.Messages()) != 5 {
+		t.Fatalf("the merged shard reloads with %d messages (%v)", len(re.Messages()), err)
+	}
+}

@@ -2,6 +2,7 @@ package documents
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 
 	automerge "github.com/automerge/automerge-go"
@@ -165,7 +166,30 @@ func (d *Document) Merge(o Opened) error {
 		return fmt.Errorf("%w: %v", ErrBadSnapshot, err)
 	} else {
 		d.unproven = true
+		if err := d.release(); err != nil {
+			return err
+		}
 	}
 	d.dropIndex() // rebuilt from the changes when next needed
+	return nil
+}
+
+// release applies, after a merge, the held changes whose dependencies the
+// snapshot brought (a change sent after a checkpoint's writer read the log
+// depends on changes only the snapshot holds for a reader across the drop)
+// and forgets those the snapshot itself held. A held change Automerge then
+// refuses stays held, as it was before the merge.
+func (d *Document) release() error {
+	for h := range d.pending {
+		if d.applied(h) {
+			delete(d.pending, h)
+		}
+	}
+	if len(d.pending) == 0 {
+		return nil
+	}
+	if _, err := d.applyRaw(nil); errors.Is(err, ErrBroken) {
+		return err
+	}
 	return nil
 }

@@ -28,8 +28,12 @@ var keptKinds = []wire.Kind{wire.KindRetentionTransition, wire.KindRetentionPoli
 // envelope present; and an active RetentionPolicy whose text window has
 // passed for the checkpoint, or a due RetentionDestruction for exactly this
 // checkpoint approved by the admin threshold. Only then it deletes the
-// group's envelopes below the barrier, keeping the checkpoint, its snapshots
-// (as anchors, for good) and the retention objects.
+// group's envelopes below the barrier that the checkpoint's author barrier
+// covers, keeping the checkpoint, its snapshots (as anchors, for good) and
+// the retention objects. An envelope below the barrier that its author's
+// barrier entry does not reach arrived after the checkpoint's writer read
+// the log: no snapshot holds it, so it stays (docs/protocol/retention.md
+// "What a drop deletes").
 func (s *Service) DropBefore(ctx context.Context, ws wire.ID, _ wire.AuthOK, d wire.DropBefore) (*wire.Dropped, error) {
 	if d.VerifySignature() != nil {
 		return nil, wire.Errorf(wire.CodeDropBadSignature, "The drop_before signature does not verify.")
@@ -102,7 +106,7 @@ func (s *Service) DropBefore(ctx context.Context, ws wire.ID, _ wire.AuthOK, d w
 		if err := tx.AddAnchors(ctx, ws, d.Group, anchors); err != nil {
 			return err
 		}
-		n, nbytes, err := tx.DropEnvelopesBelow(ctx, ws, d.Group, cpRow.Seq, keptKinds)
+		n, nbytes, err := tx.DropEnvelopesBelow(ctx, ws, d.Group, cpRow.Seq, cp.Barrier, keptKinds)
 		if err != nil {
 			return err
 		}

@@ -108,7 +108,7 @@ func checkGroupsMigration(t *testing.T, ctx context.Context, old *sqlStore, vers
 		if err := tx.InsertEnvelope(ctx, other, &r); err != nil {
 			t.Fatalf("insert into the other workspace's group: %v", err)
 		}
-		n, _, err := tx.DropEnvelopesBelow(ctx, ws, g, 3, nil)
+		n, _, err := tx.DropEnvelopesBelow(ctx, ws, g, 3, []wire.EnvelopeRef{{Author: tid("author"), Ctr: 2}}, nil)
 		if err != nil || n != 1 { // seq 1 (2 is an anchor)
 			t.Fatalf("drop after migration: %d %v", n, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"weald/backend/wire"
@@ -398,8 +399,9 @@ func (t *sqlTx) EnvelopeByAuthor(ctx context.Context, ws, group, author wire.ID,
 	return r, nil
 }
 
-// DropEnvelopesBelow holds the relay's only envelope DELETE statement.
-func (t *sqlTx) DropEnvelopesBelow(ctx context.Context, ws, group wire.ID, barrier uint64, keepKinds []wire.Kind) (int64, int64, error) {
+// DropEnvelopesBelow holds the relay's only envelope DELETE statement, run
+// once per author of the barrier (each on the author's chain index).
+func (t *sqlTx) DropEnvelopesBelow(ctx context.Context, ws, group wire.ID, barrier uint64, covered []wire.EnvelopeRef, keepKinds []wire.Kind) (int64, int64, error) {
 	keep := make([]string, 0, len(keepKinds))
 	for _, k := range keepKinds {
 		keep = append(keep, fmt.Sprint(int(k)))
@@ -407,22 +409,54 @@ func (t *sqlTx) DropEnvelopesBelow(ctx context.Context, ws, group wire.ID, barri
 	if len(keep) == 0 {
 		keep = append(keep, "-1")
 	}
-	cond := `workspace_id = ? AND group_id = ? AND seq < ? AND kind NOT IN (` + strings.Join(keep, ",") + `)
+	cond := `workspace_id = ? AND group_id = ? AND author = ? AND ctr <= ? AND seq < ? AND kind NOT IN (` + strings.Join(keep, ",") + `)
 		AND seq NOT IN (SELECT seq FROM anchors WHERE workspace_id = ? AND group_id = ?)`
 	if err := t.recordAuthorHeads(ctx, ws, group); err != nil {
 		return 0, 0, err
 	}
-	var n, bytes int64
-	if err := t.row(ctx, `SELECT count(*), coalesce(sum(length(ct)), 0) FROM envelopes WHERE `+cond,
-		b(ws), b(group), int64(barrier), b(ws), b(group)).Scan(&n, &bytes); err != nil {
-		return 0, 0, fmt.Errorf("measure drop: %w", err)
+	upto := make(map[wire.ID]uint64, len(covered))
+	for _, c := range covered {
+		upto[c.Author] = max(upto[c.Author], c.Ctr)
 	}
-	res, err := t.exec(ctx, `DELETE FROM envelopes WHERE `+cond, b(ws), b(group), int64(barrier), b(ws), b(group))
+	// The authors the group holds envelopes of below the barrier: a
+	// barrier naming more (it is a member's writing) costs nothing.
+	rows, err := t.rows(ctx, `SELECT DISTINCT author FROM envelopes WHERE workspace_id = ? AND group_id = ? AND seq < ?`,
+		b(ws), b(group), int64(barrier))
 	if err != nil {
-		return 0, 0, fmt.Errorf("drop envelopes: %w", err)
+		return 0, 0, fmt.Errorf("authors below the barrier: %w", err)
 	}
-	if got, _ := res.RowsAffected(); got != n {
-		return 0, 0, fmt.Errorf("drop envelopes: deleted %d rows, measured %d", got, n)
+	var authors []wire.ID
+	for rows.Next() {
+		var a []byte
+		if err := rows.Scan(&a); err != nil {
+			rows.Close()
+			return 0, 0, fmt.Errorf("authors below the barrier: %w", err)
+		}
+		if id := toID(a); upto[id] > 0 {
+			authors = append(authors, id)
+		}
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return 0, 0, fmt.Errorf("authors below the barrier: %w", err)
+	}
+	var n, bytes int64
+	for _, a := range authors {
+		args := []any{b(ws), b(group), b(a), int64(min(upto[a], math.MaxInt64)), int64(barrier), b(ws), b(group)}
+		var an, abytes int64
+		if err := t.row(ctx, `SELECT count(*), coalesce(sum(length(ct)), 0) FROM envelopes WHERE `+cond, args...).Scan(&an, &abytes); err != nil {
+			return 0, 0, fmt.Errorf("measure drop: %w", err)
+		}
+		if an == 0 {
+			continue
+		}
+		res, err := t.exec(ctx, `DELETE FROM envelopes WHERE `+cond, args...)
+		if err != nil {
+			return 0, 0, fmt.Errorf("drop envelopes: %w", err)
+		}
+		if got, _ := res.RowsAffected(); got != an {
+			return 0, 0, fmt.Errorf("drop envelopes: deleted %d rows, measured %d", got, an)
+		}
+		n, bytes = n+an, bytes+abytes
 	}
 	// Below the barrier the drop explains every missing seq.
 	if _, err := t.exec(ctx, `DELETE FROM wrap_tombstones WHERE workspace_id = ? AND group_id = ? AND seq < ?`,

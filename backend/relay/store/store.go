@@ -210,10 +210,14 @@ type Tx interface {
 	// EnvelopeByAuthor finds the envelope of author with ctr in group.
 	EnvelopeByAuthor(ctx context.Context, ws, group, author wire.ID, ctr uint64) (EnvelopeRow, error)
 	// DropEnvelopesBelow records every author's chain head of the group, then
-	// deletes the group's envelopes with seq < barrier, except anchors and the
-	// kinds in keepKinds, and returns how many rows and ct bytes went. It is
-	// the only way envelopes are ever deleted.
-	DropEnvelopesBelow(ctx context.Context, ws, group wire.ID, barrier uint64, keepKinds []wire.Kind) (n, bytes int64, err error)
+	// deletes the group's envelopes with seq < barrier that covered reaches
+	// (the author is in covered and its ctr is at most that entry's ctr: a
+	// checkpoint's author barrier), except anchors and the kinds in
+	// keepKinds, and returns how many rows and ct bytes went. An envelope of
+	// an author covered leaves out, or past its entry, stays: it reached
+	// the relay after the checkpoint's writer read the log, so no snapshot
+	// holds it. It is the only way envelopes are ever deleted.
+	DropEnvelopesBelow(ctx context.Context, ws, group wire.ID, barrier uint64, covered []wire.EnvelopeRef, keepKinds []wire.Kind) (n, bytes int64, err error)
 	// DeleteRecoveryWraps records every author's chain head of the group,
 	// then deletes the group's recovery.wrap envelopes whose blinded tag is
 	// in d.Tags (spec/lifecycle.md "Removing a person", step 4), leaving a

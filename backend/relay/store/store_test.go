@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -129,7 +130,7 @@ func TestByteCounterTrigger(t *testing.T) {
 			if err := tx.AddAnchors(ctx, w1, tid("g1"), []uint64{2}); err != nil {
 				return err
 			}
-			n, bytes, err = tx.DropEnvelopesBelow(ctx, w1, tid("g1"), 4, nil)
+			n, bytes, err = tx.DropEnvelopesBelow(ctx, w1, tid("g1"), 4, []wire.EnvelopeRef{{Author: tid("author"), Ctr: 3}}, nil)
 			return err
 		})
 		if err != nil || n != 2 || bytes != 20 {
@@ -143,6 +144,66 @@ func TestByteCounterTrigger(t *testing.T) {
 		st = open()
 		if s := counters(t, st, w1); s.LogBytes != 51 {
 			t.Fatalf("after reopen w1 = %+v", s)
+		}
+	})
+}
+
+// TestDropDeletesOnlyWhatTheBarrierCovers: below the barrier seq a drop
+// deletes an author's envelopes up to its entry in the checkpoint's author
+// barrier only; an author the barrier leaves out, and one's envelopes past
+// its entry (sent after the checkpoint's writer read the log), stay.
+func TestDropDeletesOnlyWhatTheBarrierCovers(t *testing.T) {
+	engines(t, func(t *testing.T, open func() Store) {
+		st := open()
+		ctx := ctxT(t)
+		ws, g := tid("w1"), tid("g1")
+		insert(t, st, ws, tid("other"), 1, 1, 1) // creates the workspace
+		log := []struct {
+			author string
+			ctr    uint64
+		}{{"a", 1}, {"b", 1}, {"a", 2}, {"c", 1}, {"b", 2}, {"a", 3}, {"cp", 1}}
+		err := st.Update(ctx, func(tx Tx) error {
+			if err := tx.CreateGroup(ctx, ws, g, 1); err != nil {
+				return err
+			}
+			for i, x := range log {
+				r := EnvelopeRow{Seq: uint64(i + 1), Hash: tid(fmt.Sprint(i)), AcceptedAt: 1,
+					Envelope: wire.Envelope{Group: g, Kind: wire.KindContent, Author: tid(x.author), Ctr: x.ctr, CT: make([]byte, 10)}}
+				if err := tx.InsertEnvelope(ctx, ws, &r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The barrier (seq 7) covers a up to 2 and b up to 1; "a" 3 came
+		// after the writer's read (seq 6, still below the barrier seq).
+		covered := []wire.EnvelopeRef{{Author: tid("a"), Ctr: 2}, {Author: tid("b"), Ctr: 1}, {Author: tid("nobody"), Ctr: 9}}
+		var n, bytes int64
+		err = st.Update(ctx, func(tx Tx) error {
+			n, bytes, err = tx.DropEnvelopesBelow(ctx, ws, g, 7, covered, nil)
+			return err
+		})
+		if err != nil || n != 3 || bytes != 30 {
+			t.Fatalf("drop = %d rows %d bytes %v, want 3 rows (seq 1, 2, 3) 30 bytes", n, bytes, err)
+		}
+		var left []uint64
+		if err := st.View(ctx, func(tx Tx) error {
+			rows, err := tx.Envelopes(ctx, ws, g, 0, 100, 1<<20)
+			for _, r := range rows {
+				left = append(left, r.Seq)
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(left) != "[4 5 6 7]" {
+			t.Fatalf("after the drop the group holds seqs %v, want [4 5 6 7]", left)
+		}
+		if s := counters(t, st, ws); s.LogBytes != s.SumCT || s.Envelopes != 5 {
+			t.Fatalf("counters after the drop = %+v", s)
 		}
 	})
 }
