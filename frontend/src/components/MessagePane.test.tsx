@@ -70,6 +70,27 @@ describe('MessagePane', () => {
     expect(log.scrollTop).toBe(5000)
   })
 
+  it('keeps a reader who scrolled up where they are when their own message arrives from the relay', async () => {
+    const sending = { key: 'o1', text: 'mine', state: 'sending' as const }
+    const { rerender } = render(pane({ messages: [m(1), m(2)], outgoing: [sending] }))
+    const log = screen.getByRole('log', { name: 'Messages' })
+    Object.defineProperty(log, 'scrollHeight', { configurable: true, value: 5000 })
+    log.scrollTop = 0
+    act(() => log.dispatchEvent(new Event('scroll')))
+    // The relay has it: it moves from the sending rows into the list.
+    rerender(pane({ messages: [m(1), m(2), { ...m(3), mine: true, text: 'mine' }], outgoing: [] }))
+    expect(log.scrollTop).toBe(0)
+    expect(screen.queryByRole('button', { name: 'New messages ↓' })).toBeNull()
+    // Someone else's message after it is news: the reader is still up there.
+    rerender(pane({ messages: [m(1), m(2), { ...m(3), mine: true, text: 'mine' }, m(4, 'Ben')], outgoing: [] }))
+    expect(await screen.findByRole('button', { name: 'New messages ↓' })).toBeTruthy()
+    expect(log.scrollTop).toBe(0)
+    // Sending takes the reader down to what they wrote.
+    rerender(pane({ messages: [m(1), m(2), { ...m(3), mine: true, text: 'mine' }, m(4, 'Ben')], outgoing: [{ ...sending, key: 'o2' }] }))
+    expect(log.scrollTop).toBe(5000)
+    expect(screen.queryByRole('button', { name: 'New messages ↓' })).toBeNull()
+  })
+
   it('follows the newest message while the reader is at the bottom', () => {
     const { rerender } = render(pane({ messages: [m(1)] }))
     rerender(pane({ messages: [m(1), m(2, 'Ben')] }))

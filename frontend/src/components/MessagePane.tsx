@@ -226,21 +226,31 @@ function History({
   }
 
   // A newer message: follow it, or say it is there. (An older page put in
-  // front is anchored by the virtualizer itself.)
+  // front is anchored by the virtualizer itself.) One of the reader's own
+  // is no news: the message they sent here was already drawn below the
+  // list while it was being sent, and arrives again when the relay has it,
+  // maybe after the reader scrolled up; that must not pull them down.
   useLayoutEffect(() => {
     const prev = last.current
     last.current = { last: lastKey, count: items.length }
     if (prev.count === 0 || prev.last === lastKey) return
     const newest = items[items.length - 1]
     const mine = newest?.kind === 'message' && newest.message.mine
-    if (follow.current || mine) {
-      follow.current = true
-      toBottom()
-    } else setUnseen(true)
+    if (follow.current) toBottom()
+    else if (!mine) setUnseen(true)
   }, [lastKey, items.length]) // eslint-disable-line react-hooks/exhaustive-deps
 
-  // The messages being sent are drawn below the list: stay at the bottom while following.
+  // The messages being sent are drawn below the list. Sending one takes the
+  // reader to it (they wrote it at the bottom); otherwise the view stays at
+  // the bottom only while following.
+  const sending = useRef(outgoing.length)
   useLayoutEffect(() => {
+    const sent = outgoing.length > sending.current
+    sending.current = outgoing.length
+    if (sent) {
+      follow.current = true
+      setUnseen(false)
+    }
     if (follow.current) toBottom()
   }, [outgoing.length])
 
