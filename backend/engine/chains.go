@@ -96,12 +96,57 @@ func (e *Engine) checkChain(ctx context.Context, g *group, se *wire.SeqEnvelope)
 	case env.Ctr > h.Ctr+1:
 		e.alertChainGap(ctx, g, se, h.Ctr+1)
 	default: // a second envelope at a ctr read already, or one not following it
-		e.raise(ctx, Alert{Code: string(AlertChainFork), Group: hexID(group).hex(), Actor: identity.DeviceID(env.Author).String(),
-			Message: fmt.Sprintf("The chain of %s in this channel forks at its envelope %d (seq %d): the relay served an envelope there that does not follow the one read before. Either that device signed two different envelopes, or the relay shows members different histories.",
-				identity.DeviceID(env.Author).ShortString(), env.Ctr, se.Seq)})
+		e.alertChainFork(ctx, g, se)
 	}
 	if !known || env.Ctr > h.Ctr {
 		c.Heads[key] = next
+	}
+}
+
+// alertChainFork raises relay/chain_fork at env: it does not follow the
+// envelope of its author's chain read before it.
+func (e *Engine) alertChainFork(ctx context.Context, g *group, se *wire.SeqEnvelope) {
+	env := &se.Envelope
+	e.raise(ctx, Alert{Code: string(AlertChainFork), Group: hexID(g.rec.ID).hex(), Actor: identity.DeviceID(env.Author).String(),
+		Message: fmt.Sprintf("The chain of %s in this channel forks at its envelope %d (seq %d): the relay served an envelope there that does not follow the one read before. Either that device signed two different envelopes, or the relay shows members different histories.",
+			identity.DeviceID(env.Author).ShortString(), env.Ctr, se.Seq)})
+}
+
+// checkAcrossDrop checks, for a reader beneath the drop whose checkpoint
+// has barrier, what the relay kept of each barrier author's chain below
+// it. A drop deletes an author's envelopes only up to its barrier entry
+// (retention.md "What a drop deletes"), so those past the entry that
+// reached the relay before the checkpoint are all still in log (the group's
+// log below the checkpoint) and must continue the chain from the entry: a
+// relay that deleted one of them and pointed at the drop would otherwise
+// go unnoticed beneath the barrier, where missing seqs are the drop's.
+// Only envelopes verified under their author's roster key count.
+func (e *Engine) checkAcrossDrop(ctx context.Context, g *group, log []wire.SeqEnvelope, barrier []wire.EnvelopeRef) {
+	entry := make(map[wire.ID]uint64, len(barrier))
+	last := make(map[wire.ID]wire.EnvelopeRef, len(barrier)) // per author: the last link checked
+	for _, b := range barrier {
+		if b.Author != wire.ID(e.devID) {
+			entry[b.Author], last[b.Author] = b.Ctr, b
+		}
+	}
+	for i := range log {
+		se := &log[i]
+		env := &se.Envelope
+		if at, ok := entry[env.Author]; !ok || env.Ctr <= at {
+			continue // no entry, or covered (a kept kind or an anchor)
+		}
+		if pub, ok := e.devicePub(env.Author); !ok || wire.VerifyEnvelope(env, pub) != nil {
+			continue
+		}
+		l := last[env.Author]
+		switch {
+		case env.Ctr == l.Ctr+1 && env.Prev == l.Hash:
+		case env.Ctr > l.Ctr+1:
+			e.alertChainGap(ctx, g, se, l.Ctr+1)
+		default:
+			e.alertChainFork(ctx, g, se)
+		}
+		last[env.Author] = wire.EnvelopeRef{Author: env.Author, Ctr: env.Ctr, Hash: env.Hash()}
 	}
 }
 

@@ -256,7 +256,11 @@ func (e *Engine) verifyCheckpoint(ctx context.Context, g *group, se *wire.SeqEnv
 	}
 	if beneath {
 		// This client read across the drop: the author chains continue
-		// from the barrier (chains.go).
+		// from the barrier (chains.go), and below the newest barrier what
+		// the drop kept continues them already.
+		if se.Seq == dropped {
+			e.checkAcrossDrop(ctx, g, log, cp.Barrier)
+		}
 		g.anchorChains(cp.Barrier)
 	}
 	if dropped > r.DroppedBelow {
