@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,7 +40,8 @@ type writer struct {
 	prev   map[wire.ID]wire.ID
 
 	acked      []ackRecord
-	unacked    int // batches committed whose ack was lost (seen as chain/replay on resend)
+	nAcked     atomic.Int64 // len(acked), read while run appends
+	unacked    int          // batches committed whose ack was lost (seen as chain/replay on resend)
 	ambiguous  int
 	sentBatchs int
 }
@@ -89,6 +91,7 @@ func (w *writer) run(c *relayclient.Client, stop <-chan struct{}, maxBatches int
 						return fmt.Errorf("ack %d names another envelope", i)
 					}
 					w.acked = append(w.acked, ackRecord{group: a.Group, seq: a.Seq, hash: a.Hash, ct: len(envs[i].CT)})
+					w.nAcked.Add(1)
 				}
 				break
 			}
@@ -145,7 +148,7 @@ func crashTest(t *testing.T, db string, kills int) {
 		cur.kill()
 		n := 0
 		for _, w := range writers {
-			n += len(w.acked)
+			n += int(w.nAcked.Load())
 		}
 		t.Logf("round %d: SIGKILL with %d envelopes acknowledged so far", round+1, n)
 		ackedBefore = n

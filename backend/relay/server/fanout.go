@@ -258,9 +258,9 @@ func (s *Server) watchChanges() {
 func (s *Server) applyChange(c Change) {
 	switch c.Kind {
 	case store.ChangeEnvelopes:
-		go s.pullGroup(c.Workspace, c.Group, c.Seq)
+		s.spawn(func() { s.pullGroup(c.Workspace, c.Group, c.Seq) })
 	case store.ChangeAccessSet:
-		go s.accessSetMoved(c.Workspace, c.Version)
+		s.spawn(func() { s.accessSetMoved(c.Workspace, c.Version) })
 	case store.ChangeRoster:
 		s.rosterMoved(c.Workspace, c.Version, c.Head)
 	case store.ChangeWelcome:
@@ -269,10 +269,10 @@ func (s *Server) applyChange(c Change) {
 		// Notifications may have been lost: recheck every connected
 		// workspace and pull every subscribed group.
 		for _, ws := range s.hub.workspaces() {
-			go s.enforce(ws)
+			s.spawn(func() { s.enforce(ws) })
 		}
 		for _, g := range s.hub.groups() {
-			go s.pullGroup(g.ws, g.group, math.MaxUint64)
+			s.spawn(func() { s.pullGroup(g.ws, g.group, math.MaxUint64) })
 		}
 	}
 }
@@ -315,7 +315,7 @@ func (s *Server) statsSoon(ws wire.ID) {
 	}
 	s.stats[ws] = false
 	s.statsMu.Unlock()
-	go func() {
+	s.spawn(func() {
 		for {
 			s.refreshStats(ws)
 			s.statsMu.Lock()
@@ -327,7 +327,7 @@ func (s *Server) statsSoon(ws wire.ID) {
 			s.stats[ws] = false
 			s.statsMu.Unlock()
 		}
-	}()
+	})
 }
 
 func (s *Server) refreshStats(ws wire.ID) {

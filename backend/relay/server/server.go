@@ -159,8 +159,14 @@ type Server struct {
 
 	ctx    context.Context
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	ready  chan struct{} // closed once the change feed is listening (or known absent)
+	// wg counts the work Close waits for: the background loops, every
+	// goroutine started with spawn and every WebSocket being served (track).
+	// bgMu and closing order a spawn or track against Close's Wait: once
+	// Close began, nothing is added.
+	wg      sync.WaitGroup
+	bgMu    sync.Mutex
+	closing bool
+	ready   chan struct{} // closed once the change feed is listening (or known absent)
 
 	// statsMu guards stats: a workspace whose gauges are being refreshed
 	// off the request path (statsSoon), true when another refresh is owed.
@@ -217,9 +223,14 @@ func (s *Server) Metrics() *Metrics { return s.metrics }
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
 
-// Close closes every connection with relay/shutting_down and stops the
-// background work. It does not close the backend.
+// Close closes every connection with relay/shutting_down, stops the
+// background work and waits for it and for every connection's handler to
+// end, so the caller may close the backend once it returns. It does not
+// close the backend.
 func (s *Server) Close() {
+	s.bgMu.Lock()
+	s.closing = true
+	s.bgMu.Unlock()
 	s.cancel()
 	for _, ws := range s.hub.workspaces() {
 		for _, m := range s.hub.connections(ws) {
@@ -227,6 +238,29 @@ func (s *Server) Close() {
 		}
 	}
 	s.wg.Wait()
+}
+
+// track counts one piece of work Close must wait for; false once Close
+// began (then the caller does nothing). The caller calls s.wg.Done.
+func (s *Server) track() bool {
+	s.bgMu.Lock()
+	defer s.bgMu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.wg.Add(1)
+	return true
+}
+
+// spawn runs f on a goroutine Close waits for (nothing once Close began).
+func (s *Server) spawn(f func()) {
+	if !s.track() {
+		return
+	}
+	go func() {
+		defer s.wg.Done()
+		f()
+	}()
 }
 
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
@@ -250,10 +284,13 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
-	if s.ctx.Err() != nil {
+	// The handler of a hijacked connection is not waited for by
+	// http.Server.Shutdown; Close waits for it instead.
+	if !s.track() {
 		http.Error(w, "relay is shutting down", http.StatusServiceUnavailable)
 		return
 	}
+	defer s.wg.Done()
 	// Accept connections only once the change feed listens, so nothing
 	// accepted by another relay process after a subscriber's catch-up read
 	// can go unnoticed.
@@ -263,6 +300,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "relay is starting: change notifications are not listening yet", http.StatusServiceUnavailable)
 		return
 	case <-r.Context().Done():
+		return
+	case <-s.ctx.Done():
+		http.Error(w, "relay is shutting down", http.StatusServiceUnavailable)
 		return
 	}
 	addr := clientAddr(r.RemoteAddr)
