@@ -98,7 +98,7 @@ func (w *agentWorld) approve(t *testing.T) AgentView {
 // exactly those two, reads and posts there under its name and owner, and
 // reads nothing elsewhere.
 func TestAgentApprovedReadsAndWritesItsScope(t *testing.T) {
-	w := newAgentWorld(t, 120)
+	w := newAgentWorld(t, 129) // a seed whose #secret id sorts before #general's
 	ctx := testCtx(t)
 	if _, err := w.bot.Sync(ctx); !errors.Is(err, ErrAgentNotApproved) {
 		t.Fatalf("an unapproved agent's sync: %v", err)
@@ -117,6 +117,9 @@ func TestAgentApprovedReadsAndWritesItsScope(t *testing.T) {
 	v := w.approve(t)
 	if v.State != "live" || v.OwnerName != w.dana.userName(identity.UserID(w.dana.meta.User)) || !v.Yours {
 		t.Fatalf("approved %+v", v)
+	}
+	if len(v.Scope) != 2 || v.Scope[0].Name != "general" || v.Scope[1].Name != "secret" {
+		t.Fatalf("the agent's channels are listed %+v, want #general then #secret (by name)", v.Scope)
 	}
 	if !w.bot.Ready() {
 		t.Fatal("the approved agent is not ready")

@@ -319,6 +319,9 @@ func (e *Engine) agentView(a roster.AgentInfo) AgentView {
 			gis = append(gis, gi)
 		}
 	}
+	// The certificate keeps its scope in group-id order (random to a
+	// reader); people read channels by name.
+	sort.SliceStable(gis, func(i, j int) bool { return gis[i].Name < gis[j].Name })
 	v.Scope = e.scopeView(gis, a.ID)
 	v.Parent, v.ParentName = e.parentOf(a)
 	switch {

@@ -105,7 +105,7 @@ test('an agent approved in the app reads and posts in its channel', { timeout: 3
   console.log(`screenshot: ${await screenshot(a, 'e2e-agent-approval-sheet.png')}`)
   await sheet.getByRole('button', { name: 'Approve' }).click()
   await a.getByRole('dialog', { name: 'Agents' }).getByRole('status').getByText('Approved ci bot.').waitFor({ timeout: slow })
-  assert.match(await a.getByRole('list', { name: 'Agents' }).textContent(), /ci bot · agent of Dana · #general, #activity · until/)
+  assert.match(await a.getByRole('list', { name: 'Agents' }).textContent(), /ci bot · agent of Dana · #activity, #general · until/)
   console.log(`screenshot: ${await screenshot(a, 'e2e-agent-list.png')}`)
   await a.keyboard.press('Escape')
 

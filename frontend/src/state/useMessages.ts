@@ -28,6 +28,10 @@ export function useMessages(ws: string | null, channel: string | null, target?: 
   const [loading, setLoading] = useState(false)
   const seq = useRef(0)
   const older = useRef<{ key: string; busy: boolean; first: string; more: boolean }>({ key: '', busy: false, first: '', more: false })
+  // Newest pages asked for and the latest of them taken, counted per channel: a page asked
+  // after a send began lists that message (pending, or logged under its own id once it went
+  // out), so the answer to the send is not added beside it.
+  const pages = useRef({ asked: 0, taken: 0 })
 
   useEffect(() => {
     setMessages([])
@@ -36,9 +40,18 @@ export function useMessages(ws: string | null, channel: string | null, target?: 
     setError(null)
     const key = `${ws}/${channel}`
     older.current = { key, busy: false, first: '', more: false }
+    const counted = { asked: 0, taken: 0 }
+    pages.current = counted
     if (!ws || !channel) return
     let live = true
     setLoading(true)
+    const newest = () => {
+      const n = ++counted.asked
+      return api.messages.page(ws, channel, '', PAGE).then((p) => {
+        if (live) counted.taken = Math.max(counted.taken, n)
+        return p
+      })
+    }
     const take = (list: Message[], more: boolean, fresh: boolean) =>
       setMessages((prev) => {
         const next = mergeNewest(prev, list, more)
@@ -54,12 +67,12 @@ export function useMessages(ws: string | null, channel: string | null, target?: 
         live &&
         e.workspace === ws &&
         e.channel === channel &&
-        api.messages.page(ws, channel, '', PAGE).then(
+        newest().then(
           (p) => live && take(p.messages, p.more, false),
           () => {},
         ),
     )
-    api.messages.page(ws, channel, '', PAGE).then(
+    newest().then(
       (p) => {
         if (!live) return
         setLoading(false)
@@ -108,11 +121,15 @@ export function useMessages(ws: string | null, channel: string | null, target?: 
     async (key: string, text: string, mentions?: MentionRef[]) => {
       if (!ws || !channel) return
       setOutgoing((o) => o.map((x) => (x.key === key ? { ...x, state: 'sending', error: undefined } : x)))
+      const counted = pages.current
+      const asked = counted.asked
       try {
         // Back at once: the message waits in the outbox (pending) and goes
         // out by itself, now or once the connection is back.
         const m = await (mentions && mentions.length > 0 ? api.messages.send(ws, channel, text, mentions) : api.messages.send(ws, channel, text))
+        if (pages.current !== counted) return // the channel changed meanwhile
         setOutgoing((o) => o.filter((x) => x.key !== key))
+        if (counted.taken > asked) return // a newer page lists it already
         setMessages((list) => (list.some((x) => x.id === m.id) ? list : [...list, m]))
       } catch (e) {
         const err = toApiError(e)
