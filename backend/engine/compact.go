@@ -14,7 +14,6 @@ import (
 	"weald/backend/documents"
 	"weald/backend/errcode"
 	"weald/backend/groups"
-	"weald/backend/identity"
 	"weald/backend/retention"
 	"weald/backend/roster"
 	"weald/backend/wire"
@@ -632,5 +631,3 @@ var ErrCompactUnsupported = errcode.New("retention/unsupported_group", "the work
 func compactable(gi *roster.GroupInfo) bool {
 	return gi.Policy.Kind != roster.KindWorkspace && gi.Policy.Admission != roster.AdmissionEveryone
 }
-
-var _ = identity.GroupID{}

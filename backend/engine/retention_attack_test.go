@@ -3,15 +3,12 @@ package engine
 import (
 	"crypto/ed25519"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"weald/backend/documents"
-	"weald/backend/identity"
 	"weald/backend/retention"
-	"weald/backend/roster"
 	"weald/backend/wire"
 )
 
@@ -203,13 +200,6 @@ func TestTamperedCheckpointsAreRefusedByReceivers(t *testing.T) {
 		t.Fatalf("sam trusts %d checkpoints after an honest one", info.Checkpoints)
 	}
 }
-
-var _ = errors.Is
-var _ = fmt.Sprint
-var _ = identity.GroupID{}
-var _ = roster.KindWorkspace
-var _ = wire.KindCheckpoint
-var _ ed25519.PrivateKey
 
 // The relay's half of the same attacks: a checkpoint signed outside the
 // chain is refused on SEND; a drop_before whose snapshot list leaves one out,

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -15,7 +14,6 @@ import (
 	"weald/backend/relay/relaytest"
 	"weald/backend/relay/store/storetest"
 	"weald/backend/retention"
-	"weald/backend/wire"
 )
 
 // testClock is a settable clock shared by an engine and a test.
@@ -171,10 +169,6 @@ func codeOf(err error) string {
 	c, _ := errcode.Of(err)
 	return string(c)
 }
-
-var _ = errors.Is
-var _ = retention.ErrBarrier
-var _ = wire.KindCheckpoint
 
 // The same proof on a PostgreSQL relay (spec/lifecycle.md "The workspace
 // byte budget": the counter is a trigger on either engine's envelope table).
