@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"encoding/hex"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 
-	"weald/backend/relay"
 	"weald/backend/wire"
 )
 
@@ -17,50 +14,29 @@ import (
 // signed by that key, which the relay then consumes. Exit status: 0 done,
 // 1 refused or failed (workspace/exists included), 2 bad usage.
 func runProvision(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("weald-relay provision", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	wsHex := fs.String("workspace", "", "workspace id, 64 hex digits (required)")
-	genHex := fs.String("genesis", "", "genesis Ed25519 public key, 64 hex digits (required)")
-	db := fs.String("db", "", "SQLite file path or postgres:// URL (env WEALD_RELAY_DB)")
-	dataDir := fs.String("data-dir", "", "data directory of the default SQLite database (env WEALD_RELAY_DATA_DIR)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintf(stderr, "weald-relay provision: %v\n", err)
-		return 2
-	}
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "weald-relay provision: "+format+"\n", a...)
-		return 2
-	}
-	if fs.NArg() > 0 {
-		return usage("unexpected argument %q", fs.Arg(0))
+	c := newStoreCommand("weald-relay provision", stderr)
+	wsHex := c.fs.String("workspace", "", "workspace id, 64 hex digits (required)")
+	genHex := c.fs.String("genesis", "", "genesis Ed25519 public key, 64 hex digits (required)")
+	if code, ok := c.parse(args); !ok {
+		return code
 	}
 	ws, err := hex32(*wsHex)
 	if err != nil {
-		return usage("-workspace: %v", err)
+		return c.usage("-workspace: %v", err)
 	}
 	gen, err := hex32(*genHex)
 	if err != nil {
-		return usage("-genesis: %v", err)
+		return c.usage("-genesis: %v", err)
 	}
-	choice, err := resolveDB(*db, *dataDir, getenv)
-	if err != nil {
-		return usage("%v", err)
+	svc, where, closeStore, code, ok := c.open(ctx, getenv)
+	if !ok {
+		return code
 	}
-	st, err := openStore(ctx, config{DB: choice.path, DataDir: choice.dataDir})
-	if err != nil {
-		fmt.Fprintf(stderr, "weald-relay provision: %v\n", err)
-		return 1
-	}
-	defer st.Close()
-	svc := relay.New(relay.Config{Store: st})
+	defer closeStore()
 	if err := svc.ProvisionWorkspace(ctx, wire.ID(ws), gen[:]); err != nil {
-		fmt.Fprintf(stderr, "weald-relay provision: %v\n", err)
-		return 1
+		return c.fail(err)
 	}
-	fmt.Fprintf(stdout, "weald-relay: provisioned workspace %x with genesis key %x in %s\n", ws, gen, describeDB(choice.path))
+	fmt.Fprintf(stdout, "weald-relay: provisioned workspace %x with genesis key %x in %s\n", ws, gen, where)
 	return 0
 }
 
