@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"weald/backend/identity"
 	"weald/backend/relay/store"
 	"weald/backend/wire"
 )
@@ -13,7 +14,10 @@ import (
 // it only on a member's instruction — the relay deletes nothing on its own.
 // In one transaction it checks the instruction names this workspace and a
 // group of it, that its signature verifies, and that its key is an admin
-// device of the current access set; then it deletes the group's
+// device of the current access set and, once the workspace has a roster,
+// a live admin device of the roster the relay folds (so an admin removed
+// or demoted in the roster cannot delete wraps in the window before the
+// next access set); then it deletes the group's
 // recovery.wrap envelopes whose blinded tag the instruction names (only
 // members of an epoch can compute its tags) and nothing else.
 func (s *Service) DeleteWraps(ctx context.Context, ws wire.ID, p wire.AuthOK, d wire.WrapsDelete) (*wire.WrapsDeleted, error) {
@@ -51,10 +55,23 @@ func (s *Service) DeleteWrapsBatch(ctx context.Context, ws wire.ID, _ wire.AuthO
 		if err != nil {
 			return err
 		}
+		rosterAdmin := func(wire.ID) bool { return true }
+		if w.RosterIndex > 0 {
+			f, err := s.foldRoster(ctx, tx, ws, w)
+			if err != nil {
+				return err
+			}
+			defer f.mu.Unlock()
+			rosterAdmin = func(key wire.ID) bool { return f.state.IsAdmin(identity.DeviceID(key)) }
+		}
 		for i := range items {
 			d := &items[i]
 			if dev, ok := set.set.Device(d.DeviceKey); !ok || !dev.Admin {
 				return wire.Errorf(wire.CodeWrapsNotAdmin, "Only an admin device of the current access set may delete recovery wraps.",
+					wire.U("index", uint64(i)))
+			}
+			if !rosterAdmin(wire.KeyID(d.DeviceKey)) {
+				return wire.Errorf(wire.CodeWrapsNotRosterAdmin, "Only a device the workspace roster holds as a live admin may delete recovery wraps.",
 					wire.U("index", uint64(i)))
 			}
 			if _, err := tx.Group(ctx, ws, d.Group); errors.Is(err, store.ErrNotFound) {

@@ -6,7 +6,9 @@ import (
 	"slices"
 	"testing"
 
+	"weald/backend/identity"
 	"weald/backend/relay/store"
+	"weald/backend/roster"
 	"weald/backend/wire"
 )
 
@@ -188,6 +190,51 @@ func TestFetchAccountsForDeletedWraps(t *testing.T) {
 		// The deleted head's seq is never given again.
 		if a := f.mustSend("alice", f.next("alice", g, wire.KindContent, []byte("6"))); a[0].Seq != 6 {
 			t.Fatalf("the envelope after a deleted head got seq %d, want 6", a[0].Seq)
+		}
+	})
+}
+
+// TestDeleteWrapsRefusedToRemovedAdmin is written from the attacker's side
+// (issue 12): carol was made an admin and is listed as one in the access
+// set; she is then removed (revoked in the roster the relay folds) and the
+// access set is not yet republished. Her signed instruction to delete the
+// group's recovery wraps is refused with wraps/not_roster_admin and every
+// wrap stays; alice, a live admin in both, still deletes.
+func TestDeleteWrapsRefusedToRemovedAdmin(t *testing.T) {
+	engines(t, func(t *testing.T, st store.Store) {
+		f := newDirFixture(t, st)
+		g := id("wraps group of a removal")
+		tag := id("tag of carol's recovery key")
+		f.mustSend("carol", f.next("carol", g, wire.KindRecoveryWrap, wrapCT(tag)))
+		f.mustSend("alice", f.next("alice", g, wire.KindRecoveryWrap, wrapCT(tag)))
+		f.append("alice", f.sign("alice", &roster.SetRole{User: identity.UserID(id("user carol")), Role: roster.RoleAdmin}))
+		set := f.newSet(4, []dev{{name: "alice", user: "user alice", admin: true}, {name: "bob", user: "user bob"},
+			{name: "carol", user: "user carol", admin: true}, {name: "dave", user: "user dave"}}, "agent", "recovery")
+		wire.SignAccessSet(&set, key("alice"))
+		if _, err := f.svc.Publish(f.ctx, f.ws, set); err != nil {
+			t.Fatal(err)
+		}
+		f.append("alice", f.sign("alice", &roster.Revoke{RevokedAt: f.clock.now(),
+			Targets: []identity.Principal{identity.DevicePrincipal(identity.DeviceIDOf(devKey(t, "carol").Public()))}}))
+		before := f.fixture.state()
+		f.refused(wire.CodeWrapsNotRosterAdmin, func() error {
+			_, err := f.svc.DeleteWraps(f.ctx, f.ws, principal("carol"), f.wrapsDelete("carol", g, tag))
+			return err
+		})
+		f.refused(wire.CodeWrapsNotRosterAdmin, func() error {
+			_, err := f.svc.DeleteWrapsBatch(f.ctx, f.ws, principal("alice"),
+				[]wire.WrapsDelete{f.wrapsDelete("alice", g, tag), f.wrapsDelete("carol", g, tag)})
+			return err
+		})
+		if f.fixture.state() != before {
+			t.Fatal("the removed admin's instruction changed the relay's state")
+		}
+		if out, err := f.svc.Fetch(f.ctx, f.ws, g, 0, MaxFetchLimit); err != nil || len(out.Envelopes) != 2 {
+			t.Fatalf("wraps left after the refusal: %d (%v), want 2", len(out.Envelopes), err)
+		}
+		res, err := f.svc.DeleteWraps(f.ctx, f.ws, principal("alice"), f.wrapsDelete("alice", g, tag))
+		if err != nil || res.Envelopes != 2 {
+			t.Fatalf("alice's delete: %+v %v", res, err)
 		}
 	})
 }

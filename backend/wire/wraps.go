@@ -131,3 +131,8 @@ func init() {
 		return &WrapsDeleted{Group: ID(r.Array32()), Envelopes: r.U64(), Bytes: r.U64()}
 	}
 }
+
+// CodeWrapsNotRosterAdmin refuses a WrapsDelete whose signer the roster
+// the relay folds does not hold as a live admin device (removed, demoted or
+// on probation), though the current access set may still list it as one.
+const CodeWrapsNotRosterAdmin Code = "wraps/not_roster_admin"

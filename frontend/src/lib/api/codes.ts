@@ -387,6 +387,7 @@ export const errorCodes = [
   'workspace/ready',
   'workspace/unknown',
   'wraps/not_admin',
+  'wraps/not_roster_admin',
 ] as const
 
 /** A code a bound method or an alert can carry. */
