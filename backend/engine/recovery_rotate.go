@@ -34,7 +34,8 @@ type RecoveryRotation struct {
 // drawn and kept (so a crash resumes with the same one), the old recovery
 // principal is revoked (roster revoke), the new one admitted
 // (admit-recovery), every group this device is in gets a recovery.wrap for
-// the new key at its current epoch, and an admin device publishes the
+// the new key at its current epoch, named in the new phrase's recovery tag
+// directory, the old phrase's directory is dropped, and an admin device publishes the
 // access set without the old key. Run again after a crash it finishes the
 // same rotation.
 func (e *Engine) RotateRecovery(ctx context.Context) (RecoveryRotation, error) {
@@ -118,6 +119,12 @@ func (e *Engine) RotateRecovery(ctx context.Context) (RecoveryRotation, error) {
 	}
 	if err := e.flushRecoveryDir(ctx); err != nil {
 		return res, fmt.Errorf("name the new wraps in the recovery directory: %w", err)
+	}
+	// The old phrase's recovery tag directory goes: its slots would tell
+	// whoever holds it where this person's (now stale) wraps are. Only
+	// after the new wraps are named, so a stop in between leaves a slot.
+	if _, err := e.dropOldRecoveryDirs(ctx, newID); err != nil {
+		return res, fmt.Errorf("drop the old recovery phrase's directory: %w", err)
 	}
 	// 4. The access set without the old key.
 	if e.roster.IsAdmin(e.devID) {

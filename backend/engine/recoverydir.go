@@ -124,8 +124,33 @@ func (e *Engine) dropRecoveryDirs(ctx context.Context, user identity.UserID, cha
 	if !ok {
 		return 0, nil
 	}
-	var n uint64
+	return e.dropDirs(ctx, u.Recovery, channel)
+}
+
+// dropOldRecoveryDirs is a phrase rotation's directory part: this device
+// (its person's own, which the relay lets drop its person's directories)
+// drops every slot of each recovery principal its user ever had but keep,
+// so the old phrase no longer finds where its person's wraps are. Run
+// again it drops nothing more.
+func (e *Engine) dropOldRecoveryDirs(ctx context.Context, keep identity.RecoveryID) (uint64, error) {
+	u, ok := e.roster.User(identity.UserID(e.meta.User))
+	if !ok {
+		return 0, nil
+	}
+	var old []identity.RecoveryID
 	for _, rid := range u.Recovery {
+		if rid != keep {
+			old = append(old, rid)
+		}
+	}
+	return e.dropDirs(ctx, old, identity.GroupID{})
+}
+
+// dropDirs sends a signed drop of each owner's slots (in channel's group
+// only, when channel is set) and counts the slots dropped.
+func (e *Engine) dropDirs(ctx context.Context, owners []identity.RecoveryID, channel identity.GroupID) (uint64, error) {
+	var n uint64
+	for _, rid := range owners {
 		d := wire.RecoveryDirDrop{Workspace: wire.ID(e.meta.Workspace), Owner: wire.ID(rid)}
 		if channel != (identity.GroupID{}) {
 			d.Groups = []wire.ID{wire.ID(channel)}

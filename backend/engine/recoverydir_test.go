@@ -234,3 +234,47 @@ func TestRecoverReadsItsDirectory(t *testing.T) {
 		t.Fatalf("history: %+v %v", ms, err)
 	}
 }
+
+// A recovery-phrase rotation drops the old phrase's recovery tag directory
+// (written from the side of whoever holds the leaked phrase): before it,
+// the old phrase's directory maps a wrap in every group Sam is in; after
+// it, the old phrase finds no slot at all, while the new phrase finds a
+// valid slot naming a held wrap in each of those groups. A second run of
+// the drop (a resumed rotation) finds nothing more to drop.
+func TestRecoveryRotationDropsTheOldPhrasesDirectory(t *testing.T) {
+	r := startRelay(t)
+	ctx := testCtx(t)
+	dana := createWorkspace(t, r, 240)
+	sam := joinWith(t, r, invite(t, dana), "sam", 241)
+	if _, err := sam.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ws := dana.WorkspaceID()
+	old := ownerOf(t, sam)
+	groups := memberGroups(sam)
+	if n := len(dirAt(t, r, ws, old)); n < 3 || n != len(groups) {
+		t.Fatalf("before the rotation the old phrase has %d slots for %d groups", n, len(groups))
+	}
+	if _, err := sam.RotateRecovery(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := dirAt(t, r, ws, old); len(d) != 0 {
+		t.Fatalf("after the rotation the old phrase still finds %d slots", len(d))
+	}
+	cur := ownerOf(t, sam)
+	if cur == old {
+		t.Fatal("the rotation kept the old recovery principal")
+	}
+	dir := dirAt(t, r, ws, cur)
+	for id := range groups {
+		if s, ok := dir[id]; !ok || !s.Valid() || !s.Current.Present {
+			t.Fatalf("the new phrase's slot of %x: %+v", id[:4], s)
+		}
+	}
+	sam.mu.Lock()
+	n, err := sam.dropOldRecoveryDirs(ctx, identity.RecoveryID(cur))
+	sam.mu.Unlock()
+	if err != nil || n != 0 {
+		t.Fatalf("a resumed drop dropped %d slots (%v)", n, err)
+	}
+}
