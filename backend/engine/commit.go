@@ -177,7 +177,23 @@ func (e *Engine) commitOnce(ctx context.Context, g *group, opts mls.CommitOption
 	if err := e.sendWelcomeOwed(ctx, g); err != nil {
 		return err
 	}
+	e.rewrapOwn(ctx, g)
 	return e.afterCommit(ctx, g)
+}
+
+// rewrapOwn sends this user's recovery.wrap of g for the epoch this
+// device's own commit just made (spec/lifecycle.md "Ongoing health": a
+// stale wrap is "repaired on next commit"), named in the directory at the
+// end of the sync. Only the committer's own: a wrap for another person
+// could not be named in their directory (the relay takes only wraps of the
+// owner's own devices) and would cost one envelope per member per commit.
+// The commit is merged already, so a failed send is not its failure: the
+// wrap stays stale and the health check sends it.
+func (e *Engine) rewrapOwn(ctx context.Context, g *group) {
+	if _, ok := e.recoveryKeys(); !ok || g.rec.Health.WrapEpoch >= g.mls.Epoch() {
+		return
+	}
+	_ = e.resendWrap(ctx, g)
 }
 
 // commit creates a commit in g, sends it, and catches up until it is

@@ -9,6 +9,7 @@ import (
 
 	"weald/backend/health"
 	"weald/backend/identity"
+	"weald/backend/mls"
 	"weald/backend/relay"
 	"weald/backend/relay/relaytest"
 	"weald/backend/relay/server"
@@ -277,4 +278,50 @@ func TestRecoveryRotationDropsTheOldPhrasesDirectory(t *testing.T) {
 	if err != nil || n != 0 {
 		t.Fatalf("a resumed drop dropped %d slots (%v)", n, err)
 	}
+}
+
+// spec/lifecycle.md "Ongoing health": a stale recovery wrap is "repaired on
+// next commit". Lee's join moves #general's epoch, so Sam's wrap there is
+// stale; Sam's own next commit in #general sends his wrap for the epoch it
+// makes, named in his directory, so the health check that follows has
+// nothing to repair in #general (on the main this started from, only the
+// check re-wrapped, and it listed #general among the repaired).
+func TestOwnCommitRepairsTheCommittersRecoveryWrap(t *testing.T) {
+	r := startRelay(t)
+	ctx := testCtx(t)
+	dana := createWorkspace(t, r, 250)
+	sam := joinWith(t, r, invite(t, dana), "sam", 251)
+	if _, err := sam.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	joinWith(t, r, invite(t, dana), "lee", 252)
+	if _, err := sam.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	general := identity.GroupID(mustHex(t, chanID(t, dana, "general")))
+	sam.mu.Lock()
+	g := sam.groups[general]
+	stale := g.rec.Health.WrapEpoch < g.mls.Epoch()
+	err := sam.commit(ctx, g, mls.CommitOptions{})
+	epoch, wrapEpoch := g.mls.Epoch(), g.rec.Health.WrapEpoch
+	sam.mu.Unlock()
+	if err != nil || !stale {
+		t.Fatalf("commit: %v (sam's wrap stale before it: %v)", err, stale)
+	}
+	if wrapEpoch != epoch {
+		t.Fatalf("after sam's own commit his wrap is at epoch %d, the group at %d", wrapEpoch, epoch)
+	}
+	if _, err := sam.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s := dirAt(t, r, sam.WorkspaceID(), ownerOf(t, sam))[general]; s.Current.Epoch != epoch || !s.Current.Present {
+		t.Fatalf("sam's slot of #general %+v, want epoch %d", s, epoch)
+	}
+	// Lee's join moved the root and #activity too, where Sam did not
+	// commit: the check re-wraps those two, not #general.
+	rep := runHealth(t, sam)
+	if f := finding(t, rep, health.RecoveryWrap, health.StateRepaired); slices.Contains(f.Groups, "general") || len(f.Groups) != 2 {
+		t.Fatalf("the check re-wrapped %v", f.Groups)
+	}
+	finding(t, rep, health.RecoveryDirectory, health.StateOK)
 }
