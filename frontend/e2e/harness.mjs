@@ -307,11 +307,15 @@ export async function twoMembers({ relay, dana, sam, browser }, { size = sizes[0
   return { a, b, ws }
 }
 
-/** screenshots takes `${name}-${size}.png` of page at each of sizes, then leaves the page at the first size. */
-export async function screenshots(page, name) {
+/**
+ * screenshots takes `${name}-${size}.png` of page at each of sizes (what is shown, if given, scrolled into view as a
+ * reader would), logs each path, then leaves the page at the first size.
+ */
+export async function screenshots(page, name, shown) {
   for (const size of sizes) {
     await page.setViewportSize({ width: size.width, height: size.height })
-    await screenshot(page, `${name}-${size.name}.png`)
+    if (shown) await shown.scrollIntoViewIfNeeded()
+    console.log(`screenshot: ${await screenshot(page, `${name}-${size.name}.png`)}`)
   }
   await page.setViewportSize({ width: sizes[0].width, height: sizes[0].height })
 }

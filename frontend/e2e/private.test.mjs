@@ -6,7 +6,7 @@
 // 1280×800 and 800×600 under test-artifacts/.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, sizes, readyWorkspace } from './harness.mjs'
+import { startApp, launchBrowser, buildRelay, startRelay, call, sizes, readyWorkspace, screenshots } from './harness.mjs'
 
 let relay, dana, sam, laptop, browser
 
@@ -35,13 +35,8 @@ async function until(what, ok) {
   }
 }
 
-async function shots(page, name) {
-  for (const s of sizes) {
-    await page.setViewportSize(s)
-    console.log(`screenshot: ${await screenshot(page, `e2e-${name}-${s.name}.png`)}`)
-  }
-  await page.setViewportSize(sizes[0])
-}
+/** shots takes the screenshots of one step at each window size. */
+const shots = (page, name, shown) => screenshots(page, `e2e-${name}`, shown)
 
 test('a private channel, a DM and a paired second device', { timeout: 600000 }, async () => {
   const a = await browser.newPage()

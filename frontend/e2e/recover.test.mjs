@@ -6,7 +6,7 @@
 // new app leaves the status screen by itself and shows #general with the history, and his old device is revoked.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, sizes, call, readyWorkspace } from './harness.mjs'
+import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, readyWorkspace, screenshots } from './harness.mjs'
 
 let relay, dana, sam, laptop, browser
 const slow = 90000
@@ -24,15 +24,8 @@ after(async () => {
   for (const p of [dana, sam, laptop, relay]) p?.stop()
 })
 
-/** shots takes a screenshot at each size (1280×800, 800×600); what is shown (if given) is scrolled into view. */
-async function shots(page, name, shown) {
-  for (const size of sizes) {
-    await page.setViewportSize(size)
-    if (shown) await shown.scrollIntoViewIfNeeded()
-    console.log(`screenshot: ${await screenshot(page, `e2e-recover-${name}-${size.width}.png`)}`)
-  }
-  await page.setViewportSize({ width: 1280, height: 800 })
-}
+/** shots takes the screenshots of one step at each window size. */
+const shots = (page, name, shown) => screenshots(page, `e2e-recover-${name}`, shown)
 
 /** until retries f every half second until it resolves a truthy value, for up to 90 s. */
 async function until(what, f) {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, sizes, call, confirmPhrase, readyWorkspace } from './harness.mjs'
+import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, confirmPhrase, readyWorkspace, screenshots } from './harness.mjs'
 
 let relay, dana, sam, lee, browser
 const slow = 90000
@@ -52,13 +52,8 @@ async function say(page, text) {
 
 const reads = (page, text) => page.getByRole('log', { name: 'Messages' }).getByText(text).waitFor({ timeout: slow })
 
-async function shots(page, name) {
-  for (const size of sizes) {
-    await page.setViewportSize(size)
-    console.log(`screenshot: ${await screenshot(page, `e2e-removal-${name}-${size.width}.png`)}`)
-  }
-  await page.setViewportSize({ width: 1280, height: 800 })
-}
+/** shots takes the screenshots of one step at each window size. */
+const shots = (page, name, shown) => screenshots(page, `e2e-removal-${name}`, shown)
 
 test(
   'an admin removes a member from the People list; the receipt appears; the removed person is cut off; the others go on',

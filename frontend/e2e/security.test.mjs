@@ -14,7 +14,7 @@ import { execFile } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, sizes, call, confirmPhrase, readyWorkspace, run, repo } from './harness.mjs'
+import { startApp, launchBrowser, buildRelay, startRelay, call, confirmPhrase, readyWorkspace, run, repo, screenshots } from './harness.mjs'
 
 let relay, dana, sam, lee, browser, weald
 const slow = 90000
@@ -34,15 +34,8 @@ after(async () => {
   for (const p of [dana, sam, lee, relay]) p?.stop()
 })
 
-/** shots takes a screenshot at each size; what is shown (if given) is scrolled into view, as the reader would. */
-async function shots(page, name, shown) {
-  for (const size of sizes) {
-    await page.setViewportSize(size)
-    if (shown) await shown.scrollIntoViewIfNeeded()
-    console.log(`screenshot: ${await screenshot(page, `e2e-security-${name}-${size.width}.png`)}`)
-  }
-  await page.setViewportSize({ width: 1280, height: 800 })
-}
+/** shots takes the screenshots of one step at each window size. */
+const shots = (page, name, shown) => screenshots(page, `e2e-security-${name}`, shown)
 
 /** cli runs the weald CLI with its own home (a file keyring) and resolves its JSON output. */
 function cli(home, ...args) {
