@@ -178,8 +178,12 @@ test('a long channel: day separators, older pages as the reader scrolls up', { t
     // over a separator. Each step finds, scrolls to and reads a separator at once, or scrolls up a
     // screen: rows may re-render between two Playwright actions (an older page arriving puts the view
     // back on what the reader was looking at, which takes the window's top separator out of the DOM).
+    // The view starts about 200 messages back (the first page's top), so the next separator up is
+    // as far as a whole day (1,440 messages) away when the test runs just after midnight: the bound
+    // covers a day at the small size with room for the older pages loading on the way.
     let label = ''
-    for (let i = 0; i < 120 && !label; i++) {
+    const end = Date.now() + 90000
+    for (let i = 0; i < 600 && !label && Date.now() < end; i++) {
       label = await log.evaluate((el) => {
         const sep = el.querySelector('[role="separator"]')
         if (sep) {
