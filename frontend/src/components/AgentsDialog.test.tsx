@@ -4,8 +4,6 @@ import userEvent from '@testing-library/user-event'
 import { ApiError, type Agent, type AgentRequest } from '../lib/api'
 import { holder, makeApi } from '../test/apiMock'
 
-vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
-
 import { AgentsDialog, approvalSentence } from './AgentsDialog'
 
 const general = { channel: 'a'.repeat(64), name: 'general', admission: 'parent', history: 'open', member: false }

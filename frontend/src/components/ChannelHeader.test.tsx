@@ -5,8 +5,6 @@ import { chan, hex, holder, makeApi, policy } from '../test/apiMock'
 import { policyHashHelp } from '../state/lock'
 import { ChannelHeader } from './ChannelHeader'
 
-vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
-
 beforeEach(() => {
   holder.current = makeApi()
 })

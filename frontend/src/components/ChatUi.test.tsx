@@ -7,8 +7,6 @@ import userEvent from '@testing-library/user-event'
 import { ApiError } from '../lib/api'
 import { chan, defaults, holder, makeApi, msg, ws } from '../test/apiMock'
 
-vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
-
 import { Shell } from './Shell'
 import { NewChannelDialog } from './NewChannelDialog'
 
@@ -22,7 +20,7 @@ function inWorkspace(channels = defaults()) {
   a.messages.markRead.mockResolvedValue(undefined)
 }
 
-/** narrowWindow makes matchMedia report a window of at most 800 px. */
+/** narrowWindow makes matchMedia report a window of at most 800 px (src/test/setup.ts puts jsdom's back after each test). */
 function narrowWindow(on: boolean) {
   window.matchMedia = ((q: string) => ({
     matches: on && q === '(max-width: 800px)',

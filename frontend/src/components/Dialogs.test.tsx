@@ -4,8 +4,6 @@ import userEvent from '@testing-library/user-event'
 import { ApiError, type InviteRecord, type Project } from '../lib/api'
 import { chan, defaults, holder, hex, makeApi, msg, policy, ws } from '../test/apiMock'
 
-vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
-
 import { Shell } from './Shell'
 import { NewChannelDialog } from './NewChannelDialog'
 import { InviteDialog } from './InviteDialog'

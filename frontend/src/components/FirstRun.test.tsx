@@ -5,8 +5,6 @@ import { ApiError } from '../lib/api'
 import { holder, makeApi, ws } from '../test/apiMock'
 import { FirstRun, randomPositions } from './FirstRun'
 
-vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
-
 beforeEach(() => {
   holder.current = makeApi()
 })

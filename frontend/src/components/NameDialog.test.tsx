@@ -4,8 +4,6 @@ import userEvent from '@testing-library/user-event'
 import { ApiError } from '../lib/api'
 import { defaults, holder, makeApi, ws } from '../test/apiMock'
 
-vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
-
 import { NameDialog } from './NameDialog'
 import { Shell } from './Shell'
 

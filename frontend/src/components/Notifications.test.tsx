@@ -4,8 +4,6 @@ import userEvent from '@testing-library/user-event'
 import { ApiError } from '../lib/api'
 import { chan, defaults, hex, holder, makeApi, ws } from '../test/apiMock'
 
-vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
-
 import { NotificationSetting } from './NotificationSetting'
 import { Shell } from './Shell'
 

@@ -6,8 +6,6 @@ import { hex, holder, makeApi, ws } from '../test/apiMock'
 import { FirstRun } from './FirstRun'
 import { RecoverWithPhrase, RecoveryPanel } from './Recover'
 
-vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
-
 // The phrase: w1 … w24. Go's check, stood in for: a word starting with x is not of the list (its suggestion drops
 // the x, when what is left is a word); 24 known words whose first is not w1 fail the checksum.
 const phrase = Array.from({ length: 24 }, (_, i) => `w${i + 1}`)

@@ -4,8 +4,6 @@ import userEvent from '@testing-library/user-event'
 import { ApiError, type AdminMember, type ChannelMember, type Receipt, type RemovalPlan } from '../lib/api'
 import { chan, defaults, hex, holder, makeApi, memberDevice, msg, policy, ws } from '../test/apiMock'
 
-vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
-
 import { ConnectionStatus } from './ConnectionStatus'
 import { MembersDialog } from './MembersDialog'
 import { PeopleView, lastAdminReason } from './PeopleView'

@@ -5,8 +5,6 @@ import { renderToStaticMarkup } from 'react-dom/server'
 import { ApiError } from '../lib/api'
 import { defaults, hex, holder, makeApi, msg, ws } from '../test/apiMock'
 
-vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
-
 import { marked } from './Search'
 import { Shell } from './Shell'
 

@@ -4,8 +4,6 @@ import userEvent from '@testing-library/user-event'
 import { ApiError, type AdminMember, type SecurityAlert } from '../lib/api'
 import { defaults, hex, holder, makeApi, memberDevice, msg, ws } from '../test/apiMock'
 
-vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
-
 import { ApproveDeviceDialog, RevokeAgentsDialog } from './DeviceDialogs'
 import { PeopleView } from './PeopleView'
 import { RecoveryPhrase, SecurityView, actorSentence, needsAttention, outcomeSentence } from './SecurityView'

@@ -4,8 +4,6 @@ import userEvent from '@testing-library/user-event'
 import { ApiError } from '../lib/api'
 import { chan, defaults, holder, hex, makeApi, msg, unreachable, policy, ws } from '../test/apiMock'
 
-vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
-
 import { Shell } from './Shell'
 import { releaseOf } from './Sidebar'
 
@@ -71,7 +69,7 @@ describe('Shell', () => {
 
   it('shows backend state and the two ways in when there is no workspace', async () => {
     render(<Shell />)
-    expect(await screen.findByTestId('version')).toHaveProperty('textContent', '9.9.9')
+    await waitFor(() => expect(screen.getByTestId('version').textContent).toBe('9.9.9'))
     await userEvent.click(screen.getByRole('button', { name: 'About' }))
     expect(screen.getByTestId('data-dir').textContent).toBe('/tmp/weald-x')
     expect(screen.getByTestId('about-commit').textContent).toBe('0123456789ab')

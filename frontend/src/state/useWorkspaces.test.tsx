@@ -2,8 +2,6 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import { act, renderHook, waitFor } from '@testing-library/react'
 import { holder, makeApi, ws } from '../test/apiMock'
 
-vi.mock('../lib/api', async (orig) => (await import('../test/apiMock')).mockedModule(await orig<object>()))
-
 import { useWorkspaces } from './useWorkspaces'
 
 beforeEach(() => {

@@ -1,10 +1,56 @@
-import { afterEach } from 'vitest'
+import { afterEach, beforeEach, vi } from 'vitest'
 import { cleanup, configure } from '@testing-library/react'
+import { holder, makeApi } from './apiMock'
+
+// The test files of a worker share one window and one module graph
+// (isolate: false in vite.config.ts), so every test leaves them as it found
+// them. This file runs again before each test file.
+
+// Every file talks to the stand-in backend of apiMock (holder.current), so
+// that a component module is the same whichever file loads it first.
+vi.mock('../lib/api', async (orig) => (await import('./apiMock')).mockedModule(await orig<object>()))
 
 // The machine is shared: give findBy* more than the default second under load.
 configure({ asyncUtilTimeout: 5000 })
 
-afterEach(() => cleanup())
+// The globals as each test found them: one it replaced or added
+// (window.matchMedia, a spied window.confirm) is put back after it. Most of
+// jsdom's are accessors whose setter keeps what a test assigns, so both the
+// property and the value it reads are kept.
+const g = globalThis as unknown as Record<string, unknown>
+type Kept = { property: PropertyDescriptor; value: unknown }
+const read = (k: string): unknown => {
+  try {
+    return g[k]
+  } catch {
+    return undefined
+  }
+}
+const keep = () =>
+  new Map<string, Kept>(Object.getOwnPropertyNames(g).map((k) => [k, { property: Object.getOwnPropertyDescriptor(g, k)!, value: read(k) }]))
+const same = (a: PropertyDescriptor, b: PropertyDescriptor) =>
+  Object.is(a.value, b.value) && a.get === b.get && a.set === b.set && a.writable === b.writable
+let globals = keep()
+beforeEach(() => {
+  globals = keep()
+})
+
+afterEach(() => {
+  cleanup()
+  document.body.replaceChildren()
+  vi.useRealTimers()
+  for (const k of Object.getOwnPropertyNames(g)) {
+    const was = globals.get(k)
+    if (!was) {
+      delete g[k]
+      continue
+    }
+    const now = Object.getOwnPropertyDescriptor(g, k)!
+    if (!same(was.property, now)) Object.defineProperty(g, k, was.property)
+    else if ((now.set || now.writable) && !Object.is(read(k), was.value)) g[k] = was.value
+  }
+  holder.current = makeApi()
+})
 
 // jsdom has no CSS.escape; user-event uses it for radio groups.
 if (!(globalThis as { CSS?: { escape?: unknown } }).CSS?.escape) {

@@ -1,5 +1,5 @@
 // The only module that talks to Go. Everything else imports from here, so that
-// tests can replace the backend with vi.mock('../lib/api') and the e2e build
+// the unit tests can replace the backend (src/test/setup.ts mocks it) and the e2e build
 // can serve the same calls over HTTP (app/shim).
 import * as App from '../../../wailsjs/go/app/App'
 import * as Projects from '../../../wailsjs/go/app/Projects'
