@@ -94,11 +94,14 @@ func systemKeyringMissing(goos string, getenv func(string) string) string {
 	return ""
 }
 
-// withTimeout runs f, giving up after keyringTimeout (a locked keyring may
-// wait for a prompt nobody answers).
-func withTimeout(f func() error) error {
+// withTimeout runs f on the keyring backend of the moment, giving up after
+// keyringTimeout (a locked keyring may wait for a prompt nobody answers).
+// f gets the backend as an argument: the goroutine it runs on may outlive
+// the call, and must not read keyringBackend after a test put it back.
+func withTimeout(f func(kb secretStore) error) error {
+	kb := keyringBackend
 	done := make(chan error, 1)
-	go func() { done <- f() }()
+	go func() { done <- f(kb) }()
 	select {
 	case err := <-done:
 		return err
@@ -136,7 +139,7 @@ func createKey(dbPath string) (id, key []byte, place string, err error) {
 	}
 	why := keyringUnavailable()
 	if why == "" {
-		err := withTimeout(func() error { return keyringBackend.Set(keyringService, keyringAccount(id), hex.EncodeToString(key)) })
+		err := withTimeout(func(kb secretStore) error { return kb.Set(keyringService, keyringAccount(id), hex.EncodeToString(key)) })
 		if err == nil {
 			return id, key, placeKeyring, nil
 		}
@@ -187,8 +190,8 @@ func loadKey(dbPath string, id []byte, place string) ([]byte, error) {
 		}
 		text = k
 	case placeKeyring:
-		err := withTimeout(func() (err error) {
-			text, err = keyringBackend.Get(keyringService, keyringAccount(id))
+		err := withTimeout(func(kb secretStore) (err error) {
+			text, err = kb.Get(keyringService, keyringAccount(id))
 			return err
 		})
 		if err != nil {
@@ -251,7 +254,7 @@ func Remove(path string) error {
 		var id []byte
 		var place string
 		if db.QueryRow(`SELECT key_id, place FROM sealing_key`).Scan(&id, &place) == nil && place == placeKeyring {
-			_ = withTimeout(func() error { return keyringBackend.Delete(keyringService, keyringAccount(id)) })
+			_ = withTimeout(func(kb secretStore) error { return kb.Delete(keyringService, keyringAccount(id)) })
 		}
 		db.Close()
 	}
