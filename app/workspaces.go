@@ -101,9 +101,50 @@ type wsRun struct {
 
 	wake           chan struct{} // a recovery got listed: the run loop need not wait out its delay
 	probationTimer *time.Timer   // resumes a recovery when the only admin's wait ends (recover.go)
+
+	// Security alerts wait in their own queue, never dropped: events drops
+	// what does not fit when the UI is behind (the next event or sync
+	// refreshes it), but nothing repeats an alert's event and notification.
+	alertMu sync.Mutex
+	alertQ  []engine.Event
+	alerted chan struct{} // an alert was queued
 }
 
 const wsEventBuffer = 512
+
+// maxQueuedAlerts bounds the alert queue; the engine keeps fewer alerts
+// than this and raises each once, so it is not reached in practice.
+const maxQueuedAlerts = 1024
+
+// onEvent takes an engine event (under the engine's lock: it never blocks).
+func (r *wsRun) onEvent(ev engine.Event) {
+	if ev.Kind == engine.EventAlert {
+		r.alertMu.Lock()
+		if len(r.alertQ) < maxQueuedAlerts {
+			r.alertQ = append(r.alertQ, ev)
+		}
+		r.alertMu.Unlock()
+		select {
+		case r.alerted <- struct{}{}:
+		default:
+		}
+		return
+	}
+	select {
+	case r.events <- ev:
+	default:
+		// The UI is behind; the next event or sync refreshes it.
+	}
+}
+
+// takeAlerts empties the alert queue.
+func (r *wsRun) takeAlerts() []engine.Event {
+	r.alertMu.Lock()
+	defer r.alertMu.Unlock()
+	q := r.alertQ
+	r.alertQ = nil
+	return q
+}
 
 func newWorkspaces(a *App) *Workspaces { return &Workspaces{app: a, runs: map[string]*wsRun{}} }
 
@@ -154,14 +195,8 @@ func (w *Workspaces) openLocked(id string) *Error {
 		return nil
 	}
 	r := &wsRun{id: id, events: make(chan engine.Event, wsEventBuffer), prefs: w.app.loadPrefs(id), started: time.Now(),
-		wake: make(chan struct{}, 1)}
-	eng, err := engine.Open(w.ctx, engine.Options{Dir: w.dir(id), Provision: w.app.provisioner(nil), OnEvent: func(ev engine.Event) {
-		select {
-		case r.events <- ev:
-		default:
-			// The UI is behind; the next event or sync refreshes it.
-		}
-	}})
+		wake: make(chan struct{}, 1), alerted: make(chan struct{}, 1)}
+	eng, err := engine.Open(w.ctx, engine.Options{Dir: w.dir(id), Provision: w.app.provisioner(nil), OnEvent: r.onEvent})
 	if err != nil {
 		return toError(err)
 	}
@@ -291,7 +326,9 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 			case engine.EventProgress:
 				w.app.emit(w.ctx, EventProgress, Progress{ID: r.id + "/" + ev.Task, Label: progressLabel(ev.Task),
 					Done: ev.Done, Total: ev.Total, Finished: ev.Done >= ev.Total})
-			case engine.EventAlert:
+			}
+		case <-r.alerted:
+			for _, ev := range r.takeAlerts() {
 				w.app.logger.Printf("workspace %s: alert %s: %s", r.id, ev.Code, ev.Message)
 				if a, ok := w.alertEvent(r, ev); ok {
 					w.app.emit(w.ctx, EventAlert, a)
