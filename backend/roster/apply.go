@@ -66,7 +66,7 @@ type actor struct {
 var probationForbids = map[OpType]bool{
 	OpAdmitDevice: true, OpAdmitAgent: true, OpAdmitRecovery: true, OpRevoke: true, OpSetRole: true,
 	OpInvite: true, OpInviteRevoke: true, OpRetentionPolicy: true, OpRetentionApprove: true, OpRetentionDestroy: true, OpApproveDevice: true, OpRemovalReceipt: true,
-	OpPairDevice: true,
+	OpPairDevice: true, OpSetRecoveryQuorum: true, OpVouchDevice: true,
 }
 
 func (a actor) user() identity.UserID {
@@ -179,6 +179,10 @@ func (s *State) check(in *Operation) (func(), error) {
 		return s.checkRemovalReceipt(op, a, b)
 	case *SetName:
 		return s.checkSetName(a, b)
+	case *SetRecoveryQuorum:
+		return s.checkSetRecoveryQuorum(op, a, b)
+	case *VouchDevice:
+		return s.checkVouchDevice(op, a, b)
 	}
 	return nil, reject(ErrBadOperation, "unknown operation %s", op.Type())
 }

@@ -189,7 +189,9 @@ const ProbationWait = 72 * time.Hour
 
 // checkSelfApprove: a recovery principal ends the probation of the device
 // its own recover-device admitted, ProbationWait after it, when nobody else
-// could: no other user is a live admin.
+// could: no other user is a live admin and no registered recovery quorum
+// can still reach its threshold without the recovered user
+// (docs/protocol/roster.md "Recovery quorum").
 func (s *State) checkSelfApprove(op *Operation, a actor, b *ApproveDevice) (func(), error) {
 	d, err := s.onProbation(b.Device)
 	if err != nil {
@@ -202,6 +204,9 @@ func (s *State) checkSelfApprove(op *Operation, a actor, b *ApproveDevice) (func
 		if u.ID != d.User && s.adminLive(u, nil) {
 			return nil, reject(ErrNotAuthorized, "another admin approves the recovered device")
 		}
+	}
+	if s.quorumCanReach(d.User) {
+		return nil, reject(ErrNotAuthorized, "a registered recovery quorum vouches for the recovered device")
 	}
 	if end := d.RecoveredAt.Add(ProbationWait); op.CreatedAt.Before(end) {
 		return nil, reject(ErrProbation, "the recovered device's probation ends at %s", end.UTC().Format(time.RFC3339))

@@ -586,6 +586,10 @@ func decodeBody(t OpType, r *codec.Reader) Body {
 		return decodeRetentionDestroy(r)
 	case OpSetName:
 		return decodeSetName(r)
+	case OpSetRecoveryQuorum:
+		return decodeSetRecoveryQuorum(r)
+	case OpVouchDevice:
+		return &VouchDevice{Device: identity.DeviceID(r.Array32())}
 	}
 	return nil
 }

@@ -48,6 +48,8 @@ var (
 	ErrBadKey            = errcode.New("roster/bad_key", "the admitted key is not a canonical Ed25519 key of the prime-order subgroup")
 	ErrPossession        = errcode.New("roster/possession", "the admitted key did not prove that its holder asked for this admission")
 	ErrBadOperation      = errcode.New("roster/bad_operation", "the operation's fields are inconsistent")
+	ErrBadQuorum         = errcode.New("roster/bad_quorum", "a recovery quorum names 1 to 16 distinct members and a threshold from 1 to their number")
+	ErrNotInQuorum       = errcode.New("roster/not_in_quorum", "only a member of the registered recovery quorum, other than the recovered person, vouches for a recovered device")
 )
 
 // Error is a rejected operation: its index in the chain (0-based; -1 from

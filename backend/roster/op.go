@@ -66,7 +66,7 @@ var opNames = map[OpType]string{
 	OpPendingResolve: "pending-resolve", OpRetentionPolicy: "retention-policy",
 	OpRetentionApprove: "retention-approve", OpRecoverDevice: "recover-device",
 	OpApproveDevice: "approve-device", OpRetentionDestroy: "retention-destroy", OpRemovalReceipt: "removal-receipt", OpSetName: "set-name",
-	OpPairDevice: "pair-device",
+	OpPairDevice: "pair-device", OpSetRecoveryQuorum: "set-recovery-quorum", OpVouchDevice: "vouch-device",
 }
 
 func (t OpType) String() string {

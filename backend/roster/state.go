@@ -40,7 +40,10 @@ type DeviceInfo struct {
 	// the device, RecoveredAt that operation's created_at (zero otherwise).
 	RecoveredBy identity.RecoveryID
 	RecoveredAt time.Time
-	RevokedAt   *time.Time
+	// Vouches lists the users that vouched for the device while on
+	// probation (vouch-device), in order.
+	Vouches   []identity.UserID
+	RevokedAt *time.Time
 }
 
 // AgentInfo is an agent's entry.
@@ -142,6 +145,7 @@ type State struct {
 	invites    map[InviteID]*InviteInfo
 	retention  map[Head]*retentionProposal
 	receipts   map[[32]byte]*ReceiptInfo // removal receipts by operation id
+	quorum     *QuorumInfo               // the registered recovery quorum, if any
 }
 
 // Options configure validation.
