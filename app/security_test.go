@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -86,7 +87,7 @@ func TestSecurityAlertsAndRotation(t *testing.T) {
 			}
 		}
 		return false
-	})
+	}, func() string { return fmt.Sprintf("notice %+v; events %+v", notice, rec.list()) })
 	for _, e := range rec.list() {
 		if e.Tone == app.ToneAlert {
 			t.Fatalf("a security alert for Dana in an ordinary join: %+v", e)

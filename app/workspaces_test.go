@@ -29,12 +29,16 @@ func workspaces(t *testing.T) *app.Workspaces {
 	return app.Services(a)[2].(*app.Workspaces)
 }
 
-// eventually polls cond every 100 ms for at most 45 s.
-func eventually(t *testing.T, what string, cond func() bool) {
+// eventually polls cond every 100 ms for at most 45 s; a failure says what
+// it waited for and, when given, what seen() reports then.
+func eventually(t *testing.T, what string, cond func() bool, seen ...func() string) {
 	t.Helper()
 	deadline := time.Now().Add(45 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
+			for _, f := range seen {
+				what += "; " + f()
+			}
 			t.Fatalf("%s: not within 45 s", what)
 		}
 		time.Sleep(100 * time.Millisecond)
