@@ -231,6 +231,11 @@ func (e *Engine) readRosterAlert(v *AlertView, op *roster.Operation) {
 		did := identity.DeviceIDOf(b.Device)
 		v.Summary = fmt.Sprintf("%s added device %s for %s directly, without an invite or a pairing link.", e.actorLabel(op.Actor), did.ShortString(), e.userName(b.User))
 		e.concerns(v, did)
+	case *roster.VouchDevice:
+		if d, ok := e.roster.Device(b.Device); ok {
+			v.Summary = fmt.Sprintf("%s vouched, as a member of the recovery quorum, for device %s of %s, which a recovery phrase had added.", who, b.Device.ShortString(), e.userName(d.User))
+			e.concerns(v, b.Device)
+		}
 	case *roster.ApproveDevice:
 		if d, ok := e.roster.Device(b.Device); ok {
 			v.Summary = fmt.Sprintf("%s approved device %s of %s, which a recovery phrase had added.", e.actorLabel(op.Actor), b.Device.ShortString(), e.userName(d.User))

@@ -29,6 +29,7 @@ var detectedOps = map[roster.OpType]bool{
 	roster.OpAdmitDevice: true, roster.OpAdmitAgent: true, roster.OpRedeemInvite: true,
 	roster.OpRevoke: true, roster.OpSetRole: true, roster.OpRecoverDevice: true,
 	roster.OpApproveDevice: true, roster.OpAdmitRecovery: true,
+	roster.OpSetRecoveryQuorum: true, roster.OpVouchDevice: true,
 }
 
 // noticeRosterOp is called for each operation synced from the relay, just
@@ -123,6 +124,14 @@ func (e *Engine) describeOp(op *roster.Operation) string {
 		return fmt.Sprintf("admitted device %s for %s on probation", identity.DeviceIDOf(b.Device).ShortString(), e.userName(b.User))
 	case *roster.ApproveDevice:
 		return fmt.Sprintf("approved recovered device %s", b.Device.ShortString())
+	case *roster.VouchDevice:
+		return fmt.Sprintf("vouched for recovered device %s", b.Device.ShortString())
+	case *roster.SetRecoveryQuorum:
+		var names []string
+		for _, u := range b.Users {
+			names = append(names, e.userName(u))
+		}
+		return fmt.Sprintf("registered a recovery quorum: %d of %s", b.Threshold, strings.Join(names, ", "))
 	case *roster.SetRole:
 		return fmt.Sprintf("made %s %s", e.userName(b.User), b.Role)
 	case *roster.Revoke:

@@ -231,6 +231,7 @@ func (e *Engine) healthFacts(ctx context.Context) (*health.Facts, error) {
 			}
 		}
 	}
+	f.RecoveryQuorum = e.roster.QuorumLive()
 	if err := e.accessFacts(ctx, f); err != nil {
 		return nil, err
 	}

@@ -150,10 +150,12 @@ func (e *Engine) RecoverAgain(ctx context.Context) (RecoveryStatus, error) {
 //  1. over a connection authenticated with the recovery key, find its user
 //     in the roster and append recover-device for this device (on
 //     probation);
-//  2. when no other user is a live admin and roster.ProbationWait has
-//     passed since, append approve-device signed by the recovery principal
-//     and publish the access set with this device (the relay takes it from
-//     a device with admin authority in its own fold of the roster);
+//  2. when no other user is a live admin, no recovery quorum can vouch and
+//     roster.ProbationWait has passed since, append approve-device signed
+//     by the recovery principal; once the device holds admin authority
+//     (that way, or by the recovery quorum's vouches), publish the access
+//     set with this device (the relay takes it from a device with admin
+//     authority in its own fold of the roster);
 //  3. as this device (once the access set lists it): key packages, sync
 //     (the groups: see sync);
 //  4. the last step, once the probation ended: revoke the person's older
@@ -287,18 +289,20 @@ func (e *Engine) recoveryStep(ctx context.Context, keys identity.RecoveryKeys) e
 			return err
 		}
 	}
-	if end, ok := e.selfApprovable(); !ok || e.now().Before(end) {
-		return nil
-	}
-	if err := e.appendRoster(ctx, func() (roster.Body, error) {
-		if d, _ := e.roster.Device(e.devID); !d.Probation {
-			return nil, nil
+	if end, ok := e.selfApprovable(); ok && !e.now().Before(end) {
+		if err := e.appendRoster(ctx, func() (roster.Body, error) {
+			if d, _ := e.roster.Device(e.devID); !d.Probation {
+				return nil, nil
+			}
+			return &roster.ApproveDevice{Device: e.devID}, nil
+		}); err != nil {
+			return fmt.Errorf("approve-device: %w", err)
 		}
-		return &roster.ApproveDevice{Device: e.devID}, nil
-	}); err != nil {
-		return fmt.Errorf("approve-device: %w", err)
+		e.emit(Event{Kind: EventRoster})
 	}
-	e.emit(Event{Kind: EventRoster})
+	// Approved by itself just now, or by the recovery quorum's vouches
+	// while nobody with admin authority was left to list it: it lists
+	// itself (only an admin's device ever gets this far unlisted).
 	if e.roster.IsAdmin(e.devID) {
 		return e.publishAccessSet(ctx)
 	}
@@ -311,6 +315,9 @@ func (e *Engine) selfApprovable() (time.Time, bool) {
 	d, ok := e.roster.Device(e.devID)
 	if !ok || !d.Probation || !e.roster.DeviceLive(e.devID) {
 		return time.Time{}, false
+	}
+	if e.roster.QuorumCanReach(d.User) {
+		return time.Time{}, false // the recovery quorum vouches instead
 	}
 	for _, u := range e.roster.Users() {
 		if u.ID != d.User && u.Role == roster.RoleAdmin && u.RevokedAt == nil {

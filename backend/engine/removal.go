@@ -305,7 +305,7 @@ type removalSteps struct{ e *Engine }
 var authorizationOps = map[roster.OpType]bool{
 	roster.OpAdmitDevice: true, roster.OpAdmitAgent: true, roster.OpAdmitRecovery: true, roster.OpRedeemInvite: true,
 	roster.OpRevoke: true, roster.OpSetRole: true, roster.OpInvite: true, roster.OpInviteRevoke: true,
-	roster.OpRecoverDevice: true, roster.OpApproveDevice: true,
+	roster.OpRecoverDevice: true, roster.OpApproveDevice: true, roster.OpSetRecoveryQuorum: true, roster.OpVouchDevice: true,
 }
 
 func (s removalSteps) AuthChanges(ctx context.Context, since lifecycle.ID) (lifecycle.ID, []string, error) {

@@ -246,17 +246,19 @@ func checkTransparencyLog(f *Facts) Finding {
 }
 
 func checkAdminDevices(f *Facts) Finding {
-	if f.AdminDevices >= 2 || f.RecoveryQuorum {
-		return ok(fmt.Sprintf("This workspace has %s.", plural(f.AdminDevices, "admin device", "admin devices")))
+	n := plural(f.AdminDevices, "admin device", "admin devices")
+	switch {
+	case f.AdminDevices >= 2:
+		return ok(fmt.Sprintf("This workspace has %s.", n))
+	case f.RecoveryQuorum:
+		return ok(fmt.Sprintf("This workspace has %s and a registered recovery quorum.", n))
 	}
 	if !f.Admin {
 		// Not this device's to act on: its admins are shown it.
-		return Finding{State: StateNotChecked, Finding: fmt.Sprintf("Left to the admins: this workspace has %s and no recovery quorum, and only an admin can add one.",
-			plural(f.AdminDevices, "admin device", "admin devices"))}
+		return Finding{State: StateNotChecked, Finding: fmt.Sprintf("Left to the admins: this workspace has %s and no recovery quorum, and only an admin can add either.", n)}
 	}
-	fd := fail(fmt.Sprintf("This workspace has %s and no recovery quorum: after a phrase-only recovery nobody could remove anyone again.",
-		plural(f.AdminDevices, "admin device", "admin devices")),
-		Action{ID: "add_admin_device", Label: "Pair a second device or promote a second admin", Command: "weald promote NAME"}, nil)
+	fd := fail(fmt.Sprintf("This workspace has %s and no recovery quorum: after a phrase-only recovery nobody could remove anyone again. Pair a second device or register a recovery quorum.", n),
+		Action{ID: "add_admin_device", Label: "Pair a second device, promote a second admin or register a recovery quorum", Command: "weald recovery quorum set --users A,B,C --threshold 2"}, nil)
 	if f.Dismissed[AdminDevices] {
 		fd.State = StateDismissed
 	}

@@ -33,7 +33,9 @@ type Facts struct {
 	// withheld) or "roster/log_fork" (another history).
 	RosterBreak string
 	// AdminDevices counts the live admin devices that are not on
-	// probation; RecoveryQuorum: a recovery quorum is registered.
+	// probation; RecoveryQuorum: a recovery quorum is registered, all its
+	// users are members and at least its threshold of them hold a live
+	// device (roster State.QuorumLive).
 	AdminDevices   int
 	RecoveryQuorum bool
 	// Admin: this device is an admin's (only an admin can act on the

@@ -48,7 +48,8 @@ func TestEachCheckFiresOnItsBadState(t *testing.T) {
 		{AccessSet, func(f *Facts) { f.AccessRepaired = true }, StateRepaired, "republished", ""},
 		{AgentLeaves, func(f *Facts) { f.Groups[1].ExpiredAgents = []string{"builder"} }, StateAction, "#secret", "sync"},
 		{TransparencyLog, func(f *Facts) { f.RosterRefused = 17 }, StateAction, "position 17", "report_relay"},
-		{AdminDevices, func(f *Facts) { f.AdminDevices = 1 }, StateAction, "1 admin device", "add_admin_device"},
+		{AdminDevices, func(f *Facts) { f.AdminDevices = 1 }, StateAction, "register a recovery quorum", "add_admin_device"},
+		{AdminDevices, func(f *Facts) { f.AdminDevices = 1; f.RecoveryQuorum = true }, StateOK, "1 admin device and a registered recovery quorum", ""},
 		{AdminDevices, func(f *Facts) { f.AdminDevices = 1; f.Dismissed = map[ID]bool{AdminDevices: true} }, StateDismissed, "1 admin device", "add_admin_device"},
 		// A member cannot promote or pair an admin's device: left to the admins.
 		{AdminDevices, func(f *Facts) { f.AdminDevices = 1; f.Admin = false }, StateNotChecked, "Left to the admins", ""},

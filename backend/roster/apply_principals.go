@@ -205,7 +205,7 @@ func (s *State) checkSelfApprove(op *Operation, a actor, b *ApproveDevice) (func
 			return nil, reject(ErrNotAuthorized, "another admin approves the recovered device")
 		}
 	}
-	if s.quorumCanReach(d.User) {
+	if s.QuorumCanReach(d.User) {
 		return nil, reject(ErrNotAuthorized, "a registered recovery quorum vouches for the recovered device")
 	}
 	if end := d.RecoveredAt.Add(ProbationWait); op.CreatedAt.Before(end) {

@@ -86,12 +86,12 @@ func (s *State) QuorumLive() bool {
 			return false
 		}
 	}
-	return s.quorumCanReach(identity.UserID{})
+	return s.QuorumCanReach(identity.UserID{})
 }
 
-// quorumCanReach reports whether at least Threshold quorum users other
+// QuorumCanReach reports whether at least Threshold quorum users other
 // than except are unrevoked and hold a live non-probation device.
-func (s *State) quorumCanReach(except identity.UserID) bool {
+func (s *State) QuorumCanReach(except identity.UserID) bool {
 	if s.quorum == nil {
 		return false
 	}
