@@ -122,6 +122,20 @@ func (w *Workspaces) ApproveRetention(ws, id string) (EncryptionHealth, error) {
 	})
 }
 
+// RegisterRecoveryQuorum registers the workspace's recovery quorum (an
+// admin device): threshold of the people named by user id vouch for a
+// device recovered with a recovery phrase (docs/protocol/roster.md
+// "Recovery quorum"); then the check runs again, so the admin-devices row
+// shows what it changed.
+func (w *Workspaces) RegisterRecoveryQuorum(ws string, users []string, threshold int) (EncryptionHealth, error) {
+	return w.encryptionHealth(ws, func(ctx context.Context, e *engine.Engine) (*health.Report, error) {
+		if _, err := e.SetRecoveryQuorum(ctx, users, threshold); err != nil {
+			return nil, err
+		}
+		return e.RunHealth(ctx)
+	})
+}
+
 // ResolveHealth runs a finding's resolve action where the panel has a
 // button for it (docs/protocol/health.md "The panel"): "sync" syncs, which
 // repairs what the sync repairs, then runs the check again; "compact_now"

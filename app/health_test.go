@@ -2,6 +2,8 @@ package app_test
 
 import (
 	"testing"
+
+	"weald/app"
 )
 
 // The Encryption & health panel's bindings against a real relay: the
@@ -51,5 +53,61 @@ func TestEncryptionHealthBindings(t *testing.T) {
 	}
 	if _, err := dana.DismissHealth(ws, "storage"); code(err) != "health/not_dismissable" {
 		t.Fatalf("dismiss storage: %v", err)
+	}
+}
+
+// The panel's "Register a recovery quorum": with Sam and Lee in the
+// workspace, Dana (the only admin device) registers them 2 of 2 and the
+// admin-devices row, failing before, passes in the report it returns.
+func TestRegisterRecoveryQuorumBinding(t *testing.T) {
+	url, svc := realRelay(t)
+	dana, sam, lee := workspaces(t), workspaces(t), workspaces(t)
+	c := danaAcme(t, dana, url, svc)
+	ws := c.Workspace.ID
+	for _, p := range []struct {
+		w    *app.Workspaces
+		name string
+	}{{sam, "Sam"}, {lee, "Lee"}} {
+		inv, err := dana.CreateInvite(ws, nil, 24, 1, "member")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.w.Join(inv.Link, p.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	admins := func(h app.EncryptionHealth) app.HealthFinding {
+		for _, f := range h.Report.Findings {
+			if f.Check == "admin_devices" {
+				return f
+			}
+		}
+		t.Fatal("no admin_devices row")
+		return app.HealthFinding{}
+	}
+	var users []string
+	eventually(t, "dana sees sam and lee", func() bool {
+		ms, err := dana.WorkspaceMembers(ws)
+		users = users[:0]
+		for _, m := range ms {
+			if !m.You {
+				users = append(users, m.User)
+			}
+		}
+		return err == nil && len(users) == 2
+	})
+	h, err := dana.RunHealth(ws)
+	if err != nil || admins(h).State != "action" {
+		t.Fatalf("before: %v %+v", err, admins(h))
+	}
+	if _, err := dana.RegisterRecoveryQuorum(ws, users, 3); code(err) != "quorum/threshold" {
+		t.Fatalf("3 of 2: %v", err)
+	}
+	if _, err := sam.RegisterRecoveryQuorum(ws, users, 1); code(err) != "quorum/not_admin" {
+		t.Fatalf("a member registered one: %v", err)
+	}
+	h, err = dana.RegisterRecoveryQuorum(ws, users, 2)
+	if f := admins(h); err != nil || f.State != "ok" || f.Finding != "This workspace has 1 admin device and a registered recovery quorum." {
+		t.Fatalf("after: %v %+v", err, f)
 	}
 }

@@ -232,6 +232,7 @@ func (e *Engine) healthFacts(ctx context.Context) (*health.Facts, error) {
 		}
 	}
 	f.RecoveryQuorum = e.roster.QuorumLive()
+	_, f.QuorumRegistered = e.roster.RecoveryQuorum()
 	if err := e.accessFacts(ctx, f); err != nil {
 		return nil, err
 	}

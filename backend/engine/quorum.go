@@ -26,8 +26,9 @@ type Quorum struct {
 	Registered bool           `json:"registered"`
 	Threshold  int            `json:"threshold"`
 	Members    []QuorumMember `json:"members"`
-	// Live: every member is still in the workspace and at least Threshold
-	// of them are active (the health row admin_devices passes on it).
+	// Live: every member is still in the workspace and the quorum could
+	// vouch for any admin's recovered device (roster QuorumLive; the
+	// health row admin_devices passes on it).
 	Live bool `json:"live"`
 }
 

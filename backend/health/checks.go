@@ -257,7 +257,11 @@ func checkAdminDevices(f *Facts) Finding {
 		// Not this device's to act on: its admins are shown it.
 		return Finding{State: StateNotChecked, Finding: fmt.Sprintf("Left to the admins: this workspace has %s and no recovery quorum, and only an admin can add either.", n)}
 	}
-	fd := fail(fmt.Sprintf("This workspace has %s and no recovery quorum: after a phrase-only recovery nobody could remove anyone again. Pair a second device or register a recovery quorum.", n),
+	quorum := "no recovery quorum"
+	if f.QuorumRegistered {
+		quorum = "a recovery quorum that could not vouch for every admin (a member left, or too few others hold a device)"
+	}
+	fd := fail(fmt.Sprintf("This workspace has %s and %s: after a phrase-only recovery nobody could remove anyone again. Pair a second device or register a recovery quorum.", n, quorum),
 		Action{ID: "add_admin_device", Label: "Pair a second device, promote a second admin or register a recovery quorum", Command: "weald recovery quorum set --users A,B,C --threshold 2"}, nil)
 	if f.Dismissed[AdminDevices] {
 		fd.State = StateDismissed

@@ -33,11 +33,12 @@ type Facts struct {
 	// withheld) or "roster/log_fork" (another history).
 	RosterBreak string
 	// AdminDevices counts the live admin devices that are not on
-	// probation; RecoveryQuorum: a recovery quorum is registered, all its
-	// users are members and at least its threshold of them hold a live
-	// device (roster State.QuorumLive).
+	// probation; RecoveryQuorum: a recovery quorum is registered and could
+	// vouch for any admin's recovered device (roster State.QuorumLive).
 	AdminDevices   int
 	RecoveryQuorum bool
+	// QuorumRegistered: a recovery quorum is registered, live or not.
+	QuorumRegistered bool
 	// Admin: this device is an admin's (only an admin can act on the
 	// admin-devices row: promote or pair).
 	Admin bool

@@ -49,6 +49,7 @@ func TestEachCheckFiresOnItsBadState(t *testing.T) {
 		{AgentLeaves, func(f *Facts) { f.Groups[1].ExpiredAgents = []string{"builder"} }, StateAction, "#secret", "sync"},
 		{TransparencyLog, func(f *Facts) { f.RosterRefused = 17 }, StateAction, "position 17", "report_relay"},
 		{AdminDevices, func(f *Facts) { f.AdminDevices = 1 }, StateAction, "register a recovery quorum", "add_admin_device"},
+		{AdminDevices, func(f *Facts) { f.AdminDevices = 1; f.QuorumRegistered = true }, StateAction, "could not vouch for every admin", "add_admin_device"},
 		{AdminDevices, func(f *Facts) { f.AdminDevices = 1; f.RecoveryQuorum = true }, StateOK, "1 admin device and a registered recovery quorum", ""},
 		{AdminDevices, func(f *Facts) { f.AdminDevices = 1; f.Dismissed = map[ID]bool{AdminDevices: true} }, StateDismissed, "1 admin device", "add_admin_device"},
 		// A member cannot promote or pair an admin's device: left to the admins.

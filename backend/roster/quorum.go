@@ -74,9 +74,10 @@ func (s *State) RecoveryQuorum() (QuorumInfo, bool) {
 }
 
 // QuorumLive reports whether a recovery quorum is registered, every user
-// in it is still a member, and at least Threshold of them hold a live
-// device that is not on probation: whether it could vouch for a recovered
-// device of someone outside it today.
+// in it is still a member, and it could vouch for a recovered device of
+// every live admin: for each, at least Threshold quorum users other than
+// that admin hold a live device not on probation (a quorum of the only
+// admin alone could never vouch for her).
 func (s *State) QuorumLive() bool {
 	if s.quorum == nil {
 		return false
@@ -86,7 +87,15 @@ func (s *State) QuorumLive() bool {
 			return false
 		}
 	}
-	return s.QuorumCanReach(identity.UserID{})
+	if !s.QuorumCanReach(identity.UserID{}) {
+		return false
+	}
+	for _, u := range s.users {
+		if s.adminLive(u, nil) && !s.QuorumCanReach(u.ID) {
+			return false
+		}
+	}
+	return true
 }
 
 // QuorumCanReach reports whether at least Threshold quorum users other

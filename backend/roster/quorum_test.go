@@ -38,6 +38,12 @@ func TestRecoveryQuorumRegistrationRefusals(t *testing.T) {
 	if !ok || q.Threshold != 2 || len(q.Users) != 2 || !w.st.QuorumLive() {
 		t.Fatalf("quorum %+v %v live %v", q, ok, w.st.QuorumLive())
 	}
+	// A quorum holding the only admin cannot vouch for her at threshold 2.
+	w.must(w.owner.signer(), set(2, w.owner.user, a.user))
+	if w.st.QuorumLive() {
+		t.Fatal("a quorum that cannot vouch for the only admin is live")
+	}
+	w.must(w.owner.signer(), set(2, a.user, b.user))
 	// Removing a quorum user makes it not live (health shows it again).
 	w.must(w.owner.signer(), &Revoke{RevokedAt: w.now, Targets: []identity.Principal{b.up()}})
 	if w.st.QuorumLive() {

@@ -88,7 +88,7 @@ func (c *cli) printQuorum(q engine.Quorum) error {
 	}
 	state := "live"
 	if !q.Live {
-		state = "not live: a member left, or too few of them have a device"
+		state = "not live: a member left, or too few members besides an admin hold a device to vouch for that admin"
 	}
 	fmt.Fprintf(c.stdout, "recovery quorum: %d of %d (%s)\n", q.Threshold, len(q.Members), state)
 	for _, m := range q.Members {

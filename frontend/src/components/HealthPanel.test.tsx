@@ -25,7 +25,11 @@ const adminsFailing = finding({
   state: 'action',
   severity: 'warning',
   finding: 'This workspace has 1 admin device and no recovery quorum.',
-  action: { id: 'add_admin_device', label: 'Pair a second device or promote a second admin', command: 'weald promote NAME' },
+  action: {
+    id: 'add_admin_device',
+    label: 'Pair a second device, promote a second admin or register a recovery quorum',
+    command: 'weald recovery quorum set --users A,B,C --threshold 2',
+  },
 })
 
 const state = (findings: HealthFinding[], pending: EncryptionHealth['pending'] = []): EncryptionHealth => ({
@@ -83,8 +87,8 @@ describe('HealthPanel', () => {
     const rows = within(list).getAllByRole('listitem')
     expect(rows).toHaveLength(2)
     expect(rows[1].textContent).toContain('Needs action')
-    expect(rows[1].textContent).toContain('To resolve: Pair a second device or promote a second admin')
-    expect(within(rows[1]).getByText('weald promote NAME')).toBeTruthy()
+    expect(rows[1].textContent).toContain('To resolve: Pair a second device, promote a second admin or register a recovery quorum')
+    expect(within(rows[1]).getByText('weald recovery quorum set --users A,B,C --threshold 2')).toBeTruthy()
     expect(rows[0].textContent).not.toContain('To resolve')
     const table = screen.getByRole('table')
     expect(within(table).getByRole('rowheader', { name: '#general' })).toBeTruthy()
@@ -107,6 +111,57 @@ describe('HealthPanel', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Run now' }))
     expect(a.health.run).toHaveBeenCalledWith(hex(1))
     expect(await screen.findByText('This workspace has 2 admin devices.')).toBeTruthy()
+  })
+
+  it('registers a recovery quorum from the admin-devices row: people still in the workspace, a threshold up to their number', async () => {
+    const a = holder.current.api
+    const person = (n: number, name: string, extra: object = {}) => ({
+      user: hex(n),
+      name,
+      role: 'member' as const,
+      you: false,
+      creator: false,
+      revoked: false,
+      joinedAt: 0,
+      ...extra,
+    })
+    a.workspaces.members.mockResolvedValue([
+      person(0x21, 'Dana', { you: true, role: 'admin', creator: true }),
+      person(0x22, 'Sam'),
+      person(0x23, 'Lee'),
+      person(0x24, 'Gone', { revoked: true }),
+    ])
+    a.health.get.mockResolvedValue(state([adminsFailing]))
+    a.health.registerQuorum
+      .mockRejectedValueOnce(new ApiError('roster/bad_quorum', 'A recovery quorum names 1 to 16 distinct members.'))
+      .mockResolvedValueOnce(
+        state([{ ...adminsFailing, state: 'ok', action: null, finding: 'This workspace has 1 admin device and a registered recovery quorum.' }]),
+      )
+    render(<HealthPanel workspace={hex(1)} onClose={() => {}} />)
+    await userEvent.click(await screen.findByRole('button', { name: 'Register a recovery quorum' }))
+    const form = await screen.findByRole('form', { name: 'Register a recovery quorum' })
+    await within(form).findByLabelText('Sam', { exact: false })
+    expect(within(form).queryByLabelText('Gone', { exact: false })).toBeNull()
+    const submit = within(form).getByRole('button', { name: 'Register quorum' }) as HTMLButtonElement
+    expect(submit.disabled).toBe(true) // nobody chosen yet
+    await userEvent.click(within(form).getByLabelText('Sam', { exact: false }))
+    await userEvent.click(within(form).getByLabelText('Lee', { exact: false }))
+    const needed = within(form).getByLabelText('Vouches needed', { exact: false })
+    await userEvent.clear(needed)
+    await userEvent.type(needed, '3')
+    expect(within(form).getByRole('alert').textContent).toContain('from 1 to the number of people chosen')
+    expect(submit.disabled).toBe(true)
+    await userEvent.clear(needed)
+    await userEvent.type(needed, '2')
+    expect(submit.disabled).toBe(false)
+    await userEvent.click(submit)
+    expect(a.health.registerQuorum).toHaveBeenCalledWith(hex(1), [hex(0x22), hex(0x23)], 2)
+    // A refusal is shown and the form stays; the second try registers it and the row passes.
+    expect(await screen.findByText('A recovery quorum names 1 to 16 distinct members.', { exact: false })).toBeTruthy()
+    await userEvent.click(submit)
+    expect(await screen.findByText('This workspace has 1 admin device and a registered recovery quorum.')).toBeTruthy()
+    expect(screen.queryByRole('form', { name: 'Register a recovery quorum' })).toBeNull()
+    expect(screen.queryByRole('button', { name: 'Register a recovery quorum' })).toBeNull()
   })
 
   it('says so when the check has never run, and shows a failed call', async () => {

@@ -1,5 +1,14 @@
 import { lazy, Suspense, useEffect, useState } from 'react'
-import { api, toApiError, type ApiError, type EncryptionHealth, type GroupEncryption, type HealthFinding, type RetentionProposal } from '../lib/api'
+import {
+  api,
+  toApiError,
+  type ApiError,
+  type EncryptionHealth,
+  type GroupEncryption,
+  type HealthFinding,
+  type RetentionProposal,
+  type WorkspaceMember,
+} from '../lib/api'
 import { plainMessage } from '../state/errors'
 import { Dialog, ErrorNote } from './Dialog'
 
@@ -50,7 +59,93 @@ const buttons: Record<string, { label: string; confirm?: string }> = {
   },
 }
 
-function Finding({ f, busy, onDismiss, onResolve }: { f: HealthFinding; busy: boolean; onDismiss: () => void; onResolve: (action: string) => void }) {
+/**
+ * QuorumForm: register a recovery quorum (docs/protocol/roster.md
+ * "Recovery quorum"): the people chosen, threshold of whom must vouch for a
+ * device someone recovered with their phrase before it may admit or remove
+ * anyone. Only people still in the workspace are offered.
+ */
+export function QuorumForm({
+  workspace,
+  busy,
+  onRegister,
+  onCancel,
+}: {
+  workspace: string
+  busy: boolean
+  onRegister: (users: string[], threshold: number) => void
+  onCancel: () => void
+}) {
+  const [people, setPeople] = useState<WorkspaceMember[] | null>(null)
+  const [error, setError] = useState<ApiError | null>(null)
+  const [chosen, setChosen] = useState<string[]>([])
+  const [threshold, setThreshold] = useState(1)
+  useEffect(() => {
+    api.workspaces.members(workspace).then(
+      (ms) => setPeople(ms.filter((m) => !m.revoked)),
+      (e) => setError(toApiError(e)),
+    )
+  }, [workspace])
+  const toggle = (user: string) => setChosen((c) => (c.includes(user) ? c.filter((u) => u !== user) : [...c, user]))
+  const valid = chosen.length > 0 && threshold >= 1 && threshold <= chosen.length
+  return (
+    <form
+      className="health-quorum"
+      aria-label="Register a recovery quorum"
+      onSubmit={(ev) => {
+        ev.preventDefault()
+        if (valid) onRegister(chosen, threshold)
+      }}
+    >
+      <p className="help">
+        If someone loses every device and recovers with their recovery phrase, the new device can read and write but cannot admit or remove anyone
+        until this many of the people you choose vouch for it (with <code>weald recovery vouch DEVICE</code>). Choose people who would hear from them
+        directly.
+      </p>
+      {people === null && !error ? <p className="muted">Loading people…</p> : null}
+      {people ? (
+        <fieldset>
+          <legend>People in the quorum</legend>
+          {people.map((m) => (
+            <label key={m.user}>
+              <input type="checkbox" checked={chosen.includes(m.user)} onChange={() => toggle(m.user)} /> {m.name}
+              {m.you ? ' (you)' : ''}
+            </label>
+          ))}
+        </fieldset>
+      ) : null}
+      <label>
+        Vouches needed{' '}
+        <input type="number" min={1} max={Math.max(1, chosen.length)} value={threshold} onChange={(ev) => setThreshold(Number(ev.target.value))} /> of{' '}
+        {chosen.length}
+      </label>
+      {chosen.length > 0 && !valid ? <p role="alert">The number of vouches must be from 1 to the number of people chosen.</p> : null}
+      <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
+      <div className="dialog-actions">
+        <button type="submit" className="primary" disabled={busy || !valid}>
+          Register quorum
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  )
+}
+
+function Finding({
+  f,
+  busy,
+  onDismiss,
+  onResolve,
+  onQuorum,
+}: {
+  f: HealthFinding
+  busy: boolean
+  onDismiss: () => void
+  onResolve: (action: string) => void
+  onQuorum: () => void
+}) {
   const shown = f.action && (f.state === 'action' || f.state === 'dismissed') ? f.action : null
   const button = shown && f.state === 'action' ? buttons[shown.id] : undefined
   return (
@@ -79,6 +174,14 @@ function Finding({ f, busy, onDismiss, onResolve }: { f: HealthFinding; busy: bo
                   }}
                 >
                   {button.label}
+                </button>
+              </>
+            ) : null}
+            {f.check === 'admin_devices' && (f.state === 'action' || f.state === 'dismissed') ? (
+              <>
+                {' '}
+                <button type="button" disabled={busy} onClick={onQuorum}>
+                  Register a recovery quorum
                 </button>
               </>
             ) : null}
@@ -138,6 +241,7 @@ export function HealthPanel({ workspace, onClose }: { workspace: string; onClose
   const [data, setData] = useState<EncryptionHealth | null>(null)
   const [error, setError] = useState<ApiError | null>(null)
   const [busy, setBusy] = useState(false)
+  const [quorum, setQuorum] = useState(false)
   useEffect(() => {
     api.health.get(workspace).then(setData, (e) => setError(toApiError(e)))
   }, [workspace])
@@ -174,9 +278,31 @@ export function HealthPanel({ workspace, onClose }: { workspace: string; onClose
                   busy={busy}
                   onDismiss={() => act(api.health.dismiss(workspace, f.check))}
                   onResolve={(action) => act(api.health.resolve(workspace, action))}
+                  onQuorum={() => setQuorum(true)}
                 />
               ))}
             </ul>
+          ) : null}
+          {quorum ? (
+            <QuorumForm
+              workspace={workspace}
+              busy={busy}
+              onCancel={() => setQuorum(false)}
+              onRegister={(users, threshold) => {
+                setBusy(true)
+                setError(null)
+                api.health
+                  .registerQuorum(workspace, users, threshold)
+                  .then(
+                    (d) => {
+                      setData(d)
+                      setQuorum(false)
+                    },
+                    (e) => setError(toApiError(e)),
+                  )
+                  .finally(() => setBusy(false))
+              }}
+            />
           ) : null}
         </section>
       ) : null}

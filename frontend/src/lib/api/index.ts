@@ -281,6 +281,9 @@ export const api = {
     dismiss: (ws: string, check: string): Promise<EncryptionHealth> => wrap(() => Workspaces.DismissHealth(ws, check) as Promise<EncryptionHealth>),
     /** resolve runs a finding's action where the panel has a button for it: 'sync' or 'compact_now'. */
     resolve: (ws: string, action: string): Promise<EncryptionHealth> => wrap(() => Workspaces.ResolveHealth(ws, action) as Promise<EncryptionHealth>),
+    /** registerQuorum registers the recovery quorum (admin): threshold of these people (user ids) vouch for a recovered device; then the check runs again. */
+    registerQuorum: (ws: string, users: string[], threshold: number): Promise<EncryptionHealth> =>
+      wrap(() => Workspaces.RegisterRecoveryQuorum(ws, users, threshold) as Promise<EncryptionHealth>),
     /** approve approves a pending retention change with this admin device. */
     approve: (ws: string, id: string): Promise<EncryptionHealth> => wrap(() => Workspaces.ApproveRetention(ws, id) as Promise<EncryptionHealth>),
     /** onChanged: a health check ran or the retention changes waiting for approval changed (app.HealthChanged). */

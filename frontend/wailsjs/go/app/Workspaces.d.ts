@@ -78,6 +78,8 @@ export function Recover(arg1:string,arg2:string,arg3:Array<string>):Promise<app.
 
 export function RecoveryState(arg1:string):Promise<app.RecoveryState>;
 
+export function RegisterRecoveryQuorum(arg1:string,arg2:Array<string>,arg3:number):Promise<app.EncryptionHealth>;
+
 export function Remove(arg1:string):Promise<void>;
 
 export function RemovePerson(arg1:string,arg2:string,arg3:string,arg4:boolean):Promise<app.Removal>;

@@ -154,6 +154,10 @@ export function RecoveryState(arg1) {
   return window['go']['app']['Workspaces']['RecoveryState'](arg1);
 }
 
+export function RegisterRecoveryQuorum(arg1, arg2, arg3) {
+  return window['go']['app']['Workspaces']['RegisterRecoveryQuorum'](arg1, arg2, arg3);
+}
+
 export function Remove(arg1) {
   return window['go']['app']['Workspaces']['Remove'](arg1);
 }
