@@ -220,11 +220,15 @@ func (e *Engine) readRosterAlert(v *AlertView, op *roster.Operation) {
 	case *roster.RecoverDevice:
 		did := identity.DeviceIDOf(b.Device)
 		if b.User == me {
-			v.Summary = fmt.Sprintf("Your recovery phrase was used to add device %s to your account; it is on probation until an admin approves it. If you did not do this, revoke the device and rotate your recovery phrase.", did.ShortString())
+			v.Summary = fmt.Sprintf("Your recovery phrase was used to add device %s to your account; it is on probation %s. If you did not do this, revoke the device and rotate your recovery phrase.", did.ShortString(), e.probationUntil())
 			v.Rotate = true
 		} else {
-			v.Summary = fmt.Sprintf("%s's recovery phrase was used to add device %s for %s; it is on probation until an admin approves it. Approve it only if %s says they recovered a device.",
-				e.userName(b.User), did.ShortString(), e.userName(b.User), e.userName(b.User))
+			verb := "Approve"
+			if !e.roster.IsAdmin(e.devID) && e.inQuorum(me) {
+				verb = "As a member of the recovery quorum, vouch for"
+			}
+			v.Summary = fmt.Sprintf("%s's recovery phrase was used to add device %s for %s; it is on probation %s. %s it only if %s says they recovered a device.",
+				e.userName(b.User), did.ShortString(), e.userName(b.User), e.probationUntil(), verb, e.userName(b.User))
 		}
 		e.concerns(v, did)
 	case *roster.AdmitDevice:

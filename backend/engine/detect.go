@@ -76,8 +76,17 @@ func (e *Engine) noticeRosterOp(ctx context.Context, index int, raw []byte) {
 		did := identity.DeviceIDOf(rd.Device)
 		if d, ok := e.roster.Device(did); ok && me.Admitted.Index < d.Admitted.Index && d.Probation {
 			e.raise(ctx, Alert{Code: string(AlertRecoveredDevice), Op: ref, Actor: op.Actor.String(), Time: op.CreatedAt.UTC(),
-				Message: fmt.Sprintf("%s's recovery phrase (%s) was spent to admit device %s, which is on probation until an admin approves it. If %s did not recover a device, revoke it: weald device revoke %s; else approve it: weald device approve %s.",
-					e.userName(rd.User), identity.RecoveryID(op.Actor.ID).ShortString(), did.ShortString(), e.userName(rd.User), hexID(did).hex()[:16], hexID(did).hex()[:16])})
+				Message: fmt.Sprintf("%s's recovery phrase (%s) was spent to admit device %s, which is on probation %s. If %s did not recover a device, revoke it: weald device revoke %s; else approve it: weald device approve %s.",
+					e.userName(rd.User), identity.RecoveryID(op.Actor.ID).ShortString(), did.ShortString(), e.probationUntil(), e.userName(rd.User), hexID(did).hex()[:16], hexID(did).hex()[:16])})
+		}
+	} else if ok && rd.User != me.User && e.inQuorum(me.User) {
+		// A member of the recovery quorum is asked to vouch (roster.md
+		// "Recovery quorum"); only the person can tell them it was them.
+		did := identity.DeviceIDOf(rd.Device)
+		if d, ok := e.roster.Device(did); ok && me.Admitted.Index < d.Admitted.Index && d.Probation {
+			e.raise(ctx, Alert{Code: string(AlertRecoveredDevice), Op: ref, Actor: op.Actor.String(), Time: op.CreatedAt.UTC(),
+				Message: fmt.Sprintf("%s's recovery phrase (%s) was spent to admit device %s, which is on probation %s. You are in the recovery quorum: if %s tells you directly that they recovered a device, vouch for it: weald recovery vouch %s; if not, tell an admin to revoke it.",
+					e.userName(rd.User), identity.RecoveryID(op.Actor.ID).ShortString(), did.ShortString(), e.probationUntil(), e.userName(rd.User), hexID(did).hex()[:16])})
 		}
 	}
 }

@@ -162,3 +162,24 @@ func (e *Engine) VouchDevice(ctx context.Context, device string) (Vouch, error) 
 	e.emit(Event{Kind: EventRoster})
 	return out, nil
 }
+
+// probationUntil says what ends a recovered device's probation, for an
+// alert: "until an admin approves it", and with a registered recovery
+// quorum "or k members of the recovery quorum vouch for it".
+func (e *Engine) probationUntil() string {
+	if q, ok := e.roster.RecoveryQuorum(); ok {
+		return fmt.Sprintf("until an admin approves it or %d members of the recovery quorum vouch for it", q.Threshold)
+	}
+	return "until an admin approves it"
+}
+
+// inQuorum reports whether user is in the registered recovery quorum.
+func (e *Engine) inQuorum(user identity.UserID) bool {
+	q, _ := e.roster.RecoveryQuorum()
+	for _, u := range q.Users {
+		if u == user {
+			return true
+		}
+	}
+	return false
+}

@@ -60,6 +60,19 @@ func TestRecoveryQuorumVouchesEndProbation(t *testing.T) {
 	}
 	defer dana2.Close()
 	did := hexID(dana2.devID).hex()
+	// Each quorum member is asked to vouch, in words that say how.
+	if _, err := sam.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	asked := false
+	for _, a := range sam.Status().Alerts {
+		asked = asked || a.Code == string(AlertRecoveredDevice) &&
+			strings.Contains(a.Message, "until an admin approves it or 2 members of the recovery quorum vouch for it") &&
+			strings.Contains(a.Message, "weald recovery vouch "+did[:16])
+	}
+	if !asked {
+		t.Fatalf("sam was not asked to vouch: %+v", sam.Status().Alerts)
+	}
 	// One vouch is not enough; a second from the same person is refused.
 	v, err := sam.VouchDevice(ctx, did)
 	if err != nil || !v.Probation || v.Vouches != 1 || v.Threshold != 2 {

@@ -88,8 +88,9 @@ export function RecoverWithPhrase({ onRecovered, onBack }: { onRecovered: (ws: W
     >
       <h2 id="recover-h">Recover with your recovery phrase</h2>
       <p>
-        Lost every device you used Weald on? The 24 words you wrote down add this computer as a new device of yours. An admin then approves it (if you
-        were the only admin, it waits 72 hours instead), and your old devices stop working.
+        Lost every device you used Weald on? The 24 words you wrote down add this computer as a new device of yours. An admin then approves it, or
+        enough members of the workspace’s recovery quorum vouch for it (if you were the only admin and there is no quorum, it waits 72 hours instead),
+        and your old devices stop working.
       </p>
       <fieldset className="phrase-entry" aria-describedby="phrase-help">
         <legend>Your 24 words, in order</legend>
@@ -215,7 +216,8 @@ export function RecoveryPanel({ ws, onOpen }: { ws: Workspace; onOpen?: () => vo
       body = (
         <>
           This device is connected and on probation: it reads and writes, but cannot add or remove anyone. An admin of {ws.name} approves it in their
-          Security view (the request names device <code>{dev}</code>); then your old devices are revoked.
+          Security view, or, if the workspace has a recovery quorum, enough of its members vouch for it (the request names device <code>{dev}</code>);
+          then your old devices are revoked.
         </>
       )
       break

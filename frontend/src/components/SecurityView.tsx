@@ -290,10 +290,10 @@ export function RecoveryPhrase({
       <h3 id="recovery-h">Recovery phrase</h3>
       <p>
         Your recovery phrase is 24 words that add a new device for you in {workspaceName} if you lose every other one: on the new computer, choose
-        Recover with your recovery phrase when Weald opens, and give it the words and this workspace’s link. An admin approves the new device (if you
-        are the only admin, it waits 72 hours instead), then your old devices stop working. If the phrase may have leaked, rotate it: the phrase you
-        have now is revoked at once, Weald draws 24 new words, shows them once and asks three of them back, and every channel you are in gets a
-        recovery copy for the new phrase.
+        Recover with your recovery phrase when Weald opens, and give it the words and this workspace’s link. An admin approves the new device, or
+        enough members of the workspace’s recovery quorum vouch for it (if you are the only admin and there is no quorum, it waits 72 hours instead),
+        then your old devices stop working. If the phrase may have leaked, rotate it: the phrase you have now is revoked at once, Weald draws 24 new
+        words, shows them once and asks three of them back, and every channel you are in gets a recovery copy for the new phrase.
       </p>
       {workspaceLink ? (
         <div className="workspace-link-row">
