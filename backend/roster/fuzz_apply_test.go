@@ -62,6 +62,11 @@ func FuzzApplySequence(f *testing.F) {
 				newMember = &m
 				s, body = m.signer(), w.redeemBody(invites[pick(len(invites), y)], m)
 			case 2:
+				if y%4 == 3 { // a recovery quorum: 1 or 2 users (maybe the same twice), threshold 0..2
+					us := []identity.UserID{members[pick(len(members), x)].user, members[pick(len(members), y/4)].user}
+					body = &SetRecoveryQuorum{Threshold: (y / 8) % 3, Users: us[:1+(y/16)%2]}
+					break
+				}
 				body = &SetRole{User: members[pick(len(members), y)].user, Role: Role(1 + y%2)}
 			case 3:
 				body = &Revoke{RevokedAt: w.now, Targets: []identity.Principal{members[pick(len(members), y)].p()}}
@@ -99,6 +104,10 @@ func FuzzApplySequence(f *testing.F) {
 				s = AgentSigner(agents[pick(len(agents), y)])
 				body = &RenameGroup{Group: groups[0], Name: "agent"}
 			case 12:
+				if y%3 == 2 { // a vouch, for a device on probation or not
+					body = &VouchDevice{Device: members[pick(len(members), x+y)].id()}
+					break
+				}
 				body = &PendingAdd{Group: groups[pick(len(groups), y)], Devices: []identity.DeviceID{members[pick(len(members), x+y)].id()}}
 			case 13:
 				b, _ := w.inviteBody([]identity.GroupID{RootGroupID(w.ws), groups[pick(len(groups), y)]}, RoleMember, time.Hour, 1)
