@@ -66,7 +66,10 @@ test('the Encryption & health panel shows failing checks, channels and the stora
     const findings = panel.getByRole('list', { name: 'Findings' }).getByRole('listitem')
     assert.equal(await findings.count(), 11)
     const admins = findings.filter({ hasText: 'Admin devices' })
-    assert.match(await admins.textContent(), /Needs action.*1 admin device.*To resolve: Pair a second device or promote a second admin/)
+    assert.match(
+      await admins.textContent(),
+      /Needs action.*1 admin device.*To resolve: Pair a second device, promote a second admin or register a recovery quorum/,
+    )
     const storage = findings.filter({ hasText: 'Storage' })
     assert.match(await storage.textContent(), /Needs action.*of its 20\.0 KB budget \((8\d|9\d) %\).*To resolve: Compact now/)
     assert.match(await findings.filter({ hasText: 'Head attestations' }).textContent(), /Not checked/)
