@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -321,5 +322,66 @@ func TestCompactNowWithoutRoomForTheBundles(t *testing.T) {
 	}
 	if n := countPrefixed(t, sam, "general", "message "); n != 20 {
 		t.Fatalf("sam, joining after the drop, reads %d of 20 messages", n)
+	}
+}
+
+// Compact-now of every channel at the ceiling (issue 14): #activity and
+// #late come before #general in the sidebar and have no checkpoint written
+// ahead of the ceiling (#late was written after it), and no room for one;
+// #general has one and its drop frees space. CompactAll tries the two
+// again after that drop, and their history is dropped too, every message
+// still readable. Before, both stayed refused.
+func TestCompactAllRetriesAChannelOnceAnotherFreedSpace(t *testing.T) {
+	const budget = 60_000
+	r := startRelayWith(t, relay.Config{MaxLogBytes: budget})
+	clk := &testClock{t: time.Now()}
+	opts := r.options(t, "dana", 157)
+	opts.Clock = clk.now
+	dana := createSynced(t, r, opts)
+	ctx := testCtx(t)
+	fillToCrossing(t, dana, clk)
+	// The real clock again: the relay refuses roster operations dated
+	// ahead of its own.
+	clk.set(time.Time{})
+	if _, err := dana.CreateChannel(ctx, "late", roster.AdmissionParent); err != nil {
+		t.Fatal(err)
+	}
+	const lateN = 8
+	for i := range lateN {
+		// Long enough that #late's checkpoint does not fit in what the
+		// ceiling leaves (#activity's compaction frees about 1.3 KB).
+		if _, err := dana.Send(ctx, "late", fmt.Sprintf("late message %02d %s", i, strings.Repeat("long enough ", 25))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := dana.ReorderChannel(ctx, "general", 1000); err != nil {
+		t.Fatal(err)
+	}
+	fillToCeiling(t, dana)
+
+	reps, err := dana.CompactAll(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	got := map[string]CompactReport{}
+	for _, rep := range reps {
+		order = append(order, rep.Channel)
+		got[rep.Channel] = rep
+		t.Logf("#%s: %s (%d envelopes, %d bytes) %s", rep.Channel, rep.Statement, rep.Envelopes, rep.Bytes, rep.NotDue)
+	}
+	if len(order) < 3 || order[len(order)-1] != "general" {
+		t.Fatalf("compacted in the order %v, want #general last", order)
+	}
+	for _, ch := range []string{"activity", "late", "general"} {
+		if rep := got[ch]; !rep.Dropped || rep.Envelopes == 0 || rep.NotDue != "" {
+			t.Fatalf("#%s after compact-now of every channel: %+v", ch, rep)
+		}
+	}
+	if n := countPrefixed(t, dana, "late", "late message "); n != lateN {
+		t.Fatalf("%d of #late's %d messages readable after the drop", n, lateN)
+	}
+	if _, err := dana.Send(ctx, "late", "writes resume"); err != nil {
+		t.Fatalf("after compact-now: %v", err)
 	}
 }

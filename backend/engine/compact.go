@@ -14,6 +14,7 @@ import (
 	"weald/backend/documents"
 	"weald/backend/errcode"
 	"weald/backend/groups"
+	"weald/backend/identity"
 	"weald/backend/retention"
 	"weald/backend/roster"
 	"weald/backend/wire"
@@ -482,21 +483,61 @@ func (e *Engine) CompactAll(ctx context.Context, now bool) ([]CompactReport, err
 		return nil, err
 	}
 	var out []CompactReport
-	for _, gi := range e.roster.Groups() {
-		if gi.Deleted || !e.member(gi.Policy.Group) || !compactable(&gi) {
-			continue
-		}
-		rep, err := e.compact(ctx, &gi, now)
+	// A channel refused at the ceiling (no checkpoint written ahead of it,
+	// and no room for a new one) is tried again once another channel's
+	// drop has freed space, for as long as a pass frees more.
+	type refusal struct {
+		at    int // index into out
+		group identity.GroupID
+	}
+	var refused []refusal
+	compactOne := func(gi *roster.GroupInfo) (CompactReport, bool, error) {
+		rep, err := e.compact(ctx, gi, now)
 		if err != nil && budgetFull(err) {
-			// At the ceiling a channel without a checkpoint written ahead
-			// of it cannot be compacted; the others still free space.
 			rep.NotDue = "The relay's byte budget is full and this channel has no checkpoint written ahead of it, so nothing of it can be deleted now."
-			err = nil
+			return rep, true, nil
 		}
 		if err != nil {
-			return out, fmt.Errorf("%s: %w", gi.Name, err)
+			return rep, false, fmt.Errorf("%s: %w", gi.Name, err)
 		}
+		return rep, false, nil
+	}
+	groups := e.roster.Groups()
+	freed := false
+	for i := range groups {
+		gi := &groups[i]
+		if gi.Deleted || !e.member(gi.Policy.Group) || !compactable(gi) {
+			continue
+		}
+		rep, full, err := compactOne(gi)
+		if err != nil {
+			return out, err
+		}
+		if full {
+			refused = append(refused, refusal{len(out), gi.Policy.Group})
+		}
+		freed = freed || rep.Bytes > 0
 		out = append(out, rep)
+	}
+	for pass := 0; freed && len(refused) > 0 && pass < len(groups); pass++ {
+		freed = false
+		var still []refusal
+		for _, r := range refused {
+			gi, ok := e.roster.Group(r.group)
+			if !ok || gi.Deleted {
+				continue
+			}
+			rep, full, err := compactOne(&gi)
+			if err != nil {
+				return out, err
+			}
+			if full {
+				still = append(still, r)
+			}
+			freed = freed || rep.Bytes > 0
+			out[r.at] = rep
+		}
+		refused = still
 	}
 	return out, nil
 }
