@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Runs every test of the project and ends with one summary. Two lanes run
-# side by side, each step after the one before it in its lane:
-#   lane 1: go-race, then playwright
-#   lane 2: lint, package, vitest, go-test, desktop, desktop-ready
-# The race run is mostly one test binary at a time (backend/engine), the
-# longest step; lane 2's steps fill the other core meanwhile and are done
-# by the time the Playwright stories start (the package test, mostly
-# waiting on apt, lintian and the installed app, goes early). Called by
-# `make test` after the build steps; each step's output is kept in
-# test-artifacts/logs/<step>.log and shown in full when it fails; the
-# summary gives each step's wall time and the CPU time of the processes
-# it waited for.
+# Runs every test of the project and ends with one summary. Three lanes
+# run side by side, each step after the one before it in its lane:
+#   lane 1: go-race, desktop, desktop-ready
+#   lane 2: lint, vitest, go-test
+#   lane 3: package, playwright
+# Lanes 1 and 2 each keep a core busy (the race run is mostly one test
+# binary at a time, backend/engine); lane 3's steps spend much of their
+# time waiting (apt, lintian, the installed app; the stories' apps, relays
+# and browsers), so they run beside both. Called by `make test` after the
+# build steps; each step's output is kept in test-artifacts/logs/<step>.log
+# and shown in full when it fails; the summary gives each step's wall time
+# and the CPU time of the processes it waited for.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 logs=test-artifacts/logs
@@ -99,15 +99,17 @@ go build -o build/bin/weald-relay ./backend/cmd/weald-relay &&
 all_start=$SECONDS
 (
   step go-race       go_race
-  step playwright    playwright
+  step desktop       .ci/desktop-smoke.sh build/bin/weald-desktop
+  step desktop-ready frontend/e2e/desktop-ready.sh build/bin/weald-desktop
 ) &
 (
   step lint          make --no-print-directory lint
-  step package       .ci/package-test.sh
   step vitest        npm --prefix frontend run --silent test
   step go-test       go_test
-  step desktop       .ci/desktop-smoke.sh build/bin/weald-desktop
-  step desktop-ready frontend/e2e/desktop-ready.sh build/bin/weald-desktop
+) &
+(
+  step package       .ci/package-test.sh
+  step playwright    playwright
 ) &
 wait
 report lint go-race package vitest go-test playwright desktop desktop-ready
