@@ -240,66 +240,18 @@ func TestCompactNowWithoutRoomForTheBundles(t *testing.T) {
 		opts := r.options(t, "dana", 153)
 		opts.Clock = func() time.Time { return base }
 		dana := createSynced(t, r, opts)
-		ctx := testCtx(t)
-		for i := range 20 {
-			if _, err := dana.Send(ctx, "general", fmt.Sprintf("message %02d before the ceiling", i)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		st, err := dana.Storage(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return dana, st.LogBytes
-	}
-	used := func(e *Engine) uint64 {
-		st, err := e.Storage(testCtx(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st.LogBytes
-	}
-	locked := func(e *Engine, f func(g *group, gi *roster.GroupInfo) error) {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		gi, err := e.resolveChannel("general")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := f(e.groups[gi.Policy.Group], &gi); err != nil {
-			t.Fatal(err)
-		}
+		return dana, sendTwenty(t, dana)
 	}
 
 	probe, filled := fill(startRelay(t))
-	locked(probe, func(g *group, gi *roster.GroupInfo) error {
-		_, err := probe.writeCheckpoint(testCtx(t), g, gi)
-		return err
-	})
-	checkpointed := used(probe)
-	locked(probe, func(g *group, gi *roster.GroupInfo) error { return probe.publishBundles(testCtx(t), g, &gi.Policy) })
-	bundled := used(probe)
-	budget := checkpointed + (bundled-checkpointed)/2
-	t.Logf("probe: %d bytes filled, %d with the checkpoint, %d with the bundles: budget %d", filled, checkpointed, bundled, budget)
+	budget := bundlesBudget(t, probe, filled)
 
 	r := startRelayWith(t, relay.Config{MaxLogBytes: budget})
 	dana, got := fill(r)
-	// The runs differ by a few bytes (varints of the relay's clock and
-	// the like); the budget's margin either side is hundreds.
-	if d := int64(got) - int64(filled); d < -64 || d > 64 {
-		t.Fatalf("the workspace filled %d bytes, the probe %d: not the same run", got, filled)
+	if rep := compactAllGeneral(t, dana, got, filled); !(rep.Dropped && rep.Envelopes > 0) {
+		t.Fatalf("#general was not compacted: %+v", rep)
 	}
-	ctx := testCtx(t)
-	reps, err := dana.CompactAll(ctx, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, rep := range reps {
-		if rep.Channel == "general" && !(rep.Dropped && rep.Envelopes > 0) {
-			t.Fatalf("#general was not compacted: %+v", rep)
-		}
-	}
-	after := used(dana)
+	after := usedBytes(t, dana)
 	if after >= filled {
 		t.Fatalf("compact-now: %d → %d bytes", got, after)
 	}
@@ -312,11 +264,107 @@ func TestCompactNowWithoutRoomForTheBundles(t *testing.T) {
 	if owed || !above {
 		t.Fatalf("the bundles above the checkpoint: owed %v, published %v", owed, above)
 	}
-	link, err := dana.CreateInvite(ctx, []string{"general"}, roster.RoleMember, time.Hour)
+	samReadsGeneral(t, r, dana, 154)
+}
+
+// TestCompactNowWithoutRoomForTheBundles with two admins (issue 14): the
+// drop waits for lee's approval, so dana's compact-now proposes it with
+// the bundles still owed instead of being refused; lee's approval drops
+// and republishes them above the checkpoint, and a person lee invites
+// afterwards joins #general and reads it while dana stays away.
+func TestTwoAdminsCompactNowWithoutRoomForTheBundles(t *testing.T) {
+	fill := func(r *testRelay) (*Engine, *Engine, uint64) {
+		dana := createSynced(t, r, r.options(t, "dana", 163))
+		ctx := testCtx(t)
+		lee := joinWith(t, r, invite(t, dana), "lee", 164)
+		if err := dana.Promote(ctx, lee.meta.User.hex()); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range []*Engine{dana, lee} {
+			if _, err := e.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dana, lee, sendTwenty(t, dana)
+	}
+
+	probe, _, filled := fill(startRelay(t))
+	budget := bundlesBudget(t, probe, filled)
+
+	r := startRelayWith(t, relay.Config{MaxLogBytes: budget})
+	dana, lee, got := fill(r)
+	if rep := compactAllGeneral(t, dana, got, filled); rep.Dropped || rep.Pending == "" {
+		t.Fatalf("#general's compact-now was not put to lee: %+v", rep)
+	}
+	ctx := testCtx(t)
+	if _, err := lee.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	for _, p := range lee.PendingRetentions() {
+		if p.Destroy && p.Approvable {
+			id = p.ID
+		}
+	}
+	if id == "" {
+		t.Fatalf("lee's pending list: %+v", lee.PendingRetentions())
+	}
+	if _, err := lee.ApproveRetention(ctx, id); err != nil {
+		t.Fatalf("lee's approval: %v", err)
+	}
+	after := usedBytes(t, lee)
+	if after >= filled {
+		t.Fatalf("the approved compact-now: %d → %d bytes", got, after)
+	}
+	t.Logf("approved compact-now: %d → %d bytes of a %d-byte budget", got, after, budget)
+	samReadsGeneral(t, r, lee, 165)
+}
+
+// usedBytes is the relay's log bytes as e reads them.
+func usedBytes(t *testing.T, e *Engine) uint64 {
+	st, err := e.Storage(testCtx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sam := joinWith(t, r, link, "sam", 154)
+	return st.LogBytes
+}
+
+// bundlesBudget measures, on probe (a relay without a budget), #general's
+// fresh checkpoint and then its standing bundles, and returns a budget
+// halfway through the bundles: room for the checkpoint, not for both.
+func bundlesBudget(t *testing.T, probe *Engine, filled uint64) uint64 {
+	locked := func(f func(g *group, gi *roster.GroupInfo) error) {
+		probe.mu.Lock()
+		defer probe.mu.Unlock()
+		gi, err := probe.resolveChannel("general")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f(probe.groups[gi.Policy.Group], &gi); err != nil {
+			t.Fatal(err)
+		}
+	}
+	locked(func(g *group, gi *roster.GroupInfo) error {
+		_, err := probe.writeCheckpoint(testCtx(t), g, gi)
+		return err
+	})
+	checkpointed := usedBytes(t, probe)
+	locked(func(g *group, gi *roster.GroupInfo) error { return probe.publishBundles(testCtx(t), g, &gi.Policy) })
+	bundled := usedBytes(t, probe)
+	budget := checkpointed + (bundled-checkpointed)/2
+	t.Logf("probe: %d bytes filled, %d with the checkpoint, %d with the bundles: budget %d", filled, checkpointed, bundled, budget)
+	return budget
+}
+
+// samReadsGeneral has inviter invite sam to #general after the drop and
+// checks that sam joins and reads all 20 messages from before it.
+func samReadsGeneral(t *testing.T, r *testRelay, inviter *Engine, seed byte) {
+	ctx := testCtx(t)
+	link, err := inviter.CreateInvite(ctx, []string{"general"}, roster.RoleMember, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sam := joinWith(t, r, link, "sam", seed)
 	if _, err := sam.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -384,4 +432,37 @@ func TestCompactAllRetriesAChannelOnceAnotherFreedSpace(t *testing.T) {
 	if _, err := dana.Send(ctx, "late", "writes resume"); err != nil {
 		t.Fatalf("after compact-now: %v", err)
 	}
+}
+
+// compactAllGeneral checks that e's workspace filled as many bytes as the
+// probe's (got, filled), runs compact-now on every channel and returns
+// #general's report.
+func compactAllGeneral(t *testing.T, e *Engine, got, filled uint64) CompactReport {
+	// The runs differ by a few bytes (varints of the relay's clock and
+	// the like); the budget's margin either side is hundreds.
+	if d := int64(got) - int64(filled); d < -64 || d > 64 {
+		t.Fatalf("the workspace filled %d bytes, the probe %d: not the same run", got, filled)
+	}
+	reps, err := e.CompactAll(testCtx(t), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rep := range reps {
+		if rep.Channel == "general" {
+			return rep
+		}
+	}
+	t.Fatalf("no report for #general: %+v", reps)
+	return CompactReport{}
+}
+
+// sendTwenty sends 20 messages to #general and returns the relay's log
+// bytes after them.
+func sendTwenty(t *testing.T, e *Engine) uint64 {
+	for i := range 20 {
+		if _, err := e.Send(testCtx(t), "general", fmt.Sprintf("message %02d before the ceiling", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return usedBytes(t, e)
 }

@@ -362,8 +362,11 @@ func (e *Engine) compact(ctx context.Context, gi *roster.GroupInfo, now bool) (C
 			w.below, w.belowSize, gi.Name, w.documents)
 	}
 	err = e.publishBundles(ctx, g, &gi.Policy)
-	if err != nil && now && budgetFull(err) && e.roster.LiveAdmins() <= 1 {
-		return e.dropThenPublish(ctx, g, gi, w.cp, rep)
+	if err != nil && now && budgetFull(err) {
+		if e.roster.LiveAdmins() <= 1 {
+			return e.dropThenPublish(ctx, g, gi, w.cp, rep)
+		}
+		return e.proposeThenPublish(ctx, g, w.cp, rep)
 	}
 	if err != nil {
 		return rep, err
@@ -395,6 +398,20 @@ func (e *Engine) dropThenPublish(ctx context.Context, g *group, gi *roster.Group
 	}
 	g.rec.Retention.trustedAt(cp.Seq).BundlesAbove = true
 	return rep, e.persistGroup(ctx, g)
+}
+
+// proposeThenPublish is dropThenPublish with several admins: the drop
+// waits for their approval, so the destruction is proposed (roster
+// operations are outside the byte budget) with the bundles still owed
+// (BundleOwed, persisted first). Whichever admin sends the approved drop
+// republishes them above the checkpoint right after it (runDestructions),
+// and this device's next sync does if it has not.
+func (e *Engine) proposeThenPublish(ctx context.Context, g *group, cp trustedCP, rep CompactReport) (CompactReport, error) {
+	g.rec.BundleOwed = true
+	if err := e.persistGroup(ctx, g); err != nil {
+		return rep, err
+	}
+	return e.destroyBelow(ctx, g, cp, rep)
 }
 
 // compactAtCeiling is compact-now when the relay's budget is full: no new

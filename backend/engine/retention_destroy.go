@@ -70,12 +70,30 @@ func (e *Engine) runDestructions(ctx context.Context) int {
 		if cp == nil || cp.Seq <= g.rec.Retention.DroppedBelow {
 			continue // not verified here (yet), or already dropped
 		}
+		seq := cp.Seq
 		if _, err := e.dropBelow(ctx, g, *cp, &a.Destruction); err != nil {
 			e.raise(ctx, Alert{Code: "retention/steward", Group: hexID(a.Group).hex(),
 				Message: fmt.Sprintf("An approved compact-now could not delete history: %v", err)})
 			continue
 		}
 		n++
+		// The proposer may have found no room for the standing bundles
+		// above the checkpoint before the drop (proposeThenPublish); the
+		// drop deleted those below it, so they go above it now, in the
+		// space the drop freed.
+		if t := g.rec.Retention.trustedAt(seq); t != nil && !t.BundlesAbove {
+			if gi, ok := e.roster.Group(a.Group); ok {
+				if err := e.publishBundles(ctx, g, &gi.Policy); err != nil {
+					e.raise(ctx, Alert{Code: "retention/steward", Group: hexID(a.Group).hex(),
+						Message: fmt.Sprintf("After an approved compact-now the channel's join bundles could not be republished: %v", err)})
+					continue
+				}
+				t.BundlesAbove = true
+				if err := e.persistGroup(ctx, g); err != nil {
+					e.raise(ctx, Alert{Code: "retention/steward", Group: hexID(a.Group).hex(), Message: err.Error()})
+				}
+			}
+		}
 	}
 	return n
 }
