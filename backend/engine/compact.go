@@ -514,6 +514,13 @@ func (e *Engine) CompactAll(ctx context.Context, now bool) ([]CompactReport, err
 			rep.NotDue = "The relay's byte budget is full and this channel has no checkpoint written ahead of it, so nothing of it can be deleted now."
 			return rep, true, nil
 		}
+		if errors.Is(err, ErrNotFullHistory) {
+			// A member added late to a closed channel holds no key of its
+			// first epochs: it cannot write the checkpoint, but the other
+			// channels are still compacted.
+			rep.NotDue = "This device does not hold the channel's whole history (it was added after it began), so it cannot write the checkpoint; a member who holds it can."
+			return rep, false, nil
+		}
 		if err != nil {
 			return rep, false, fmt.Errorf("%s: %w", gi.Name, err)
 		}

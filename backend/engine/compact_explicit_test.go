@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"weald/backend/roster"
@@ -76,5 +77,58 @@ func TestCompactExplicitChannel(t *testing.T) {
 
 	if _, err := dana.Compact(ctx, hexID(roster.RootGroupID(dana.wsID())).hex(), true); codeOf(err) != "retention/unsupported_group" {
 		t.Fatalf("compacting the root: %v", err)
+	}
+}
+
+// Compact-now of every channel by an admin added late to a private
+// channel (issue 14): it holds no key of the channel's first epoch, so it
+// cannot checkpoint it. Before, CompactAll failed there with
+// retention/not_full_history and compacted nothing after it; now the
+// channel is reported as such and the others are compacted.
+func TestCompactAllSkipsAChannelWithoutItsFullHistory(t *testing.T) {
+	r := startRelay(t)
+	ctx := testCtx(t)
+	dana := createWorkspace(t, r, 233)
+	if _, err := dana.CreateChannel(ctx, "secret", roster.AdmissionExplicit); err != nil {
+		t.Fatal(err)
+	}
+	lee := joinWith(t, r, invite(t, dana), "lee", 234)
+	if _, err := lee.Sync(ctx); err != nil { // key packages
+		t.Fatal(err)
+	}
+	if _, err := dana.Send(ctx, "secret", "before lee"); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := dana.AddPeople(ctx, "secret", []string{lee.meta.User.hex()}); err != nil || len(res.Added) != 1 {
+		t.Fatalf("add lee: %+v, %v", res, err)
+	}
+	if err := dana.Promote(ctx, lee.meta.User.hex()); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, err := dana.Send(ctx, "general", fmt.Sprintf("g%02d", i)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dana.Send(ctx, "secret", fmt.Sprintf("s%02d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := lee.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	reps, err := lee.CompactAll(ctx, true)
+	if err != nil {
+		t.Fatalf("lee's compact-now of every channel: %v", err)
+	}
+	got := map[string]CompactReport{}
+	for _, rep := range reps {
+		got[rep.Channel] = rep
+		t.Logf("#%s: %s%s", rep.Channel, rep.Statement, rep.NotDue)
+	}
+	if rep := got["secret"]; rep.Pending != "" || rep.Dropped || !strings.Contains(rep.NotDue, "whole history") {
+		t.Fatalf("#secret, whose first epoch lee never held: %+v", rep)
+	}
+	if rep := got["general"]; rep.Pending == "" {
+		t.Fatalf("#general was not put to dana: %+v", rep)
 	}
 }
