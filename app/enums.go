@@ -176,6 +176,7 @@ const (
 	OutcomeNone      AlertOutcome = ""
 	OutcomeDismissed AlertOutcome = "dismissed"
 	OutcomeApproved  AlertOutcome = "approved"
+	OutcomeVouched   AlertOutcome = "vouched"
 	OutcomeRevoked   AlertOutcome = "revoked"
 	OutcomeRotated   AlertOutcome = "rotated"
 )

@@ -35,9 +35,11 @@ type SecurityAlert struct {
 	Approve bool `json:"approve"`
 	Revoke  bool `json:"revoke"`
 	Rotate  bool `json:"rotate"`
+	// Vouch: vouch for the device as a member of the recovery quorum.
+	Vouch bool `json:"vouch"`
 	// Acknowledged: when (unix ms; 0: not yet) and how.
 	Acknowledged int64        `json:"acknowledged"`
-	Outcome      AlertOutcome `json:"outcome" ts_type:"'' | 'dismissed' | 'approved' | 'revoked' | 'rotated'"`
+	Outcome      AlertOutcome `json:"outcome" ts_type:"'' | 'dismissed' | 'approved' | 'vouched' | 'revoked' | 'rotated'"`
 }
 
 // SecurityAlerts lists the workspace's alerts, newest first.
@@ -71,7 +73,7 @@ func (w *Workspaces) securityAlerts(r *wsRun) []SecurityAlert {
 func toSecurityAlert(v engine.AlertView) SecurityAlert {
 	return SecurityAlert{ID: v.ID, Code: v.Code, Tone: AlertTone(v.Tone), Summary: v.Summary, Detail: sentenceOf(v.Message),
 		Time: v.Time.UnixMilli(), ActorName: v.ActorName, ActorDevice: v.ActorDevice, Device: v.Device, DeviceName: v.DeviceName,
-		Approve: v.Approve, Revoke: v.Revoke, Rotate: v.Rotate}
+		Approve: v.Approve, Revoke: v.Revoke, Rotate: v.Rotate, Vouch: v.Vouch}
 }
 
 // DismissAlert acknowledges one alert on this device ("dismissed"); it
@@ -134,6 +136,27 @@ func (w *Workspaces) ApproveDevice(ws, device string) error {
 		return toError(aerr)
 	}
 	if err := w.acknowledge(r, OutcomeApproved, concerning(device)); err != nil {
+		return err
+	}
+	w.emitWorkspaces()
+	return nil
+}
+
+// VouchDevice vouches, as a member of the recovery quorum, for a device
+// recovered with a recovery phrase (engine.VouchDevice; the quorum's
+// threshold-th vouch ends its probation), and marks the alerts about it
+// vouched.
+func (w *Workspaces) VouchDevice(ws, device string) error {
+	r, err := w.run(ws)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := w.longCtx()
+	defer cancel()
+	if _, verr := r.eng.VouchDevice(ctx, device); verr != nil {
+		return toError(verr)
+	}
+	if err := w.acknowledge(r, OutcomeVouched, concerning(device)); err != nil {
 		return err
 	}
 	w.emitWorkspaces()

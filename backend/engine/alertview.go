@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"weald/backend/identity"
@@ -54,6 +55,10 @@ type AlertView struct {
 	Approve bool `json:"approve,omitempty"`
 	Revoke  bool `json:"revoke,omitempty"`
 	Rotate  bool `json:"rotate,omitempty"`
+	// Vouch: vouch for the device as a member of the recovery quorum (on
+	// probation, another person's, this device admitted before it and not
+	// on probation, and this person has not vouched for it yet).
+	Vouch bool `json:"vouch,omitempty"`
 }
 
 // AlertViews lists the kept alerts, oldest first, each read against the
@@ -278,6 +283,8 @@ func (e *Engine) concerns(v *AlertView, did identity.DeviceID) {
 	me, _ := e.roster.Device(e.devID)
 	v.Approve = live && d.Probation && admin && me.Admitted.Index < d.Admitted.Index
 	v.Revoke = live && did != e.devID && (admin || d.User == identity.UserID(e.meta.User))
+	v.Vouch = live && d.Probation && d.User != me.User && e.inQuorum(me.User) && !me.Probation && e.roster.DeviceLive(e.devID) &&
+		me.Admitted.Index < d.Admitted.Index && !slices.Contains(d.Vouches, me.User)
 }
 
 // ownerOf is the user a device, recovery principal or agent (by its

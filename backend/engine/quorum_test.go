@@ -73,10 +73,24 @@ func TestRecoveryQuorumVouchesEndProbation(t *testing.T) {
 	if !asked {
 		t.Fatalf("sam was not asked to vouch: %+v", sam.Status().Alerts)
 	}
+	canVouch := func(e *Engine) bool {
+		for _, v := range e.AlertViews(ctx) {
+			if v.Device == did && v.Vouch {
+				return true
+			}
+		}
+		return false
+	}
+	if !canVouch(sam) || canVouch(dana2) {
+		t.Fatal("the Security view's vouch is offered to the wrong devices")
+	}
 	// One vouch is not enough; a second from the same person is refused.
 	v, err := sam.VouchDevice(ctx, did)
 	if err != nil || !v.Probation || v.Vouches != 1 || v.Threshold != 2 {
 		t.Fatalf("first vouch: %+v %v", v, err)
+	}
+	if canVouch(sam) {
+		t.Fatal("vouch still offered after vouching")
 	}
 	if _, err := sam.VouchDevice(ctx, did); !errors.Is(err, roster.ErrDuplicate) {
 		t.Fatal("sam vouched twice")

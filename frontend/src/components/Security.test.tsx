@@ -1,4 +1,4 @@
-import { describe, expect, it, beforeEach } from 'vitest'
+import { describe, expect, it, beforeEach, vi } from 'vitest'
 import { act, render, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { ApiError, type AdminMember, type SecurityAlert } from '../lib/api'
@@ -23,6 +23,7 @@ const alert = (p: Partial<SecurityAlert> & { id: string; summary: string }): Sec
   approve: false,
   revoke: false,
   rotate: false,
+  vouch: false,
   acknowledged: 0,
   outcome: '',
   ...p,
@@ -109,6 +110,31 @@ describe('SecurityView', () => {
     await userEvent.click(within(dialog).getByText('Close'))
     const earlier = await screen.findByRole('list', { name: 'Acknowledged alerts' })
     expect(earlier.textContent).toContain('Device approved on')
+  })
+
+  it('a member of the recovery quorum vouches only after confirming, then the alert is marked vouched', async () => {
+    const a = holder.current.api
+    const asked = {
+      ...recovered,
+      approve: false,
+      revoke: false,
+      vouch: true,
+      summary:
+        'Sam’s recovery phrase was used to add device 0000000d for Sam; it is on probation until an admin approves it or 2 members of the recovery quorum vouch for it.',
+    }
+    a.security.alerts.mockResolvedValueOnce([asked]).mockResolvedValue([{ ...asked, vouch: false, acknowledged: T, outcome: 'vouched' }])
+    a.security.vouch.mockResolvedValue(undefined)
+    const confirm = vi.spyOn(window, 'confirm').mockReturnValueOnce(false).mockReturnValueOnce(true)
+    render(<SecurityView workspace={W} workspaceName="Acme" />)
+    const button = await screen.findByRole('button', { name: 'Vouch for device 00000000…' })
+    await userEvent.click(button) // declined: nothing sent
+    expect(confirm.mock.calls[0][0]).toContain('only if Sam told you directly')
+    expect(a.security.vouch).not.toHaveBeenCalled()
+    await userEvent.click(button)
+    expect(a.security.vouch).toHaveBeenCalledWith(W, hex(0xd))
+    const earlier = await screen.findByRole('list', { name: 'Acknowledged alerts' })
+    expect(earlier.textContent).toContain('Vouched for the device on')
+    confirm.mockRestore()
   })
 
   it('an alert that asks for a rotation opens the rotation, said before it runs', async () => {

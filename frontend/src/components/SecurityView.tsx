@@ -25,6 +25,8 @@ export function outcomeSentence(a: Pick<SecurityAlert, 'outcome' | 'acknowledged
   switch (a.outcome) {
     case 'approved':
       return `Device approved on ${on}.`
+    case 'vouched':
+      return `Vouched for the device on ${on}.`
     case 'revoked':
       return `Device revoked on ${on}.`
     case 'rotated':
@@ -96,6 +98,24 @@ export function SecurityView({
     }
   }
 
+  // A member of the recovery quorum vouches only after hearing from the
+  // person directly (docs/protocol/roster.md "Recovery quorum").
+  const vouch = async (a: SecurityAlert) => {
+    if (
+      !window.confirm(
+        `Vouch for device ${a.device.slice(0, 8)}… of ${a.deviceName} only if ${a.deviceName} told you directly (in person or on a call you trust) that they recovered it. Enough vouches let it admit and remove people. Vouch now?`,
+      )
+    )
+      return
+    setError(null)
+    try {
+      await api.security.vouch(workspace, a.device)
+      load()
+    } catch (e) {
+      setError(toApiError(e))
+    }
+  }
+
   const fresh = alerts?.filter((a) => !a.acknowledged) ?? []
   const earlier = alerts?.filter((a) => a.acknowledged) ?? []
   return (
@@ -121,6 +141,11 @@ export function SecurityView({
                 {a.approve ? (
                   <button type="button" className="primary" onClick={() => setOpen({ kind: 'approve', alert: a })}>
                     Approve device {a.device.slice(0, 8)}…
+                  </button>
+                ) : null}
+                {a.vouch ? (
+                  <button type="button" className="primary" onClick={() => vouch(a)}>
+                    Vouch for device {a.device.slice(0, 8)}…
                   </button>
                 ) : null}
                 {a.revoke ? (

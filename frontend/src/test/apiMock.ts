@@ -69,6 +69,7 @@ export function makeApi() {
       // By default there is no alert and no rotation under way.
       alerts: vi.fn().mockResolvedValue([]),
       dismiss: vi.fn(),
+      vouch: vi.fn(),
       recoveryState: vi.fn().mockResolvedValue({ unfinished: false, unconfirmed: 0 }),
       rotateRecovery: vi.fn(),
       confirmRotation: vi.fn(() => Promise.resolve()),

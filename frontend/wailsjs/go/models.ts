@@ -1301,8 +1301,9 @@ export namespace app {
 	    approve: boolean;
 	    revoke: boolean;
 	    rotate: boolean;
+	    vouch: boolean;
 	    acknowledged: number;
-	    outcome: '' | 'dismissed' | 'approved' | 'revoked' | 'rotated';
+	    outcome: '' | 'dismissed' | 'approved' | 'vouched' | 'revoked' | 'rotated';
 	
 	    static createFrom(source: any = {}) {
 	        return new SecurityAlert(source);
@@ -1323,6 +1324,7 @@ export namespace app {
 	        this.approve = source["approve"];
 	        this.revoke = source["revoke"];
 	        this.rotate = source["rotate"];
+	        this.vouch = source["vouch"];
 	        this.acknowledged = source["acknowledged"];
 	        this.outcome = source["outcome"];
 	    }

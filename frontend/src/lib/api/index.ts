@@ -206,6 +206,8 @@ export const api = {
     alerts: (ws: string): Promise<SecurityAlert[]> => wrap(() => Workspaces.SecurityAlerts(ws) as Promise<SecurityAlert[]>),
     /** dismiss acknowledges one alert on this device; the list comes back. */
     dismiss: (ws: string, id: string): Promise<SecurityAlert[]> => wrap(() => Workspaces.DismissAlert(ws, id) as Promise<SecurityAlert[]>),
+    /** vouch vouches, as a member of the recovery quorum, for a device recovered with a phrase; its alerts are marked vouched. */
+    vouch: (ws: string, device: string): Promise<void> => wrap(() => Workspaces.VouchDevice(ws, device)),
     recoveryState: (ws: string): Promise<RecoveryState> => wrap(() => Workspaces.RecoveryState(ws) as Promise<RecoveryState>),
     /** rotateRecovery replaces your recovery phrase (or finishes an unfinished rotation); the new words come back once. */
     rotateRecovery: (ws: string): Promise<RecoveryRotation> => wrap(() => Workspaces.RotateRecovery(ws) as Promise<RecoveryRotation>),

@@ -126,4 +126,6 @@ export function SetNotifications(arg1:string,arg2:string):Promise<void>;
 
 export function SubmitAgentRequest(arg1:string,arg2:string):Promise<app.AgentSubmission>;
 
+export function VouchDevice(arg1:string,arg2:string):Promise<void>;
+
 export function WorkspaceMembers(arg1:string):Promise<Array<app.WorkspaceMember>>;

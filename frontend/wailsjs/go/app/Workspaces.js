@@ -250,6 +250,10 @@ export function SubmitAgentRequest(arg1, arg2) {
   return window['go']['app']['Workspaces']['SubmitAgentRequest'](arg1, arg2);
 }
 
+export function VouchDevice(arg1, arg2) {
+  return window['go']['app']['Workspaces']['VouchDevice'](arg1, arg2);
+}
+
 export function WorkspaceMembers(arg1) {
   return window['go']['app']['Workspaces']['WorkspaceMembers'](arg1);
 }
