@@ -380,7 +380,7 @@ func samReadsGeneral(t *testing.T, r *testRelay, inviter *Engine, seed byte) {
 // again after that drop, and their history is dropped too, every message
 // still readable. Before, both stayed refused.
 func TestCompactAllRetriesAChannelOnceAnotherFreedSpace(t *testing.T) {
-	const budget = 60_000
+	const budget = 120_000 // room for #late between the crossing (80-95 %) and the ceiling
 	r := startRelayWith(t, relay.Config{MaxLogBytes: budget})
 	clk := &testClock{t: time.Now()}
 	opts := r.options(t, "dana", 157)
@@ -394,11 +394,11 @@ func TestCompactAllRetriesAChannelOnceAnotherFreedSpace(t *testing.T) {
 	if _, err := dana.CreateChannel(ctx, "late", roster.AdmissionParent); err != nil {
 		t.Fatal(err)
 	}
-	const lateN = 8
+	const lateN = 10
 	for i := range lateN {
 		// Long enough that #late's checkpoint does not fit in what the
 		// ceiling leaves (#activity's compaction frees about 1.3 KB).
-		if _, err := dana.Send(ctx, "late", fmt.Sprintf("late message %02d %s", i, strings.Repeat("long enough ", 25))); err != nil {
+		if _, err := dana.Send(ctx, "late", fmt.Sprintf("late message %02d %s", i, strings.Repeat("long enough ", 33))); err != nil {
 			t.Fatal(err)
 		}
 	}
