@@ -284,8 +284,41 @@ func (w *Workspaces) alertEvent(r *wsRun, ev engine.Event) (out Alert, ok bool) 
 	for _, a := range w.securityAlerts(r) {
 		if a.Code == ev.Code && a.Detail == sentenceOf(ev.Message) {
 			out.ID, out.Tone, out.Message = a.ID, a.Tone, a.Summary
+			if a.ActorDevice != "" && a.ActorName == "" {
+				r.unnamed[a.ID] = out
+			}
 			return out, true
 		}
 	}
 	return out, ev.Code != string(engine.AlertRosterChange)
+}
+
+// maxUnnamed bounds the alerts waiting for their actor's name.
+const maxUnnamed = 64
+
+// renameAlerts emits again, with the same id, the event of an alert
+// whose actor had no name yet when it was raised (a person's name comes
+// with their first message, after the roster operation that admitted
+// them): once the name is known its summary says it, and the window's
+// banner shows that instead of "user 1a2b3c4d". Called on roster and
+// message events, on the event loop.
+func (w *Workspaces) renameAlerts(r *wsRun) {
+	if len(r.unnamed) == 0 {
+		return
+	}
+	for _, a := range w.securityAlerts(r) {
+		was, ok := r.unnamed[a.ID]
+		if !ok {
+			continue
+		}
+		if a.Summary != was.Message {
+			was.Message = a.Summary
+			w.app.emit(w.ctx, EventAlert, was)
+		}
+		if a.ActorName != "" {
+			delete(r.unnamed, a.ID)
+		} else {
+			r.unnamed[a.ID] = was
+		}
+	}
 }

@@ -108,6 +108,9 @@ type wsRun struct {
 	alertMu sync.Mutex
 	alertQ  []engine.Event
 	alerted chan struct{} // an alert was queued
+	// unnamed: alerts whose event went out before their actor's name was
+	// known, by id (the event loop's own; security.go renameAlerts).
+	unnamed map[string]Alert
 }
 
 const wsEventBuffer = 512
@@ -195,7 +198,7 @@ func (w *Workspaces) openLocked(id string) *Error {
 		return nil
 	}
 	r := &wsRun{id: id, events: make(chan engine.Event, wsEventBuffer), prefs: w.app.loadPrefs(id), started: time.Now(),
-		wake: make(chan struct{}, 1), alerted: make(chan struct{}, 1)}
+		wake: make(chan struct{}, 1), alerted: make(chan struct{}, 1), unnamed: map[string]Alert{}}
 	eng, err := engine.Open(w.ctx, engine.Options{Dir: w.dir(id), Provision: w.app.provisioner(nil), OnEvent: r.onEvent})
 	if err != nil {
 		return toError(err)
@@ -281,6 +284,7 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 			case engine.EventChannels, engine.EventRoster:
 				w.emitChannels(r)
 				if ev.Kind == engine.EventRoster {
+					w.renameAlerts(r)
 					// Once ever, after the first other person joins a solo admin
 					// (lifecycle.md "Roles"): it comes back as an alert event.
 					r.eng.RemindSoloAdmin(r.ctx)
@@ -294,6 +298,7 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 				w.app.emit(w.ctx, EventMessagesChanged, MessagesChanged{Workspace: r.id, Channel: ev.Channel})
 				w.notifyNew(r, ev.Channel)
 				w.emitChannels(r)
+				w.renameAlerts(r) // a newcomer's name comes with their first message
 				w.emitWorkspaces()
 			case engine.EventReady:
 				r.mu.Lock()
@@ -334,6 +339,9 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 					w.app.emit(w.ctx, EventAlert, a)
 					w.notifyAlert(r, a)
 				}
+			}
+			if len(r.unnamed) > maxUnnamed {
+				clear(r.unnamed)
 			}
 		}
 	}

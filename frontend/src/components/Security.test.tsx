@@ -309,6 +309,20 @@ describe('Shell and alerts', () => {
     expect(screen.queryByRole('alert')).toBeNull()
     act(() => holder.current.emit('alert', { workspace: W, id: 'r1', code: 'device/recovered', tone: 'alert', message: recovered.summary }))
     expect((await screen.findByRole('alert')).textContent).toContain(`Security alert in Acme: ${recovered.summary}`)
+    // The notice's event again, same id, once the newcomer's name is known: the banner takes the new words, no second one.
+    act(() =>
+      holder.current.emit('alert', {
+        workspace: W,
+        id: 'n1',
+        code: 'roster/unexpected_change',
+        tone: 'notice',
+        message: 'Lee Ann joined, admitted by Sam’s invite.',
+      }),
+    )
+    await waitFor(() =>
+      expect(screen.getAllByRole('status').map((s) => s.textContent)).toContain('Acme: Lee Ann joined, admitted by Sam’s invite. Review OK'),
+    )
+    expect(screen.getAllByRole('status').filter((s) => /joined, admitted/.test(s.textContent ?? ''))).toHaveLength(1)
     // Review opens the Security view.
     await userEvent.click(within(screen.getByRole('alert')).getByRole('button', { name: 'Review' }))
     expect(await screen.findByRole('heading', { name: 'Security of Acme' })).toBeTruthy()

@@ -95,7 +95,10 @@ export function Shell() {
   useEffect(() => {
     let n = 0
     return api.onAlert((a) => {
-      setAlerts((list) => [...list.slice(-4), { ...a, key: ++n }])
+      // An alert's event comes again, same id, when its summary changed
+      // (the newcomer's name became known): its banner takes the new words.
+      const same = (x: AlertEvent) => !!a.id && x.id === a.id && x.workspace === a.workspace
+      setAlerts((list) => (list.some(same) ? list.map((x) => (same(x) ? { ...x, message: a.message } : x)) : [...list.slice(-4), { ...a, key: ++n }]))
       setSecuritySeen((k) => k + 1)
     })
   }, [])
