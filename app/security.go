@@ -126,20 +126,10 @@ func (w *Workspaces) acknowledge(r *wsRun, outcome AlertOutcome, match func(Secu
 // phrase (engine.ApproveDevice: an admin device admitted before it), and
 // marks the alerts about it approved.
 func (w *Workspaces) ApproveDevice(ws, device string) error {
-	r, err := w.run(ws)
-	if err != nil {
+	return w.settleRecovered(ws, device, OutcomeApproved, func(r *wsRun, ctx context.Context) error {
+		_, err := r.eng.ApproveDevice(ctx, device)
 		return err
-	}
-	ctx, cancel := w.longCtx()
-	defer cancel()
-	if _, aerr := r.eng.ApproveDevice(ctx, device); aerr != nil {
-		return toError(aerr)
-	}
-	if err := w.acknowledge(r, OutcomeApproved, concerning(device)); err != nil {
-		return err
-	}
-	w.emitWorkspaces()
-	return nil
+	})
 }
 
 // VouchDevice vouches, as a member of the recovery quorum, for a device
@@ -147,16 +137,25 @@ func (w *Workspaces) ApproveDevice(ws, device string) error {
 // threshold-th vouch ends its probation), and marks the alerts about it
 // vouched.
 func (w *Workspaces) VouchDevice(ws, device string) error {
+	return w.settleRecovered(ws, device, OutcomeVouched, func(r *wsRun, ctx context.Context) error {
+		_, err := r.eng.VouchDevice(ctx, device)
+		return err
+	})
+}
+
+// settleRecovered runs act on a recovered device, then marks the alerts
+// about it with outcome.
+func (w *Workspaces) settleRecovered(ws, device string, outcome AlertOutcome, act func(*wsRun, context.Context) error) error {
 	r, err := w.run(ws)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := w.longCtx()
 	defer cancel()
-	if _, verr := r.eng.VouchDevice(ctx, device); verr != nil {
-		return toError(verr)
+	if aerr := act(r, ctx); aerr != nil {
+		return toError(aerr)
 	}
-	if err := w.acknowledge(r, OutcomeVouched, concerning(device)); err != nil {
+	if err := w.acknowledge(r, outcome, concerning(device)); err != nil {
 		return err
 	}
 	w.emitWorkspaces()
@@ -285,7 +284,7 @@ func (w *Workspaces) alertEvent(r *wsRun, ev engine.Event) (out Alert, ok bool) 
 		if a.Code == ev.Code && a.Detail == sentenceOf(ev.Message) {
 			out.ID, out.Tone, out.Message = a.ID, a.Tone, a.Summary
 			if a.ActorDevice != "" && a.ActorName == "" {
-				r.unnamed[a.ID] = out
+				r.unnamed[a.ID] = unnamedAlert{out, time.Now().Add(unnamedWait)}
 			}
 			return out, true
 		}
@@ -293,8 +292,20 @@ func (w *Workspaces) alertEvent(r *wsRun, ev engine.Event) (out Alert, ok bool) 
 	return out, ev.Code != string(engine.AlertRosterChange)
 }
 
-// maxUnnamed bounds the alerts waiting for their actor's name.
-const maxUnnamed = 64
+// maxUnnamed bounds the alerts waiting for their actor's name, and
+// unnamedWait how long one waits: a name that has not come by then is not
+// looked for on every later event.
+const (
+	maxUnnamed  = 64
+	unnamedWait = 10 * time.Minute
+)
+
+// unnamedAlert is an alert whose event went out before its actor's name
+// was known, with the time after which renameAlerts stops looking.
+type unnamedAlert struct {
+	Alert
+	until time.Time
+}
 
 // renameAlerts emits again, with the same id, the event of an alert
 // whose actor had no name yet when it was raised (a person's name comes
@@ -303,6 +314,12 @@ const maxUnnamed = 64
 // banner shows that instead of "user 1a2b3c4d". Called on roster and
 // message events, on the event loop.
 func (w *Workspaces) renameAlerts(r *wsRun) {
+	now := time.Now()
+	for id, u := range r.unnamed {
+		if now.After(u.until) {
+			delete(r.unnamed, id)
+		}
+	}
 	if len(r.unnamed) == 0 {
 		return
 	}
@@ -313,7 +330,7 @@ func (w *Workspaces) renameAlerts(r *wsRun) {
 		}
 		if a.Summary != was.Message {
 			was.Message = a.Summary
-			w.app.emit(w.ctx, EventAlert, was)
+			w.app.emit(w.ctx, EventAlert, was.Alert)
 		}
 		if a.ActorName != "" {
 			delete(r.unnamed, a.ID)

@@ -110,7 +110,7 @@ type wsRun struct {
 	alerted chan struct{} // an alert was queued
 	// unnamed: alerts whose event went out before their actor's name was
 	// known, by id (the event loop's own; security.go renameAlerts).
-	unnamed map[string]Alert
+	unnamed map[string]unnamedAlert
 }
 
 const wsEventBuffer = 512
@@ -198,7 +198,7 @@ func (w *Workspaces) openLocked(id string) *Error {
 		return nil
 	}
 	r := &wsRun{id: id, events: make(chan engine.Event, wsEventBuffer), prefs: w.app.loadPrefs(id), started: time.Now(),
-		wake: make(chan struct{}, 1), alerted: make(chan struct{}, 1), unnamed: map[string]Alert{}}
+		wake: make(chan struct{}, 1), alerted: make(chan struct{}, 1), unnamed: map[string]unnamedAlert{}}
 	eng, err := engine.Open(w.ctx, engine.Options{Dir: w.dir(id), Provision: w.app.provisioner(nil), OnEvent: r.onEvent})
 	if err != nil {
 		return toError(err)
