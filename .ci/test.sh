@@ -120,5 +120,16 @@ echo
 echo "== summary"
 printf '%s\n' "${results[@]}"
 printf 'all steps: %ds wall, %ds CPU\n' $((SECONDS - all_start)) "$(seconds "$logs/all.times")"
-if [ $failed -ne 0 ]; then echo "make test: FAILED"; exit 1; fi
+if [ $failed -ne 0 ]; then
+  # What failed, last, where a reader of only the output's end sees it:
+  # Go's failed tests and panics, node's failed stories with their error.
+  for r in "${results[@]}"; do
+    [[ $r == FAIL* ]] || continue
+    name=$(awk '{print $2}' <<<"$r")
+    echo "-- what failed in $name:"
+    grep -E -A 14 '^not ok|^\s+not ok' "$logs/$name.log" | grep -v -E '^\s+(duration_ms|type|failureType|code):' | head -n 40
+    grep -E -B 2 -A 8 -- '--- FAIL|^panic:|DATA RACE' "$logs/$name.log" | head -n 40
+  done
+  echo "make test: FAILED"; exit 1
+fi
 echo "make test: all passed (screenshots in test-artifacts/)"
