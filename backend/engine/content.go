@@ -93,10 +93,10 @@ func (sh *shard) record(author wire.ID, changes []byte) {
 }
 
 func (e *Engine) saveShards(t *txn) error {
+	if err := e.indexTouched(t); err != nil {
+		return err
+	}
 	for k, s := range e.shards {
-		if err := e.indexShard(t, k, s); err != nil {
-			return err
-		}
 		if len(s.pending) == 0 && !s.rebase {
 			continue
 		}

@@ -31,19 +31,37 @@ func (sh *shard) touch(ids ...documents.MessageID) {
 	}
 }
 
-// indexShard writes the touched messages of a shard to the index: the
-// current state of each (a deleted message leaves it).
-func (e *Engine) indexShard(t *txn, k shardKey, sh *shard) error {
-	for id := range sh.touched {
-		m, err := sh.s.Message(id)
-		if err != nil {
-			continue // held until its dependencies arrive
-		}
-		if err := e.indexMessage(t.tx, k, m); err != nil {
-			return err
+// indexTouched writes the touched messages of every shard to the index:
+// the current state of each (a deleted message leaves it). The shards are
+// read on parallel goroutines (documents.Each: a joiner that read a
+// checkpoint's snapshots has a day of messages to read in each), the rows
+// written one after the other into t.
+func (e *Engine) indexTouched(t *txn) error {
+	var keys []shardKey
+	var shards []*shard
+	for k, sh := range e.shards {
+		if len(sh.touched) > 0 {
+			keys, shards = append(keys, k), append(shards, sh)
 		}
 	}
-	sh.touched = nil
+	read := make([][]documents.Message, len(keys))
+	_ = documents.Each(len(keys), func(i int) error {
+		sh := shards[i]
+		for id := range sh.touched {
+			if m, err := sh.s.Message(id); err == nil { // else held until its dependencies arrive
+				read[i] = append(read[i], m)
+			}
+		}
+		return nil
+	})
+	for i, k := range keys {
+		for _, m := range read[i] {
+			if err := e.indexMessage(t.tx, k, m); err != nil {
+				return err
+			}
+		}
+		shards[i].touched = nil
+	}
 	return nil
 }
 

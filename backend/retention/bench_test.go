@@ -53,35 +53,41 @@ func BenchmarkCheckpoint(b *testing.B) {
 // envelopes, reads every snapshot into an empty shard and lists the
 // messages; it returns how many it read.
 func join(b *testing.B, w *written) int {
-	return joined(b, w, func(sh *documents.Shard) int { return len(sh.Messages()) })
+	return joined(b, w, func(sh *documents.Shard) int { return len(sh.Messages()) }, nil)
 }
 
 // store is join as the engine does it (readSnapshots, then saveShards):
-// mark every message for the message index, read each once into it, and
-// save the shard; it returns how many messages it read.
+// mark every message for the message index, read each once (the shards on
+// parallel goroutines, as the engine's indexTouched does), then save each
+// shard; it returns how many messages it read.
 func store(b *testing.B, w *written) int {
-	return joined(b, w, func(sh *documents.Shard) int {
+	read := func(sh *documents.Shard) int {
 		n := 0
 		for _, id := range sh.MessageIDs() {
 			if _, err := sh.Message(id); err == nil {
 				n++
 			}
 		}
+		return n
+	}
+	save := func(sh *documents.Shard) {
 		if _, err := sh.Save(); err != nil {
 			b.Fatal(err)
 		}
-		return n
-	})
+	}
+	return joined(b, w, read, save)
 }
 
 // joined verifies w beneath a drop, merges each chat snapshot into an
-// empty shard and sums what read returns for each.
-func joined(b *testing.B, w *written, read func(*documents.Shard) int) int {
+// empty shard and reads each (read, the shards on parallel goroutines),
+// then calls after, if set, on each shard in turn; it returns the sum of
+// what read returned.
+func joined(b *testing.B, w *written, read func(*documents.Shard) int, after func(*documents.Shard)) int {
 	opened, err := Verify(&w.cp, Check{Chain: &w.chain, Manifest: &w.m, Snapshots: w.snaps})
 	if err != nil {
 		b.Fatal(err)
 	}
-	n := 0
+	var shards []*documents.Shard
 	for i, o := range opened {
 		if w.m.Documents[i].Key.Kind != KindChat {
 			continue // the index: a reader keeps the shards themselves
@@ -93,7 +99,19 @@ func joined(b *testing.B, w *written, read func(*documents.Shard) int) int {
 		if err := sh.Merge(o); err != nil {
 			b.Fatal(err)
 		}
-		n += read(sh)
+		shards = append(shards, sh)
+	}
+	counts := make([]int, len(shards))
+	_ = documents.Each(len(shards), func(i int) error {
+		counts[i] = read(shards[i])
+		return nil
+	})
+	n := 0
+	for i, sh := range shards {
+		if after != nil {
+			after(sh)
+		}
+		n += counts[i]
 	}
 	return n
 }

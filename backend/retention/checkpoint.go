@@ -41,7 +41,7 @@ func Snapshots(srcs []Source) ([]DocKey, []documents.Snapshot, error) {
 		keys[i] = s.Key
 	}
 	out := make([]documents.Snapshot, len(srcs))
-	err := eachShard(len(srcs), func(i int) error {
+	err := documents.Each(len(srcs), func(i int) error {
 		s := srcs[i]
 		heads, err := s.Doc.Frontier(s.Set)
 		if err != nil {
@@ -178,7 +178,7 @@ func Verify(cp *wire.Checkpoint, c Check) ([]documents.Opened, error) {
 	// Loading every snapshot to its heads is the costly part: in parallel,
 	// touching only the snapshot bytes.
 	out := make([]documents.Opened, len(snaps))
-	err := eachShard(len(snaps), func(i int) error {
+	err := documents.Each(len(snaps), func(i int) error {
 		if skip[i] {
 			return nil // left zero: no heads, nothing to read
 		}

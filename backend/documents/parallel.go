@@ -1,16 +1,16 @@
-package retention
+package documents
 
 import (
 	"runtime"
 	"sync"
 )
 
-// eachShard runs f(0) … f(n-1) on up to GOMAXPROCS goroutines and returns
-// the error of the lowest index that failed (the one a serial loop would
-// have met first). Shards are independent Automerge documents, so saving
-// or loading them is the one part of a checkpoint that runs in parallel;
-// f must touch nothing but shard i.
-func eachShard(n int, f func(i int) error) error {
+// Each runs f(0) … f(n-1) on up to GOMAXPROCS goroutines and returns the
+// error of the lowest index that failed (the one a serial loop would have
+// met first). Documents are independent Automerge documents, so saving,
+// loading or reading several of them can run in parallel (a checkpoint's
+// shards, a joiner's snapshots); f(i) must touch nothing but document i.
+func Each(n int, f func(i int) error) error {
 	errs := make([]error, n)
 	workers := min(runtime.GOMAXPROCS(0), n)
 	var next int
