@@ -438,3 +438,31 @@ func TestRevokeEveryAgentIssuedByADevice(t *testing.T) {
 		t.Fatalf("run again: %+v, %v", again, err)
 	}
 }
+
+// TestMemberApprovesAnAgentRightAfterJoining: sam joined by invite and his
+// engine still talks to the relay on the invite grant's connection, which
+// may not claim key packages. His approval of an agent used to fail there
+// with keypackage/not_device after the roster had recorded it; now the
+// claim reconnects with his device key, the approval answers, and the
+// agent reads what sam writes in its scope once an admin's sync has
+// admitted it to the relay and sam's sync has added it.
+func TestMemberApprovesAnAgentRightAfterJoining(t *testing.T) {
+	w := newAgentWorld(t, 131)
+	ctx := testCtx(t)
+	if w.sam.meta.Invite == nil {
+		t.Fatal("sam's engine has no invite grant: the test no longer starts where it means to")
+	}
+	v, err := w.sam.ApproveAgent(ctx, w.request)
+	if err != nil {
+		t.Fatalf("sam's approval: %v", err)
+	}
+	if v.State != "live" || !v.Yours {
+		t.Fatalf("approved %+v", v)
+	}
+	mustSync(t, w.dana, w.bot, w.sam, w.bot) // access set, key packages, the adds, the welcomes
+	if _, err := w.sam.Send(ctx, "secret", "for the bot from sam"); err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, w.bot)
+	readsOnly(t, w.bot, "secret", "for the bot from sam")
+}

@@ -163,22 +163,34 @@ func (e *Engine) claimFor(ctx context.Context, g *group, d identity.DeviceID) ([
 	return c.KeyPackage, nil
 }
 
-// claim claims a key package of device d. A device still on its invite
-// grant's connection, which may not claim, reconnects with its device key
-// (connect picks it once the device is in the access set) and claims once
-// more.
+// claim claims a key package of device d (the refusal of an invite
+// grant's connection handled by asDevice).
 func (e *Engine) claim(ctx context.Context, d identity.DeviceID) (*wire.KeyPackageClaimed, error) {
 	c, err := e.client.ClaimKeyPackage(ctx, wire.ID(d))
-	var we *wire.Error
-	if errors.As(err, &we) && we.Code == wire.CodeKeyPackageKind && e.meta.Invite != nil {
-		e.client.Close()
-		e.client = nil
-		if err := e.connect(ctx); err != nil {
-			return nil, err
-		}
+	if again, rerr := e.asDevice(ctx, err); rerr != nil {
+		return nil, rerr
+	} else if again {
 		c, err = e.client.ClaimKeyPackage(ctx, wire.ID(d))
 	}
 	return c, err
+}
+
+// asDevice answers a request refused because this device is still on its
+// invite grant's connection, which may not claim key packages: it
+// reconnects with the device key (connect picks it once the device is in
+// the access set) and reports that the request is to be sent once more.
+// Any other err leaves the connection as it is and reports false.
+func (e *Engine) asDevice(ctx context.Context, err error) (bool, error) {
+	var we *wire.Error
+	if !errors.As(err, &we) || we.Code != wire.CodeKeyPackageKind || e.meta.Invite == nil {
+		return false, nil
+	}
+	e.client.Close()
+	e.client = nil
+	if err := e.connect(ctx); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // claimMany claims one key package per entry of owners, in one request per
@@ -191,6 +203,11 @@ func (e *Engine) claimMany(ctx context.Context, owners []wire.ID) ([]wire.Claime
 		part := owners[:min(len(owners), wire.MaxClaimBatch)]
 		owners = owners[len(part):]
 		items, err := e.client.ClaimKeyPackages(ctx, part)
+		if again, rerr := e.asDevice(ctx, err); rerr != nil {
+			return nil, rerr
+		} else if again {
+			items, err = e.client.ClaimKeyPackages(ctx, part)
+		}
 		if errors.Is(err, wire.Errorf(wire.CodeUnknownFrame, "")) {
 			for _, o := range part {
 				c, err := e.claim(ctx, identity.DeviceID(o))
