@@ -1,12 +1,10 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
 
-	"weald/backend/relay"
 	"weald/backend/roster"
 )
 
@@ -19,14 +17,7 @@ import (
 func BenchmarkRevokeDeviceFiftyGroups(b *testing.B) {
 	for it := 0; it < b.N; it++ {
 		b.StopTimer()
-		r := startRelayWith(b, relay.Config{ClaimBurst: 1 << 20})
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		dana := createWorkspace(b, r, byte(100+it))
-		sam := joinWith(b, r, invite(b, dana), "sam", byte(110+it))
-		if _, err := dana.Sync(ctx); err != nil {
-			b.Fatal(err)
-		}
+		r, ctx, dana, sam := benchWorkspace(b, byte(100+it))
 		sam2 := secondDevice(b, r, dana, sam, byte(120+it))
 		for _, e := range []*Engine{sam, sam2} {
 			if _, err := e.Sync(ctx); err != nil {

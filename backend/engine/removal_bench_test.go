@@ -1,16 +1,13 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"runtime/pprof"
-	"strconv"
 	"testing"
 	"time"
 
 	"weald/backend/lifecycle"
-	"weald/backend/relay"
 	"weald/backend/roster"
 )
 
@@ -23,20 +20,10 @@ import (
 // workspace. WEALD_BENCH_CPUPROFILE=FILE writes a CPU profile of the
 // removal alone (the relay in this process included).
 func BenchmarkRemovePerson(b *testing.B) {
-	n := 64
-	if s := os.Getenv("WEALD_BENCH_GROUPS"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
+	n := benchGroups(64)
 	for it := 0; it < b.N; it++ {
 		b.StopTimer()
-		r := startRelayWith(b, relay.Config{ClaimBurst: 1 << 20})
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-		defer cancel()
-		dana := createWorkspace(b, r, byte(210+it))
-		sam := joinWith(b, r, invite(b, dana), "sam", byte(220+it))
-		if _, err := dana.Sync(ctx); err != nil {
-			b.Fatal(err)
-		}
+		r, ctx, dana, sam := benchWorkspace(b, byte(210+it))
 		sam2 := secondDevice(b, r, dana, sam, byte(230+it))
 		sam3 := secondDevice(b, r, dana, sam, byte(240+it))
 		for _, e := range []*Engine{sam, sam2, sam3} {
