@@ -14,6 +14,8 @@ type Store struct {
 	db   *sql.DB
 	path string
 
+	stmts sync.Map // query text → *sql.Stmt kept for later transactions (stmts.go)
+
 	keyMu sync.Mutex
 	seal  *sealer // nil until the key is first needed
 	moved bool    // migration 0002 moved plaintext values: rewrite the file
@@ -80,7 +82,10 @@ func open(ctx context.Context, path string, ms []migration) (*Store, error) {
 var testOnlyDSN string
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.closeStmts()
+	return s.db.Close()
+}
 
 // Path returns the database file's path.
 func (s *Store) Path() string { return s.path }
@@ -92,6 +97,9 @@ type Tx struct {
 	ctx context.Context
 	tx  *sql.Tx
 	s   *Store
+
+	stmts  map[string]*sql.Stmt // the statements this transaction ran (stmts.go)
+	missed []string             // those the Store did not keep yet
 }
 
 // Update runs fn in a write transaction, committing if fn returns nil and
@@ -111,12 +119,14 @@ func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) (err error) {
 			_ = stx.Rollback()
 		}
 	}()
-	if err = fn(&Tx{ctx: ctx, tx: stx, s: s}); err != nil {
+	t := &Tx{ctx: ctx, tx: stx, s: s}
+	if err = fn(t); err != nil {
 		return err
 	}
 	if err = stx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}
+	s.keep(ctx, t.missed)
 	return nil
 }
 
@@ -127,18 +137,11 @@ func (s *Store) View(ctx context.Context, fn func(tx *Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
-	defer stx.Rollback() //nolint:errcheck // read-only
-	return fn(&Tx{ctx: ctx, tx: stx, s: s})
-}
-
-func (t *Tx) exec(q string, args ...any) (sql.Result, error) {
-	return t.tx.ExecContext(t.ctx, q, args...)
-}
-
-func (t *Tx) query(q string, args ...any) (*sql.Rows, error) {
-	return t.tx.QueryContext(t.ctx, q, args...)
-}
-
-func (t *Tx) row(q string, args ...any) *sql.Row {
-	return t.tx.QueryRowContext(t.ctx, q, args...)
+	t := &Tx{ctx: ctx, tx: stx, s: s}
+	func() {
+		defer stx.Rollback() //nolint:errcheck // read-only
+		err = fn(t)
+	}()
+	s.keep(ctx, t.missed)
+	return err
 }
