@@ -466,3 +466,37 @@ func TestMemberApprovesAnAgentRightAfterJoining(t *testing.T) {
 	mustSync(t, w.bot)
 	readsOnly(t, w.bot, "secret", "for the bot from sam")
 }
+
+// TestRunningApproverAddsAnAgentThatConnectsLater: Dana, alone in her
+// workspace, approves an agent that has not connected yet; the agent
+// connects and publishes its key packages seconds later, and nothing the
+// relay pushes tells her engine of that. Her running engine keeps retrying
+// while an agent it approved is owed an Add (agentAddsLeft, backoff up to
+// 30 s), so the agent reads #general without anyone syncing by hand.
+func TestRunningApproverAddsAnAgentThatConnectsLater(t *testing.T) {
+	r := startRelay(t)
+	ctx := testCtx(t)
+	dana := createWorkspace(t, r, 135)
+	bot, req, err := CreateAgent(ctx, r.options(t, "bot", 136), r.URL, dana.WorkspaceID(), "ci bot", []string{"general"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bot.Close() })
+	if _, err := dana.ApproveAgent(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana.Send(ctx, "general", "for the bot"); err != nil {
+		t.Fatal(err)
+	}
+	stop := runEngine(t, dana)
+	defer stop()
+	time.Sleep(3 * time.Second) // the agent connects a while after the approval
+	mustSync(t, bot)            // key packages
+	waitUntil(t, "Dana's running engine adds the agent to #general", func() bool {
+		if _, err := bot.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		ms, err := bot.Messages(ctx, "general", 0)
+		return err == nil && len(ms) > 0 && ms[len(ms)-1].Text == "for the bot"
+	})
+}
