@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"time"
 
 	"weald/app"
 	"weald/app/shim"
@@ -62,6 +63,7 @@ func main() {
 	a.Startup(context.Background())
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /__weald/seed", seed)
+	mux.HandleFunc("POST /__weald/clock", clock)
 	mux.Handle("/", srv)
 	if err := http.Serve(ln, mux); err != nil {
 		fmt.Fprintln(os.Stderr, "weald-e2e:", err)
@@ -85,6 +87,24 @@ func seed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := app.SeedHistory(req.Workspace, req.Channel, req.N, req.Mixed); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// clock is the e2e build's clock hook: POST {"offsetHours"} shifts every
+// engine's clock that far back (app.SetClockOffset; 0 puts the real time
+// back), for messages dated days ago (frontend/e2e/retention.test.mjs).
+func clock(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		OffsetHours int `json:"offsetHours"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&req); err != nil {
+		http.Error(w, "clock: bad request", http.StatusBadRequest)
+		return
+	}
+	if err := app.SetClockOffset(time.Duration(req.OffsetHours) * time.Hour); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"time"
 
 	"weald/backend/store"
 	"weald/backend/version"
@@ -33,6 +34,10 @@ type App struct {
 	launch launch // the weald:// link opened with (launch.go)
 
 	hosting hosting // the relay this app runs itself (hosting.go)
+
+	// clock is the engines' time source; nil: testClock (the e2e build's),
+	// else the real clock. Tests set it (export_test.go).
+	clock func() time.Time
 }
 
 // New returns the App service rooted at dataDir. Log lines go to logOut;

@@ -53,7 +53,7 @@ func (w *Workspaces) JoinDevice(link string) (Created, error) {
 		return Created{}, &Error{Code: "pair/wrong_link", Message: "This is an invite link: go back and choose Join with an invite."}
 	}
 	c, cerr := w.make(func(ctx context.Context, dir string) (*engine.Engine, error) {
-		return engine.Join(ctx, engine.Options{Dir: dir}, link)
+		return engine.Join(ctx, engine.Options{Dir: dir, Clock: w.app.engineClock()}, link)
 	}, "", true)
 	if cerr != nil {
 		if e := toError(cerr); e.Code == "pair/not_published" {

@@ -164,9 +164,7 @@ func (w *Workspaces) encryptionHealth(ws string, report func(context.Context, *e
 	if err != nil {
 		return EncryptionHealth{}, err
 	}
-	ctx, cancel := w.callCtx()
-	cancel()
-	ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), healthTimeout)
+	ctx, cancel := w.healthCtx()
 	defer cancel()
 	rep, rerr := report(ctx, r.eng)
 	if rerr != nil {
@@ -192,6 +190,14 @@ func (w *Workspaces) encryptionHealth(ws string, report func(context.Context, *e
 		out.Storage = append(out.Storage, StoragePoint{At: s.At.UnixMilli(), LogBytes: s.LogBytes, LimitBytes: s.LimitBytes})
 	}
 	return out, nil
+}
+
+// healthCtx is a call's context bounded by healthTimeout instead of
+// callTimeout: a health run or a retention preview may read a group's log.
+func (w *Workspaces) healthCtx() (context.Context, context.CancelFunc) {
+	ctx, cancel := w.callCtx()
+	cancel()
+	return context.WithTimeout(context.WithoutCancel(ctx), healthTimeout)
 }
 
 func toHealthReport(r *health.Report) HealthReport {

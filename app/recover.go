@@ -127,7 +127,7 @@ func (w *Workspaces) Recover(where, workspace string, phrase []string) (Workspac
 		return Workspace{}, &Error{Code: "workspace/exists", Message: "This workspace is already on this device."}
 	}
 	c, err := w.make(func(ctx context.Context, dir string) (*engine.Engine, error) {
-		eng, _, err := engine.Recover(ctx, engine.Options{Dir: dir}, relay, ws, strings.Join(phrase, " "))
+		eng, _, err := engine.Recover(ctx, engine.Options{Dir: dir, Clock: w.app.engineClock()}, relay, ws, strings.Join(phrase, " "))
 		if errors.Is(err, engine.ErrRecoveryWaiting) {
 			err = nil // the status says so; the run keeps trying
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -19,7 +20,11 @@ var seeded = struct {
 	m map[string][]Message
 }{m: map[string][]Message{}}
 
+// clockOffset shifts the engines' clock in the e2e build (SetClockOffset).
+var clockOffset atomic.Int64
+
 func init() {
+	testClock = func() time.Time { return time.Now().Add(time.Duration(clockOffset.Load())) }
 	seededHistory = func(ws, channel string) []Message {
 		seeded.Lock()
 		defer seeded.Unlock()
@@ -60,5 +65,16 @@ func SeedHistory(ws, channel string, n int, mixed bool) error {
 	seeded.Lock()
 	defer seeded.Unlock()
 	seeded.m[ws+"/"+channel] = out
+	return nil
+}
+
+// SetClockOffset shifts the clock of every engine by d (0: the real time),
+// so that a test can post messages dated days ago, as a device whose clock
+// was behind would (the retention story, frontend/e2e/retention.test.mjs).
+func SetClockOffset(d time.Duration) error {
+	if d < -10*365*24*time.Hour || d > 0 {
+		return fmt.Errorf("clock: the offset must be 0 to -3650 days")
+	}
+	clockOffset.Store(int64(d))
 	return nil
 }

@@ -199,7 +199,7 @@ func (w *Workspaces) openLocked(id string) *Error {
 	}
 	r := &wsRun{id: id, events: make(chan engine.Event, wsEventBuffer), prefs: w.app.loadPrefs(id), started: time.Now(),
 		wake: make(chan struct{}, 1), alerted: make(chan struct{}, 1), unnamed: map[string]unnamedAlert{}}
-	eng, err := engine.Open(w.ctx, engine.Options{Dir: w.dir(id), Provision: w.app.provisioner(nil), OnEvent: r.onEvent})
+	eng, err := engine.Open(w.ctx, engine.Options{Dir: w.dir(id), Provision: w.app.provisioner(nil), OnEvent: r.onEvent, Clock: w.app.engineClock()})
 	if err != nil {
 		return toError(err)
 	}
@@ -500,7 +500,7 @@ func (w *Workspaces) Create(name, you, relay string) (Created, error) {
 	}
 	var phrase string
 	c, merr := w.make(func(ctx context.Context, dir string) (*engine.Engine, error) {
-		eng, err := engine.CreateWorkspace(ctx, engine.Options{Dir: dir, DisplayName: you, Provision: w.app.provisioner(token)}, name, addr)
+		eng, err := engine.CreateWorkspace(ctx, engine.Options{Dir: dir, DisplayName: you, Provision: w.app.provisioner(token), Clock: w.app.engineClock()}, name, addr)
 		if eng != nil && engine.ProvisionFailed(err) {
 			// The workspace never reached the relay (a wrong address or
 			// link, nothing answering, a refused token): nothing is kept,
@@ -536,7 +536,7 @@ func (w *Workspaces) Join(link, you string) (Created, error) {
 	}
 	var phrase string
 	c, err := w.make(func(ctx context.Context, dir string) (*engine.Engine, error) {
-		eng, err := engine.Join(ctx, engine.Options{Dir: dir, DisplayName: you}, link)
+		eng, err := engine.Join(ctx, engine.Options{Dir: dir, DisplayName: you, Clock: w.app.engineClock()}, link)
 		if eng != nil {
 			phrase, _ = eng.TakeRecoveryPhrase(ctx)
 		}

@@ -251,6 +251,22 @@ describe('HealthPanel compact-now approval', () => {
 })
 
 describe('formatBytes', () => {
+  it("opens a channel's Retention dialog from its row in place of the panel, and reads the panel again after it", async () => {
+    const a = holder.current.api
+    a.health.get.mockResolvedValue(state([]))
+    a.health.retention.mockResolvedValue({ channel: 'general', textDays: 0, mediaDays: 180, defaultPolicy: true, admin: false })
+    render(<HealthPanel workspace={hex(1)} onClose={() => {}} />)
+    const row = await screen.findByRole('row', { name: /#general/ })
+    await userEvent.click(within(row).getByRole('button', { name: 'Retention…' }))
+    const dialog = await screen.findByRole('dialog', { name: 'Retention of #general' })
+    expect(a.health.retention).toHaveBeenCalledWith(hex(1), hex(0x10))
+    expect(screen.queryByRole('dialog', { name: 'Encryption & health' })).toBeNull()
+    await within(dialog).findByText("Only an admin can change a channel's retention.")
+    await userEvent.click(within(dialog).getAllByRole('button', { name: 'Close' })[1])
+    await screen.findByRole('dialog', { name: 'Encryption & health' })
+    expect(a.health.get).toHaveBeenCalledTimes(2)
+  })
+
   it('says bytes as the health check does', () => {
     expect([0, 999, 1500, 83_900_000, 3e12].map(formatBytes)).toEqual(['0 bytes', '999 bytes', '1.5 KB', '83.9 MB', '3.0 TB'])
   })

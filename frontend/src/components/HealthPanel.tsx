@@ -11,6 +11,7 @@ import {
 } from '../lib/api'
 import { plainMessage } from '../state/errors'
 import { Dialog, ErrorNote } from './Dialog'
+import { RetentionDialog } from './RetentionDialog'
 
 // The chart library (recharts, over half of the bundle) loads when this panel
 // shows its chart, not before the app's first screen.
@@ -35,6 +36,11 @@ function windowText(days: number): string {
 /** retentionText: a group's retention policy in words. */
 export function retentionText(g: GroupEncryption): string {
   return `text ${windowText(g.textDays)}, media ${windowText(g.mediaDays)}${g.defaultPolicy ? ' (defaults)' : ''}`
+}
+
+/** groupLabel: a group as the panel names it: #channel, a DM's person, the workspace. */
+function groupLabel(g: GroupEncryption): string {
+  return g.kind === 'dm' ? g.channel : g.kind === 'ws' ? `${g.channel} (workspace)` : `#${g.channel}`
 }
 
 /** checkpointText: the last checkpoint and, when history was read from one, "history verified from". */
@@ -242,9 +248,12 @@ export function HealthPanel({ workspace, onClose }: { workspace: string; onClose
   const [error, setError] = useState<ApiError | null>(null)
   const [busy, setBusy] = useState(false)
   const [quorum, setQuorum] = useState(false)
+  // The channel whose Retention dialog is open, in place of the panel; the panel reads its state again after it.
+  const [retention, setRetention] = useState<{ group: string; label: string } | null>(null)
   useEffect(() => {
+    if (retention) return
     api.health.get(workspace).then(setData, (e) => setError(toApiError(e)))
-  }, [workspace])
+  }, [workspace, retention])
   const act = (p: Promise<EncryptionHealth>) => {
     setBusy(true)
     setError(null)
@@ -252,6 +261,9 @@ export function HealthPanel({ workspace, onClose }: { workspace: string; onClose
   }
   const report = data?.report
   const needing = report?.findings.filter((f) => f.state === 'action').length ?? 0
+  if (retention) {
+    return <RetentionDialog workspace={workspace} channel={retention.group} label={retention.label} onClose={() => setRetention(null)} />
+  }
   return (
     <Dialog title="Encryption & health" onClose={onClose} wide>
       {data === null && !error ? <p className="muted">Loading…</p> : null}
@@ -325,12 +337,22 @@ export function HealthPanel({ workspace, onClose }: { workspace: string; onClose
             <tbody>
               {data.groups.map((g) => (
                 <tr key={g.group}>
-                  <th scope="row">{g.kind === 'dm' ? g.channel : g.kind === 'ws' ? `${g.channel} (workspace)` : `#${g.channel}`}</th>
+                  <th scope="row">{groupLabel(g)}</th>
                   <td>{g.epoch}</td>
                   <td>
                     {g.people} {g.people === 1 ? 'person' : 'people'}, {g.devices} {g.devices === 1 ? 'device' : 'devices'}
                   </td>
-                  <td>{retentionText(g)}</td>
+                  <td>
+                    {retentionText(g)}
+                    {g.kind !== 'ws' ? (
+                      <>
+                        {' '}
+                        <button type="button" disabled={busy} onClick={() => setRetention({ group: g.group, label: groupLabel(g) })}>
+                          Retention…
+                        </button>
+                      </>
+                    ) : null}
+                  </td>
                   <td>{checkpointText(g)}</td>
                 </tr>
               ))}

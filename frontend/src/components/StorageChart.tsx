@@ -1,17 +1,8 @@
 import { Area, AreaChart, CartesianGrid, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
 import type { StoragePoint } from '../lib/api'
+import { formatBytes } from './bytes'
 
-/** formatBytes: 1 KB = 1000 bytes, one decimal, as the health check's sentences say it. */
-export function formatBytes(n: number): string {
-  const units = ['bytes', 'KB', 'MB', 'GB', 'TB']
-  let v = n
-  let i = 0
-  while (v >= 1000 && i < units.length - 1) {
-    v /= 1000
-    i++
-  }
-  return i === 0 ? `${n} bytes` : `${v.toFixed(1)} ${units[i]}`
-}
+export { formatBytes }
 
 function day(ms: number): string {
   return new Date(ms).toLocaleDateString(undefined, { month: 'short', day: 'numeric' })

@@ -459,6 +459,26 @@ export namespace app {
 	        this.ownerName = source["ownerName"];
 	    }
 	}
+	export class ChannelRetention {
+	    channel: string;
+	    textDays: number;
+	    mediaDays: number;
+	    defaultPolicy: boolean;
+	    admin: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ChannelRetention(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.channel = source["channel"];
+	        this.textDays = source["textDays"];
+	        this.mediaDays = source["mediaDays"];
+	        this.defaultPolicy = source["defaultPolicy"];
+	        this.admin = source["admin"];
+	    }
+	}
 	export class Recovery {
 	    stage: 'listing' | 'approval' | 'wait' | 'finishing' | 'done';
 	    device: string;
@@ -1249,6 +1269,65 @@ export namespace app {
 	        this.resumes = source["resumes"];
 	    }
 	}
+	export class RetentionImpact {
+	    messages: number;
+	    bytes: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new RetentionImpact(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.messages = source["messages"];
+	        this.bytes = source["bytes"];
+	    }
+	}
+	export class RetentionChange {
+	    channel: string;
+	    textDays: number;
+	    mediaDays: number;
+	    impact: RetentionImpact;
+	    applied: boolean;
+	    active: boolean;
+	    published: boolean;
+	    note: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RetentionChange(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.channel = source["channel"];
+	        this.textDays = source["textDays"];
+	        this.mediaDays = source["mediaDays"];
+	        this.impact = this.convertValues(source["impact"], RetentionImpact);
+	        this.applied = source["applied"];
+	        this.active = source["active"];
+	        this.published = source["published"];
+	        this.note = source["note"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	
 	
 	export class SearchHit {

@@ -305,6 +305,7 @@ export const errorCodes = [
   'retention/bad_policy',
   'retention/bad_resolution',
   'retention/bad_transition',
+  'retention/bad_window',
   'retention/barrier',
   'retention/chain_frozen',
   'retention/checkpoint_refused',

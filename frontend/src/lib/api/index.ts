@@ -19,6 +19,8 @@ import type {
   DeviceRevocation,
   DMSent,
   EncryptionHealth,
+  ChannelRetention,
+  RetentionChange,
   Invite,
   InviteRecord,
   InviteScope,
@@ -288,6 +290,15 @@ export const api = {
       wrap(() => Workspaces.RegisterRecoveryQuorum(ws, users, threshold) as Promise<EncryptionHealth>),
     /** approve approves a pending retention change with this admin device. */
     approve: (ws: string, id: string): Promise<EncryptionHealth> => wrap(() => Workspaces.ApproveRetention(ws, id) as Promise<EncryptionHealth>),
+    /** retention: a channel's (name or group id) retention windows and whether this device may change them. */
+    retention: (ws: string, channel: string): Promise<ChannelRetention> =>
+      wrap(() => Workspaces.ChannelRetention(ws, channel) as Promise<ChannelRetention>),
+    /** previewRetention: what new windows (days, 0 = unlimited) would delete; changes nothing (admins). */
+    previewRetention: (ws: string, channel: string, textDays: number, mediaDays: number): Promise<RetentionChange> =>
+      wrap(() => Workspaces.PreviewRetention(ws, channel, textDays, mediaDays) as Promise<RetentionChange>),
+    /** setRetention proposes new windows (admins): in force at once with one admin, else once a second approves. */
+    setRetention: (ws: string, channel: string, textDays: number, mediaDays: number): Promise<RetentionChange> =>
+      wrap(() => Workspaces.SetRetention(ws, channel, textDays, mediaDays) as Promise<RetentionChange>),
     /** onChanged: a health check ran or the retention changes waiting for approval changed (app.HealthChanged). */
     onChanged: (cb: (c: { workspace: string }) => void) => on<{ workspace: string }>(events.healthChanged, cb),
   },

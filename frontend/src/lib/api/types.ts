@@ -160,3 +160,7 @@ export type GroupEncryption = Wire<app.GroupEncryption>
 export type StoragePoint = Wire<app.StoragePoint>
 /** A retention change waiting for admins' approval (windows in days, 0 = unlimited; proposedAt Unix ms). */
 export type RetentionProposal = Wire<app.RetentionProposal>
+/** A channel's retention windows (days, 0 = unlimited), whether they are the defaults, whether this device (an admin's) may change them. */
+export type ChannelRetention = Wire<app.ChannelRetention>
+/** What new retention windows would delete (impact: messages and estimated relay bytes) and, once saved, whether they are in force (active) or wait for another admin's approval. */
+export type RetentionChange = Wire<app.RetentionChange>

@@ -16,6 +16,8 @@ export function ApproveRetention(arg1:string,arg2:string):Promise<app.Encryption
 
 export function ChannelMembers(arg1:string,arg2:string):Promise<Array<app.ChannelMember>>;
 
+export function ChannelRetention(arg1:string,arg2:string):Promise<app.ChannelRetention>;
+
 export function Channels(arg1:string):Promise<Array<app.Channel>>;
 
 export function CheckRecoveryPhrase(arg1:Array<string>):Promise<app.PhraseCheck>;
@@ -72,6 +74,8 @@ export function PlanRemoval(arg1:string,arg2:string,arg3:string):Promise<app.Rem
 
 export function PreviewAgentRequest(arg1:string,arg2:string):Promise<app.AgentRequest>;
 
+export function PreviewRetention(arg1:string,arg2:string,arg3:number,arg4:number):Promise<app.RetentionChange>;
+
 export function Receipts(arg1:string):Promise<Array<app.Receipt>>;
 
 export function Recover(arg1:string,arg2:string,arg3:Array<string>):Promise<app.Workspace>;
@@ -123,6 +127,8 @@ export function SetMuted(arg1:string,arg2:string,arg3:boolean):Promise<app.Chann
 export function SetName(arg1:string,arg2:string):Promise<void>;
 
 export function SetNotifications(arg1:string,arg2:string):Promise<void>;
+
+export function SetRetention(arg1:string,arg2:string,arg3:number,arg4:number):Promise<app.RetentionChange>;
 
 export function SubmitAgentRequest(arg1:string,arg2:string):Promise<app.AgentSubmission>;
 

@@ -30,6 +30,10 @@ export function ChannelMembers(arg1, arg2) {
   return window['go']['app']['Workspaces']['ChannelMembers'](arg1, arg2);
 }
 
+export function ChannelRetention(arg1, arg2) {
+  return window['go']['app']['Workspaces']['ChannelRetention'](arg1, arg2);
+}
+
 export function Channels(arg1) {
   return window['go']['app']['Workspaces']['Channels'](arg1);
 }
@@ -142,6 +146,10 @@ export function PreviewAgentRequest(arg1, arg2) {
   return window['go']['app']['Workspaces']['PreviewAgentRequest'](arg1, arg2);
 }
 
+export function PreviewRetention(arg1, arg2, arg3, arg4) {
+  return window['go']['app']['Workspaces']['PreviewRetention'](arg1, arg2, arg3, arg4);
+}
+
 export function Receipts(arg1) {
   return window['go']['app']['Workspaces']['Receipts'](arg1);
 }
@@ -244,6 +252,10 @@ export function SetName(arg1, arg2) {
 
 export function SetNotifications(arg1, arg2) {
   return window['go']['app']['Workspaces']['SetNotifications'](arg1, arg2);
+}
+
+export function SetRetention(arg1, arg2, arg3, arg4) {
+  return window['go']['app']['Workspaces']['SetRetention'](arg1, arg2, arg3, arg4);
 }
 
 export function SubmitAgentRequest(arg1, arg2) {
