@@ -18,12 +18,19 @@ import (
 func compactionPair(t *testing.T, seed byte) (r *testRelay, dana, sam *Engine) {
 	t.Helper()
 	r = startRelay(t)
+	dana, sam = compactionPairOn(t, r, seed)
+	return r, dana, sam
+}
+
+// compactionPairOn is compactionPair on relay r.
+func compactionPairOn(t *testing.T, r *testRelay, seed byte) (dana, sam *Engine) {
+	t.Helper()
 	dana, _ = historyWorkspace(t, r, 60, 6, seed)
 	sam = joinWith(t, r, invite(t, dana), "sam", seed+1)
 	if _, err := sam.Sync(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	return r, dana, sam
+	return dana, sam
 }
 
 // writeTampered writes a checkpoint of #general at dana with tamper applied.

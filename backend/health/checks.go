@@ -189,7 +189,8 @@ func checkFrozenChain(f *Facts) Finding {
 	}
 	if len(frozen) > 0 {
 		return fail(fmt.Sprintf("Two competing retention keys block compaction of %s until a member resolves them.", names(frozen)),
-			Action{ID: "resolve_chain", Label: "Tell your admins; nothing is deleted meanwhile (this version cannot write the resolution yet)"}, frozen)
+			Action{ID: "resolve_chain", Label: "An admin keeps the key their own epochs derive and discards the other; nothing is deleted meanwhile",
+				Command: "weald retention resolve CHANNEL"}, frozen)
 	}
 	return ok("No retention chain is contested.")
 }

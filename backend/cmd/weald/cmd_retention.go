@@ -48,6 +48,12 @@ func retentionCommands(c *cli) []*cobra.Command {
 		Args:  nargs("retention approve ID|CHANNEL", 1, 1),
 		RunE:  func(cmd *cobra.Command, args []string) error { return c.cmdRetentionApprove(cmd.Context(), args[0]) },
 	}
+	resolve := &cobra.Command{
+		Use:   "resolve CHANNEL",
+		Short: "End a channel's frozen retention chain (admins): keep the key this device's epochs derive, discard the other",
+		Args:  nargs("retention resolve CHANNEL", 1, 1),
+		RunE:  func(cmd *cobra.Command, args []string) error { return c.cmdRetentionResolve(cmd.Context(), args[0]) },
+	}
 	var all, now bool
 	compact := &cobra.Command{
 		Use:   "compact CHANNEL|--all [--now]",
@@ -73,8 +79,8 @@ func retentionCommands(c *cli) []*cobra.Command {
 		RunE:  func(cmd *cobra.Command, args []string) error { return c.cmdStorage(cmd.Context()) },
 	}
 	return []*cobra.Command{group("retention", "Show, set or approve a channel's retention windows",
-		"retention show CHANNEL, retention set CHANNEL --text DURATION|unlimited --media DURATION [--dry-run], retention pending, or retention approve ID|CHANNEL",
-		show, set, pending, approve),
+		"retention show CHANNEL, retention set CHANNEL --text DURATION|unlimited --media DURATION [--dry-run], retention pending, retention approve ID|CHANNEL, or retention resolve CHANNEL",
+		show, set, pending, approve, resolve),
 		compact, storage}
 }
 
@@ -226,6 +232,25 @@ func (c *cli) cmdRetentionApprove(ctx context.Context, id string) error {
 		default:
 			fmt.Fprintf(c.stdout, "#%s: in force and published to the relay\n", ch.Channel)
 		}
+		return nil
+	})
+}
+
+func (c *cli) cmdRetentionResolve(ctx context.Context, channel string) error {
+	return c.withEngine(ctx, func(e *engine.Engine) error {
+		if _, err := e.Sync(ctx); err != nil {
+			return err
+		}
+		res, err := e.ResolveRetentionChain(ctx, channel)
+		if err != nil {
+			return err
+		}
+		if c.json {
+			c.print(map[string]any{"resolved": res})
+			return nil
+		}
+		fmt.Fprintf(c.stdout, "#%s: retention chain resolved: kept the key of epoch %d, discarded %d; compaction can resume\n",
+			res.Channel, res.Epoch, res.Discarded)
 		return nil
 	})
 }

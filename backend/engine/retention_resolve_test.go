@@ -1,0 +1,216 @@
+package engine
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"slices"
+	"strconv"
+	"testing"
+
+	"weald/backend/health"
+	"weald/backend/relay"
+	"weald/backend/relay/relaytest"
+	"weald/backend/relay/store/storetest"
+	"weald/backend/retention"
+	"weald/backend/wire"
+)
+
+// generalChain returns e's #general group's retention chain and MLS epoch
+// (a copy, read under e's lock).
+func generalChain(t *testing.T, e *Engine) (retention.Chain, uint64) {
+	t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	gi, err := e.resolveChannel("general")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := e.groups[gi.Policy.Group]
+	c := g.rec.Retention.Chain
+	c.Keys = slices.Clone(c.Keys)
+	return c, g.mls.Epoch()
+}
+
+// The attacker's side of design/gaps.md "Retention policy" ("two successor
+// retention keys for one epoch freeze the chain … until a member resolves
+// it"): sam, a member, signs a second successor of the chain's key with a
+// key he made up, and is then removed. The chain freezes; dana, the one
+// admin, resolves it to the key she derives from her own epoch; sam's key
+// is discarded (the relay refuses a checkpoint or drop signed with it,
+// clients drop it from their chain); compaction and the health row
+// recover.
+func TestResolveFrozenChainDiscardsTheRemovedMembersKey(t *testing.T) {
+	resolveProof(t, startRelay(t))
+}
+
+// The same proof on a PostgreSQL relay (the relay's resolution discards
+// keys in its store).
+func TestResolveFrozenChainOnPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts a PostgreSQL cluster (make test runs it)")
+	}
+	st := storetest.Postgres(t) // closed after the relay has stopped
+	rt := relaytest.StartOn(t, relay.Config{}, st)
+	resolveProof(t, &testRelay{URL: rt.URL, svc: rt.Service})
+}
+
+func resolveProof(t *testing.T, r *testRelay) {
+	t.Helper()
+	dana, sam := compactionPairOn(t, r, 200)
+	ctx := testCtx(t)
+	if _, err := dana.Compact(ctx, "general", true); err != nil {
+		t.Fatal(err)
+	}
+	root, epoch := generalChain(t, dana)
+	if len(root.Keys) != 1 {
+		t.Fatalf("chain after the first compaction: %+v", root.Keys)
+	}
+	// cora joins: a new epoch, whose key dana publishes as the successor.
+	cora := joinWith(t, r, invite(t, dana), "cora", 202)
+	for range 3 { // each member's sync may commit what the others read next
+		for _, e := range []*Engine{dana, sam, cora} {
+			if _, err := e.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, now := generalChain(t, dana); now <= epoch {
+		_, ce := generalChain(t, cora)
+		_, se := generalChain(t, sam)
+		t.Fatalf("cora's join left #general at epoch %d (was %d; cora %d, sam %d)", now, epoch, ce, se)
+	}
+	if _, err := dana.Compact(ctx, "general", true); err != nil {
+		t.Fatal(err)
+	}
+	legit, _ := generalChain(t, dana)
+	head := legit.Head()
+	if len(legit.Keys) != 2 || head == nil {
+		t.Fatalf("chain after the second compaction: %+v", legit.Keys)
+	}
+	if _, err := dana.ResolveRetentionChain(ctx, "general"); !errors.Is(err, ErrChainNotFrozen) {
+		t.Fatalf("resolving a live chain: %v", err)
+	}
+
+	// sam, a member of the root's epoch, signs a second successor of it
+	// (every member of an epoch derives its key; the seed is read from
+	// dana's record, the same bytes sam's client derived then).
+	forged := ed25519.NewKeyFromSeed(make([]byte, 32))
+	dana.mu.Lock()
+	gi, _ := dana.resolveChannel("general")
+	prev, err := retention.Key(dana.groups[gi.Policy.Group].rec.Retention.Seeds[strconv.FormatUint(root.Keys[0].Epoch, 10)])
+	dana.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sam.mu.Lock()
+	g := sam.groups[gi.Policy.Group]
+	fork := retention.Successor(wire.ID(g.rec.ID), head.Epoch, prev, forged)
+	_, err = sam.sendCT(ctx, g, wire.KindRetentionTransition, fork.Encode())
+	sam.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana.Remove(ctx, sam.meta.User.hex(), RemoveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []*Engine{dana, cora} {
+		if _, err := e.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c, _ := generalChain(t, dana); !c.Frozen {
+		t.Fatalf("the fork did not freeze dana's chain: %+v", c.Keys)
+	}
+	if _, err := dana.Compact(ctx, "general", true); !errors.Is(err, retention.ErrChainFrozen) {
+		t.Fatalf("compacting the frozen chain: %v", err)
+	}
+	f := finding(t, runHealth(t, dana), health.FrozenChain, health.StateAction)
+	if f.Action.ID != "resolve_chain" || !slices.Contains(f.Groups, "general") {
+		t.Fatalf("frozen chain: %+v", f)
+	}
+
+	// Refusals leave the chain frozen: cora is no admin; dana without the
+	// seeds of her epochs cannot tell the lines apart.
+	if _, err := cora.ResolveRetentionChain(ctx, "general"); !errors.Is(err, retention.ErrNotAdmin) {
+		t.Fatalf("cora resolving: %v", err)
+	}
+	dana.mu.Lock()
+	gi, _ = dana.resolveChannel("general")
+	dg := dana.groups[gi.Policy.Group]
+	seeds := dg.rec.Retention.Seeds
+	dg.rec.Retention.Seeds = nil
+	dana.mu.Unlock()
+	_, err = dana.ResolveRetentionChain(ctx, "general")
+	dana.mu.Lock()
+	dg.rec.Retention.Seeds = seeds
+	dana.mu.Unlock()
+	if !errors.Is(err, ErrUnknownLine) {
+		t.Fatalf("resolving without the seeds: %v", err)
+	}
+	if c, _ := generalChain(t, dana); !c.Frozen {
+		t.Fatal("a refused resolution unfroze the chain")
+	}
+
+	res, err := dana.ResolveRetentionChain(ctx, "general")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Channel != "general" || res.Epoch != head.Epoch || res.Discarded != 1 {
+		t.Fatalf("resolution: %+v", res)
+	}
+	if _, err := cora.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []*Engine{dana, cora} {
+		c, _ := generalChain(t, e)
+		if c.Frozen || c.Has(retention.Pub(forged)) || !c.Has(head.Key) {
+			t.Fatalf("chain after the resolution: frozen %v, forged key live %v", c.Frozen, c.Has(retention.Pub(forged)))
+		}
+	}
+	if _, err := dana.ResolveRetentionChain(ctx, "general"); !errors.Is(err, ErrChainNotFrozen) {
+		t.Fatalf("resolving twice: %v", err)
+	}
+
+	// The forged key signs nothing the relay takes: a checkpoint, a drop.
+	_, err = writeTampered(t, dana, func(stage string, d *checkpointDraft) {
+		if stage == "manifest" {
+			d.key = forged
+		}
+	})
+	if c := codeOf(err); c != string(wire.CodeBadObject) {
+		t.Fatalf("a checkpoint signed with the discarded key: %v", err)
+	}
+	honest, err := writeTampered(t, dana, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dana.mu.Lock()
+	now := uint64(dana.now().Unix())
+	d := wire.DropBefore{Group: wire.ID(dg.rec.ID), Checkpoint: honest.cp.Ref, ManifestHash: honest.cp.ManifestHash,
+		Snapshots: slices.Clone(honest.cp.Snapshots), Authorization: wire.AuthorizedByDestruction,
+		Destruction: wire.RetentionDestruction{Group: wire.ID(dg.rec.ID), Checkpoint: honest.cp.Ref, NotBefore: now - 60, NotAfter: now + 600}}
+	d.Destruction.Approve(dana.edKey)
+	d.Sign(forged)
+	_, err = dana.client.DropBefore(ctx, d)
+	dana.mu.Unlock()
+	if c := codeOf(err); c != string(wire.CodeDropStaleKey) {
+		t.Fatalf("a drop signed with the discarded key: %v", err)
+	}
+
+	// Compaction works again and the health row clears.
+	before, err := dana.Storage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := dana.Compact(ctx, "general", true)
+	if err != nil || rep.Checkpoint == 0 {
+		t.Fatalf("compacting after the resolution: %+v %v", rep, err)
+	}
+	if after, _ := dana.Storage(ctx); after.Envelopes >= before.Envelopes {
+		t.Fatalf("the drop after the resolution deleted nothing: %d → %d", before.Envelopes, after.Envelopes)
+	}
+	finding(t, runHealth(t, dana), health.FrozenChain, health.StateOK)
+	if info, _ := dana.Retention("general"); info.ChainFrozen {
+		t.Fatalf("retention view: %+v", info)
+	}
+}
