@@ -117,7 +117,11 @@ test('an agent approved in the app reads and posts in its channel', { timeout: 3
   const read = await eventually(async () => {
     await bot('sync')
     const r = await bot('read', 'general')
-    if (!r.messages.some((x) => x.text === 'hello bot')) throw new Error(`the agent reads ${JSON.stringify(r.messages)}`)
+    if (!r.messages.some((x) => x.text === 'hello bot')) {
+      // What the agent holds, so that a failure says whether it was never added or added and not reading.
+      const st = await bot('status').catch((e) => e.message)
+      throw new Error(`the agent reads ${JSON.stringify(r.messages)}; its status: ${JSON.stringify(st)}`)
+    }
     return r
   })
   assert.ok(read.messages.length >= 1)
