@@ -74,7 +74,7 @@ test('an admin sees what a retention window would delete, saves it, and it is in
   await impact.filter({ hasText: 'Text is kept without limit' }).waitFor()
   await dialog.getByLabel('Delete after').first().check()
   await dialog.getByLabel('Text messages: days').fill('30')
-  await impact.filter({ hasText: /^3 messages \(about \d+(\.\d)? (bytes|KB)\) older than 30 days would be deleted from #general\.$/ }).waitFor()
+  await impact.filter({ hasText: /^3 messages \(about \d+(\.\d)? (bytes|KB)\) older than 30 days would be deleted from the relay\.$/ }).waitFor()
   assert.match(await dialog.textContent(), /Saving sets #general to keep text 30 days and media 180 days, for everyone in it\./)
   await screenshot(page, 'retention-settings.png')
   await screenshots(page, 'retention-settings', impact)

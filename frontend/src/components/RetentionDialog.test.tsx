@@ -64,10 +64,10 @@ describe('RetentionDialog', () => {
 
     await userEvent.click(screen.getAllByLabelText('Delete after')[0])
     await userEvent.type(screen.getByLabelText('Text messages: days'), '365')
-    await impact('1 message older than 365 days would be deleted from #general.')
+    await impact('1 message older than 365 days would be deleted from the relay.')
     await userEvent.clear(screen.getByLabelText('Text messages: days'))
     await userEvent.type(screen.getByLabelText('Text messages: days'), '30')
-    await impact('12,034 messages (about 3.1 MB) older than 30 days would be deleted from #general.')
+    await impact('12,034 messages (about 3.1 MB) older than 30 days would be deleted from the relay.')
     expect(h.previewRetention).toHaveBeenLastCalledWith(ws, group, 30, 180)
     await userEvent.clear(screen.getByLabelText('Media: days'))
     await userEvent.type(screen.getByLabelText('Media: days'), '90')
@@ -112,7 +112,7 @@ describe('RetentionDialog', () => {
 
     await userEvent.clear(text)
     await userEvent.type(text, '365')
-    await impact('1 message older than 365 days would be deleted from #general.')
+    await impact('1 message older than 365 days would be deleted from the relay.')
     await userEvent.click(save)
     expect(h.setRetention).toHaveBeenCalledWith(ws, group, 365, 90)
     expect((await screen.findByRole('alert')).textContent).toBe('Only an admin can change retention or compact now. retention/not_admin')

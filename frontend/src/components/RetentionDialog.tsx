@@ -26,7 +26,7 @@ export function impactText(p: RetentionChange, channel: string): string {
   const n = p.impact.messages
   if (n === 0) return `No message in ${channel} is ${older}: none would be deleted now.`
   const bytes = p.impact.bytes > 0 ? ` (about ${formatBytes(p.impact.bytes)})` : ''
-  return `${n.toLocaleString()} ${n === 1 ? 'message' : 'messages'}${bytes} ${older} would be deleted from ${channel}.`
+  return `${n.toLocaleString()} ${n === 1 ? 'message' : 'messages'}${bytes} ${older} would be deleted from the relay.`
 }
 
 /** days reads a window: 0 (unlimited) or 1 to maxRetentionDays; null when it is neither. */
@@ -172,9 +172,9 @@ export function RetentionDialog({ workspace, channel, label, onClose }: { worksp
           )}
           {changed ? (
             <p className="help">
-              Saving sets {label} to keep text {windowWords(text ?? 0)} and media {windowWords(media ?? 0)}, for everyone in it. Messages older than
-              the text window are deleted from the relay when the channel is next compacted, and cannot be brought back. If the workspace has another
-              admin, the change waits for a second admin&apos;s approval.
+              Saving sets {label} to keep text {windowWords(text ?? 0)} and media {windowWords(media ?? 0)}, for everyone in it. Once a checkpoint of
+              the channel is older than the text window, the relay deletes the channel&apos;s history below it at the next compaction; what it deletes
+              cannot be brought back. If the workspace has another admin, the change waits for a second admin&apos;s approval.
             </p>
           ) : null}
           <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
