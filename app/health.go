@@ -140,7 +140,10 @@ func (w *Workspaces) RegisterRecoveryQuorum(ws string, users []string, threshold
 // button for it (docs/protocol/health.md "The panel"): "sync" syncs, which
 // repairs what the sync repairs, then runs the check again; "compact_now"
 // compacts every channel this device is in now (admins), then runs the
-// check again. Other actions are named with their command only.
+// check again; "resolve_chain" resolves every frozen retention chain of a
+// channel this device is in (Engine.ResolveRetentionChain: admins, one-admin
+// workspaces), then runs the check again. Other actions are named with their
+// command only.
 func (w *Workspaces) ResolveHealth(ws, action string) (EncryptionHealth, error) {
 	return w.encryptionHealth(ws, func(ctx context.Context, e *engine.Engine) (*health.Report, error) {
 		switch action {
@@ -151,6 +154,15 @@ func (w *Workspaces) ResolveHealth(ws, action string) (EncryptionHealth, error) 
 		case "compact_now":
 			if _, err := e.CompactAll(ctx, true); err != nil {
 				return nil, err
+			}
+		case "resolve_chain":
+			for _, g := range e.Encryption() {
+				if !g.ChainFrozen {
+					continue
+				}
+				if _, err := e.ResolveRetentionChain(ctx, g.Group); err != nil {
+					return nil, err
+				}
 			}
 		default:
 			return nil, &Error{Code: "bad_request/health_action", Message: "The panel cannot run that action; use the command it names."}

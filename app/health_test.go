@@ -54,6 +54,18 @@ func TestEncryptionHealthBindings(t *testing.T) {
 	if _, err := dana.DismissHealth(ws, "storage"); code(err) != "health/not_dismissable" {
 		t.Fatalf("dismiss storage: %v", err)
 	}
+	// Resolve with no frozen chain resolves nothing and runs the check
+	// again (engine TestResolveFrozenChainDiscardsTheRemovedMembersKey
+	// freezes and resolves one).
+	h, err = dana.ResolveHealth(ws, "resolve_chain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range h.Report.Findings {
+		if f.Check == "frozen_retention_chain" && f.State != "ok" {
+			t.Fatalf("frozen chain: %+v", f)
+		}
+	}
 }
 
 // The panel's "Register a recovery quorum": with Sam and Lee in the

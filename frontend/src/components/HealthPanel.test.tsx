@@ -215,6 +215,37 @@ describe('HealthPanel resolve buttons and approvals', () => {
     expect(await screen.findByText('Nothing needs action.', { exact: false })).toBeTruthy()
   })
 
+  it('resolves a frozen retention chain after saying what it keeps', async () => {
+    const a = holder.current.api
+    const frozen = finding({
+      check: 'frozen_retention_chain',
+      title: 'Retention chains',
+      state: 'action',
+      severity: 'warning',
+      finding: 'Two competing retention keys block compaction of #general until a member resolves them.',
+      action: { id: 'resolve_chain', label: 'An admin keeps the key their own epochs derive', command: 'weald retention resolve CHANNEL' },
+    })
+    a.health.get.mockResolvedValue(state([frozen]))
+    a.health.resolve.mockResolvedValue(state([{ ...frozen, state: 'ok', action: null }]))
+    render(<HealthPanel workspace={hex(1)} onClose={() => {}} />)
+    const row = within(await screen.findByRole('list', { name: 'Findings' })).getAllByRole('listitem')[0]
+    expect(row.textContent).toContain('weald retention resolve CHANNEL')
+    let asked = ''
+    vi.spyOn(window, 'confirm').mockImplementation((m) => ((asked = String(m)), false))
+    await userEvent.click(within(row).getByRole('button', { name: 'Resolve' }))
+    expect(asked).toContain('discards the competing one')
+    expect(a.health.resolve).not.toHaveBeenCalled()
+    vi.spyOn(window, 'confirm').mockReturnValue(true)
+    a.health.resolve.mockRejectedValueOnce(
+      new ApiError('retention/resolve_needs_second_admin', 'This workspace has several admins, so a resolution needs two.'),
+    )
+    await userEvent.click(within(row).getByRole('button', { name: 'Resolve' }))
+    expect((await screen.findByRole('alert')).textContent).toContain('retention/resolve_needs_second_admin')
+    await userEvent.click(within(row).getByRole('button', { name: 'Resolve' }))
+    expect(a.health.resolve).toHaveBeenCalledWith(hex(1), 'resolve_chain')
+    expect(await screen.findByText('Nothing needs action.', { exact: false })).toBeTruthy()
+  })
+
   it('lists retention changes waiting for approval and approves one', async () => {
     const a = holder.current.api
     const proposal = retentionProposal({ id: 'ab'.repeat(32), textDays: 60, mediaDays: 90 })

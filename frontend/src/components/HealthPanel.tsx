@@ -63,6 +63,11 @@ const buttons: Record<string, { label: string; confirm?: string }> = {
     confirm:
       'Compact now writes a fresh checkpoint of every channel this device is in and deletes from the relay every message envelope below it. The messages stay readable from the checkpoint; people who join later read them from it. Continue?',
   },
+  resolve_chain: {
+    label: 'Resolve',
+    confirm:
+      'Resolve keeps, in each frozen channel, the retention key this device derives from its own epochs and discards the competing one; compaction then resumes. Continue?',
+  },
 }
 
 /**
