@@ -129,8 +129,9 @@ func IsPhraseWord(w string) bool {
 	return ok
 }
 
-// SuggestWord returns the list word sharing w's first four letters (the
-// list's words differ within them), or "" when none does.
+// SuggestWord returns the list word w was most likely meant to be: the one
+// sharing w's first four letters (the list's words differ within them), else
+// a three-letter word w starts with ("youzz" was "you"), or "" when none does.
 func SuggestWord(w string) string { return suggestWord(strings.ToLower(w)) }
 
 func suggestWord(w string) string {
@@ -139,6 +140,11 @@ func suggestWord(w string) string {
 	}
 	for _, c := range wordlist {
 		if len(c) >= 4 && c[:4] == w[:4] {
+			return c
+		}
+	}
+	for _, c := range wordlist {
+		if len(c) == 3 && strings.HasPrefix(w, c) {
 			return c
 		}
 	}

@@ -81,7 +81,8 @@ func TestPhraseErrors(t *testing.T) {
 	}
 
 	// One word at a time, as a form checks each box.
-	if !IsPhraseWord("Abandon") || IsPhraseWord("abandonx") || SuggestWord("ABANDONX") != "abandon" || SuggestWord("zzzz") != "" {
+	if !IsPhraseWord("Abandon") || IsPhraseWord("abandonx") || SuggestWord("ABANDONX") != "abandon" || SuggestWord("zzzz") != "" ||
+		SuggestWord("youzz") != "you" || SuggestWord("youn") != "young" || SuggestWord("yuo") != "" {
 		t.Fatal("IsPhraseWord or SuggestWord")
 	}
 
