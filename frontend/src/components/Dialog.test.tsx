@@ -37,6 +37,35 @@ describe('Dialog', () => {
     expect(document.activeElement).toBe(screen.getByLabelText('New name'))
   })
 
+  it('gives focus to a field that comes later (loaded from Go), not to Close, unless the user moved it', async () => {
+    function Later({ ready }: { ready: boolean }) {
+      return (
+        <Dialog title="Retention" onClose={() => {}}>
+          {ready ? (
+            <>
+              <label htmlFor="d">Days</label>
+              <input id="d" />
+            </>
+          ) : (
+            <p>Loading…</p>
+          )}
+        </Dialog>
+      )
+    }
+    const { rerender, unmount } = render(<Later ready={false} />)
+    const dialog = screen.getByRole('dialog', { name: 'Retention' })
+    expect(document.activeElement).toBe(dialog)
+    rerender(<Later ready />)
+    await vi.waitFor(() => expect(document.activeElement).toBe(screen.getByLabelText('Days')))
+    unmount()
+
+    const second = render(<Later ready={false} />)
+    screen.getByRole('button', { name: 'Close' }).focus() // the user tabbed on while it loaded
+    second.rerender(<Later ready />)
+    await Promise.resolve()
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Close' }))
+  })
+
   it('keeps Tab inside, both ways', async () => {
     render(<Opener />)
     await userEvent.click(screen.getByRole('button', { name: 'Open' }))

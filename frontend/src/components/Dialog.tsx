@@ -5,7 +5,9 @@ const focusable =
 
 /**
  * Dialog is a modal: labelled by its title, focus moves to its first field
- * (or [data-autofocus]), never to Close; Tab stays inside; focus that falls
+ * (or [data-autofocus]), never to Close; a dialog whose fields come later
+ * (loaded from Go) holds focus itself until they do, then gives it to the
+ * first, unless the user has moved it; Tab stays inside; focus that falls
  * out (a submit button disabled while it works) comes back to the first
  * field; Escape closes it wherever focus is; focus returns to where it was.
  */
@@ -14,13 +16,26 @@ export function Dialog({ title, onClose, children, wide }: { title: string; onCl
   const ref = useRef<HTMLDivElement>(null)
   const close = useRef(onClose)
   close.current = onClose
-  const first = () =>
-    ref.current?.querySelector<HTMLElement>('[data-autofocus]') ??
-    ref.current?.querySelector<HTMLElement>(`.dialog-body :is(${focusable})`) ??
-    ref.current?.querySelector<HTMLElement>(focusable)
+  const field = () =>
+    ref.current?.querySelector<HTMLElement>('[data-autofocus]') ?? ref.current?.querySelector<HTMLElement>(`.dialog-body :is(${focusable})`)
+  const first = () => field() ?? ref.current?.querySelector<HTMLElement>(focusable)
   useEffect(() => {
     const before = document.activeElement as HTMLElement | null
-    first()?.focus()
+    const now = field()
+    let later: MutationObserver | undefined
+    if (now) {
+      now.focus()
+    } else if (ref.current) {
+      const dialog = ref.current
+      dialog.focus()
+      later = new MutationObserver(() => {
+        const f = field()
+        if (!f) return
+        if (document.activeElement === dialog) f.focus()
+        later?.disconnect()
+      })
+      later.observe(dialog, { childList: true, subtree: true, attributes: true, attributeFilter: ['disabled'] })
+    }
     const onKey = (e: KeyboardEvent) => {
       if (e.key === 'Escape' && !e.defaultPrevented) {
         e.preventDefault()
@@ -30,6 +45,7 @@ export function Dialog({ title, onClose, children, wide }: { title: string; onCl
     // Escape reaches the document even when focus fell to the body.
     document.addEventListener('keydown', onKey)
     return () => {
+      later?.disconnect()
       document.removeEventListener('keydown', onKey)
       before?.focus?.()
     }
@@ -70,6 +86,7 @@ export function Dialog({ title, onClose, children, wide }: { title: string; onCl
         role="dialog"
         aria-modal="true"
         aria-labelledby={id}
+        tabIndex={-1}
         ref={ref}
         onKeyDown={onKeyDown}
         onBlur={onBlur}
