@@ -167,8 +167,11 @@ func (c *cli) cmdRetentionSet(ctx context.Context, channel, textArg, mediaArg st
 		c.print(map[string]any{"change": ch})
 		return nil
 	}
-	fmt.Fprintf(c.stdout, "#%s: a text window of %s makes %d messages (about %d bytes on the relay) eligible for deletion\n",
-		ch.Channel, window(text), ch.Impact.Messages, ch.Impact.Bytes)
+	// A drop under the window deletes envelopes; the checkpoint's snapshots
+	// the relay keeps still hold every day's text (retention.md "What a
+	// text window removes").
+	fmt.Fprintf(c.stdout, "#%s: %d messages are older than a text window of %s; the relay deletes their envelopes (about %d bytes) once a checkpoint is older than the window, and keeps their text in the checkpoint's snapshots\n",
+		ch.Channel, ch.Impact.Messages, window(text), ch.Impact.Bytes)
 	switch {
 	case !ch.Applied:
 		fmt.Fprintln(c.stdout, "nothing changed (--dry-run)")

@@ -64,17 +64,22 @@ describe('RetentionDialog', () => {
 
     await userEvent.click(screen.getAllByLabelText('Delete after')[0])
     await userEvent.type(screen.getByLabelText('Text messages: days'), '365')
-    await impact('1 message older than 365 days would be deleted from the relay.')
+    await impact(
+      "1 message is older than 365 days. The relay deletes its envelope once a checkpoint is older than 365 days, but keeps its text in the checkpoint's snapshots, so members and people who join still read it.",
+    )
     await userEvent.clear(screen.getByLabelText('Text messages: days'))
     await userEvent.type(screen.getByLabelText('Text messages: days'), '30')
-    await impact('12,034 messages (about 3.1 MB) older than 30 days would be deleted from the relay.')
+    await impact(
+      "12,034 messages (about 3.1 MB of envelopes on the relay) are older than 30 days. The relay deletes their envelopes once a checkpoint is older than 30 days, but keeps their text in the checkpoint's snapshots, so members and people who join still read them.",
+    )
     expect(h.previewRetention).toHaveBeenLastCalledWith(ws, group, 30, 180)
     await userEvent.clear(screen.getByLabelText('Media: days'))
     await userEvent.type(screen.getByLabelText('Media: days'), '90')
     await waitFor(() => expect(h.previewRetention).toHaveBeenLastCalledWith(ws, group, 30, 90))
-    expect(screen.getByText(/Saving sets #general to keep text 30 days and media 90 days, for everyone in it\./).textContent).toContain(
-      'cannot be brought back',
-    )
+    const statement = screen.getByText(/Saving sets #general to keep text 30 days and media 90 days, for everyone in it\./).textContent
+    expect(statement).toContain('cannot be brought back')
+    // What the relay keeps (issue 14): the text stays in the checkpoint's snapshots.
+    expect(statement).toContain("The text of those messages stays in the checkpoint's snapshots on the relay and on members' devices")
     expect(h.setRetention).not.toHaveBeenCalled()
 
     await userEvent.click(screen.getByRole('button', { name: 'Save' }))
@@ -112,7 +117,9 @@ describe('RetentionDialog', () => {
 
     await userEvent.clear(text)
     await userEvent.type(text, '365')
-    await impact('1 message older than 365 days would be deleted from the relay.')
+    await impact(
+      "1 message is older than 365 days. The relay deletes its envelope once a checkpoint is older than 365 days, but keeps its text in the checkpoint's snapshots, so members and people who join still read it.",
+    )
     await userEvent.click(save)
     expect(h.setRetention).toHaveBeenCalledWith(ws, group, 365, 90)
     expect((await screen.findByRole('alert')).textContent).toBe('Only an admin can change retention or compact now. retention/not_admin')

@@ -19,14 +19,25 @@ export function currentText(r: ChannelRetention): string {
   return `Text is kept ${windowWords(r.textDays)}, media ${windowWords(r.mediaDays)}${r.defaultPolicy ? ' (the defaults)' : ''}.`
 }
 
-/** impactText: what the new text window would delete, as a number. */
+/**
+ * impactText: what the new text window would delete, as a number. A drop
+ * under the window deletes envelopes below a checkpoint older than it, but
+ * the checkpoint's snapshots, which the relay keeps, still hold every day's
+ * text (docs/protocol/retention.md "What a text window removes"), so the
+ * words say envelopes, not text.
+ */
 export function impactText(p: RetentionChange, channel: string): string {
   if (p.textDays === 0) return `Text is kept without limit: no message in ${channel} would be deleted.`
   const older = `older than ${windowWords(p.textDays)}`
   const n = p.impact.messages
   if (n === 0) return `No message in ${channel} is ${older}: none would be deleted now.`
-  const bytes = p.impact.bytes > 0 ? ` (about ${formatBytes(p.impact.bytes)})` : ''
-  return `${n.toLocaleString()} ${n === 1 ? 'message' : 'messages'}${bytes} ${older} would be deleted from the relay.`
+  const bytes = p.impact.bytes > 0 ? ` (about ${formatBytes(p.impact.bytes)} of envelopes on the relay)` : ''
+  const [noun, verb, its, it] = n === 1 ? ['message', 'is', 'its', 'it'] : ['messages', 'are', 'their', 'them']
+  return (
+    `${n.toLocaleString()} ${noun}${bytes} ${verb} ${older}. ` +
+    `The relay deletes ${its} ${n === 1 ? 'envelope' : 'envelopes'} once a checkpoint is ${older}, but keeps ${its} text in the ` +
+    `checkpoint's snapshots, so members and people who join still read ${it}.`
+  )
 }
 
 /** days reads a window: 0 (unlimited) or 1 to maxRetentionDays; null when it is neither. */
@@ -80,8 +91,9 @@ function WindowField({
  * RetentionDialog: a channel's retention windows (spec/lifecycle.md
  * "Dropping": "configurable per group by an admin, with the storage impact
  * of the change shown as a number before it is applied"). An admin edits
- * the text and media windows and sees, as they edit, how many messages (and
- * about how many relay bytes) the text window would delete; a plain
+ * the text and media windows and sees, as they edit, how many messages are
+ * older than the text window (and about how many bytes of envelopes the
+ * relay would delete; their text stays in the checkpoint); a plain
  * statement precedes Save; the result says whether the change is in force or
  * waits for a second admin's approval. Anyone else sees the windows
  * read-only.
@@ -173,8 +185,10 @@ export function RetentionDialog({ workspace, channel, label, onClose }: { worksp
           {changed ? (
             <p className="help">
               Saving sets {label} to keep text {windowWords(text ?? 0)} and media {windowWords(media ?? 0)}, for everyone in it. Once a checkpoint of
-              the channel is older than the text window, the relay deletes the channel&apos;s history below it at the next compaction; what it deletes
-              cannot be brought back. If the workspace has another admin, the change waits for a second admin&apos;s approval.
+              the channel is older than the text window, the relay deletes the envelopes of the channel&apos;s history below it at the next
+              compaction; what it deletes cannot be brought back. The text of those messages stays in the checkpoint&apos;s snapshots on the relay and
+              on members&apos; devices: a text window does not yet remove text from the relay. If the workspace has another admin, the change waits
+              for a second admin&apos;s approval.
             </p>
           ) : null}
           <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
