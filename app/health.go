@@ -80,6 +80,12 @@ type RetentionProposal struct {
 	Destroy      bool  `json:"destroy"`
 	CheckpointAt int64 `json:"checkpointAt"` // unix ms
 	ExpiresAt    int64 `json:"expiresAt"`    // unix ms
+	// Resolve: the resolution of the channel's frozen retention chain
+	// waiting for a second admin (the windows are 0), keeping the key of
+	// epoch ResolveEpoch (0: a key this device's chain does not hold).
+	// Approvable is false when this device does not derive that key.
+	Resolve      bool   `json:"resolve"`
+	ResolveEpoch uint64 `json:"resolveEpoch"`
 }
 
 // EncryptionHealth is everything the panel shows.
@@ -141,8 +147,10 @@ func (w *Workspaces) RegisterRecoveryQuorum(ws string, users []string, threshold
 // repairs what the sync repairs, then runs the check again; "compact_now"
 // compacts every channel this device is in now (admins), then runs the
 // check again; "resolve_chain" resolves every frozen retention chain of a
-// channel this device is in (Engine.ResolveRetentionChain: admins, one-admin
-// workspaces), then runs the check again. Other actions are named with their
+// channel this device is in (Engine.ResolveRetentionChain: admins; with
+// several admins the first proposes the resolution, listed under Pending,
+// and a second admin's resolve or approval publishes it), then runs the
+// check again. Other actions are named with their
 // command only.
 func (w *Workspaces) ResolveHealth(ws, action string) (EncryptionHealth, error) {
 	return w.encryptionHealth(ws, func(ctx context.Context, e *engine.Engine) (*health.Report, error) {
@@ -191,7 +199,8 @@ func (w *Workspaces) encryptionHealth(ws string, report func(context.Context, *e
 		out.Pending = append(out.Pending, RetentionProposal{ID: p.ID, Channel: p.Channel, TextDays: days(p.TextWindow),
 			MediaDays: days(p.MediaWindow), Proposer: p.Proposer, ProposedAt: unixMs(p.ProposedAt),
 			ApprovedBy: append([]string{}, p.Approvals...), Threshold: p.Threshold, Approvable: p.Approvable,
-			Destroy: p.Destroy, CheckpointAt: unixMs(p.CheckpointAt), ExpiresAt: unixMs(p.Expires)})
+			Destroy: p.Destroy, CheckpointAt: unixMs(p.CheckpointAt), ExpiresAt: unixMs(p.Expires),
+			Resolve: p.Resolve, ResolveEpoch: p.ResolveEpoch})
 	}
 	for _, g := range r.eng.Encryption() {
 		out.Groups = append(out.Groups, GroupEncryption{Channel: g.Channel, Group: g.Group, Kind: g.Kind, History: History(g.History),

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"fmt"
@@ -43,6 +44,13 @@ type PendingRetention struct {
 	Destroy      bool      `json:"destroy,omitempty"`
 	CheckpointAt time.Time `json:"checkpoint_at,omitempty"`
 	Expires      time.Time `json:"expires,omitempty"`
+	// Resolve: the resolution of the channel's frozen retention chain
+	// (the windows are zero), keeping the key of epoch ResolveEpoch
+	// (zero when this device's chain does not hold that key). Approvable
+	// is then also false when this device does not derive that key as
+	// the legitimate one (its approval would be refused).
+	Resolve      bool   `json:"resolve,omitempty"`
+	ResolveEpoch uint64 `json:"resolve_epoch,omitempty"`
 }
 
 // ErrNoProposal: the named retention proposal is not waiting for approval.
@@ -77,6 +85,25 @@ func (e *Engine) PendingRetentions() []PendingRetention {
 				}
 			}
 		}
+		if p.Resolution != nil {
+			x.Resolve = true
+			g := e.groups[p.Group]
+			if g != nil && !g.rec.Retention.Chain.Frozen {
+				continue // resolved (by another proposal), or not frozen here
+			}
+			keep := (*retention.ChainKey)(nil)
+			if g != nil {
+				keep = e.legitimateTip(&g.rec.Retention)
+				for _, k := range g.rec.Retention.Chain.Keys {
+					if bytes.Equal(k.Key, p.Resolution.Key) {
+						x.ResolveEpoch = k.Epoch
+					}
+				}
+			}
+			if keep == nil || !bytes.Equal(keep.Key, p.Resolution.Key) {
+				x.Approvable = false
+			}
+		}
 		for _, u := range p.Approvals {
 			x.Approvals = append(x.Approvals, e.userName(u))
 			if u == myUser {
@@ -109,6 +136,9 @@ func (e *Engine) ApproveRetention(ctx context.Context, id string) (RetentionChan
 	}
 	gi, _ := e.roster.Group(p.Group)
 	out := RetentionChange{Channel: gi.Name, Applied: true}
+	if p.Resolution != nil {
+		return e.approvedResolution(ctx, p, out)
+	}
 	if d := p.Destruction; d != nil && uint64(e.now().Unix()) > d.NotAfter {
 		return out, ErrNoProposal
 	}

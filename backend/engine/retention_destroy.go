@@ -41,8 +41,13 @@ func (e *Engine) proposeDestruction(ctx context.Context, g *group, cp trustedCP)
 }
 
 // approvalOf is this admin device's signature of what a pending proposal
-// names: its relay-visible policy or destruction.
+// names: its relay-visible policy, destruction or resolution.
 func (e *Engine) approvalOf(p roster.PendingRetention) *wire.Approval {
+	if p.Resolution != nil {
+		x := *p.Resolution
+		x.Approve(e.edKey)
+		return &x.Approvals[len(x.Approvals)-1]
+	}
 	if p.Destruction != nil {
 		d := *p.Destruction
 		d.Approve(e.edKey)

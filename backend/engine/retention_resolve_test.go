@@ -2,10 +2,12 @@ package engine
 
 import (
 	"crypto/ed25519"
+	"encoding/hex"
 	"errors"
 	"slices"
 	"strconv"
 	"testing"
+	"weald/backend/roster"
 
 	"weald/backend/health"
 	"weald/backend/relay"
@@ -46,15 +48,26 @@ func TestResolveFrozenChainDiscardsTheRemovedMembersKey(t *testing.T) {
 // The same proof on a PostgreSQL relay (the relay's resolution discards
 // keys in its store).
 func TestResolveFrozenChainOnPostgres(t *testing.T) {
+	resolveProof(t, postgresRelay(t))
+}
+
+// postgresRelay starts a relay on a PostgreSQL store (skipped in -short).
+func postgresRelay(t *testing.T) *testRelay {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: starts a PostgreSQL cluster (make test runs it)")
 	}
 	st := storetest.Postgres(t) // closed after the relay has stopped
 	rt := relaytest.StartOn(t, relay.Config{}, st)
-	resolveProof(t, &testRelay{URL: rt.URL, svc: rt.Service})
+	return &testRelay{URL: rt.URL, svc: rt.Service}
 }
 
-func resolveProof(t *testing.T, r *testRelay) {
+// frozenGeneral freezes #general's retention chain the way an attacker
+// would: sam, a member, signs a second successor of the chain's root key
+// with a key he made up (forged) and is then removed. It returns dana (the
+// admin), cora (a member who joined at the legitimate successor's epoch),
+// the legitimate tip and the forged key.
+func frozenGeneral(t *testing.T, r *testRelay) (dana, cora *Engine, head *retention.ChainKey, forged ed25519.PrivateKey) {
 	t.Helper()
 	dana, sam := compactionPairOn(t, r, 200)
 	ctx := testCtx(t)
@@ -66,7 +79,7 @@ func resolveProof(t *testing.T, r *testRelay) {
 		t.Fatalf("chain after the first compaction: %+v", root.Keys)
 	}
 	// cora joins: a new epoch, whose key dana publishes as the successor.
-	cora := joinWith(t, r, invite(t, dana), "cora", 202)
+	cora = joinWith(t, r, invite(t, dana), "cora", 202)
 	for range 3 { // each member's sync may commit what the others read next
 		for _, e := range []*Engine{dana, sam, cora} {
 			if _, err := e.Sync(ctx); err != nil {
@@ -83,7 +96,7 @@ func resolveProof(t *testing.T, r *testRelay) {
 		t.Fatal(err)
 	}
 	legit, _ := generalChain(t, dana)
-	head := legit.Head()
+	head = legit.Head()
 	if len(legit.Keys) != 2 || head == nil {
 		t.Fatalf("chain after the second compaction: %+v", legit.Keys)
 	}
@@ -94,7 +107,7 @@ func resolveProof(t *testing.T, r *testRelay) {
 	// sam, a member of the root's epoch, signs a second successor of it
 	// (every member of an epoch derives its key; the seed is read from
 	// dana's record, the same bytes sam's client derived then).
-	forged := ed25519.NewKeyFromSeed(make([]byte, 32))
+	forged = ed25519.NewKeyFromSeed(make([]byte, 32))
 	dana.mu.Lock()
 	gi, _ := dana.resolveChannel("general")
 	prev, err := retention.Key(dana.groups[gi.Policy.Group].rec.Retention.Seeds[strconv.FormatUint(root.Keys[0].Epoch, 10)])
@@ -121,6 +134,13 @@ func resolveProof(t *testing.T, r *testRelay) {
 	if c, _ := generalChain(t, dana); !c.Frozen {
 		t.Fatalf("the fork did not freeze dana's chain: %+v", c.Keys)
 	}
+	return dana, cora, head, forged
+}
+
+func resolveProof(t *testing.T, r *testRelay) {
+	t.Helper()
+	dana, cora, head, forged := frozenGeneral(t, r)
+	ctx := testCtx(t)
 	if _, err := dana.Compact(ctx, "general", true); !errors.Is(err, retention.ErrChainFrozen) {
 		t.Fatalf("compacting the frozen chain: %v", err)
 	}
@@ -135,12 +155,12 @@ func resolveProof(t *testing.T, r *testRelay) {
 		t.Fatalf("cora resolving: %v", err)
 	}
 	dana.mu.Lock()
-	gi, _ = dana.resolveChannel("general")
+	gi, _ := dana.resolveChannel("general")
 	dg := dana.groups[gi.Policy.Group]
 	seeds := dg.rec.Retention.Seeds
 	dg.rec.Retention.Seeds = nil
 	dana.mu.Unlock()
-	_, err = dana.ResolveRetentionChain(ctx, "general")
+	_, err := dana.ResolveRetentionChain(ctx, "general")
 	dana.mu.Lock()
 	dg.rec.Retention.Seeds = seeds
 	dana.mu.Unlock()
@@ -213,4 +233,139 @@ func resolveProof(t *testing.T, r *testRelay) {
 	if info, _ := dana.Retention("general"); info.ChainFrozen {
 		t.Fatalf("retention view: %+v", info)
 	}
+}
+
+// Issue 14, several admins: resolving #general's frozen chain needs both
+// admins' approvals. dana's resolve proposes the key she derives (pending,
+// nothing discarded); from the attacker's side, dana alone gets no
+// one-signature resolution past the relay, cannot approve twice, and cora's
+// roster approvals over the forged key or with dana's signature copied are
+// refused; an approval of a proposal keeping the forged key is refused by
+// the client that derives the other tip. cora's approval publishes the
+// resolution with both signatures: the forged key is discarded everywhere
+// and compaction resumes.
+func TestTwoAdminsResolveFrozenChain(t *testing.T) {
+	twoAdminResolveProof(t, startRelay(t))
+}
+
+// The same on a PostgreSQL relay.
+func TestTwoAdminsResolveFrozenChainOnPostgres(t *testing.T) {
+	twoAdminResolveProof(t, postgresRelay(t))
+}
+
+func twoAdminResolveProof(t *testing.T, r *testRelay) {
+	t.Helper()
+	dana, cora, head, forged := frozenGeneral(t, r)
+	ctx := testCtx(t)
+	if err := dana.Promote(ctx, cora.meta.User.hex()); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []*Engine{dana, cora, dana} {
+		if _, err := e.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	frozen := func(e *Engine) bool { c, _ := generalChain(t, e); return c.Frozen }
+
+	// dana alone, at the relay.
+	dana.mu.Lock()
+	gi, _ := dana.resolveChannel("general")
+	g := dana.groups[gi.Policy.Group]
+	alone := wire.RetentionResolution{Group: wire.ID(g.rec.ID), Key: slices.Clone(head.Key)}
+	alone.Approve(dana.edKey)
+	_, err := dana.sendCT(ctx, g, wire.KindRetentionResolution, alone.Encode())
+	dana.mu.Unlock()
+	if c := codeOf(err); c != string(wire.CodeRetentionThreshold) {
+		t.Fatalf("one admin's resolution at the relay: %v", err)
+	}
+
+	res, err := dana.ResolveRetentionChain(ctx, "general")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pending == "" || res.Approvals != 1 || res.Threshold != 2 || res.Discarded != 0 || !frozen(dana) {
+		t.Fatalf("the first admin's resolve: %+v", res)
+	}
+	if _, err := dana.ResolveRetentionChain(ctx, "general"); !errors.Is(err, ErrResolveAlreadyApproved) {
+		t.Fatalf("dana resolving twice: %v", err)
+	}
+	if _, err := dana.ApproveRetention(ctx, res.Pending); !errors.Is(err, ErrResolveAlreadyApproved) && !errors.Is(err, roster.ErrDuplicate) {
+		t.Fatalf("dana approving her own resolution: %v", err)
+	}
+
+	if _, err := cora.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ps := cora.PendingRetentions()
+	if len(ps) != 1 || !ps[0].Resolve || !ps[0].Approvable || ps[0].ID != res.Pending || ps[0].Channel != "general" || ps[0].ResolveEpoch != head.Epoch {
+		t.Fatalf("cora's pending list: %+v", ps)
+	}
+	var proposal roster.Head
+	b, _ := hex.DecodeString(res.Pending)
+	copy(proposal[:], b)
+	cora.mu.Lock()
+	overForged := wire.RetentionResolution{Group: wire.ID(g.rec.ID), Key: retention.Pub(forged)}
+	overForged.Approve(cora.edKey)
+	refusals := map[string]*wire.Approval{"over the forged key": &overForged.Approvals[0], "dana's, copied": &alone.Approvals[0]}
+	for name, a := range refusals {
+		err := cora.appendRoster(ctx, func() (roster.Body, error) { return &roster.RetentionApprove{Proposal: proposal, Relay: a}, nil })
+		if !errors.Is(err, roster.ErrBadRetention) {
+			cora.mu.Unlock()
+			t.Fatalf("cora's approval %s: %v", name, err)
+		}
+	}
+	// cora proposes keeping the forged key (a mistaken or hostile admin:
+	// the roster cannot see the chain).
+	err = cora.appendRoster(ctx, func() (roster.Body, error) {
+		return &roster.RetentionResolve{Group: gi.Policy.Group, Key: retention.Pub(forged), Relay: &overForged.Approvals[0]}, nil
+	})
+	wrongID := hexHead(cora.roster.Head())
+	cora.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range dana.PendingRetentions() {
+		if p.ID == wrongID && p.Approvable {
+			t.Fatalf("dana is offered to approve the forged key: %+v", p)
+		}
+	}
+	if _, err := dana.ApproveRetention(ctx, wrongID); !errors.Is(err, ErrResolveDisagrees) {
+		t.Fatalf("dana approving the forged key: %v", err)
+	}
+	if !frozen(dana) || !frozen(cora) {
+		t.Fatal("a refused approval unfroze a chain")
+	}
+
+	ch, err := cora.ApproveRetention(ctx, res.Pending)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ch.Active || !ch.Published {
+		t.Fatalf("the second admin's approval: %+v", ch)
+	}
+	if _, err := dana.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []*Engine{dana, cora} {
+		c, _ := generalChain(t, e)
+		if c.Frozen || c.Has(retention.Pub(forged)) || !c.Has(head.Key) {
+			t.Fatalf("chain after the resolution: frozen %v, forged key live %v", c.Frozen, c.Has(retention.Pub(forged)))
+		}
+		if ps := e.PendingRetentions(); len(ps) != 0 {
+			t.Fatalf("still pending after the resolution: %+v", ps)
+		}
+	}
+	if _, err := dana.ResolveRetentionChain(ctx, "general"); !errors.Is(err, ErrChainNotFrozen) {
+		t.Fatalf("resolving after the resolution: %v", err)
+	}
+	// Compaction resumes: a checkpoint is written (the drop then waits
+	// for the second admin, as every compact-now with two admins does).
+	rep, err := dana.Compact(ctx, "general", true)
+	if err != nil || rep.Checkpoint == 0 {
+		t.Fatalf("compacting after the resolution: %+v %v", rep, err)
+	}
+	finding(t, runHealth(t, dana), health.FrozenChain, health.StateOK)
 }

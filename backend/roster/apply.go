@@ -65,7 +65,7 @@ type actor struct {
 // probationForbids lists what a recovered device may not sign before approval.
 var probationForbids = map[OpType]bool{
 	OpAdmitDevice: true, OpAdmitAgent: true, OpAdmitRecovery: true, OpRevoke: true, OpSetRole: true,
-	OpInvite: true, OpInviteRevoke: true, OpRetentionPolicy: true, OpRetentionApprove: true, OpRetentionDestroy: true, OpApproveDevice: true, OpRemovalReceipt: true,
+	OpInvite: true, OpInviteRevoke: true, OpRetentionPolicy: true, OpRetentionApprove: true, OpRetentionDestroy: true, OpRetentionResolve: true, OpApproveDevice: true, OpRemovalReceipt: true,
 	OpPairDevice: true, OpSetRecoveryQuorum: true, OpVouchDevice: true,
 }
 
@@ -175,6 +175,8 @@ func (s *State) check(in *Operation) (func(), error) {
 		return s.checkRetentionApprove(op, a, b)
 	case *RetentionDestroy:
 		return s.checkRetentionDestroy(op, a, b)
+	case *RetentionResolve:
+		return s.checkRetentionResolve(op, a, b)
 	case *RemovalReceipt:
 		return s.checkRemovalReceipt(op, a, b)
 	case *SetName:

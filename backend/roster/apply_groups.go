@@ -337,7 +337,7 @@ func (s *State) proposeRetention(op *Operation, a actor, p *retentionProposal, g
 // complete marks a proposal approved by the threshold: a policy becomes the
 // group's, a destruction is ready for its drop (ApprovedDestructions).
 func (s *State) complete(g *GroupInfo, head Head, p *retentionProposal, op *Operation) {
-	if p.destroy != nil {
+	if p.destroy != nil || p.resolve != nil {
 		p.active = true
 		return
 	}
@@ -351,6 +351,9 @@ func (p *retentionProposal) checkRelay(a actor, x *wire.Approval) error {
 	if x == nil {
 		if p.destroy != nil {
 			return reject(ErrBadRetention, "an approval of a destruction must carry the device's signature of it")
+		}
+		if p.resolve != nil {
+			return reject(ErrBadRetention, "an approval of a resolution must carry the device's signature of it")
 		}
 		return nil
 	}
@@ -370,8 +373,23 @@ func (p *retentionProposal) relayTBS() (string, []byte) {
 		d := p.destroy.Destruction()
 		return wire.LabelRetentionDestruction, d.TBS()
 	}
+	if p.resolve != nil {
+		x := p.resolve.Resolution()
+		return wire.LabelRetentionResolution, x.TBS()
+	}
 	rp := RelayPolicy(p.policy.Group, p.proposedAt, p.policy.TextWindow, p.policy.MediaWindow)
 	return wire.LabelRetentionPolicy, rp.TBS()
+}
+
+// group is the group the proposal is about.
+func (p *retentionProposal) group() identity.GroupID {
+	switch {
+	case p.destroy != nil:
+		return p.destroy.Group
+	case p.resolve != nil:
+		return p.resolve.Group
+	}
+	return p.policy.Group
 }
 
 func (p *retentionProposal) approve(a actor, x *wire.Approval) {
@@ -402,10 +420,7 @@ func (s *State) checkRetentionApprove(op *Operation, a actor, b *RetentionApprov
 	if slices.Contains(p.approvals, a.user()) {
 		return nil, reject(ErrDuplicate, "this admin already approved the proposal")
 	}
-	gid := p.policy.Group
-	if p.destroy != nil {
-		gid = p.destroy.Group
-	}
+	gid := p.group()
 	g, ok := s.groups[gid]
 	if !ok || g.Deleted {
 		return nil, reject(ErrUnknownGroup, "group %s", gid.ShortString())

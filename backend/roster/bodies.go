@@ -584,6 +584,8 @@ func decodeBody(t OpType, r *codec.Reader) Body {
 		return decodeRemovalReceipt(r)
 	case OpRetentionDestroy:
 		return decodeRetentionDestroy(r)
+	case OpRetentionResolve:
+		return decodeRetentionResolve(r)
 	case OpSetName:
 		return decodeSetName(r)
 	case OpSetRecoveryQuorum:

@@ -65,7 +65,7 @@ var opNames = map[OpType]string{
 	OpInvite: "invite", OpInviteRevoke: "invite-revoke", OpPendingAdd: "pending-add",
 	OpPendingResolve: "pending-resolve", OpRetentionPolicy: "retention-policy",
 	OpRetentionApprove: "retention-approve", OpRecoverDevice: "recover-device",
-	OpApproveDevice: "approve-device", OpRetentionDestroy: "retention-destroy", OpRemovalReceipt: "removal-receipt", OpSetName: "set-name",
+	OpApproveDevice: "approve-device", OpRetentionDestroy: "retention-destroy", OpRetentionResolve: "retention-resolve", OpRemovalReceipt: "removal-receipt", OpSetName: "set-name",
 	OpPairDevice: "pair-device", OpSetRecoveryQuorum: "set-recovery-quorum", OpVouchDevice: "vouch-device",
 }
 

@@ -49,6 +49,9 @@ type PendingRetention struct {
 	// Destruction is set for a compact-now destruction proposal
 	// ([RetentionDestroy], without approvals; the windows are then zero).
 	Destruction *wire.RetentionDestruction
+	// Resolution is set for the resolution of a frozen retention chain
+	// ([RetentionResolve], without approvals; the windows are then zero).
+	Resolution *wire.RetentionResolution
 }
 
 // PendingRetentions returns the proposals still waiting for approvals,
@@ -66,6 +69,10 @@ func (s *State) PendingRetentions() []PendingRetention {
 		if p.destroy != nil {
 			d := p.destroy.Destruction()
 			x.Group, x.Destruction = p.destroy.Group, &d
+		}
+		if p.resolve != nil {
+			r := p.resolve.Resolution()
+			x.Group, x.Resolution = p.resolve.Group, &r
 		}
 		if g, ok := s.groups[x.Group]; !ok || g.Deleted {
 			continue

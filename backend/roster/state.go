@@ -117,6 +117,7 @@ type InviteInfo struct {
 type retentionProposal struct {
 	policy     RetentionPolicy
 	destroy    *RetentionDestroy // set for a destruction proposal (policy unset)
+	resolve    *RetentionResolve // set for a resolution proposal (policy unset)
 	proposer   identity.UserID
 	proposedAt time.Time
 	approvals  []identity.UserID

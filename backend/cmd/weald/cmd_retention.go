@@ -50,7 +50,7 @@ func retentionCommands(c *cli) []*cobra.Command {
 	}
 	resolve := &cobra.Command{
 		Use:   "resolve CHANNEL",
-		Short: "End a channel's frozen retention chain (admins): keep the key this device's epochs derive, discard the other",
+		Short: "End a channel's frozen retention chain (admins): keep the key this device's epochs derive, discard the other; with several admins, propose it or approve another admin's",
 		Args:  nargs("retention resolve CHANNEL", 1, 1),
 		RunE:  func(cmd *cobra.Command, args []string) error { return c.cmdRetentionResolve(cmd.Context(), args[0]) },
 	}
@@ -208,6 +208,15 @@ func (c *cli) cmdRetentionPending(ctx context.Context) error {
 				}
 				what += ", if approved before " + p.Expires.Format(time.DateTime)
 			}
+			if p.Resolve {
+				what = "resolve the frozen retention chain: keep a key this device's chain does not hold"
+				if p.ResolveEpoch != 0 {
+					what = fmt.Sprintf("resolve the frozen retention chain: keep the key of epoch %d", p.ResolveEpoch)
+				}
+				if !p.Approvable {
+					what += " (this device cannot approve it)"
+				}
+			}
 			fmt.Fprintf(c.stdout, "%s  #%s: %s; proposed by %s on %s; approved by %s (%d of %d)\n",
 				p.ID[:12], p.Channel, what, p.Proposer, p.ProposedAt.Format(time.DateOnly),
 				strings.Join(p.Approvals, ", "), len(p.Approvals), p.Threshold)
@@ -250,6 +259,11 @@ func (c *cli) cmdRetentionResolve(ctx context.Context, channel string) error {
 		}
 		if c.json {
 			c.print(map[string]any{"resolved": res})
+			return nil
+		}
+		if res.Pending != "" {
+			fmt.Fprintf(c.stdout, "#%s: resolution proposed (%d of %d admins); another admin approves it with weald retention approve %s or weald retention resolve %s\n",
+				res.Channel, res.Approvals, res.Threshold, res.Pending[:12], res.Channel)
 			return nil
 		}
 		fmt.Fprintf(c.stdout, "#%s: retention chain resolved: kept the key of epoch %d, discarded %d; compaction can resume\n",

@@ -71,6 +71,8 @@ const retentionProposal = (p: Partial<RetentionProposal>): RetentionProposal => 
   destroy: false,
   checkpointAt: 0,
   expiresAt: 0,
+  resolve: false,
+  resolveEpoch: 0,
   ...p,
 })
 
@@ -237,10 +239,13 @@ describe('HealthPanel resolve buttons and approvals', () => {
     expect(a.health.resolve).not.toHaveBeenCalled()
     vi.spyOn(window, 'confirm').mockReturnValue(true)
     a.health.resolve.mockRejectedValueOnce(
-      new ApiError('retention/resolve_needs_second_admin', 'This workspace has several admins, so a resolution needs two.'),
+      new ApiError(
+        'retention/resolve_disagrees',
+        'Another admin proposed keeping a retention key this device does not derive as the legitimate one.',
+      ),
     )
     await userEvent.click(within(row).getByRole('button', { name: 'Resolve' }))
-    expect((await screen.findByRole('alert')).textContent).toContain('retention/resolve_needs_second_admin')
+    expect((await screen.findByRole('alert')).textContent).toContain('retention/resolve_disagrees')
     await userEvent.click(within(row).getByRole('button', { name: 'Resolve' }))
     expect(a.health.resolve).toHaveBeenCalledWith(hex(1), 'resolve_chain')
     expect(await screen.findByText('Nothing needs action.', { exact: false })).toBeTruthy()
@@ -277,6 +282,27 @@ describe('HealthPanel compact-now approval', () => {
     expect(sec.textContent).toContain('(messages stay readable from the checkpoint)')
     expect(sec.textContent).not.toContain('text unlimited')
     await userEvent.click(within(sec).getByRole('button', { name: 'Approve' }))
+    expect(a.health.approve).toHaveBeenCalledWith(hex(1), proposal.id)
+  })
+})
+
+describe('HealthPanel frozen-chain resolution approval', () => {
+  it("lists another admin's resolution with the epoch of the key it keeps, and approves it", async () => {
+    const a = holder.current.api
+    const proposal = retentionProposal({ id: 'ef'.repeat(32), resolve: true, resolveEpoch: 7 })
+    const other = retentionProposal({ id: '12'.repeat(32), resolve: true, resolveEpoch: 0, approvable: false, proposer: 'Sam', approvedBy: ['Sam'] })
+    a.health.get.mockResolvedValue(state([], [proposal, other]))
+    a.health.approve.mockResolvedValue(state([], []))
+    render(<HealthPanel workspace={hex(1)} onClose={() => {}} />)
+    const sec = await screen.findByRole('region', { name: 'Retention changes waiting for approval' })
+    const rows = within(sec).getAllByRole('listitem')
+    expect(rows[0].textContent).toContain(
+      '#general: resolve the frozen retention chain: keep the key of epoch 7 and discard the competing one(s), so compaction resumes; proposed by Dana; approved by Dana (1 of 2)',
+    )
+    expect(rows[0].textContent).not.toContain('text unlimited')
+    expect(rows[1].textContent).toContain("keep a key this device's chain does not hold")
+    expect(within(rows[1]).queryByRole('button', { name: 'Approve' })).toBeNull()
+    await userEvent.click(within(rows[0]).getByRole('button', { name: 'Approve' }))
     expect(a.health.approve).toHaveBeenCalledWith(hex(1), proposal.id)
   })
 })

@@ -217,6 +217,10 @@ function windowDays(days: number): string {
 
 /** proposalText: what a pending retention change does, in plain words. */
 function proposalText(p: RetentionProposal): string {
+  if (p.resolve) {
+    const key = p.resolveEpoch ? `the key of epoch ${p.resolveEpoch}` : "a key this device's chain does not hold"
+    return `resolve the frozen retention chain: keep ${key} and discard the competing one(s), so compaction resumes`
+  }
   if (!p.destroy) return `text ${windowDays(p.textDays)}, media ${windowDays(p.mediaDays)}`
   const at = p.checkpointAt ? ` of ${new Date(p.checkpointAt).toLocaleString()}` : ''
   return `compact now: delete the channel's history on the relay below the checkpoint${at} (messages stay readable from the checkpoint), if approved before ${new Date(p.expiresAt).toLocaleString()}`

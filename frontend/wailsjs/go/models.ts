@@ -756,6 +756,8 @@ export namespace app {
 	    destroy: boolean;
 	    checkpointAt: number;
 	    expiresAt: number;
+	    resolve: boolean;
+	    resolveEpoch: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new RetentionProposal(source);
@@ -775,6 +777,8 @@ export namespace app {
 	        this.destroy = source["destroy"];
 	        this.checkpointAt = source["checkpointAt"];
 	        this.expiresAt = source["expiresAt"];
+	        this.resolve = source["resolve"];
+	        this.resolveEpoch = source["resolveEpoch"];
 	    }
 	}
 	export class StoragePoint {
