@@ -60,10 +60,12 @@ type RetentionResolved struct {
 // resolution in the roster (retention-resolve, with its signature) and
 // returns it pending; a second admin's resolve (or retention approve)
 // approves it when it derives the same key, and that admin publishes the
-// resolution with both signatures. It refuses, changing nothing, when the
-// chain is not frozen, this device is not an admin, this device derives
-// none of the competing keys, or another admin's pending resolution keeps
-// a key this device does not derive (ErrResolveDisagrees).
+// resolution with both signatures; a pending proposal keeping another key
+// is left alone (ApproveRetention refuses it with ErrResolveDisagrees).
+// It refuses, changing nothing, when the chain is not frozen, this device
+// is not an admin, this device derives none of the competing keys, or its
+// user already approved the pending resolution of its key
+// (ErrResolveAlreadyApproved).
 func (e *Engine) ResolveRetentionChain(ctx context.Context, channel string) (RetentionResolved, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -145,14 +147,11 @@ func (e *Engine) gatherResolution(ctx context.Context, g *group, x wire.Retentio
 		myUser = d.User
 	}
 	var mine, agree *roster.PendingRetention
-	other := false
 	for _, p := range e.roster.PendingRetentions() {
-		if p.Resolution == nil || p.Group != gid {
-			continue
+		if p.Resolution == nil || p.Group != gid || !bytes.Equal(p.Resolution.Key, x.Key) {
+			continue // another line's proposal: this device will not approve it
 		}
 		switch {
-		case !bytes.Equal(p.Resolution.Key, x.Key):
-			other = true
 		case slices.Contains(p.Approvals, myUser):
 			mine = &p
 		case agree == nil:
@@ -164,9 +163,10 @@ func (e *Engine) gatherResolution(ctx context.Context, g *group, x wire.Retentio
 		return e.approveResolution(ctx, *agree)
 	case mine != nil:
 		return nil, RetentionResolved{}, ErrResolveAlreadyApproved
-	case other:
-		return nil, RetentionResolved{}, ErrResolveDisagrees
 	}
+	// No proposal keeps this device's key: it proposes one, beside any
+	// proposal of another line (one admin's wrong proposal must not block
+	// the others; either needs two admins' approvals).
 	body := &roster.RetentionResolve{Group: gid, Key: slices.Clone(x.Key)}
 	signed := body.Resolution()
 	signed.Approve(e.edKey)

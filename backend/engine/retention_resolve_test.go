@@ -236,12 +236,12 @@ func resolveProof(t *testing.T, r *testRelay) {
 }
 
 // Issue 14, several admins: resolving #general's frozen chain needs both
-// admins' approvals. dana's resolve proposes the key she derives (pending,
-// nothing discarded); from the attacker's side, dana alone gets no
-// one-signature resolution past the relay, cannot approve twice, and cora's
-// roster approvals over the forged key or with dana's signature copied are
-// refused; an approval of a proposal keeping the forged key is refused by
-// the client that derives the other tip. cora's approval publishes the
+// admins' approvals. From the attacker's side: dana alone gets no
+// one-signature resolution past the relay; cora proposes keeping the forged
+// key and dana's client refuses to approve it (it derives the other tip),
+// while dana's resolve proposes her own line beside it (pending, nothing
+// discarded); dana cannot approve twice; cora's roster approvals over the
+// forged key or with dana's signature copied are refused. cora's approval publishes the
 // resolution with both signatures: the forged key is discarded everywhere
 // and compaction resumes.
 func TestTwoAdminsResolveFrozenChain(t *testing.T) {
@@ -279,11 +279,35 @@ func twoAdminResolveProof(t *testing.T, r *testRelay) {
 		t.Fatalf("one admin's resolution at the relay: %v", err)
 	}
 
+	// cora proposes keeping the forged key (a mistaken or hostile admin:
+	// the roster cannot see the chain). dana's client refuses to approve
+	// it, and her resolve proposes her own line beside it.
+	overForged := wire.RetentionResolution{Group: wire.ID(g.rec.ID), Key: retention.Pub(forged)}
+	cora.mu.Lock()
+	overForged.Approve(cora.edKey)
+	err = cora.appendRoster(ctx, func() (roster.Body, error) {
+		return &roster.RetentionResolve{Group: gi.Policy.Group, Key: retention.Pub(forged), Relay: &overForged.Approvals[0]}, nil
+	})
+	wrongID := hexHead(cora.roster.Head())
+	cora.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ps := dana.PendingRetentions(); len(ps) != 1 || ps[0].ID != wrongID || ps[0].Approvable || !ps[0].Resolve {
+		t.Fatalf("dana is offered to approve the forged key: %+v", ps)
+	}
+	if _, err := dana.ApproveRetention(ctx, wrongID); !errors.Is(err, ErrResolveDisagrees) {
+		t.Fatalf("dana approving the forged key: %v", err)
+	}
+
 	res, err := dana.ResolveRetentionChain(ctx, "general")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Pending == "" || res.Approvals != 1 || res.Threshold != 2 || res.Discarded != 0 || !frozen(dana) {
+	if res.Pending == "" || res.Pending == wrongID || res.Approvals != 1 || res.Threshold != 2 || res.Discarded != 0 || !frozen(dana) {
 		t.Fatalf("the first admin's resolve: %+v", res)
 	}
 	if _, err := dana.ResolveRetentionChain(ctx, "general"); !errors.Is(err, ErrResolveAlreadyApproved) {
@@ -296,16 +320,20 @@ func twoAdminResolveProof(t *testing.T, r *testRelay) {
 	if _, err := cora.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
+	var mine *PendingRetention
 	ps := cora.PendingRetentions()
-	if len(ps) != 1 || !ps[0].Resolve || !ps[0].Approvable || ps[0].ID != res.Pending || ps[0].Channel != "general" || ps[0].ResolveEpoch != head.Epoch {
+	for i := range ps {
+		if ps[i].ID == res.Pending {
+			mine = &ps[i]
+		}
+	}
+	if len(ps) != 2 || mine == nil || !mine.Resolve || !mine.Approvable || mine.Channel != "general" || mine.ResolveEpoch != head.Epoch {
 		t.Fatalf("cora's pending list: %+v", ps)
 	}
 	var proposal roster.Head
 	b, _ := hex.DecodeString(res.Pending)
 	copy(proposal[:], b)
 	cora.mu.Lock()
-	overForged := wire.RetentionResolution{Group: wire.ID(g.rec.ID), Key: retention.Pub(forged)}
-	overForged.Approve(cora.edKey)
 	refusals := map[string]*wire.Approval{"over the forged key": &overForged.Approvals[0], "dana's, copied": &alone.Approvals[0]}
 	for name, a := range refusals {
 		err := cora.appendRoster(ctx, func() (roster.Body, error) { return &roster.RetentionApprove{Proposal: proposal, Relay: a}, nil })
@@ -314,27 +342,7 @@ func twoAdminResolveProof(t *testing.T, r *testRelay) {
 			t.Fatalf("cora's approval %s: %v", name, err)
 		}
 	}
-	// cora proposes keeping the forged key (a mistaken or hostile admin:
-	// the roster cannot see the chain).
-	err = cora.appendRoster(ctx, func() (roster.Body, error) {
-		return &roster.RetentionResolve{Group: gi.Policy.Group, Key: retention.Pub(forged), Relay: &overForged.Approvals[0]}, nil
-	})
-	wrongID := hexHead(cora.roster.Head())
 	cora.mu.Unlock()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := dana.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range dana.PendingRetentions() {
-		if p.ID == wrongID && p.Approvable {
-			t.Fatalf("dana is offered to approve the forged key: %+v", p)
-		}
-	}
-	if _, err := dana.ApproveRetention(ctx, wrongID); !errors.Is(err, ErrResolveDisagrees) {
-		t.Fatalf("dana approving the forged key: %v", err)
-	}
 	if !frozen(dana) || !frozen(cora) {
 		t.Fatal("a refused approval unfroze a chain")
 	}

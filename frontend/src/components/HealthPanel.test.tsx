@@ -239,13 +239,10 @@ describe('HealthPanel resolve buttons and approvals', () => {
     expect(a.health.resolve).not.toHaveBeenCalled()
     vi.spyOn(window, 'confirm').mockReturnValue(true)
     a.health.resolve.mockRejectedValueOnce(
-      new ApiError(
-        'retention/resolve_disagrees',
-        'Another admin proposed keeping a retention key this device does not derive as the legitimate one.',
-      ),
+      new ApiError('retention/resolve_already_approved', 'You already approved this resolution; another admin must approve it too.'),
     )
     await userEvent.click(within(row).getByRole('button', { name: 'Resolve' }))
-    expect((await screen.findByRole('alert')).textContent).toContain('retention/resolve_disagrees')
+    expect((await screen.findByRole('alert')).textContent).toContain('retention/resolve_already_approved')
     await userEvent.click(within(row).getByRole('button', { name: 'Resolve' }))
     expect(a.health.resolve).toHaveBeenCalledWith(hex(1), 'resolve_chain')
     expect(await screen.findByText('Nothing needs action.', { exact: false })).toBeTruthy()
