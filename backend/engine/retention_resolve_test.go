@@ -299,8 +299,12 @@ func twoAdminResolveProof(t *testing.T, r *testRelay) {
 	if ps := dana.PendingRetentions(); len(ps) != 1 || ps[0].ID != wrongID || ps[0].Approvable || !ps[0].Resolve {
 		t.Fatalf("dana is offered to approve the forged key: %+v", ps)
 	}
+	headBefore := rosterHead(dana)
 	if _, err := dana.ApproveRetention(ctx, wrongID); !errors.Is(err, ErrResolveDisagrees) {
 		t.Fatalf("dana approving the forged key: %v", err)
+	}
+	if rosterHead(dana) != headBefore {
+		t.Fatal("a refused approval wrote to the roster")
 	}
 
 	res, err := dana.ResolveRetentionChain(ctx, "general")
@@ -369,6 +373,11 @@ func twoAdminResolveProof(t *testing.T, r *testRelay) {
 	if _, err := dana.ResolveRetentionChain(ctx, "general"); !errors.Is(err, ErrChainNotFrozen) {
 		t.Fatalf("resolving after the resolution: %v", err)
 	}
+	// The forged line's proposal is still in the roster, unlisted; an
+	// approval of it now is refused: nothing is frozen.
+	if _, err := dana.ApproveRetention(ctx, wrongID); !errors.Is(err, ErrChainNotFrozen) {
+		t.Fatalf("approving the forged key after the resolution: %v", err)
+	}
 	// Compaction resumes: a checkpoint is written (the drop then waits
 	// for the second admin, as every compact-now with two admins does).
 	rep, err := dana.Compact(ctx, "general", true)
@@ -376,4 +385,10 @@ func twoAdminResolveProof(t *testing.T, r *testRelay) {
 		t.Fatalf("compacting after the resolution: %+v %v", rep, err)
 	}
 	finding(t, runHealth(t, dana), health.FrozenChain, health.StateOK)
+}
+
+func rosterHead(e *Engine) roster.Head {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.roster.Head()
 }
