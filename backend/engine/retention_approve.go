@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -194,7 +195,21 @@ func (e *Engine) publishPolicy(ctx context.Context, gi *roster.GroupInfo) (bool,
 	}
 	wp := retention.WirePolicy(wire.ID(gi.Policy.Group), *r, e.edKey)
 	if _, err := e.sendCT(ctx, g, wire.KindRetentionPolicy, wp.Encode()); err != nil {
-		return false, "", err
+		// Another admin's device published it first (both saw the
+		// threshold met: the approver at once, the others at the end of a
+		// sync): the relay refuses a second copy of the version it holds.
+		// Read the log; if it carries this version, it is published.
+		var we *wire.Error
+		if !errors.As(err, &we) || we.Code != wire.CodeRetentionBadPolicy {
+			return false, "", err
+		}
+		if cerr := e.catchUp(ctx, g); cerr != nil {
+			return false, "", cerr
+		}
+		if g.rec.Retention.PolicyVersion < uint64(r.ProposedAt.UnixMilli()) {
+			return false, "", err
+		}
+		return true, "", nil
 	}
 	return true, "", e.catchUp(ctx, g)
 }

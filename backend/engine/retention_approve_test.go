@@ -52,6 +52,22 @@ func TestTwoAdminsApproveRetentionPolicy(t *testing.T) {
 	if got := lee.PendingRetentions(); len(got) != 0 {
 		t.Fatalf("still pending: %+v", got)
 	}
+	// Dana's device, which has read the roster but not yet #general's log,
+	// publishes the policy too, as the end of her running app's sync does
+	// when lee's approval arrives: the relay refuses the second copy, and
+	// hers takes lee's as published (the app test met this as
+	// retention/bad_policy from lee's approval when dana's came first).
+	dana.mu.Lock()
+	_, err = dana.syncRoster(ctx)
+	gi, gerr := dana.resolveChannel("general")
+	var published bool
+	if err == nil && gerr == nil {
+		published, _, err = dana.publishPolicy(ctx, &gi)
+	}
+	dana.mu.Unlock()
+	if err != nil || gerr != nil || !published {
+		t.Fatalf("the second admin device's publication: published %v, %v %v", published, err, gerr)
+	}
 	// Both admins' clients trust the relay-visible policy: it carries two
 	// admin users' signatures (the relay refuses fewer).
 	for _, e := range []*Engine{dana, lee} {
