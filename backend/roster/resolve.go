@@ -73,11 +73,7 @@ type ApprovedResolution struct {
 // oldest proposal first (ones already applied included: the caller knows
 // its chain).
 func (s *State) ApprovedResolutions() []ApprovedResolution {
-	type entry struct {
-		a  ApprovedResolution
-		at int64
-	}
-	var out []entry
+	var out []ApprovedResolution
 	for h, p := range s.retention {
 		if p.resolve == nil || !p.active {
 			continue
@@ -87,12 +83,10 @@ func (s *State) ApprovedResolutions() []ApprovedResolution {
 		}
 		x := p.resolve.Resolution()
 		x.Approvals = slices.Clone(p.relay)
-		out = append(out, entry{ApprovedResolution{Proposal: h, Group: p.resolve.Group, Resolution: x}, p.proposedAt.UnixNano()})
+		out = append(out, ApprovedResolution{Proposal: h, Group: p.resolve.Group, Resolution: x})
 	}
-	slices.SortFunc(out, func(a, b entry) int { return cmpU64(uint64(a.at), uint64(b.at)) })
-	res := make([]ApprovedResolution, len(out))
-	for i := range out {
-		res[i] = out[i].a
-	}
-	return res
+	slices.SortFunc(out, func(a, b ApprovedResolution) int {
+		return s.retention[a.Proposal].proposedAt.Compare(s.retention[b.Proposal].proposedAt)
+	})
+	return out
 }
