@@ -91,7 +91,11 @@ test(
 
     // Dana's window: a notice, polite and blue, naming both; no red alert.
     const notice = a.getByRole('status').filter({ hasText: "Lee joined, admitted by Sam's invite." })
-    await notice.waitFor({ timeout: slow })
+    await notice.waitFor({ timeout: slow }).catch(async (e) => {
+      // What the window showed instead, so that a failure says whether the banner never came or kept other words.
+      const shown = await a.getByRole('status').allTextContents()
+      throw new Error(`${e.message}\nthe window's status banners: ${JSON.stringify(shown)}`)
+    })
     assert.equal((await notice.textContent()).trim(), "Acme: Lee joined, admitted by Sam's invite. Review OK")
     assert.equal(await a.getByRole('alert').filter({ hasText: 'Lee joined' }).count(), 0, 'a join by an admin’s invite raised a red alert')
     await shots(a, 'notice')
