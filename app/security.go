@@ -40,6 +40,9 @@ type SecurityAlert struct {
 	// Acknowledged: when (unix ms; 0: not yet) and how.
 	Acknowledged int64        `json:"acknowledged"`
 	Outcome      AlertOutcome `json:"outcome" ts_type:"'' | 'dismissed' | 'approved' | 'vouched' | 'revoked' | 'rotated'"`
+	// namesPending: the summary names someone whose name is not known yet
+	// (engine.AlertView.NamesPending); renameAlerts reads it again later.
+	namesPending bool
 }
 
 // SecurityAlerts lists the workspace's alerts, newest first.
@@ -73,7 +76,7 @@ func (w *Workspaces) securityAlerts(r *wsRun) []SecurityAlert {
 func toSecurityAlert(v engine.AlertView) SecurityAlert {
 	return SecurityAlert{ID: v.ID, Code: v.Code, Tone: AlertTone(v.Tone), Summary: v.Summary, Detail: sentenceOf(v.Message),
 		Time: v.Time.UnixMilli(), ActorName: v.ActorName, ActorDevice: v.ActorDevice, Device: v.Device, DeviceName: v.DeviceName,
-		Approve: v.Approve, Revoke: v.Revoke, Rotate: v.Rotate, Vouch: v.Vouch}
+		Approve: v.Approve, Revoke: v.Revoke, Rotate: v.Rotate, Vouch: v.Vouch, namesPending: v.NamesPending}
 }
 
 // DismissAlert acknowledges one alert on this device ("dismissed"); it
@@ -283,7 +286,7 @@ func (w *Workspaces) alertEvent(r *wsRun, ev engine.Event) (out Alert, ok bool) 
 	for _, a := range w.securityAlerts(r) {
 		if a.Code == ev.Code && a.Detail == sentenceOf(ev.Message) {
 			out.ID, out.Tone, out.Message = a.ID, a.Tone, a.Summary
-			if a.ActorDevice != "" && a.ActorName == "" {
+			if a.namesPending {
 				r.unnamed[a.ID] = unnamedAlert{out, time.Now().Add(unnamedWait)}
 			}
 			return out, true
@@ -300,17 +303,16 @@ const (
 	unnamedWait = 10 * time.Minute
 )
 
-// unnamedAlert is an alert whose event went out before its actor's name
-// was known, with the time after which renameAlerts stops looking.
+// unnamedAlert is an alert whose event went out before the name of a
+// person it names was known, with the time after which renameAlerts stops looking.
 type unnamedAlert struct {
 	Alert
 	until time.Time
 }
 
 // renameAlerts emits again, with the same id, the event of an alert
-// whose actor had no name yet when it was raised (a person's name comes
-// with their first message, after the roster operation that admitted
-// them): once the name is known its summary says it, and the window's
+// that named someone without a name yet when it was raised (a person's
+// name comes with a set-name operation after the one that admitted them): once the name is known its summary says it, and the window's
 // banner shows that instead of "user 1a2b3c4d". Called on roster and
 // message events, on the event loop.
 func (w *Workspaces) renameAlerts(r *wsRun) {
@@ -332,7 +334,7 @@ func (w *Workspaces) renameAlerts(r *wsRun) {
 			was.Message = a.Summary
 			w.app.emit(w.ctx, EventAlert, was.Alert)
 		}
-		if a.ActorName != "" {
+		if !a.namesPending {
 			delete(r.unnamed, a.ID)
 		} else {
 			r.unnamed[a.ID] = was

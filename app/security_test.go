@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"weald/app"
+	"weald/backend/engine"
 )
 
 // alertRecorder keeps the alert events an App emits.
@@ -231,4 +234,62 @@ func TestSoloAdminIsToldOnceInTheApp(t *testing.T) {
 	if events != 1 {
 		t.Fatalf("%d reminder events, want 1", events)
 	}
+}
+
+// A join notice raised before the newcomer's name is known takes the name
+// when it comes (the Playwright security story once showed "user c83bbaea
+// joined" for good). Sam is an admin; Lee joins by his invite headless,
+// without a name, so Dana's app raises the notice naming Lee by id; Lee
+// then sets his name, and the same alert's event comes again saying "Lee
+// joined". Before the fix the app never looked again: it took "user
+// 90c6738e" for a name.
+func TestJoinNoticeTakesTheNameWhenItComes(t *testing.T) {
+	url, svc := realRelay(t)
+	rec := &alertRecorder{}
+	a := app.New(t.TempDir(), io.Discard, rec)
+	a.Startup(context.Background())
+	t.Cleanup(func() { a.Shutdown(context.Background()) })
+	dana := app.Services(a)[2].(*app.Workspaces)
+	ws := danaAcme(t, dana, url, svc).Workspace.ID
+	sam := workspaces(t)
+	inv, err := dana.CreateInvite(ws, nil, 24, 1, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sam.Join(inv.Link, "Sam"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "sam ready", func() bool { return only(t, sam).Ready })
+	if inv, err = sam.CreateInvite(ws, nil, 24, 1, "member"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	lee, err := engine.Join(ctx, engine.Options{Dir: filepath.Join(t.TempDir(), "lee")}, inv.Link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lee.Close()
+	unnamed := "user " + lee.Status().User[:8] + " joined, admitted by Sam's invite."
+	var first app.Alert
+	eventually(t, "the notice naming Lee by id", func() bool {
+		for _, e := range rec.list() {
+			if e.Message == unnamed {
+				first = e
+				return true
+			}
+		}
+		return false
+	}, func() string { return fmt.Sprintf("events %+v", rec.list()) })
+	if err := lee.SetDisplayName(ctx, "Lee"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the same notice naming Lee", func() bool {
+		for _, e := range rec.list() {
+			if e.ID == first.ID && e.Message == "Lee joined, admitted by Sam's invite." && e.Tone == app.ToneNotice {
+				return true
+			}
+		}
+		return false
+	}, func() string { return fmt.Sprintf("first %+v; events %+v", first, rec.list()) })
 }

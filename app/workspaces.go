@@ -108,7 +108,7 @@ type wsRun struct {
 	alertMu sync.Mutex
 	alertQ  []engine.Event
 	alerted chan struct{} // an alert was queued
-	// unnamed: alerts whose event went out before their actor's name was
+	// unnamed: alerts whose event went out before a name they use was
 	// known, by id (the event loop's own; security.go renameAlerts).
 	unnamed map[string]unnamedAlert
 }
@@ -298,7 +298,7 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 				w.app.emit(w.ctx, EventMessagesChanged, MessagesChanged{Workspace: r.id, Channel: ev.Channel})
 				w.notifyNew(r, ev.Channel)
 				w.emitChannels(r)
-				w.renameAlerts(r) // a newcomer's name comes with their first message
+				w.renameAlerts(r)
 				w.emitWorkspaces()
 			case engine.EventReady:
 				r.mu.Lock()

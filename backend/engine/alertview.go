@@ -59,6 +59,10 @@ type AlertView struct {
 	// probation, another person's, this device admitted before it and not
 	// on probation, and this person has not vouched for it yet).
 	Vouch bool `json:"vouch,omitempty"`
+	// NamesPending: the sentence names a person by "user 1a2b3c4d" because
+	// their name is not known yet (it comes with a set-name operation after
+	// the one that admitted them): the view reads differently later.
+	NamesPending bool `json:"names_pending,omitempty"`
 }
 
 // AlertViews lists the kept alerts, oldest first, each read against the
@@ -117,6 +121,13 @@ func alertID(a Alert) string {
 // alertView reads one alert; op is the roster operation it names, if it
 // names one this client holds.
 func (e *Engine) alertView(a Alert, op *roster.Operation) AlertView {
+	before := e.nameless.Load()
+	v := e.readAlert(a, op)
+	v.NamesPending = e.nameless.Load() != before
+	return v
+}
+
+func (e *Engine) readAlert(a Alert, op *roster.Operation) AlertView {
 	v := AlertView{Alert: a, ID: alertID(a), Tone: ToneAlert, Summary: plainSentence(a.Message)}
 	if p, ok := parsePrincipal(a.Actor); ok {
 		v.ActorName, v.ActorDevice = e.actorOf(p)

@@ -64,23 +64,34 @@ func TestAlertViewTone(t *testing.T) {
 		t.Fatalf("Dana's view of Sam's pairing: %+v", vs)
 	}
 
-	// Sam invites Lee: a notice for Dana naming both.
+	// Sam invites Lee: a notice for Dana naming both. Before Lee's name
+	// reaches Dana it names Lee by id and says that a name is pending;
+	// after, it names Lee and nothing is pending.
 	lee := inviteAndJoin(t, r, sam, "lee", 143)
+	joinedView := func() *AlertView {
+		t.Helper()
+		if _, err := dana.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		vs = viewsWith(t, dana, string(AlertRosterChange))
+		for i := range vs {
+			if strings.Contains(vs[i].Summary, "admitted by Sam's invite") {
+				return &vs[i]
+			}
+		}
+		t.Fatalf("Dana's view of Lee's join by Sam's invite: %+v", vs)
+		return nil
+	}
+	unnamed := "user " + lee.meta.User.hex()[:8] + " joined, admitted by Sam's invite."
+	if j := joinedView(); j.Summary != unnamed || !j.NamesPending {
+		t.Fatalf("before Lee's name: %+v, want %q and a name pending", j, unnamed)
+	}
 	if err := lee.SetDisplayName(ctx, "Lee"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dana.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	vs = viewsWith(t, dana, string(AlertRosterChange))
-	var joined *AlertView
-	for i := range vs {
-		if strings.Contains(vs[i].Summary, "admitted by Sam's invite") {
-			joined = &vs[i]
-		}
-	}
-	if joined == nil || joined.Tone != ToneNotice || joined.ActorDevice != hexID(lee.devID).hex() {
-		t.Fatalf("Dana's view of Lee's join by Sam's invite: %+v", vs)
+	joined := joinedView()
+	if joined.Summary != "Lee joined, admitted by Sam's invite." || joined.NamesPending || joined.Tone != ToneNotice || joined.ActorDevice != hexID(lee.devID).hex() {
+		t.Fatalf("Dana's view of Lee's join by Sam's invite: %+v", joined)
 	}
 
 	// Sam makes Lee an admin: a security alert for Dana.

@@ -150,6 +150,10 @@ type Engine struct {
 	// agentKey is set when this engine runs as an agent (dev is then zero).
 	agentKey identity.AgentPrivate
 
+	// nameless counts userName's answers without a name ("user 1a2b3c4d"),
+	// so an alert's view can tell that it named someone not named yet.
+	nameless atomic.Int64
+
 	roster *roster.State
 	groups map[identity.GroupID]*group
 	shards map[shardKey]*shard

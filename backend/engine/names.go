@@ -104,15 +104,15 @@ func (e *Engine) UserName(user identity.UserID) string {
 }
 
 func (e *Engine) userName(user identity.UserID) string {
-	if e.roster == nil { // opening: the roster is not loaded yet
-		return "user " + hex.EncodeToString(user[:4])
+	if e.roster != nil { // nil while opening: the roster is not loaded yet
+		if u, ok := e.roster.User(user); ok && u.Name != "" {
+			return u.Name
+		}
+		if a, ok := e.roster.Agent(identity.AgentID(user)); ok {
+			return e.agentLabel(a)
+		}
 	}
-	if u, ok := e.roster.User(user); ok && u.Name != "" {
-		return u.Name
-	}
-	if a, ok := e.roster.Agent(identity.AgentID(user)); ok {
-		return e.agentLabel(a)
-	}
+	e.nameless.Add(1)
 	return "user " + hex.EncodeToString(user[:4])
 }
 
