@@ -214,7 +214,8 @@ func (e *Engine) writeCheckpoint(ctx context.Context, g *group, gi *roster.Group
 		cp: trustedCP{Seq: seq, Ref: wire.EnvelopeRef{Author: wire.ID(e.devID), Ctr: g.rec.OwnCtr, Hash: wire.ID(g.rec.OwnPrev)},
 			ManifestHash: cp.ManifestHash, Snapshots: cp.Snapshots, Manifest: mb, At: time.UnixMilli(int64(m.CreatedAt)).UTC()}}
 	for i := range log {
-		if k := log[i].Envelope.Kind; !keptByDrop(k) && !(log[i].Seq == dropped) && !isAnchor(g, log[i].Envelope) {
+		// The earlier drop's anchors go too (wire.md "drop_before").
+		if !keptByDrop(log[i].Envelope.Kind) {
 			w.below++
 			w.belowSize += uint64(len(log[i].Envelope.CT))
 		}
@@ -232,25 +233,6 @@ func keptByDrop(k wire.Kind) bool {
 	switch k {
 	case wire.KindRetentionTransition, wire.KindRetentionPolicy, wire.KindMLSCommit, wire.KindMLSProposal, wire.KindMLSWelcome:
 		return true
-	}
-	return false
-}
-
-// isAnchor reports whether env is a checkpoint or snapshot an earlier drop
-// kept for good.
-func isAnchor(g *group, env wire.Envelope) bool {
-	if env.Kind == wire.KindCheckpoint || env.Kind == wire.KindSnapshot {
-		ref := wire.RefOf(&env)
-		for _, t := range g.rec.Retention.Trusted {
-			if t.Seq <= g.rec.Retention.DroppedBelow && t.Ref == ref {
-				return true
-			}
-			for _, s := range t.Snapshots {
-				if t.Seq <= g.rec.Retention.DroppedBelow && s == ref {
-					return true
-				}
-			}
-		}
 	}
 	return false
 }

@@ -29,8 +29,10 @@ var keptKinds = []wire.Kind{wire.KindRetentionTransition, wire.KindRetentionPoli
 // passed for the checkpoint, or a due RetentionDestruction for exactly this
 // checkpoint approved by the admin threshold. Only then it deletes the
 // group's envelopes below the barrier that the checkpoint's author barrier
-// covers, keeping the checkpoint, its snapshots (as anchors, for good) and
-// the retention objects. An envelope below the barrier that its author's
+// covers, keeping the checkpoint, its snapshots (the group's only anchors
+// from then on: the earlier anchors below the barrier go too) and the
+// retention objects. A drop at or below the group's last barrier changes
+// nothing. An envelope below the barrier that its author's
 // barrier entry does not reach arrived after the checkpoint's writer read
 // the log: no snapshot holds it, so it stays (docs/protocol/retention.md
 // "What a drop deletes").
@@ -101,6 +103,17 @@ func (s *Service) DropBefore(ctx context.Context, ws wire.ID, _ wire.AuthOK, d w
 			return err
 		}
 		if err := s.checkAuthorization(ctx, tx, ws, &set.set, &d, cpRow); err != nil {
+			return err
+		}
+		if cpRow.Seq <= g.DroppedBelow {
+			// A repeat, or a checkpoint a later drop already covers:
+			// nothing more goes, and the newer anchors stay.
+			out = &wire.Dropped{Group: d.Group, BarrierSeq: cpRow.Seq}
+			return nil
+		}
+		// The earlier anchors hold nothing a reader beneath this drop
+		// lacks but days its snapshots replace or a text window expired.
+		if err := tx.DropAnchorsBelow(ctx, ws, d.Group, cpRow.Seq); err != nil {
 			return err
 		}
 		if err := tx.AddAnchors(ctx, ws, d.Group, anchors); err != nil {

@@ -138,17 +138,37 @@ func TestDropBeforeDeletesBelowCheckpointOnly(t *testing.T) {
 		if a := f.mustSend("bob", f.next("bob", s.g, wire.KindContent, nil)); a[0].Seq != 9 {
 			t.Errorf("seq after drop = %d", a[0].Seq)
 		}
-		// A later checkpoint drops the first one but keeps its own anchors and
-		// the first drop's anchors.
-		cp2E, cp2 := f.checkpoint("alice", s.g, s.r1)
+		// A later checkpoint's drop deletes the first drop's anchors too
+		// (its snapshot 5 and checkpoint 6): the later checkpoint and its
+		// snapshot become the group's only anchors.
+		snap2 := f.next("alice", s.g, wire.KindSnapshot, make([]byte, 40))
+		f.mustSend("alice", snap2)
+		cp2E, cp2 := f.checkpoint("alice", s.g, s.r1, snap2)
 		f.mustSend("alice", cp2E)
+		before, _ = logBytes(f)
 		d3, err := f.drop(f.dropFor(cp2E, cp2, s.r1, "alice"))
-		if err != nil || d3.Envelopes != 3 || d3.BarrierSeq != 10 { // seqs 7, 8, 9
-			t.Errorf("second drop: %+v %v", d3, err)
+		if err != nil || d3.Envelopes != 5 || d3.BarrierSeq != 11 { // seqs 5, 6, 7, 8, 9
+			t.Errorf("second drop: %+v %v, want barrier 11 and 5 envelopes", d3, err)
 		}
 		out, _ = f.svc.Fetch(f.ctx, f.ws, s.g, 0, 0)
-		if len(out.Envelopes) != 4 || out.Envelopes[2].Seq != 6 || out.Envelopes[3].Seq != 10 {
-			t.Errorf("after second drop: %d envelopes", len(out.Envelopes))
+		seqs = seqs[:0]
+		for _, e := range out.Envelopes {
+			seqs = append(seqs, e.Seq)
+		}
+		if fmt.Sprint(seqs) != "[4 10 11]" || out.DroppedBelow != 11 {
+			t.Errorf("after the second drop: seqs %v dropped_below %d, want [4 10 11] and 11", seqs, out.DroppedBelow)
+		}
+		if after, sum := logBytes(f); after != before-int64(d3.Bytes) || d3.Bytes != 50+uint64(len(s.cpE.CT))+20 || after != sum {
+			t.Errorf("byte counter %d → %d (sum of ct %d)", before, after, sum)
+		}
+		// The first checkpoint is gone: a drop naming it again deletes
+		// nothing and leaves the second's anchors alone.
+		f.refused(wire.CodeDropUnknownCheckpoint, func() error { _, err := f.drop(f.dropFor(s.cpE, s.cp, s.r1, "alice")); return err })
+		if d4, err := f.drop(f.dropFor(cp2E, cp2, s.r1, "alice")); err != nil || d4.Envelopes != 0 {
+			t.Errorf("repeat of the second drop: %+v %v", d4, err)
+		}
+		if out, _ = f.svc.Fetch(f.ctx, f.ws, s.g, 0, 0); len(out.Envelopes) != 3 {
+			t.Errorf("after the repeat: %d envelopes, want 3", len(out.Envelopes))
 		}
 		// bob's whole chain went below the barrier: it continues from the head
 		// the drop recorded, not from scratch.
@@ -157,8 +177,8 @@ func TestDropBeforeDeletesBelowCheckpointOnly(t *testing.T) {
 		f.refused(wire.CodeChainFork, func() error {
 			return errOf(f.send("bob", mk("bob", s.g, wire.KindContent, nil, bobLast.ctr+1, wire.ZeroID)))
 		})
-		if a := f.mustSend("bob", f.next("bob", s.g, wire.KindContent, nil)); a[0].Seq != 11 {
-			t.Errorf("seq after second drop = %d, want 11", a[0].Seq)
+		if a := f.mustSend("bob", f.next("bob", s.g, wire.KindContent, nil)); a[0].Seq != 12 {
+			t.Errorf("seq after second drop = %d, want 12", a[0].Seq)
 		}
 	})
 }

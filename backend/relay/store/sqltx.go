@@ -615,6 +615,14 @@ func (t *sqlTx) AddAnchors(ctx context.Context, ws, group wire.ID, seqs []uint64
 	return nil
 }
 
+func (t *sqlTx) DropAnchorsBelow(ctx context.Context, ws, group wire.ID, barrier uint64) error {
+	if _, err := t.exec(ctx, `DELETE FROM anchors WHERE workspace_id = ? AND group_id = ? AND seq < ?`,
+		b(ws), b(group), int64(barrier)); err != nil {
+		return fmt.Errorf("drop anchors: %w", err)
+	}
+	return nil
+}
+
 func (t *sqlTx) SetDroppedBelow(ctx context.Context, ws, group wire.ID, seq uint64) error {
 	_, err := t.exec(ctx, `UPDATE groups SET dropped_below = ? WHERE workspace_id = ? AND id = ? AND dropped_below < ?`,
 		int64(seq), b(ws), b(group), int64(seq))

@@ -232,6 +232,11 @@ type Tx interface {
 	// ErrNotFound if none.
 	WrapDeletion(ctx context.Context, ws, group, hash wire.ID) ([]byte, error)
 	AddAnchors(ctx context.Context, ws, group wire.ID, seqs []uint64) error
+	// DropAnchorsBelow forgets the group's anchors with seq < barrier, so
+	// the next DropEnvelopesBelow deletes those envelopes like any other
+	// (docs/protocol/wire.md "drop_before": a drop's checkpoint and its
+	// snapshots become the group's only anchors).
+	DropAnchorsBelow(ctx context.Context, ws, group wire.ID, barrier uint64) error
 	// AddAccessRefusal keeps a refused access-set publication (at: unix
 	// seconds) under the next id, and only the newest
 	// wire.MaxAccessRefusals of the workspace.
