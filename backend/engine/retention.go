@@ -90,7 +90,11 @@ func (r *retentionRec) noteChange(now time.Time) {
 	r.Changes++
 }
 
-// noteRetentionSeed records the retention key seed of g's current epoch.
+// noteRetentionSeed records the retention key seed of g's current epoch,
+// keeping those of the last 64 epochs and of every tip of the chain: the
+// next transition is signed by the head's key however many epochs ago it
+// was made (retentionTip), and a frozen chain is resolved to the tip this
+// device derives (retention_resolve.go).
 func (e *Engine) noteRetentionSeed(g *group) error {
 	if g.mls == nil || !g.mls.Active() {
 		return nil
@@ -105,8 +109,14 @@ func (e *Engine) noteRetentionSeed(g *group) error {
 	}
 	ep := g.mls.Epoch()
 	r.Seeds[strconv.FormatUint(ep, 10)] = seed
+	tips := map[uint64]bool{}
+	for _, k := range r.Chain.Keys {
+		if r.Chain.IsTip(k.Key) {
+			tips[k.Epoch] = true
+		}
+	}
 	for k := range r.Seeds {
-		if n, _ := strconv.ParseUint(k, 10, 64); n+64 < ep {
+		if n, _ := strconv.ParseUint(k, 10, 64); n+64 < ep && !tips[n] {
 			delete(r.Seeds, k)
 		}
 	}
