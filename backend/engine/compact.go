@@ -53,6 +53,16 @@ func (e *Engine) retentionTip(ctx context.Context, g *group) (ed25519.PrivateKey
 	} else {
 		prev, err := retention.Key(r.Seeds[strconv.FormatUint(head.Epoch, 10)])
 		if err != nil || !bytes.Equal(retention.Pub(prev), head.Key) {
+			// A head this member does not derive: a member who joined
+			// since its epoch, or a key somebody made up, which this
+			// member contests when it can prove it (retention_contest.go).
+			contested, err := e.contestForged(ctx, g)
+			switch {
+			case contested:
+				return nil, ErrContested
+			case err != nil:
+				return nil, err
+			}
 			return nil, retention.ErrNoKey
 		}
 		t = retention.Successor(group, cur, prev, key)
@@ -599,7 +609,7 @@ func (e *Engine) steward(ctx context.Context) {
 			// A steward that joined a closed channel late holds no key of
 			// its first epochs: not a fault, and nothing it can repair;
 			// nor is a stand-in's missing key of the chain's head.
-			quiet := errors.Is(err, retention.ErrChainFrozen) || errors.Is(err, ErrNotFullHistory) || standIn && errors.Is(err, retention.ErrNoKey)
+			quiet := errors.Is(err, retention.ErrChainFrozen) || errors.Is(err, ErrContested) || errors.Is(err, ErrNotFullHistory) || standIn && errors.Is(err, retention.ErrNoKey)
 			if !quiet {
 				e.raise(ctx, Alert{Code: "retention/steward", Group: hexID(gi.Policy.Group).hex(),
 					Message: fmt.Sprintf("The checkpoint of %s could not be written: %v", gi.Name, err)})

@@ -262,6 +262,10 @@ func (e *Engine) groupLabel(gi roster.GroupInfo) string {
 
 func (e *Engine) groupHealthFacts(ctx context.Context, g *group, gi roster.GroupInfo, rootEpoch uint64, recovery bool, now time.Time) (health.Group, error) {
 	h := &g.rec.Health
+	// A chain ending in a key no member derives stops compaction without
+	// freezing: contested here (when this member proves it), it freezes
+	// and the row offers the resolve.
+	_, _ = e.contestForged(ctx, g)
 	hg := health.Group{Name: e.groupLabel(gi), Epoch: g.mls.Epoch(), ChainFrozen: g.rec.Retention.Chain.Frozen,
 		OpenParent: gi.Policy.History == roster.HistoryOpen && gi.Policy.Admission == roster.AdmissionParent,
 		RootEpoch:  rootEpoch}

@@ -115,17 +115,7 @@ func frozenGeneral(t *testing.T, r *testRelay) (dana, cora *Engine, head *retent
 	if err != nil {
 		t.Fatal(err)
 	}
-	sam.mu.Lock()
-	g := sam.groups[gi.Policy.Group]
-	fork := retention.Successor(wire.ID(g.rec.ID), head.Epoch, prev, forged)
-	_, err = sam.sendCT(ctx, g, wire.KindRetentionTransition, fork.Encode())
-	sam.mu.Unlock()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := dana.Remove(ctx, sam.meta.User.hex(), RemoveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	publishThenRemove(t, dana, sam, retention.Successor(wire.ID(gi.Policy.Group), head.Epoch, prev, forged))
 	for _, e := range []*Engine{dana, cora} {
 		if _, err := e.Sync(ctx); err != nil {
 			t.Fatal(err)
@@ -191,48 +181,9 @@ func resolveProof(t *testing.T, r *testRelay) {
 		t.Fatalf("resolving twice: %v", err)
 	}
 
-	// The forged key signs nothing the relay takes: a checkpoint, a drop.
-	_, err = writeTampered(t, dana, func(stage string, d *checkpointDraft) {
-		if stage == "manifest" {
-			d.key = forged
-		}
-	})
-	if c := codeOf(err); c != string(wire.CodeBadObject) {
-		t.Fatalf("a checkpoint signed with the discarded key: %v", err)
-	}
-	honest, err := writeTampered(t, dana, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dana.mu.Lock()
-	now := uint64(dana.now().Unix())
-	d := wire.DropBefore{Group: wire.ID(dg.rec.ID), Checkpoint: honest.cp.Ref, ManifestHash: honest.cp.ManifestHash,
-		Snapshots: slices.Clone(honest.cp.Snapshots), Authorization: wire.AuthorizedByDestruction,
-		Destruction: wire.RetentionDestruction{Group: wire.ID(dg.rec.ID), Checkpoint: honest.cp.Ref, NotBefore: now - 60, NotAfter: now + 600}}
-	d.Destruction.Approve(dana.edKey)
-	d.Sign(forged)
-	_, err = dana.client.DropBefore(ctx, d)
-	dana.mu.Unlock()
-	if c := codeOf(err); c != string(wire.CodeDropStaleKey) {
-		t.Fatalf("a drop signed with the discarded key: %v", err)
-	}
+	discardedKeySignsNothing(t, dana, forged)
 
-	// Compaction works again and the health row clears.
-	before, err := dana.Storage(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := dana.Compact(ctx, "general", true)
-	if err != nil || rep.Checkpoint == 0 {
-		t.Fatalf("compacting after the resolution: %+v %v", rep, err)
-	}
-	if after, _ := dana.Storage(ctx); after.Envelopes >= before.Envelopes {
-		t.Fatalf("the drop after the resolution deleted nothing: %d → %d", before.Envelopes, after.Envelopes)
-	}
-	finding(t, runHealth(t, dana), health.FrozenChain, health.StateOK)
-	if info, _ := dana.Retention("general"); info.ChainFrozen {
-		t.Fatalf("retention view: %+v", info)
-	}
+	compactsAgain(t, dana)
 }
 
 // Issue 14, several admins: resolving #general's frozen chain needs both
@@ -391,4 +342,77 @@ func rosterHead(e *Engine) roster.Head {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.roster.Head()
+}
+
+// discardedKeySignsNothing checks the relay refuses a checkpoint of
+// dana's #general signed with key (discarded by a resolution) and a drop
+// signed with it below an honest checkpoint.
+func discardedKeySignsNothing(t *testing.T, dana *Engine, key ed25519.PrivateKey) {
+	t.Helper()
+	ctx := testCtx(t)
+	_, err := writeTampered(t, dana, func(stage string, d *checkpointDraft) {
+		if stage == "manifest" {
+			d.key = key
+		}
+	})
+	if c := codeOf(err); c != string(wire.CodeBadObject) {
+		t.Fatalf("a checkpoint signed with the discarded key: %v", err)
+	}
+	honest, err := writeTampered(t, dana, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dana.mu.Lock()
+	defer dana.mu.Unlock()
+	gi, _ := dana.resolveChannel("general")
+	gid := wire.ID(dana.groups[gi.Policy.Group].rec.ID)
+	now := uint64(dana.now().Unix())
+	d := wire.DropBefore{Group: gid, Checkpoint: honest.cp.Ref, ManifestHash: honest.cp.ManifestHash,
+		Snapshots: slices.Clone(honest.cp.Snapshots), Authorization: wire.AuthorizedByDestruction,
+		Destruction: wire.RetentionDestruction{Group: gid, Checkpoint: honest.cp.Ref, NotBefore: now - 60, NotAfter: now + 600}}
+	d.Destruction.Approve(dana.edKey)
+	d.Sign(key)
+	if _, err := dana.client.DropBefore(ctx, d); codeOf(err) != string(wire.CodeDropStaleKey) {
+		t.Fatalf("a drop signed with the discarded key: %v", err)
+	}
+}
+
+// compactsAgain checks dana's compact-now of #general deletes envelopes on
+// the relay, and the health row and the retention view show no frozen
+// chain.
+func compactsAgain(t *testing.T, dana *Engine) {
+	t.Helper()
+	ctx := testCtx(t)
+	before, err := dana.Storage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := dana.Compact(ctx, "general", true)
+	if err != nil || rep.Checkpoint == 0 || !rep.Dropped || rep.Envelopes == 0 {
+		t.Fatalf("compacting after the resolution: %+v %v", rep, err)
+	}
+	if after, _ := dana.Storage(ctx); after.Envelopes >= before.Envelopes {
+		t.Fatalf("the drop after the resolution deleted nothing: %d → %d", before.Envelopes, after.Envelopes)
+	}
+	finding(t, runHealth(t, dana), health.FrozenChain, health.StateOK)
+	if info, _ := dana.Retention("general"); info.ChainFrozen {
+		t.Fatalf("retention view: %+v", info)
+	}
+}
+
+// publishThenRemove has sam publish the retention transition t in
+// #general, then dana remove him from the workspace.
+func publishThenRemove(t *testing.T, dana, sam *Engine, tr wire.RetentionTransition) {
+	t.Helper()
+	ctx := testCtx(t)
+	sam.mu.Lock()
+	gi, _ := sam.resolveChannel("general")
+	_, err := sam.sendCT(ctx, sam.groups[gi.Policy.Group], wire.KindRetentionTransition, tr.Encode())
+	sam.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dana.Remove(ctx, sam.meta.User.hex(), RemoveOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }

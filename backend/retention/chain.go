@@ -128,3 +128,52 @@ func (c *Chain) Head() *ChainKey {
 	}
 	return nil
 }
+
+// Contest decides whether a member may contest the head of c's chain
+// (docs/protocol/retention.md "A fabricated successor"). derive returns the
+// public key the member derives for an epoch whose seed it holds (false for
+// another); current is the member's MLS epoch after reading the log.
+//
+// The head's line is walked back from the head to the newest key the member
+// derives at that key's own epoch (the anchor). The key after the anchor on
+// the line (or the line's root when the member derives none of it) is proven
+// fabricated when the member derives another key for the epoch it claims,
+// or when it claims an epoch the group has not reached (a legitimate
+// transition of epoch e is sent after the commit to e, so a member that has
+// read the log is at e or later). Only then does Contest report ok: the
+// member publishes the successor of anchor to its current epoch's key (a
+// second root when anchor is nil), which contests the line and freezes the
+// chain. A line the member cannot prove fabricated (it held neither the
+// claimed epoch nor a later one: a member who joined since, or an epoch
+// more than 64 back) is never contested; nor is a frozen chain, a head the
+// member derives, or one when the member's current key is already in the
+// chain or no later than the anchor's epoch.
+func (c *Chain) Contest(derive func(epoch uint64) ([]byte, bool), current uint64) (anchor *ChainKey, ok bool) {
+	head := c.Head()
+	if head == nil {
+		return nil, false
+	}
+	own, held := derive(current)
+	if !held || c.find(own, true) != nil {
+		return nil, false
+	}
+	var suspect *ChainKey
+	for k, n := head, 0; k != nil && n <= len(c.Keys); n++ {
+		if pub, held := derive(k.Epoch); held && bytes.Equal(pub, k.Key) {
+			anchor = k
+			break
+		}
+		suspect = k
+		if len(k.Prev) == 0 {
+			break
+		}
+		k = c.find(k.Prev, false)
+	}
+	if suspect == nil || anchor != nil && anchor.Epoch >= current {
+		return nil, false
+	}
+	if pub, held := derive(suspect.Epoch); held && !bytes.Equal(pub, suspect.Key) || suspect.Epoch > current {
+		return anchor, true
+	}
+	return nil, false
+}

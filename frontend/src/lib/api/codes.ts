@@ -309,6 +309,7 @@ export const errorCodes = [
   'retention/barrier',
   'retention/chain_frozen',
   'retention/checkpoint_refused',
+  'retention/contested',
   'retention/no_key',
   'retention/no_proposal',
   'retention/not_admin',
