@@ -79,7 +79,9 @@ type RetentionProposal struct {
 	// approved before ExpiresAt.
 	Destroy      bool  `json:"destroy"`
 	CheckpointAt int64 `json:"checkpointAt"` // unix ms
-	ExpiresAt    int64 `json:"expiresAt"`    // unix ms
+	// ExpiresAt: a destruction's or a resolution's last moment for
+	// approvals (0 for a policy).
+	ExpiresAt int64 `json:"expiresAt"` // unix ms
 	// Resolve: the resolution of the channel's frozen retention chain
 	// waiting for a second admin (the windows are 0), keeping the key of
 	// epoch ResolveEpoch (0: a key this device's chain does not hold).

@@ -41,7 +41,8 @@ type PendingRetention struct {
 	// Destroy: a compact-now proposal (the windows are zero): delete the
 	// channel's history on the relay below the checkpoint of CheckpointAt
 	// (zero when this device has not verified that checkpoint), if
-	// approved before Expires.
+	// approved before Expires. A resolution (Resolve) expires too (a day
+	// after it was proposed); a policy never (Expires zero).
 	Destroy      bool      `json:"destroy,omitempty"`
 	CheckpointAt time.Time `json:"checkpoint_at,omitempty"`
 	Expires      time.Time `json:"expires,omitempty"`
@@ -72,14 +73,14 @@ func (e *Engine) PendingRetentions() []PendingRetention {
 		if !ok {
 			continue
 		}
+		if p.Expired(e.now()) {
+			continue // a destruction could no longer delete anything; a resolution waited its day
+		}
 		x := PendingRetention{ID: hex.EncodeToString(p.Proposal[:]), Channel: gi.Name, TextWindow: p.TextWindow,
 			MediaWindow: p.MediaWindow, Proposer: e.userName(p.Proposer), ProposedAt: p.ProposedAt,
-			Threshold: p.Threshold, Approvable: me}
+			Threshold: p.Threshold, Approvable: me, Expires: p.Expires}
 		if d := p.Destruction; d != nil {
-			if uint64(e.now().Unix()) > d.NotAfter {
-				continue // expired: approving it could no longer delete anything
-			}
-			x.Destroy, x.Expires = true, time.Unix(int64(d.NotAfter), 0)
+			x.Destroy = true
 			if g := e.groups[p.Group]; g != nil {
 				if cp := g.rec.Retention.trustedByRef(d.Checkpoint); cp != nil {
 					x.CheckpointAt = cp.At
@@ -137,11 +138,11 @@ func (e *Engine) ApproveRetention(ctx context.Context, id string) (RetentionChan
 	}
 	gi, _ := e.roster.Group(p.Group)
 	out := RetentionChange{Channel: gi.Name, Applied: true}
+	if p.Expired(e.now()) {
+		return out, ErrNoProposal
+	}
 	if p.Resolution != nil {
 		return e.approvedResolution(ctx, p, out)
-	}
-	if d := p.Destruction; d != nil && uint64(e.now().Unix()) > d.NotAfter {
-		return out, ErrNoProposal
 	}
 	err = e.appendRoster(ctx, func() (roster.Body, error) {
 		return &roster.RetentionApprove{Proposal: p.Proposal, Relay: e.approvalOf(p)}, nil

@@ -148,8 +148,8 @@ func (e *Engine) gatherResolution(ctx context.Context, g *group, x wire.Retentio
 	}
 	var mine, agree *roster.PendingRetention
 	for _, p := range e.roster.PendingRetentions() {
-		if p.Resolution == nil || p.Group != gid || !bytes.Equal(p.Resolution.Key, x.Key) {
-			continue // another line's proposal: this device will not approve it
+		if p.Resolution == nil || p.Group != gid || !bytes.Equal(p.Resolution.Key, x.Key) || p.Expired(e.now()) {
+			continue // another line's proposal (this device will not approve it), or expired
 		}
 		switch {
 		case slices.Contains(p.Approvals, myUser):

@@ -7,13 +7,14 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-	"weald/backend/roster"
+	"time"
 
 	"weald/backend/health"
 	"weald/backend/relay"
 	"weald/backend/relay/relaytest"
 	"weald/backend/relay/store/storetest"
 	"weald/backend/retention"
+	"weald/backend/roster"
 	"weald/backend/wire"
 )
 
@@ -285,6 +286,24 @@ func twoAdminResolveProof(t *testing.T, r *testRelay) {
 	if len(ps) != 2 || mine == nil || !mine.Resolve || !mine.Approvable || mine.Channel != "general" || mine.ResolveEpoch != head.Epoch {
 		t.Fatalf("cora's pending list: %+v", ps)
 	}
+	// A day after they were proposed, neither resolution is listed at cora
+	// and approving dana's is refused, as an expired compact-now is.
+	cora.mu.Lock()
+	clock := cora.now
+	cora.now = func() time.Time { return clock().Add(roster.ResolveWindow + time.Minute) }
+	cora.mu.Unlock()
+	late := cora.PendingRetentions()
+	_, err = cora.ApproveRetention(ctx, res.Pending)
+	cora.mu.Lock()
+	cora.now = clock
+	cora.mu.Unlock()
+	if len(late) != 0 || !errors.Is(err, ErrNoProposal) {
+		t.Fatalf("a day later cora lists %+v and approving dana's resolution gives %v", late, err)
+	}
+	if mine.Expires.IsZero() || !frozen(dana) {
+		t.Fatalf("the pending resolution shows no expiry: %+v", mine)
+	}
+
 	var proposal roster.Head
 	b, _ := hex.DecodeString(res.Pending)
 	copy(proposal[:], b)

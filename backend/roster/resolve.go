@@ -2,6 +2,7 @@ package roster
 
 import (
 	"slices"
+	"time"
 
 	"weald/backend/identity"
 	"weald/backend/internal/codec"
@@ -48,12 +49,20 @@ func decodeRetentionResolve(r *codec.Reader) Body {
 	return b
 }
 
+// ResolveWindow is how long a resolution proposal waits for the other
+// admins' approvals, from its proposal (as a compact-now destruction's
+// not_after, 24 hours): after it the proposal is no longer listed nor
+// approved (the clients' rule, [PendingRetention.Expired]), and its
+// proposer may propose again.
+const ResolveWindow = 24 * time.Hour
+
 func (s *State) checkRetentionResolve(op *Operation, a actor, b *RetentionResolve) (func(), error) {
 	if len(b.Key) != 32 {
 		return nil, reject(ErrBadRetention, "a resolution names a 32-byte retention key")
 	}
 	for _, p := range s.retention {
-		if p.resolve != nil && !p.active && p.resolve.Group == b.Group && p.proposer == a.user() {
+		expired := PendingRetention{Expires: p.proposedAt.Add(ResolveWindow)}.Expired(op.CreatedAt)
+		if p.resolve != nil && !p.active && !expired && p.resolve.Group == b.Group && p.proposer == a.user() {
 			return nil, reject(ErrDuplicate, "this admin already proposed a resolution of the group")
 		}
 	}

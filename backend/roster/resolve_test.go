@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"testing"
+	"time"
 
 	"weald/backend/wire"
 )
@@ -75,4 +76,45 @@ func TestRetentionResolveApprovals(t *testing.T) {
 	// Once the first is approved, an admin may propose another (a chain can
 	// freeze again).
 	w.must(w.owner.signer(), body(w.owner, forged))
+}
+
+// A resolution proposal expires as a compact-now destruction does
+// (docs/protocol/retention.md "Compact-now with several admins"): it says
+// when (ResolveWindow after it was proposed), is expired only after that,
+// and while it waits its proposer may not propose another resolution of
+// the group; once expired it may, and the new one waits on its own.
+func TestRetentionResolveExpires(t *testing.T) {
+	w := bootstrapped(t)
+	general := GeneralGroupID(w.ws)
+	w.join(w.owner, RoleAdmin)
+	ed := ed25519.NewKeyFromSeed(w.owner.dev.Seed())
+	body := func(key []byte) *RetentionResolve {
+		b := &RetentionResolve{Group: general, Key: key}
+		r := b.Resolution()
+		r.Approve(ed)
+		b.Relay = &r.Approvals[0]
+		return b
+	}
+	proposedAt := w.now
+	first := w.must(w.owner.signer(), body(bytes.Repeat([]byte{7}, 32)))
+	ps := w.st.PendingRetentions()
+	if len(ps) != 1 || !ps[0].Expires.Equal(proposedAt.Add(ResolveWindow)) {
+		t.Fatalf("pending: %+v", ps)
+	}
+	if ps[0].Expired(proposedAt.Add(ResolveWindow)) || !ps[0].Expired(proposedAt.Add(ResolveWindow+time.Second)) {
+		t.Fatal("expired at the wrong time")
+	}
+	w.now = proposedAt.Add(ResolveWindow)
+	w.fail(w.owner.signer(), body(bytes.Repeat([]byte{8}, 32)), ErrDuplicate) // still waiting
+	w.now = proposedAt.Add(ResolveWindow + time.Second)
+	second := w.must(w.owner.signer(), body(bytes.Repeat([]byte{8}, 32)))
+	ps = w.st.PendingRetentions()
+	if len(ps) != 2 || ps[0].Proposal != first.Head() || ps[1].Proposal != second.Head() ||
+		!ps[0].Expired(w.now) || ps[1].Expired(w.now) {
+		t.Fatalf("after the first expired: %+v", ps)
+	}
+	// A destruction says its not_after; a policy never expires.
+	if (PendingRetention{Expires: time.Unix(100, 0)}).Expired(time.Unix(100, 999)) || (PendingRetention{}).Expired(time.Unix(1<<40, 0)) {
+		t.Fatal("a destruction expired at its not_after, or a policy expired")
+	}
 }

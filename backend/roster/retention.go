@@ -52,11 +52,23 @@ type PendingRetention struct {
 	// Resolution is set for the resolution of a frozen retention chain
 	// ([RetentionResolve], without approvals; the windows are then zero).
 	Resolution *wire.RetentionResolution
+	// Expires is when a destruction (its not_after) or a resolution (its
+	// proposal plus [ResolveWindow]) stops waiting for approvals; zero for
+	// a policy, which waits until approved.
+	Expires time.Time
+}
+
+// Expired reports whether p's approvals can no longer arrive at now (to
+// the second, as a destruction's not_after): an expired proposal is not
+// listed for approval and approving it is refused.
+func (p PendingRetention) Expired(now time.Time) bool {
+	return !p.Expires.IsZero() && now.Unix() > p.Expires.Unix()
 }
 
 // PendingRetentions returns the proposals still waiting for approvals,
 // oldest first (a newer active policy of the same group does not withdraw
-// them: each is its own proposal).
+// them: each is its own proposal), expired ones included: the caller
+// knows the time ([PendingRetention.Expired]).
 func (s *State) PendingRetentions() []PendingRetention {
 	var out []PendingRetention
 	for h, p := range s.retention {
@@ -68,11 +80,11 @@ func (s *State) PendingRetentions() []PendingRetention {
 			Approvals: slices.Clone(p.approvals), Threshold: s.retentionThreshold()}
 		if p.destroy != nil {
 			d := p.destroy.Destruction()
-			x.Group, x.Destruction = p.destroy.Group, &d
+			x.Group, x.Destruction, x.Expires = p.destroy.Group, &d, time.Unix(int64(d.NotAfter), 0)
 		}
 		if p.resolve != nil {
 			r := p.resolve.Resolution()
-			x.Group, x.Resolution = p.resolve.Group, &r
+			x.Group, x.Resolution, x.Expires = p.resolve.Group, &r, p.proposedAt.Add(ResolveWindow)
 		}
 		if g, ok := s.groups[x.Group]; !ok || g.Deleted {
 			continue

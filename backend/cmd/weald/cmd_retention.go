@@ -213,6 +213,9 @@ func (c *cli) cmdRetentionPending(ctx context.Context) error {
 				if p.ResolveEpoch != 0 {
 					what = fmt.Sprintf("resolve the frozen retention chain: keep the key of epoch %d", p.ResolveEpoch)
 				}
+				if !p.Expires.IsZero() {
+					what += ", if approved before " + p.Expires.Format(time.DateTime)
+				}
 				if !p.Approvable {
 					what += " (this device cannot approve it)"
 				}

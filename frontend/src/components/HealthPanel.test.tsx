@@ -286,7 +286,7 @@ describe('HealthPanel compact-now approval', () => {
 describe('HealthPanel frozen-chain resolution approval', () => {
   it("lists another admin's resolution with the epoch of the key it keeps, and approves it", async () => {
     const a = holder.current.api
-    const proposal = retentionProposal({ id: 'ef'.repeat(32), resolve: true, resolveEpoch: 7 })
+    const proposal = retentionProposal({ id: 'ef'.repeat(32), resolve: true, resolveEpoch: 7, expiresAt: Date.UTC(2026, 11, 5, 9) })
     const other = retentionProposal({ id: '12'.repeat(32), resolve: true, resolveEpoch: 0, approvable: false, proposer: 'Sam', approvedBy: ['Sam'] })
     a.health.get.mockResolvedValue(state([], [proposal, other]))
     a.health.approve.mockResolvedValue(state([], []))
@@ -294,7 +294,9 @@ describe('HealthPanel frozen-chain resolution approval', () => {
     const sec = await screen.findByRole('region', { name: 'Retention changes waiting for approval' })
     const rows = within(sec).getAllByRole('listitem')
     expect(rows[0].textContent).toContain(
-      '#general: resolve the frozen retention chain: keep the key of epoch 7 and discard the competing one(s), so compaction resumes; proposed by Dana; approved by Dana (1 of 2)',
+      '#general: resolve the frozen retention chain: keep the key of epoch 7 and discard the competing one(s), so compaction resumes, if approved before ' +
+        new Date(Date.UTC(2026, 11, 5, 9)).toLocaleString() +
+        '; proposed by Dana; approved by Dana (1 of 2)',
     )
     expect(rows[0].textContent).not.toContain('text unlimited')
     expect(rows[1].textContent).toContain("keep a key this device's chain does not hold")

@@ -219,7 +219,8 @@ function windowDays(days: number): string {
 function proposalText(p: RetentionProposal): string {
   if (p.resolve) {
     const key = p.resolveEpoch ? `the key of epoch ${p.resolveEpoch}` : "a key this device's chain does not hold"
-    return `resolve the frozen retention chain: keep ${key} and discard the competing one(s), so compaction resumes`
+    const until = p.expiresAt ? `, if approved before ${new Date(p.expiresAt).toLocaleString()}` : ''
+    return `resolve the frozen retention chain: keep ${key} and discard the competing one(s), so compaction resumes${until}`
   }
   if (!p.destroy) return `text ${windowDays(p.textDays)}, media ${windowDays(p.mediaDays)}`
   const at = p.checkpointAt ? ` of ${new Date(p.checkpointAt).toLocaleString()}` : ''
