@@ -153,10 +153,6 @@ func (c *Chain) Contest(derive func(epoch uint64) ([]byte, bool), current uint64
 	if head == nil {
 		return nil, false
 	}
-	own, held := derive(current)
-	if !held || c.find(own, true) != nil {
-		return nil, false
-	}
 	var suspect *ChainKey
 	for k, n := head, 0; k != nil && n <= len(c.Keys); n++ {
 		if pub, held := derive(k.Epoch); held && bytes.Equal(pub, k.Key) {
@@ -169,7 +165,10 @@ func (c *Chain) Contest(derive func(epoch uint64) ([]byte, bool), current uint64
 		}
 		k = c.find(k.Prev, false)
 	}
-	if suspect == nil || anchor != nil && anchor.Epoch >= current {
+	if suspect == nil { // the head is a key this member derives: the usual case, one derivation
+		return nil, false
+	}
+	if own, held := derive(current); !held || c.find(own, true) != nil || anchor != nil && anchor.Epoch >= current {
 		return nil, false
 	}
 	if pub, held := derive(suspect.Epoch); held && !bytes.Equal(pub, suspect.Key) || suspect.Epoch > current {
