@@ -345,7 +345,7 @@ func bundlesBudget(t *testing.T, probe *Engine, filled uint64) uint64 {
 		}
 	}
 	locked(func(g *group, gi *roster.GroupInfo) error {
-		_, err := probe.writeCheckpoint(testCtx(t), g, gi)
+		_, err := probe.writeCheckpoint(testCtx(t), g, gi, false)
 		return err
 	})
 	checkpointed := usedBytes(t, probe)

@@ -103,8 +103,12 @@ type written struct {
 // at or below it is snapshotted at exactly those changes, proven to load to
 // its heads, and sent as a snapshot envelope; then the manifest (the
 // complete inventory), sealed for members, goes out in a checkpoint signed
-// by the group's current retention key.
-func (e *Engine) writeCheckpoint(ctx context.Context, g *group, gi *roster.GroupInfo) (*written, error) {
+// by the group's current retention key. With partial (the steward's
+// checkpoints, which a policy drop names) under a finite text window in
+// force, the chat shards of days that expired by now are left out and the
+// manifest says so (OmitsExpired; docs/protocol/retention.md "What a text
+// window removes").
+func (e *Engine) writeCheckpoint(ctx context.Context, g *group, gi *roster.GroupInfo, partial bool) (*written, error) {
 	if g.mls == nil || !g.mls.Active() {
 		return nil, ErrNotMember
 	}
@@ -140,6 +144,16 @@ func (e *Engine) writeCheckpoint(ctx context.Context, g *group, gi *roster.Group
 	}
 	if !full {
 		return nil, ErrNotFullHistory
+	}
+	now := e.now()
+	omits := false
+	if window := retention.WindowAt(retention.Effective(*gi), now); partial && window > 0 {
+		for k := range sets {
+			if k.Kind == retention.KindChat && retention.Expired(k.Day, now, window) {
+				delete(sets, k)
+				omits = true
+			}
+		}
 	}
 	srcs := make([]retention.Source, 0, len(sets))
 	for k, set := range sets {
@@ -188,8 +202,7 @@ func (e *Engine) writeCheckpoint(ctx context.Context, g *group, gi *roster.Group
 		}
 		refs[i] = wire.EnvelopeRef{Author: wire.ID(e.devID), Ctr: g.rec.OwnCtr, Hash: wire.ID(g.rec.OwnPrev)}
 	}
-	now := e.now()
-	m := retention.Manifest{Group: group, CreatedAt: uint64(now.UnixMilli()), Changes: uint64(n),
+	m := retention.Manifest{Group: group, CreatedAt: uint64(now.UnixMilli()), Changes: uint64(n), OmitsExpired: omits,
 		Documents: retention.Entries(keys, snaps, refs)}
 	if e.tamper != nil {
 		draft.manifest = &m
@@ -222,7 +235,8 @@ func (e *Engine) writeCheckpoint(ctx context.Context, g *group, gi *roster.Group
 	}
 	w := &written{documents: len(m.Documents), changes: n,
 		cp: trustedCP{Seq: seq, Ref: wire.EnvelopeRef{Author: wire.ID(e.devID), Ctr: g.rec.OwnCtr, Hash: wire.ID(g.rec.OwnPrev)},
-			ManifestHash: cp.ManifestHash, Snapshots: cp.Snapshots, Manifest: mb, At: time.UnixMilli(int64(m.CreatedAt)).UTC()}}
+			ManifestHash: cp.ManifestHash, Snapshots: cp.Snapshots, Manifest: mb, At: time.UnixMilli(int64(m.CreatedAt)).UTC(),
+			Partial: omits}}
 	for i := range log {
 		// The earlier drop's anchors go too (wire.md "drop_before").
 		if !keptByDrop(log[i].Envelope.Kind) {
@@ -266,6 +280,9 @@ func (e *Engine) snapshotKey(g *group, pol *roster.GroupPolicy, k retention.DocK
 // authorized by the one-off destruction dest (compact-now) or, when dest is
 // nil, by the group's policy.
 func (e *Engine) dropBelow(ctx context.Context, g *group, cp trustedCP, dest *wire.RetentionDestruction) (*wire.Dropped, error) {
+	if dest != nil && cp.Partial {
+		return nil, retention.ErrPartial // a destruction names only a complete checkpoint
+	}
 	key, err := e.retentionTip(ctx, g)
 	if err != nil {
 		return nil, err
@@ -341,7 +358,8 @@ func (e *Engine) compact(ctx context.Context, gi *roster.GroupInfo, now bool) (C
 	if !compactable(gi) {
 		return rep, ErrCompactUnsupported
 	}
-	w, err := e.writeCheckpoint(ctx, g, gi)
+	// Compact-now deletes below its checkpoint at once: a complete one.
+	w, err := e.writeCheckpoint(ctx, g, gi, !now)
 	if err != nil && now && budgetFull(err) {
 		return e.compactAtCeiling(ctx, g, gi, rep, err)
 	}
@@ -605,7 +623,9 @@ func (e *Engine) steward(ctx context.Context) {
 			r.StandInTried = e.now()
 			_ = e.persistGroup(ctx, g)
 		}
-		if _, err := e.writeCheckpoint(ctx, g, &gi); err != nil {
+		// A checkpoint written ahead of the ceiling is complete, since
+		// compact-now at the ceiling deletes below it.
+		if _, err := e.writeCheckpoint(ctx, g, &gi, !ahead); err != nil {
 			// A steward that joined a closed channel late holds no key of
 			// its first epochs: not a fault, and nothing it can repair;
 			// nor is a stand-in's missing key of the chain's head.
@@ -667,7 +687,7 @@ func budgetFull(err error) bool {
 func aheadCheckpoint(g *group) *trustedCP {
 	r := &g.rec.Retention
 	for i := len(r.Trusted) - 1; i >= 0; i-- {
-		if t := &r.Trusted[i]; t.Seq > r.DroppedBelow && t.BundlesAbove {
+		if t := &r.Trusted[i]; t.Seq > r.DroppedBelow && t.BundlesAbove && !t.Partial {
 			return t
 		}
 	}

@@ -50,6 +50,9 @@ type trustedCP struct {
 	Snapshots    []wire.EnvelopeRef `json:"snapshots"`
 	Manifest     []byte             `json:"manifest"` // the opened manifest
 	At           time.Time          `json:"at"`       // when it was written (manifest created_at)
+	// Partial: its manifest leaves out expired days (OmitsExpired), so
+	// only a policy drop may name it, never a destruction.
+	Partial bool `json:"partial,omitempty"`
 	// BundlesAbove: this client published the group's standing bundles
 	// after it, so a drop below it leaves joiners what they need.
 	BundlesAbove bool `json:"bundles_above,omitempty"`
@@ -177,16 +180,19 @@ func (e *Engine) receiveCheckpoint(ctx context.Context, g *group, se *wire.SeqEn
 	r := &g.rec.Retention
 	env := &se.Envelope
 	ref := wire.RefOf(env)
-	if !r.trustedRef(ref) {
-		if err := e.verifyCheckpoint(ctx, g, se); err != nil {
-			if !errors.Is(err, groups.ErrNoKey) {
-				e.raise(ctx, Alert{Code: "retention/checkpoint_refused", Group: hexID(g.rec.ID).hex(),
-					Actor: identity.DeviceID(env.Author).String(),
-					Message: fmt.Sprintf("A checkpoint by %s (seq %d) was refused and is not trusted: %v",
-						identity.DeviceID(env.Author).ShortString(), se.Seq, err)})
-			}
-			return
+	if r.trustedRef(ref) {
+		// This client wrote it (and counted from then) or met it before:
+		// the changes sent since still count towards the next one.
+		return
+	}
+	if err := e.verifyCheckpoint(ctx, g, se); err != nil {
+		if !errors.Is(err, groups.ErrNoKey) {
+			e.raise(ctx, Alert{Code: "retention/checkpoint_refused", Group: hexID(g.rec.ID).hex(),
+				Actor: identity.DeviceID(env.Author).String(),
+				Message: fmt.Sprintf("A checkpoint by %s (seq %d) was refused and is not trusted: %v",
+					identity.DeviceID(env.Author).ShortString(), se.Seq, err)})
 		}
+		return
 	}
 	r.Changes, r.Since = 0, e.now()
 }
@@ -231,7 +237,10 @@ func (e *Engine) verifyCheckpoint(ctx context.Context, g *group, se *wire.SeqEnv
 			}
 		}
 	}
-	check := retention.Check{Chain: &r.Chain, Manifest: &m, Snapshots: snaps, Sealed: sealed}
+	check := retention.Check{Chain: &r.Chain, Manifest: &m, Snapshots: snaps, Sealed: sealed, Now: e.now()}
+	if gi, ok := e.roster.Group(identity.GroupID(g.rec.ID)); ok {
+		check.Window = retention.WindowAt(retention.Effective(gi), m.At(check.Now))
+	}
 	beneath := dropped >= se.Seq
 	if !beneath {
 		barrier := map[wire.ID]uint64{}
@@ -277,7 +286,7 @@ func (e *Engine) verifyCheckpoint(ctx context.Context, g *group, se *wire.SeqEnv
 		r.DroppedBelow = dropped
 	}
 	r.trust(trustedCP{Seq: se.Seq, Ref: wire.RefOf(env), ManifestHash: cp.ManifestHash, Snapshots: cp.Snapshots,
-		Manifest: mb, At: time.UnixMilli(int64(m.CreatedAt)).UTC()})
+		Manifest: mb, At: time.UnixMilli(int64(m.CreatedAt)).UTC(), Partial: m.OmitsExpired})
 	return nil
 }
 

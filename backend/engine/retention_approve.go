@@ -144,6 +144,15 @@ func (e *Engine) ApproveRetention(ctx context.Context, id string) (RetentionChan
 	if p.Resolution != nil {
 		return e.approvedResolution(ctx, p, out)
 	}
+	if d := p.Destruction; d != nil {
+		// A destruction may name only a complete checkpoint: one that
+		// leaves out expired days is a policy drop's, a window later.
+		if g := e.groups[p.Group]; g != nil {
+			if cp := g.rec.Retention.trustedByRef(d.Checkpoint); cp != nil && cp.Partial {
+				return out, retention.ErrPartial
+			}
+		}
+	}
 	err = e.appendRoster(ctx, func() (roster.Body, error) {
 		return &roster.RetentionApprove{Proposal: p.Proposal, Relay: e.approvalOf(p)}, nil
 	})

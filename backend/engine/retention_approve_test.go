@@ -91,6 +91,13 @@ func twoAdmins(t *testing.T, n, days int, seed byte) (dana, lee *Engine) {
 	r := startRelay(t)
 	dana, _ = historyWorkspace(t, r, n, days, seed)
 	lee = joinWith(t, r, invite(t, dana), "lee", seed+1)
+	promote(t, dana, lee)
+	return dana, lee
+}
+
+// promote makes lee an admin (by dana) and syncs both.
+func promote(t *testing.T, dana, lee *Engine) {
+	t.Helper()
 	ctx := testCtx(t)
 	if err := dana.Promote(ctx, lee.meta.User.hex()); err != nil {
 		t.Fatal(err)
@@ -100,5 +107,4 @@ func twoAdmins(t *testing.T, n, days int, seed byte) (dana, lee *Engine) {
 			t.Fatal(err)
 		}
 	}
-	return dana, lee
 }

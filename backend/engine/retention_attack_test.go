@@ -36,6 +36,13 @@ func compactionPairOn(t *testing.T, r *testRelay, seed byte) (dana, sam *Engine)
 // writeTampered writes a checkpoint of #general at dana with tamper applied.
 func writeTampered(t *testing.T, dana *Engine, tamper func(stage string, d *checkpointDraft)) (*written, error) {
 	t.Helper()
+	return writeTamperedAs(t, dana, false, tamper)
+}
+
+// writeTamperedAs is writeTampered of a steward's checkpoint (partial:
+// leaving out the expired days under a finite text window) or a complete one.
+func writeTamperedAs(t *testing.T, dana *Engine, partial bool, tamper func(stage string, d *checkpointDraft)) (*written, error) {
+	t.Helper()
 	dana.mu.Lock()
 	defer dana.mu.Unlock()
 	dana.tamper = tamper
@@ -47,7 +54,7 @@ func writeTampered(t *testing.T, dana *Engine, tamper func(stage string, d *chec
 	if err := dana.connect(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	return dana.writeCheckpoint(testCtx(t), dana.groups[gi.Policy.Group], &gi)
+	return dana.writeCheckpoint(testCtx(t), dana.groups[gi.Policy.Group], &gi, partial)
 }
 
 func refusedAt(t *testing.T, e *Engine, before int) Alert {

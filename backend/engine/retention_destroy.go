@@ -29,6 +29,9 @@ const destroyWindow = 24 * time.Hour
 // admins, signed by this device; in a one-admin workspace it is approved
 // at once and the caller drops.
 func (e *Engine) proposeDestruction(ctx context.Context, g *group, cp trustedCP) (roster.Head, error) {
+	if cp.Partial {
+		return roster.Head{}, retention.ErrPartial
+	}
 	now := uint64(e.now().Unix())
 	body := &roster.RetentionDestroy{Group: identity.GroupID(g.rec.ID), Checkpoint: cp.Ref, NotBefore: now - 60, NotAfter: now + uint64(destroyWindow/time.Second)}
 	d := body.Destruction()
@@ -74,6 +77,11 @@ func (e *Engine) runDestructions(ctx context.Context) int {
 		cp := g.rec.Retention.trustedByRef(a.Destruction.Checkpoint)
 		if cp == nil || cp.Seq <= g.rec.Retention.DroppedBelow {
 			continue // not verified here (yet), or already dropped
+		}
+		if cp.Partial {
+			e.raise(ctx, Alert{Code: string(retention.ErrPartial.ErrorCode()), Group: hexID(a.Group).hex(),
+				Message: "An approved compact-now names a checkpoint that leaves out expired days; nothing was deleted under it."})
+			continue
 		}
 		seq := cp.Seq
 		if _, err := e.dropBelow(ctx, g, *cp, &a.Destruction); err != nil {

@@ -18,20 +18,29 @@ import (
 
 // testClock is a settable clock shared by an engine and a test.
 type testClock struct {
-	mu sync.Mutex
-	t  time.Time
+	mu    sync.Mutex
+	t     time.Time
+	shift time.Duration
 }
 
-// now returns the set time, or the real time once set to zero.
+// now returns the set time, or once set to zero the real time moved on by
+// the shift (days).
 func (c *testClock) now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.t.IsZero() {
-		return time.Now()
+		return time.Now().Add(c.shift)
 	}
 	return c.t
 }
 func (c *testClock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+
+// days moves a running clock n days on from the real time.
+func (c *testClock) days(n int) {
+	c.mu.Lock()
+	c.shift = time.Duration(n) * 24 * time.Hour
+	c.mu.Unlock()
+}
 
 // historyWorkspace creates a workspace whose #general holds n messages
 // posted over days days, ending now (the relay's clock is the real one):

@@ -113,12 +113,41 @@ type Check struct {
 	// joined). When it cannot replay (Sets nil) their entries are skipped:
 	// covered by the signed manifest, but neither checked nor read here.
 	Sealed map[wire.EnvelopeRef]bool
+	// Window is the text window of the group's active policy if it was
+	// active at the manifest's created_at (0: no policy, an unlimited
+	// window, or a policy that became active later). A manifest that omits
+	// expired days is refused without one (ErrExpiry).
+	Window time.Duration
+	// Now is the receiver's clock: created_at counts at most up to it.
+	Now time.Time
+}
+
+// Expired reports whether the whole of day ended a text window (in whole
+// days, rounded up as the relay's is) before at: a shard a checkpoint
+// written at at may leave out under that window.
+func Expired(day uint32, at time.Time, window time.Duration) bool {
+	if window <= 0 {
+		return false
+	}
+	end := time.Unix((int64(day)+1)*86400, 0)
+	return !end.After(at.Add(-time.Duration(WindowDays(window)) * Day))
+}
+
+// At is the manifest's created_at, capped at now (when set).
+func (m *Manifest) At(now time.Time) time.Time {
+	at := time.UnixMilli(int64(m.CreatedAt))
+	if !now.IsZero() && at.After(now) {
+		return now
+	}
+	return at
 }
 
 // Verify judges a received checkpoint (spec/lifecycle.md "Checkpoints":
 // "Receivers verify the signature, the index inventory, every referenced
 // snapshot hash and head, and reject a checkpoint that omits a known
-// document or has a snapshot above/below its claimed barrier"). It returns
+// document or has a snapshot above/below its claimed barrier"; under a
+// finite text window a manifest marked OmitsExpired may leave out the
+// chat shards of days that expired by its created_at). It returns
 // the snapshots, in inventory order and loaded once, for a reader that
 // needs them (a zero one for a skipped sealed entry).
 func Verify(cp *wire.Checkpoint, c Check) ([]documents.Opened, error) {
@@ -138,13 +167,16 @@ func Verify(cp *wire.Checkpoint, c Check) ([]documents.Opened, error) {
 	if _, ok := m.Index(); !ok {
 		return nil, fmt.Errorf("%w: the manifest lists no index snapshot", ErrBadCheckpoint)
 	}
+	if m.OmitsExpired && c.Window <= 0 {
+		return nil, ErrExpiry
+	}
 	listed := map[DocKey]bool{}
 	for _, e := range m.Documents {
 		listed[e.Key] = true
 	}
 	if c.Sets != nil {
 		for k := range c.Sets {
-			if !listed[k] {
+			if !listed[k] && !(m.OmitsExpired && k.Kind == KindChat && Expired(k.Day, m.At(c.Now), c.Window)) {
 				return nil, fmt.Errorf("%w: day %s (epoch %d)", ErrOmitted, documents.Day(k.Day), k.Epoch)
 			}
 		}

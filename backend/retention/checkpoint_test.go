@@ -175,9 +175,9 @@ func TestManifestRoundTripAndRefusals(t *testing.T) {
 	if _, err := DecodeManifest(append(b, 0)); !errors.Is(err, ErrBadManifest) {
 		t.Errorf("trailing byte: %v", err)
 	}
-	v3 := append([]byte{3}, b[1:]...)
-	if _, err := DecodeManifest(v3); !errors.Is(err, ErrBadManifest) {
-		t.Errorf("version 3: %v", err)
+	v4 := append([]byte{4}, b[1:]...)
+	if _, err := DecodeManifest(v4); !errors.Is(err, ErrBadManifest) {
+		t.Errorf("version 4: %v", err)
 	}
 	// Version 1 (before the index) without index_snapshot_hash but with
 	// the index entry.
@@ -193,6 +193,9 @@ func FuzzDecodeManifest(f *testing.F) {
 	f.Add(write(f, c).m.Encode())
 	f.Add(writeWith(f, c).m.Encode()) // version 1, without the index
 	f.Add([]byte{1})
+	p := write(f, c).m
+	p.OmitsExpired = true
+	f.Add(p.Encode()) // version 3
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := DecodeManifest(b)
 		if err != nil {

@@ -7,6 +7,8 @@ var (
 	ErrBadManifest   = errcode.New("retention/bad_manifest", "the checkpoint manifest is malformed")
 	ErrBadCheckpoint = errcode.New("retention/bad_checkpoint", "the checkpoint does not verify")
 	ErrOmitted       = errcode.New("retention/omitted_document", "the checkpoint leaves out a document of the channel")
+	ErrExpiry        = errcode.New("retention/expiry_refused", "the checkpoint leaves out expired days, but the channel had no finite text window in force when it was written")
+	ErrPartial       = errcode.New("retention/partial_checkpoint", "that checkpoint leaves out expired days, so compact-now cannot delete below it")
 	ErrBarrier       = errcode.New("retention/barrier", "a snapshot of the checkpoint does not sit exactly at its author barrier")
 	ErrNotInChain    = errcode.New("retention/not_in_chain", "the checkpoint is not signed by a current key of the group's retention chain")
 	ErrBadTransition = errcode.New("retention/bad_transition", "the retention key transition does not verify")

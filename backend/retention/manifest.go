@@ -53,11 +53,12 @@ type Entry struct {
 // "Checkpoints"): the complete document inventory at the author barrier.
 //
 //	struct {
-//	    uint8 version = 2;            // 1: written before the index, without index_snapshot_hash
+//	    uint8 version = 2;            // 1: written before the index, without index_snapshot_hash; 3: omits expired days
 //	    opaque group[32];
 //	    uint64 created_at;            // Unix ms, the writer's clock
 //	    uint64 changes;               // content envelopes at or below the barrier
-//	    opaque index_snapshot_hash[32]; // version 2: the snapshot hash of the one index entry
+//	    opaque index_snapshot_hash[32]; // versions 2 and 3: the snapshot hash of the one index entry
+//	    uint8 flags;                  // version 3 only: 1 = omits_expired
 //	    Entry documents<V>;           // ascending by (kind, day, epoch), no repeats
 //	} Manifest;
 //	struct {
@@ -71,7 +72,12 @@ type Manifest struct {
 	Group     wire.ID
 	CreatedAt uint64
 	Changes   uint64
-	Documents []Entry
+	// OmitsExpired: the writer left out every chat shard whose whole day
+	// ended a text window before CreatedAt (Expired), under the group's
+	// finite text window (docs/protocol/retention.md "What a text window
+	// removes"). Encoded as version 3; a complete manifest stays version 2.
+	OmitsExpired bool
+	Documents    []Entry
 }
 
 // Bounds of a manifest.
@@ -80,6 +86,8 @@ const (
 	maxHeads       = 4096
 	versionNoIndex = 1
 	version        = 2
+	versionPartial = 3
+	flagExpired    = 1
 )
 
 // Index returns the index entry, if the manifest has one (every manifest
@@ -98,9 +106,12 @@ func (m *Manifest) Index() (Entry, bool) {
 func (m *Manifest) Encode() []byte {
 	var w codec.Writer
 	ix, ok := m.Index()
-	if ok {
+	switch {
+	case ok && m.OmitsExpired:
+		w.U8(versionPartial)
+	case ok:
 		w.U8(version)
-	} else {
+	default:
 		w.U8(versionNoIndex)
 	}
 	w.Raw(m.Group[:])
@@ -108,6 +119,9 @@ func (m *Manifest) Encode() []byte {
 	w.U64(m.Changes)
 	if ok {
 		w.Raw(ix.SnapshotHash[:])
+	}
+	if ok && m.OmitsExpired {
+		w.U8(flagExpired)
 	}
 	w.Vector(func(w *codec.Writer) {
 		for _, e := range m.Documents {
@@ -129,7 +143,7 @@ func (m *Manifest) Encode() []byte {
 	return w.Bytes()
 }
 
-// DecodeManifest parses and checks a manifest: version 1, entries in
+// DecodeManifest parses and checks a manifest: version 1, 2 or 3, entries in
 // ascending order without repeats, each a chat shard whose document id is
 // its group's and day's, heads ascending without repeats. Anything else is
 // ErrBadManifest.
@@ -141,8 +155,14 @@ func DecodeManifest(b []byte) (Manifest, error) {
 	m.CreatedAt = r.U64()
 	m.Changes = r.U64()
 	var indexHash [32]byte
-	if v == version {
+	if v == version || v == versionPartial {
 		indexHash = r.Array32()
+	}
+	if v == versionPartial {
+		if f := r.U8(); f != flagExpired {
+			r.Fail(fmt.Errorf("flags %d", f))
+		}
+		m.OmitsExpired = true
 	}
 	r.VectorMax(maxDocuments, func(r *codec.Reader) {
 		var e Entry
@@ -166,7 +186,7 @@ func DecodeManifest(b []byte) (Manifest, error) {
 	if err := r.Done(); err != nil {
 		return Manifest{}, fmt.Errorf("%w: %v", ErrBadManifest, err)
 	}
-	if v != version && v != versionNoIndex {
+	if v != version && v != versionNoIndex && v != versionPartial {
 		return Manifest{}, fmt.Errorf("%w: version %d", ErrBadManifest, v)
 	}
 	if err := m.check(); err != nil {
@@ -176,7 +196,7 @@ func DecodeManifest(b []byte) (Manifest, error) {
 	switch {
 	case v == versionNoIndex && ok:
 		return Manifest{}, fmt.Errorf("%w: a version 1 manifest lists an index", ErrBadManifest)
-	case v == version && (!ok || ix.SnapshotHash != indexHash):
+	case v != versionNoIndex && (!ok || ix.SnapshotHash != indexHash):
 		return Manifest{}, fmt.Errorf("%w: index_snapshot_hash is not the index entry's", ErrBadManifest)
 	}
 	return m, nil

@@ -69,3 +69,14 @@ func RelayApproval(group identity.GroupID, proposedAt time.Time, text, media tim
 	w.Approve(admin)
 	return &w.Approvals[0]
 }
+
+// WindowAt is the text window under which a checkpoint written at at may
+// leave out expired days: the active policy's, when it is finite and was
+// already active at at; else 0 (no policy, an unlimited text window, or a
+// policy that became active after at), and such a checkpoint is refused.
+func WindowAt(p Policy, at time.Time) time.Duration {
+	if !p.Active || p.TextWindow <= 0 || p.ActiveSince.After(at) {
+		return 0
+	}
+	return p.TextWindow
+}

@@ -77,7 +77,7 @@ test('an admin sees what a retention window would delete, saves it, and it is in
   await impact
     .filter({
       hasText:
-        /^3 messages \(about \d+(\.\d)? (bytes|KB) of envelopes on the relay\) are older than 30 days\. The relay deletes their envelopes once a checkpoint is older than 30 days, but keeps their text in the checkpoint's snapshots, so members and people who join still read them\.$/,
+        /^3 messages \(about \d+(\.\d)? (bytes|KB) of envelopes on the relay\) are older than 30 days\. The relay deletes them, text included, at the first compaction 30 days after the channel's next checkpoint, so people who join later do not read them; members keep their own copies\.$/,
     })
     .waitFor()
   assert.match(await dialog.textContent(), /Saving sets #general to keep text 30 days and media 180 days, for everyone in it\./)

@@ -167,10 +167,10 @@ func (c *cli) cmdRetentionSet(ctx context.Context, channel, textArg, mediaArg st
 		c.print(map[string]any{"change": ch})
 		return nil
 	}
-	// A drop under the window deletes envelopes; the checkpoint's snapshots
-	// the relay keeps still hold every day's text (retention.md "What a
-	// text window removes").
-	fmt.Fprintf(c.stdout, "#%s: %d messages are older than a text window of %s; the relay deletes their envelopes (about %d bytes) once a checkpoint is older than the window, and keeps their text in the checkpoint's snapshots\n",
+	// The steward's checkpoints leave out the expired days, and a drop a
+	// window after one deletes everything below it, the earlier snapshots
+	// included (retention.md "What a text window removes").
+	fmt.Fprintf(c.stdout, "#%s: %d messages are older than a text window of %s; the relay deletes them, text included (about %d bytes of envelopes), at the first compaction a window after the channel's next checkpoint; members keep their own copies\n",
 		ch.Channel, ch.Impact.Messages, window(text), ch.Impact.Bytes)
 	switch {
 	case !ch.Applied:

@@ -65,12 +65,12 @@ describe('RetentionDialog', () => {
     await userEvent.click(screen.getAllByLabelText('Delete after')[0])
     await userEvent.type(screen.getByLabelText('Text messages: days'), '365')
     await impact(
-      "1 message is older than 365 days. The relay deletes its envelope once a checkpoint is older than 365 days, but keeps its text in the checkpoint's snapshots, so members and people who join still read it.",
+      "1 message is older than 365 days. The relay deletes it, text included, at the first compaction 365 days after the channel's next checkpoint, so people who join later do not read it; members keep their own copies.",
     )
     await userEvent.clear(screen.getByLabelText('Text messages: days'))
     await userEvent.type(screen.getByLabelText('Text messages: days'), '30')
     await impact(
-      "12,034 messages (about 3.1 MB of envelopes on the relay) are older than 30 days. The relay deletes their envelopes once a checkpoint is older than 30 days, but keeps their text in the checkpoint's snapshots, so members and people who join still read them.",
+      "12,034 messages (about 3.1 MB of envelopes on the relay) are older than 30 days. The relay deletes them, text included, at the first compaction 30 days after the channel's next checkpoint, so people who join later do not read them; members keep their own copies.",
     )
     expect(h.previewRetention).toHaveBeenLastCalledWith(ws, group, 30, 180)
     await userEvent.clear(screen.getByLabelText('Media: days'))
@@ -78,8 +78,11 @@ describe('RetentionDialog', () => {
     await waitFor(() => expect(h.previewRetention).toHaveBeenLastCalledWith(ws, group, 30, 90))
     const statement = screen.getByText(/Saving sets #general to keep text 30 days and media 90 days, for everyone in it\./).textContent
     expect(statement).toContain('cannot be brought back')
-    // What the relay keeps (issue 14): the text stays in the checkpoint's snapshots.
-    expect(statement).toContain("The text of those messages stays in the checkpoint's snapshots on the relay and on members' devices")
+    // Issue 14: the text window removes the text from the relay, not from members' devices.
+    expect(statement).toContain("The channel's checkpoints then leave out the days older than the text window")
+    expect(statement).toContain('text included')
+    expect(statement).toContain('Members keep their own copies on their devices.')
+    expect(statement).not.toContain('does not yet remove')
     expect(h.setRetention).not.toHaveBeenCalled()
 
     await userEvent.click(screen.getByRole('button', { name: 'Save' }))
@@ -118,7 +121,7 @@ describe('RetentionDialog', () => {
     await userEvent.clear(text)
     await userEvent.type(text, '365')
     await impact(
-      "1 message is older than 365 days. The relay deletes its envelope once a checkpoint is older than 365 days, but keeps its text in the checkpoint's snapshots, so members and people who join still read it.",
+      "1 message is older than 365 days. The relay deletes it, text included, at the first compaction 365 days after the channel's next checkpoint, so people who join later do not read it; members keep their own copies.",
     )
     await userEvent.click(save)
     expect(h.setRetention).toHaveBeenCalledWith(ws, group, 365, 90)

@@ -20,11 +20,11 @@ export function currentText(r: ChannelRetention): string {
 }
 
 /**
- * impactText: what the new text window would delete, as a number. A drop
- * under the window deletes envelopes below a checkpoint older than it, but
- * the checkpoint's snapshots, which the relay keeps, still hold every day's
- * text (docs/protocol/retention.md "What a text window removes"), so the
- * words say envelopes, not text.
+ * impactText: what the new text window would delete, as a number. The
+ * steward's checkpoints leave out the days older than the window, and a
+ * drop a window after one deletes everything below it, the earlier
+ * checkpoints' snapshots included (docs/protocol/retention.md "What a text
+ * window removes"): the text goes from the relay, not from members' devices.
  */
 export function impactText(p: RetentionChange, channel: string): string {
   if (p.textDays === 0) return `Text is kept without limit: no message in ${channel} would be deleted.`
@@ -32,11 +32,11 @@ export function impactText(p: RetentionChange, channel: string): string {
   const n = p.impact.messages
   if (n === 0) return `No message in ${channel} is ${older}: none would be deleted now.`
   const bytes = p.impact.bytes > 0 ? ` (about ${formatBytes(p.impact.bytes)} of envelopes on the relay)` : ''
-  const [noun, verb, its, it] = n === 1 ? ['message', 'is', 'its', 'it'] : ['messages', 'are', 'their', 'them']
+  const [noun, verb, it] = n === 1 ? ['message', 'is', 'it'] : ['messages', 'are', 'them']
   return (
     `${n.toLocaleString()} ${noun}${bytes} ${verb} ${older}. ` +
-    `The relay deletes ${its} ${n === 1 ? 'envelope' : 'envelopes'} once a checkpoint is ${older}, but keeps ${its} text in the ` +
-    `checkpoint's snapshots, so members and people who join still read ${it}.`
+    `The relay deletes ${it}, text included, at the first compaction ${windowWords(p.textDays)} after the channel's next checkpoint, ` +
+    `so people who join later do not read ${it}; members keep their own copies.`
   )
 }
 
@@ -184,11 +184,10 @@ export function RetentionDialog({ workspace, channel, label, onClose }: { worksp
           )}
           {changed ? (
             <p className="help">
-              Saving sets {label} to keep text {windowWords(text ?? 0)} and media {windowWords(media ?? 0)}, for everyone in it. Once a checkpoint of
-              the channel is older than the text window, the relay deletes the envelopes of the channel&apos;s history below it at the next
-              compaction; what it deletes cannot be brought back. The text of those messages stays in the checkpoint&apos;s snapshots on the relay and
-              on members&apos; devices: a text window does not yet remove text from the relay. If the workspace has another admin, the change waits
-              for a second admin&apos;s approval.
+              Saving sets {label} to keep text {windowWords(text ?? 0)} and media {windowWords(media ?? 0)}, for everyone in it. The channel&apos;s
+              checkpoints then leave out the days older than the text window, and once a checkpoint is older than the window the relay deletes the
+              channel&apos;s history below it at the next compaction, text included; what it deletes cannot be brought back. Members keep their own
+              copies on their devices. If the workspace has another admin, the change waits for a second admin&apos;s approval.
             </p>
           ) : null}
           <ErrorNote error={error ? { code: error.code, message: plainMessage(error) } : null} />
