@@ -474,13 +474,7 @@ func (e *Engine) destroyBelow(ctx context.Context, g *group, cp trustedCP, rep C
 func (e *Engine) policyDrop(ctx context.Context, g *group, gi *roster.GroupInfo, rep CompactReport) (CompactReport, error) {
 	r := &g.rec.Retention
 	pol := retention.Effective(*gi)
-	var due *trustedCP
-	for i := range r.Trusted {
-		t := r.Trusted[i]
-		if t.Seq > r.DroppedBelow && retention.DropDue(pol, t.At, e.now()) {
-			due = &r.Trusted[i]
-		}
-	}
+	due := dueForDrop(r, pol, e.now())
 	switch {
 	case !pol.Active || pol.TextWindow == 0:
 		rep.NotDue = "The channel's retention policy keeps text forever, so nothing is deleted."
@@ -574,104 +568,6 @@ func (e *Engine) CompactAll(ctx context.Context, now bool) ([]CompactReport, err
 		refused = still
 	}
 	return out, nil
-}
-
-// isSteward reports whether this device is g's steward: the member with
-// the lowest leaf index (every member computes the same one), so one
-// device checkpoints each group rather than all of them.
-func (e *Engine) isSteward(g *group) bool {
-	if g.mls == nil || !g.mls.Active() {
-		return false
-	}
-	own := g.mls.OwnLeaf()
-	for _, m := range g.mls.Members() {
-		if m.Index < own {
-			return false
-		}
-	}
-	return true
-}
-
-// steward runs the steward's duties for every group this device stewards
-// (spec/lifecycle.md "Dropping"): a checkpoint every 512 changes or 7
-// days, whichever first, and the matching drop_before only for material
-// older than the already-authorized policy. A failure is raised as an
-// alert, never a failed sync.
-func (e *Engine) steward(ctx context.Context) {
-	near := e.checkBudget(ctx)
-	for _, gi := range e.roster.Groups() {
-		g := e.groups[gi.Policy.Group]
-		if gi.Deleted || g == nil || g.mls == nil || !g.mls.Active() {
-			continue
-		}
-		r := &g.rec.Retention
-		steward := e.isSteward(g)
-		// Ahead of the ceiling (spec/lifecycle.md "The workspace byte
-		// budget"): once usage has crossed 80 %, each group with changes
-		// since its last checkpoint gets one now, while the relay still
-		// accepts the envelopes, so compact-now works at the ceiling.
-		ahead := steward && near && r.Changes > 0 && (len(r.Trusted) == 0 || r.Trusted[len(r.Trusted)-1].At.Before(e.meta.NearBudgetSince))
-		due := ahead || steward && retention.CheckpointDue(r.Changes, r.Since, e.now())
-		// A stand-in: the steward has been away a whole cadence past due,
-		// and this member tries once a cadence (it may not hold the full
-		// history, or the chain head's key).
-		standIn := !steward && retention.StandInDue(r.Changes, r.Since, e.now()) && e.now().Sub(r.StandInTried) >= retention.CheckpointAge
-		if !due && !standIn {
-			continue
-		}
-		if standIn {
-			r.StandInTried = e.now()
-			_ = e.persistGroup(ctx, g)
-		}
-		// A checkpoint written ahead of the ceiling is complete, since
-		// compact-now at the ceiling deletes below it.
-		if _, err := e.writeCheckpoint(ctx, g, &gi, !ahead); err != nil {
-			// A steward that joined a closed channel late holds no key of
-			// its first epochs: not a fault, and nothing it can repair;
-			// nor is a stand-in's missing key of the chain's head.
-			quiet := errors.Is(err, retention.ErrChainFrozen) || errors.Is(err, ErrContested) || errors.Is(err, ErrNotFullHistory) || standIn && errors.Is(err, retention.ErrNoKey)
-			if !quiet {
-				e.raise(ctx, Alert{Code: "retention/steward", Group: hexID(gi.Policy.Group).hex(),
-					Message: fmt.Sprintf("The checkpoint of %s could not be written: %v", gi.Name, err)})
-			}
-			continue
-		}
-		if !compactable(&gi) {
-			continue
-		}
-		if ahead || (gi.Retention != nil && gi.Retention.TextWindow > 0) {
-			// The standing bundles above the checkpoint: a drop below it
-			// leaves joiners what they need.
-			if err := e.publishBundles(ctx, g, &gi.Policy); err != nil {
-				continue
-			}
-			r.Trusted[len(r.Trusted)-1].BundlesAbove = true
-			_ = e.persistGroup(ctx, g)
-		}
-		if gi.Retention != nil && gi.Retention.TextWindow > 0 {
-			_, _ = e.policyDrop(ctx, g, &gi, CompactReport{})
-		}
-	}
-}
-
-// checkBudget reads the relay's STATS at most hourly on a device that is
-// an admin (storage/near_budget) or stewards a group, and reports whether
-// the workspace is at 80 % of its byte budget or more, as last read.
-func (e *Engine) checkBudget(ctx context.Context) bool {
-	if e.now().Sub(e.storageChecked) >= time.Hour && (e.roster.IsAdmin(e.devID) || e.stewardsAny()) {
-		e.storageChecked = e.now()
-		_, _ = e.storage(ctx) // raises storage/near_budget at 80 %; sets NearBudgetSince
-	}
-	return !e.meta.NearBudgetSince.IsZero()
-}
-
-func (e *Engine) stewardsAny() bool {
-	for _, g := range e.groups {
-		if e.isSteward(g) {
-			return true
-		}
-	}
-	return false
 }
 
 // budgetFull reports whether err is the relay refusing a write because the

@@ -40,6 +40,9 @@ type retentionRec struct {
 	// StandInTried is when this member last tried to stand in for an
 	// absent steward (compact.go); it tries again a cadence later.
 	StandInTried time.Time `json:"stand_in_tried,omitempty"`
+	// DropTried is when the steward last tried a policy drop without a
+	// checkpoint written first (a quiet channel; at most hourly).
+	DropTried time.Time `json:"drop_tried,omitempty"`
 }
 
 // trustedCP is a checkpoint this client wrote or verified.

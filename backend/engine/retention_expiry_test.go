@@ -29,9 +29,17 @@ import (
 // and the members' own copies keep it. Before, the compact-now's anchor
 // kept the old day's snapshot for good and every joiner read it.
 func TestTextWindowRemovesExpiredTextFromTheRelay(t *testing.T) {
+	onClockedRelays(t, func(t *testing.T, r *testRelay, clk *testClock, i int) {
+		expiryProof(t, r, clk, byte(220+10*i))
+	})
+}
+
+// onClockedRelays runs proof on a SQLite relay and on a PostgreSQL one
+// (i = 0, 1), each with a clock the test moves on for the relay and the
+// clients together.
+func onClockedRelays(t *testing.T, proof func(t *testing.T, r *testRelay, clk *testClock, i int)) {
 	for i, name := range []string{"sqlite", "postgres"} {
 		t.Run(name, func(t *testing.T) {
-			// The relay's clock and the clients' move on together.
 			clk := &testClock{}
 			cfg := relay.Config{Clock: clk.now}
 			var r *testRelay
@@ -44,9 +52,32 @@ func TestTextWindowRemovesExpiredTextFromTheRelay(t *testing.T) {
 				rt := relaytest.StartOn(t, cfg, storetest.Postgres(t)) // the store closes after the relay stops
 				r = &testRelay{URL: rt.URL, svc: rt.Service}
 			}
-			expiryProof(t, r, clk, byte(220+10*i))
+			proof(t, r, clk, i)
 		})
 	}
+}
+
+// clockedEngine creates a workspace (link empty) or joins one by link, on
+// r with clk's time, and syncs it once.
+func clockedEngine(ctx context.Context, t *testing.T, r *testRelay, clk *testClock, name string, seed byte, link string) *Engine {
+	t.Helper()
+	opts := r.options(t, name, seed)
+	opts.Clock = clk.now
+	var e *Engine
+	var err error
+	if link == "" {
+		e, err = CreateWorkspace(ctx, opts, "Acme", r.URL)
+	} else {
+		e, err = Join(ctx, opts, link)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if _, err := e.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 const (
@@ -59,23 +90,7 @@ func expiryProof(t *testing.T, r *testRelay, clk *testClock, seed byte) {
 	defer cancel()
 	at := clk.days
 	engine := func(name string, s byte, link string) *Engine {
-		opts := r.options(t, name, s)
-		opts.Clock = clk.now
-		var e *Engine
-		var err error
-		if link == "" {
-			e, err = CreateWorkspace(ctx, opts, "Acme", r.URL)
-		} else {
-			e, err = Join(ctx, opts, link)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		if _, err := e.Sync(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return e
+		return clockedEngine(ctx, t, r, clk, name, s, link)
 	}
 	sync := func(e *Engine) {
 		t.Helper()
@@ -139,7 +154,7 @@ func expiryProof(t *testing.T, r *testRelay, clk *testClock, seed byte) {
 	}
 	sync(d)
 	group := wire.ID(gi.Policy.Group)
-	relayHoldsNoExpiredDay(t, r, d, group, cp1.Seq, oldDay)
+	relayHoldsNoExpiredDay(t, r, d, group, cp1.Seq, oldDay, 2)
 
 	sam := engine("sam", seed+2, invite(t, d))
 	sync(sam)
@@ -153,13 +168,7 @@ func expiryProof(t *testing.T, r *testRelay, clk *testClock, seed byte) {
 			t.Fatalf("%s's own copy reads %q", e.DeviceID().ShortString(), got)
 		}
 	}
-	for _, e := range []*Engine{d, lee, sam} {
-		for _, a := range e.Status().Alerts {
-			if a.Code == "retention/checkpoint_refused" || a.Code == "retention/steward" {
-				t.Fatalf("alert at %s: %+v", e.DeviceID().ShortString(), a)
-			}
-		}
-	}
+	noRetentionAlerts(t, d, lee, sam)
 	destructionOfPartialRefused(t, d, lee)
 }
 
@@ -246,7 +255,7 @@ func manifestDays(t *testing.T, mb []byte) []uint32 {
 // envelope with a change of its shard, no checkpoint listing it, no
 // snapshot but those the remaining checkpoints list, and none of those
 // holding the old message's text.
-func relayHoldsNoExpiredDay(t *testing.T, r *testRelay, dana *Engine, group wire.ID, barrier uint64, day documents.Day) {
+func relayHoldsNoExpiredDay(t *testing.T, r *testRelay, dana *Engine, group wire.ID, barrier uint64, day documents.Day, wantCheckpoints int) {
 	t.Helper()
 	ctx := testCtx(t)
 	var log []wire.SeqEnvelope
@@ -337,8 +346,8 @@ func relayHoldsNoExpiredDay(t *testing.T, r *testRelay, dana *Engine, group wire
 			}
 		}
 	}
-	if checkpoints != 2 {
-		t.Fatalf("the relay holds %d checkpoints, want the steward's two", checkpoints)
+	if checkpoints != wantCheckpoints {
+		t.Fatalf("the relay holds %d checkpoints, want %d", checkpoints, wantCheckpoints)
 	}
 	t.Logf("after the drop the relay holds %d envelopes of #general: %d checkpoints, %d snapshots", len(log), checkpoints, snapshots)
 }
@@ -409,5 +418,18 @@ func TestCheckpointLeavingOutDaysIsRefusedWithoutAWindow(t *testing.T) {
 	}
 	if info, _ := sam.Retention("general"); info.Checkpoints != 1 {
 		t.Fatalf("sam trusts %d checkpoints after the honest one", info.Checkpoints)
+	}
+}
+
+// noRetentionAlerts fails when an engine refused a checkpoint or its
+// steward failed.
+func noRetentionAlerts(t *testing.T, es ...*Engine) {
+	t.Helper()
+	for _, e := range es {
+		for _, a := range e.Status().Alerts {
+			if a.Code == "retention/checkpoint_refused" || a.Code == "retention/steward" {
+				t.Fatalf("alert at %s: %+v", e.DeviceID().ShortString(), a)
+			}
+		}
 	}
 }

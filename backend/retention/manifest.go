@@ -90,6 +90,17 @@ const (
 	flagExpired    = 1
 )
 
+// ChatDays lists the days of the manifest's chat shards.
+func (m *Manifest) ChatDays() []uint32 {
+	var out []uint32
+	for _, e := range m.Documents {
+		if e.Key.Kind == KindChat {
+			out = append(out, e.Key.Day)
+		}
+	}
+	return out
+}
+
 // Index returns the index entry, if the manifest has one (every manifest
 // written since version 2).
 func (m *Manifest) Index() (Entry, bool) {

@@ -45,6 +45,26 @@ func DropDue(p Policy, written, now time.Time) bool {
 	return !now.Before(written.Add(time.Duration(WindowDays(p.TextWindow)) * Day))
 }
 
+// ExpiryCheckpointDue reports whether a group with no change since its
+// newest checkpoint is due for one all the same: under a finite text
+// window an expired day leaves the relay only with a checkpoint that
+// leaves it out (docs/protocol/retention.md "What a text window
+// removes"), so a quiet channel gets one once its newest checkpoint,
+// written at written and holding the chat days days, is a cadence old and
+// holds a day expired now. It is not due again until a day it holds
+// expires.
+func ExpiryCheckpointDue(p Policy, days []uint32, written, now time.Time) bool {
+	if !p.Active || p.TextWindow <= 0 || now.Sub(written) < CheckpointAge {
+		return false
+	}
+	for _, d := range days {
+		if Expired(d, now, p.TextWindow) {
+			return true
+		}
+	}
+	return false
+}
+
 // NearBudget reports whether used bytes reach the warning share of limit
 // (0 = no budget).
 func NearBudget(used, limit uint64) bool {
