@@ -161,17 +161,10 @@ func TestRetentionBindings(t *testing.T) {
 // Dana; once Lee approves it, it is in force.
 func TestRetentionWaitsForASecondAdmin(t *testing.T) {
 	url, svc := realRelay(t)
-	dana, lee := workspaces(t), workspaces(t)
+	dana := workspaces(t)
 	c := danaAcme(t, dana, url, svc)
 	ws := c.Workspace.ID
-	inv, err := dana.CreateInvite(ws, nil, 24, 1, "admin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lee.Join(inv.Link, "Lee"); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "lee ready", func() bool { return only(t, lee).Ready })
+	lee := joinAs(t, dana, ws, "admin", "Lee")
 	eventually(t, "dana sees lee", func() bool {
 		ms, err := dana.WorkspaceMembers(ws)
 		return err == nil && len(ms) == 2

@@ -29,6 +29,19 @@ func (r *alertRecorder) Emit(_ context.Context, name string, data ...any) {
 	r.alerts = append(r.alerts, data[0].(app.Alert))
 }
 
+// danaWithAlerts starts Dana's app with its alert events recorded, and her
+// workspace "Acme" on a real relay, ready.
+func danaWithAlerts(t *testing.T) (*alertRecorder, *app.Workspaces, string) {
+	t.Helper()
+	url, svc := realRelay(t)
+	rec := &alertRecorder{}
+	a := app.New(t.TempDir(), io.Discard, rec)
+	a.Startup(context.Background())
+	t.Cleanup(func() { a.Shutdown(context.Background()) })
+	dana := app.Services(a)[2].(*app.Workspaces)
+	return rec, dana, danaAcme(t, dana, url, svc).Workspace.ID
+}
+
 func (r *alertRecorder) list() []app.Alert {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -183,13 +196,7 @@ func TestSecurityAlertsAndRotation(t *testing.T) {
 // once (an informational alert event and a Security view row) when Sam,
 // the first other person, joins; Lee's join does not tell her again.
 func TestSoloAdminIsToldOnceInTheApp(t *testing.T) {
-	url, svc := realRelay(t)
-	rec := &alertRecorder{}
-	a := app.New(t.TempDir(), io.Discard, rec)
-	a.Startup(context.Background())
-	t.Cleanup(func() { a.Shutdown(context.Background()) })
-	dana := app.Services(a)[2].(*app.Workspaces)
-	ws := danaAcme(t, dana, url, svc).Workspace.ID
+	rec, dana, ws := danaWithAlerts(t)
 	told := func() (n int, row app.SecurityAlert) {
 		list, err := dana.SecurityAlerts(ws)
 		if err != nil {
@@ -203,15 +210,7 @@ func TestSoloAdminIsToldOnceInTheApp(t *testing.T) {
 		return n, row
 	}
 	for i, name := range []string{"Sam", "Lee"} {
-		inv, err := dana.CreateInvite(ws, nil, 24, 1, "member")
-		if err != nil {
-			t.Fatal(err)
-		}
-		joiner := workspaces(t)
-		if _, err := joiner.Join(inv.Link, name); err != nil {
-			t.Fatal(err)
-		}
-		eventually(t, name+" ready", func() bool { return only(t, joiner).Ready })
+		joinAs(t, dana, ws, "member", name)
 		eventually(t, "Dana's app sees "+name, func() bool {
 			people, err := dana.AdminMembers(ws)
 			return err == nil && len(people) == i+2
@@ -244,23 +243,10 @@ func TestSoloAdminIsToldOnceInTheApp(t *testing.T) {
 // joined". Before the fix the app never looked again: it took "user
 // 90c6738e" for a name.
 func TestJoinNoticeTakesTheNameWhenItComes(t *testing.T) {
-	url, svc := realRelay(t)
-	rec := &alertRecorder{}
-	a := app.New(t.TempDir(), io.Discard, rec)
-	a.Startup(context.Background())
-	t.Cleanup(func() { a.Shutdown(context.Background()) })
-	dana := app.Services(a)[2].(*app.Workspaces)
-	ws := danaAcme(t, dana, url, svc).Workspace.ID
-	sam := workspaces(t)
-	inv, err := dana.CreateInvite(ws, nil, 24, 1, "admin")
+	rec, dana, ws := danaWithAlerts(t)
+	sam := joinAs(t, dana, ws, "admin", "Sam")
+	inv, err := sam.CreateInvite(ws, nil, 24, 1, "member")
 	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sam.Join(inv.Link, "Sam"); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "sam ready", func() bool { return only(t, sam).Ready })
-	if inv, err = sam.CreateInvite(ws, nil, 24, 1, "member"); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

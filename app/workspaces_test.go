@@ -68,6 +68,22 @@ func provision(t *testing.T, svc *relay.Service, c app.Created) {
 	}
 }
 
+// joinAs has a new person called name join ws by an invite of inviter's
+// with role, and waits until their app has the workspace ready.
+func joinAs(t *testing.T, inviter *app.Workspaces, ws, role, name string) *app.Workspaces {
+	t.Helper()
+	inv, err := inviter.CreateInvite(ws, nil, 24, 1, role)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := workspaces(t)
+	if _, err := w.Join(inv.Link, name); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, name+" ready", func() bool { return only(t, w).Ready })
+	return w
+}
+
 func only(t *testing.T, w *app.Workspaces) app.Workspace {
 	t.Helper()
 	list, err := w.List()
