@@ -73,7 +73,7 @@ racegc=('-gcflags=modernc.org/...=-race=false' '-gcflags=crypto/...=-race=false'
 plain=$(go list ./... | grep -v -e '^weald/backend/engine' -e '^weald/backend/relay' -e '^weald/app')
 # Tests that run smaller under -race (backend/internal/racetest) run here
 # once more at full size, without it.
-full_size='^(TestCompactionDropsAndJoinerReadsFromSnapshot|TestRemovalResumesAfterCrashAtEachStep)$'
+full_size='^(TestCompactionDropsAndJoinerReadsFromSnapshot|TestCompactionOnPostgres|TestRemovalResumesAfterCrashAtEachStep)$'
 
 # The Go tests' temporary folders go on tmpfs when there is room
 # (.ci/with-tmpfs says why).

@@ -180,14 +180,19 @@ func codeOf(err error) string {
 }
 
 // The same proof on a PostgreSQL relay (spec/lifecycle.md "The workspace
-// byte budget": the counter is a trigger on either engine's envelope table).
+// byte budget": the counter is a trigger on either engine's envelope table),
+// at the full size but under the race detector (1,000 there).
 func TestCompactionOnPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts a PostgreSQL cluster (make test runs it)")
 	}
+	n := 10000
+	if racetest.Enabled {
+		n = 1000
+	}
 	st := storetest.Postgres(t) // closed after the relay has stopped
 	rt := relaytest.StartOn(t, relay.Config{}, st)
-	compactionProof(t, &testRelay{URL: rt.URL, svc: rt.Service}, 1000, 150)
+	compactionProof(t, &testRelay{URL: rt.URL, svc: rt.Service}, n, 150)
 }
 
 // spec/lifecycle.md "Dropping": the steward emits a checkpoint per group
