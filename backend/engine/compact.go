@@ -38,21 +38,16 @@ func (e *Engine) retentionTip(ctx context.Context, g *group) (ed25519.PrivateKey
 		return nil, retention.ErrChainFrozen
 	}
 	cur := g.mls.Epoch()
-	key, err := retention.Key(r.Seeds[strconv.FormatUint(cur, 10)])
+	key, err := r.seedKey(cur)
 	if err != nil {
 		return nil, err
 	}
-	group := wire.ID(g.rec.ID)
 	head := r.Chain.Head()
 	if head != nil && bytes.Equal(head.Key, retention.Pub(key)) {
 		return key, nil
 	}
-	var t wire.RetentionTransition
-	if head == nil {
-		t = retention.Root(group, cur, key, e.edKey)
-	} else {
-		prev, err := retention.Key(r.Seeds[strconv.FormatUint(head.Epoch, 10)])
-		if err != nil || !bytes.Equal(retention.Pub(prev), head.Key) {
+	if head != nil {
+		if prev, err := r.seedKey(head.Epoch); err != nil || !bytes.Equal(retention.Pub(prev), head.Key) {
 			// A head this member does not derive: a member who joined
 			// since its epoch, or a key somebody made up, which this
 			// member contests when it can prove it (retention_contest.go).
@@ -65,15 +60,32 @@ func (e *Engine) retentionTip(ctx context.Context, g *group) (ed25519.PrivateKey
 			}
 			return nil, retention.ErrNoKey
 		}
-		t = retention.Successor(group, cur, prev, key)
 	}
-	if _, err := e.sendCT(ctx, g, wire.KindRetentionTransition, t.Encode()); err != nil {
-		return nil, err
-	}
-	if err := r.Chain.Add(&t, retention.Pub(e.edKey)); err != nil {
+	if err := e.publishTransition(ctx, g, head, cur, key); err != nil {
 		return nil, err
 	}
 	return key, nil
+}
+
+// publishTransition sends the transition that makes key (of epoch cur)
+// g's retention key and adds it to this member's chain: a root signed by
+// this device when from is nil, else a successor of from signed by from's
+// key, derived from this member's seed of from's epoch.
+func (e *Engine) publishTransition(ctx context.Context, g *group, from *retention.ChainKey, cur uint64, key ed25519.PrivateKey) error {
+	r := &g.rec.Retention
+	group := wire.ID(g.rec.ID)
+	t := retention.Root(group, cur, key, e.edKey)
+	if from != nil {
+		prev, err := r.seedKey(from.Epoch)
+		if err != nil {
+			return err
+		}
+		t = retention.Successor(group, cur, prev, key)
+	}
+	if _, err := e.sendCT(ctx, g, wire.KindRetentionTransition, t.Encode()); err != nil {
+		return err
+	}
+	return r.Chain.Add(&t, retention.Pub(e.edKey))
 }
 
 // checkpointDraft is a checkpoint being written, as Engine.tamper (tests

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"strconv"
@@ -94,6 +95,12 @@ func (r *retentionRec) noteChange(now time.Time) {
 		r.Since = now
 	}
 	r.Changes++
+}
+
+// seedKey is this member's retention key of epoch, from the seed it kept
+// (an error when it holds none).
+func (r *retentionRec) seedKey(epoch uint64) (ed25519.PrivateKey, error) {
+	return retention.Key(r.Seeds[strconv.FormatUint(epoch, 10)])
 }
 
 // noteRetentionSeed records the retention key seed of g's current epoch,

@@ -3,12 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"weald/backend/errcode"
 	"weald/backend/identity"
 	"weald/backend/retention"
-	"weald/backend/wire"
 )
 
 // Contesting a fabricated retention key (docs/protocol/retention.md "A
@@ -37,7 +35,7 @@ func (e *Engine) contestForged(ctx context.Context, g *group) (bool, error) {
 	}
 	r := &g.rec.Retention
 	derive := func(epoch uint64) ([]byte, bool) {
-		k, err := retention.Key(r.Seeds[strconv.FormatUint(epoch, 10)])
+		k, err := r.seedKey(epoch)
 		if err != nil {
 			return nil, false
 		}
@@ -48,25 +46,11 @@ func (e *Engine) contestForged(ctx context.Context, g *group) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	key, err := retention.Key(r.Seeds[strconv.FormatUint(cur, 10)])
+	key, err := r.seedKey(cur)
 	if err != nil {
 		return false, err
 	}
-	group := wire.ID(g.rec.ID)
-	var t wire.RetentionTransition
-	if anchor == nil {
-		t = retention.Root(group, cur, key, e.edKey)
-	} else {
-		prev, err := retention.Key(r.Seeds[strconv.FormatUint(anchor.Epoch, 10)])
-		if err != nil {
-			return false, err
-		}
-		t = retention.Successor(group, cur, prev, key)
-	}
-	if _, err := e.sendCT(ctx, g, wire.KindRetentionTransition, t.Encode()); err != nil {
-		return false, err
-	}
-	if err := r.Chain.Add(&t, retention.Pub(e.edKey)); err != nil {
+	if err := e.publishTransition(ctx, g, anchor, cur, key); err != nil {
 		return false, err
 	}
 	if err := e.persistGroup(ctx, g); err != nil {
