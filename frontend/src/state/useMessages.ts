@@ -11,6 +11,13 @@ export interface Outgoing {
   error?: ApiError
 }
 
+/** Sends in flight in one channel, and whether a newest page waits for them (useMessages). */
+interface Flight {
+  sending: number
+  wanted: boolean
+  refresh: () => void
+}
+
 /** Messages per call over the bridge: a long channel arrives a page at a time. */
 export const PAGE = 200
 
@@ -28,10 +35,11 @@ export function useMessages(ws: string | null, channel: string | null, target?: 
   const [loading, setLoading] = useState(false)
   const seq = useRef(0)
   const older = useRef<{ key: string; busy: boolean; first: string; more: boolean }>({ key: '', busy: false, first: '', more: false })
-  // Newest pages asked for and the latest of them taken, counted per channel: a page asked
-  // after a send began lists that message (pending, or logged under its own id once it went
-  // out), so the answer to the send is not added beside it.
-  const pages = useRef({ asked: 0, taken: 0 })
+  // Sends in flight, per channel. Go puts a message in the outbox and tells of the change
+  // before the answer to Send comes back, so a page taken meanwhile would list the message
+  // beside its "Sending…" line: twice on screen. While a send is in flight a newest page is
+  // not taken but asked for again once the last send has its answer.
+  const pages = useRef<Flight>({ sending: 0, wanted: false, refresh: () => {} })
 
   useEffect(() => {
     setMessages([])
@@ -40,43 +48,39 @@ export function useMessages(ws: string | null, channel: string | null, target?: 
     setError(null)
     const key = `${ws}/${channel}`
     older.current = { key, busy: false, first: '', more: false }
-    const counted = { asked: 0, taken: 0 }
-    pages.current = counted
+    const flight: Flight = { sending: 0, wanted: false, refresh: () => {} }
+    pages.current = flight
     if (!ws || !channel) return
     let live = true
+    let fresh = true
     setLoading(true)
-    const newest = () => {
-      const n = ++counted.asked
-      return api.messages.page(ws, channel, '', PAGE).then((p) => {
-        if (live) counted.taken = Math.max(counted.taken, n)
-        return p
-      })
-    }
-    const take = (list: Message[], more: boolean, fresh: boolean) =>
+    const take = (list: Message[], more: boolean) => {
+      const first = fresh
+      fresh = false
       setMessages((prev) => {
         const next = mergeNewest(prev, list, more)
-        if (fresh || next.reset) {
+        if (first || next.reset) {
           older.current.more = more
           setHasOlder(more)
         }
         older.current.first = next.list[0]?.id ?? ''
         return next.list
       })
-    const off = api.messages.onChanged(
-      (e) =>
-        live &&
-        e.workspace === ws &&
-        e.channel === channel &&
-        newest().then(
-          (p) => live && take(p.messages, p.more, false),
-          () => {},
-        ),
-    )
+    }
+    // A page answered while a send is in flight is asked for again after it.
+    const settled = (p: { messages: Message[]; more: boolean }) => {
+      if (!live) return
+      if (flight.sending > 0) flight.wanted = true
+      else take(p.messages, p.more)
+    }
+    const newest = () => api.messages.page(ws, channel, '', PAGE)
+    flight.refresh = () => void newest().then(settled, () => {})
+    const off = api.messages.onChanged((e) => live && e.workspace === ws && e.channel === channel && flight.refresh())
     newest().then(
       (p) => {
         if (!live) return
         setLoading(false)
-        take(p.messages, p.more, true)
+        settled(p)
       },
       (e) => {
         if (!live) return
@@ -121,19 +125,23 @@ export function useMessages(ws: string | null, channel: string | null, target?: 
     async (key: string, text: string, mentions?: MentionRef[]) => {
       if (!ws || !channel) return
       setOutgoing((o) => o.map((x) => (x.key === key ? { ...x, state: 'sending', error: undefined } : x)))
-      const counted = pages.current
-      const asked = counted.asked
+      const flight = pages.current
+      flight.sending++
       try {
         // Back at once: the message waits in the outbox (pending) and goes
         // out by itself, now or once the connection is back.
         const m = await (mentions && mentions.length > 0 ? api.messages.send(ws, channel, text, mentions) : api.messages.send(ws, channel, text))
-        if (pages.current !== counted) return // the channel changed meanwhile
+        if (pages.current !== flight) return // the channel changed meanwhile
         setOutgoing((o) => o.filter((x) => x.key !== key))
-        if (counted.taken > asked) return // a newer page lists it already
         setMessages((list) => (list.some((x) => x.id === m.id) ? list : [...list, m]))
       } catch (e) {
         const err = toApiError(e)
         setOutgoing((o) => o.map((x) => (x.key === key ? { ...x, state: 'failed', error: err } : x)))
+      } finally {
+        if (--flight.sending === 0 && flight.wanted) {
+          flight.wanted = false
+          flight.refresh()
+        }
       }
     },
     [ws, channel],
