@@ -87,9 +87,10 @@ go_race() {
 
 # Two stories at a time (npm run e2e): each starts its own relay, apps and
 # browser on ports the system picks, and spends much of its time waiting
-# on them.
+# on them. Their folders (homes, relay data, browser profiles) go on tmpfs
+# too: on the disk, their fsyncs slowed the package test beside them.
 playwright() {
-  env WEALD_E2E_BIN="$PWD/build/bin/weald-e2e" WEALD_RELAY_BIN="$PWD/build/bin/weald-relay" \
+  .ci/with-tmpfs env WEALD_E2E_BIN="$PWD/build/bin/weald-e2e" WEALD_RELAY_BIN="$PWD/build/bin/weald-relay" \
     npm --prefix frontend run --silent e2e
 }
 
