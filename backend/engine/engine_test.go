@@ -21,6 +21,9 @@ type testRelay struct {
 	URL     string
 	svc     *relay.Service
 	metrics *server.Metrics
+
+	mu    sync.Mutex
+	seeds map[byte]string // the engine each seed's keys went to (options)
 }
 
 // requests is how many requests the relay has handled, by frame name.
@@ -78,7 +81,20 @@ func testCtx(t testing.TB) context.Context {
 	return ctx
 }
 
+// options are the options of a new engine called name whose keys come from
+// seed. Two engines of one relay on one seed would have the same keys and
+// break each other's joins in ways hard to trace, so that fails here.
 func (r *testRelay) options(t testing.TB, name string, seed byte) Options {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if had, ok := r.seeds[seed]; ok {
+		t.Fatalf("seed %d is %s's already; %s needs another", seed, had, name)
+	}
+	if r.seeds == nil {
+		r.seeds = map[byte]string{}
+	}
+	r.seeds[seed] = name
 	return Options{Dir: filepath.Join(t.TempDir(), name), Rand: seededRand(seed), Provision: r.provision}
 }
 

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -124,6 +125,11 @@ func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) (err error) {
 		return err
 	}
 	if err = stx.Commit(); err != nil {
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, sql.ErrTxDone) {
+			// ctx ended while Commit ran: database/sql rolled the
+			// transaction back and says only that it is done.
+			err = cerr
+		}
 		return fmt.Errorf("store: commit: %w", err)
 	}
 	s.keep(ctx, t.missed)
