@@ -87,6 +87,12 @@ type group struct {
 	// verified and opened, so the next checkpoint does not verify and
 	// decrypt the whole log again (in memory only).
 	verified map[wire.EnvelopeRef]verifiedContent
+	// newestDays caches the chat days of the newest trusted checkpoint's
+	// manifest (expiryDue), by its ref: the steward asks on every sync.
+	newestDays struct {
+		ref  wire.EnvelopeRef
+		days []uint32
+	}
 }
 
 // pendingCommit is a commit this client sent and merges when it meets it

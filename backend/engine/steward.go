@@ -55,7 +55,7 @@ func (e *Engine) steward(ctx context.Context) {
 		// A quiet channel under a text window: a checkpoint leaving out
 		// the days expired since its newest one, and a policy drop once a
 		// checkpoint is a window old, with no new message needed.
-		due = due || steward && r.Changes == 0 && expiryDue(r, &gi, e.now())
+		due = due || steward && r.Changes == 0 && expiryDue(g, &gi, e.now())
 		if !due && steward && compactable(&gi) && e.now().Sub(r.DropTried) >= time.Hour && dropDue(r, &gi, e.now()) {
 			r.DropTried = e.now()
 			_, _ = e.policyDrop(ctx, g, &gi, CompactReport{})
@@ -106,14 +106,22 @@ func (e *Engine) steward(ctx context.Context) {
 // expiryDue reports whether g's newest trusted checkpoint holds a chat day
 // that a checkpoint written now would leave out under gi's text window
 // (retention.ExpiryCheckpointDue).
-func expiryDue(r *retentionRec, gi *roster.GroupInfo, now time.Time) bool {
+func expiryDue(g *group, gi *roster.GroupInfo, now time.Time) bool {
+	r := &g.rec.Retention
 	pol := retention.Effective(*gi)
 	if len(r.Trusted) == 0 || !pol.Active || pol.TextWindow <= 0 {
 		return false
 	}
-	last := r.Trusted[len(r.Trusted)-1]
-	m, err := retention.DecodeManifest(last.Manifest)
-	return err == nil && retention.ExpiryCheckpointDue(pol, m.ChatDays(), last.At, now)
+	last := &r.Trusted[len(r.Trusted)-1]
+	if c := &g.newestDays; c.days == nil || c.ref != last.Ref {
+		m, err := retention.DecodeManifest(last.Manifest)
+		if err != nil {
+			return false
+		}
+		// Never nil once read: a manifest without chat days is cached too.
+		c.ref, c.days = last.Ref, append([]uint32{}, m.ChatDays()...)
+	}
+	return retention.ExpiryCheckpointDue(pol, g.newestDays.days, last.At, now)
 }
 
 // dropDue reports whether a policy drop below one of g's trusted

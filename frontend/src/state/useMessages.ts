@@ -39,7 +39,7 @@ export function useMessages(ws: string | null, channel: string | null, target?: 
   // before the answer to Send comes back, so a page taken meanwhile would list the message
   // beside its "Sending…" line: twice on screen. While a send is in flight a newest page is
   // not taken but asked for again once the last send has its answer.
-  const pages = useRef<Flight>({ sending: 0, wanted: false, refresh: () => {} })
+  const flights = useRef<Flight>({ sending: 0, wanted: false, refresh: () => {} })
 
   useEffect(() => {
     setMessages([])
@@ -49,7 +49,7 @@ export function useMessages(ws: string | null, channel: string | null, target?: 
     const key = `${ws}/${channel}`
     older.current = { key, busy: false, first: '', more: false }
     const flight: Flight = { sending: 0, wanted: false, refresh: () => {} }
-    pages.current = flight
+    flights.current = flight
     if (!ws || !channel) return
     let live = true
     let fresh = true
@@ -125,13 +125,13 @@ export function useMessages(ws: string | null, channel: string | null, target?: 
     async (key: string, text: string, mentions?: MentionRef[]) => {
       if (!ws || !channel) return
       setOutgoing((o) => o.map((x) => (x.key === key ? { ...x, state: 'sending', error: undefined } : x)))
-      const flight = pages.current
+      const flight = flights.current
       flight.sending++
       try {
         // Back at once: the message waits in the outbox (pending) and goes
         // out by itself, now or once the connection is back.
         const m = await (mentions && mentions.length > 0 ? api.messages.send(ws, channel, text, mentions) : api.messages.send(ws, channel, text))
-        if (pages.current !== flight) return // the channel changed meanwhile
+        if (flights.current !== flight) return // the channel changed meanwhile
         setOutgoing((o) => o.filter((x) => x.key !== key))
         setMessages((list) => (list.some((x) => x.id === m.id) ? list : [...list, m]))
       } catch (e) {
