@@ -153,6 +153,9 @@ func (e *Engine) syncAgent(ctx context.Context) (SyncReport, error) {
 	if err := e.acceptWelcomes(ctx); err != nil {
 		return rep, err
 	}
+	if err := e.agentBackfills(ctx); err != nil {
+		return rep, err
+	}
 	if err := e.ensureKeyPackages(ctx); err != nil {
 		return rep, err
 	}
@@ -234,11 +237,17 @@ func (e *Engine) agentJoinedAll() bool {
 	return true
 }
 
-// agentBackfill gives an agent that just joined an open group by Welcome
-// the group's history, as a self-joiner has it: the content before the
-// Welcome, opened with the history keys the member copy carried
+// agentBackfill gives an agent that joined an open group by Welcome the
+// group's history, as a self-joiner has it: the content before the
+// Welcome (before), opened with the history keys the member copy carried
 // (docs/protocol/agents.md "Reading"). Devices read it by their own join
 // path; closed groups have no history for joiners.
+//
+// The Add's committer publishes the member copy after its Welcome, so the
+// agent may read the Welcome before the copy exists. The Welcome's seq is
+// then kept (groupRec.Backfill) until a member copy opens
+// (BackfillKeys, learnHistory), and the next sync reads the content
+// before it again (agentBackfills).
 func (e *Engine) agentBackfill(ctx context.Context, g *group, pol *roster.GroupPolicy, before []wire.SeqEnvelope) error {
 	if !e.agentMode() || pol.History != roster.HistoryOpen {
 		return nil
@@ -258,11 +267,56 @@ func (e *Engine) agentBackfill(ctx context.Context, g *group, pol *roster.GroupP
 			messages = true
 		}
 	}
-	if err := e.db.update(ctx, func(t *txn) error { return e.saveShards(t) }); err != nil {
+	if g.rec.BackfillKeys {
+		g.rec.Backfill, g.rec.BackfillKeys = 0, false
+	}
+	if err := e.db.update(ctx, func(t *txn) error {
+		if err := e.saveShards(t); err != nil {
+			return err
+		}
+		return e.saveGroup(t, g)
+	}); err != nil {
 		return err
 	}
 	if messages {
 		e.emit(Event{Kind: EventMessages, Channel: hexID(id).hex()})
 	}
 	return nil
+}
+
+// agentBackfills reads again, in each group where a member copy of the
+// history keys opened after the Welcome this agent joined by, the content
+// before that Welcome (agentBackfill).
+func (e *Engine) agentBackfills(ctx context.Context) error {
+	for id, g := range e.groups {
+		if g.rec.Backfill == 0 || !g.rec.BackfillKeys || !e.member(id) {
+			continue
+		}
+		gi, ok := e.roster.Group(id)
+		if !ok {
+			continue
+		}
+		envs, err := e.fetchAll(ctx, wire.ID(id), 0)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for n < len(envs) && envs[n].Seq < g.rec.Backfill {
+			n++
+		}
+		if err := e.agentBackfill(ctx, g, &gi.Policy, envs[:n]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// backfillDue reports whether agentBackfills has a group to read.
+func (e *Engine) backfillDue() bool {
+	for id, g := range e.groups {
+		if g.rec.Backfill > 0 && g.rec.BackfillKeys && e.member(id) {
+			return true
+		}
+	}
+	return false
 }

@@ -357,6 +357,12 @@ func (e *Engine) joinFromWelcome(ctx context.Context, gi roster.GroupInfo, envs 
 		// Commits and content after the Welcome; the chains are read
 		// from it on.
 		g.chainsFromHere()
+		if e.agentMode() && gi.Policy.History == roster.HistoryOpen && i > 0 {
+			// Owed until a member copy of the history keys opens: in the
+			// log after the Welcome or, published later, in a later sync
+			// (agentBackfill).
+			g.rec.Backfill, g.rec.BackfillKeys = envs[i].Seq, false
+		}
 		if err := e.processEnvelopes(ctx, g, envs[i+1:]); err != nil {
 			return err
 		}

@@ -72,6 +72,11 @@ type groupRec struct {
 	// without reading the whole log again (removal.go wrapsDelete).
 	WrapIndex bool               `json:"wrap_index,omitempty"`
 	WrapTags  map[string][]hexID `json:"wrap_tags,omitempty"`
+	// Backfill (an agent, an open group): the seq of the Welcome it joined
+	// by, while the content before it waits for a member copy of the
+	// history keys; BackfillKeys: one opened since (agentBackfill).
+	Backfill     uint64 `json:"backfill,omitempty"`
+	BackfillKeys bool   `json:"backfill_keys,omitempty"`
 	// Chains: what this client read of each author's chain (chains.go).
 	Chains authorChains `json:"chains"`
 }

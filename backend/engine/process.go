@@ -248,6 +248,8 @@ func (e *Engine) learnHistory(g *group, pol *roster.GroupPolicy, env *wire.Envel
 	}
 	if !member { // a member copy's epoch is the group's, not the root's
 		g.rec.Health.noteHistory(sb.RootEpoch)
+	} else if g.rec.Backfill > 0 {
+		g.rec.BackfillKeys = true // the content before the Welcome is read again
 	}
 	return true
 }

@@ -241,12 +241,13 @@ func (e *Engine) joinedCount() int {
 // joinLeft reports whether the join loop has groups left this device is
 // entitled to and not in.
 // For an agent: groups in its scope it is not in yet (its issuer's Add
-// comes with no event to it); for an issuing device: an agent of its own
+// comes with no event to it), or content before its Welcome to read again
+// now that the history keys came (agentBackfills); for an issuing device: an agent of its own
 // not yet added where it could be (the agent's key packages come with no
 // event either). Run retries those with backoff.
 func (e *Engine) joinLeft() bool {
 	if e.agentMode() {
-		return !e.agentJoinedAll()
+		return !e.agentJoinedAll() || e.backfillDue()
 	}
 	return (e.member(e.roster.RootGroup()) && len(e.roster.SelfJoinGroups(e.devID, e.member)) > 0) || e.agentAddsLeft() ||
 		e.ownDevicesLeft() || e.pairedRecently()
