@@ -22,8 +22,28 @@ type testRelay struct {
 	svc     *relay.Service
 	metrics *server.Metrics
 
+	seeds seedBook
+}
+
+// seedBook records which engine of one relay each seed's keys went to. Two
+// engines of one relay on one seed would have the same keys and break each
+// other's joins in ways hard to trace, so a second take of a seed fails.
+type seedBook struct {
 	mu    sync.Mutex
-	seeds map[byte]string // the engine each seed's keys went to (options)
+	names map[byte]string
+}
+
+func (b *seedBook) take(t testing.TB, name string, seed byte) {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if had, ok := b.names[seed]; ok {
+		t.Fatalf("seed %d is %s's already; %s needs another", seed, had, name)
+	}
+	if b.names == nil {
+		b.names = map[byte]string{}
+	}
+	b.names[seed] = name
 }
 
 // requests is how many requests the relay has handled, by frame name.
@@ -82,19 +102,10 @@ func testCtx(t testing.TB) context.Context {
 }
 
 // options are the options of a new engine called name whose keys come from
-// seed. Two engines of one relay on one seed would have the same keys and
-// break each other's joins in ways hard to trace, so that fails here.
+// seed, one no other engine of this relay has (seedBook).
 func (r *testRelay) options(t testing.TB, name string, seed byte) Options {
 	t.Helper()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if had, ok := r.seeds[seed]; ok {
-		t.Fatalf("seed %d is %s's already; %s needs another", seed, had, name)
-	}
-	if r.seeds == nil {
-		r.seeds = map[byte]string{}
-	}
-	r.seeds[seed] = name
+	r.seeds.take(t, name, seed)
 	return Options{Dir: filepath.Join(t.TempDir(), name), Rand: seededRand(seed), Provision: r.provision}
 }
 

@@ -40,6 +40,7 @@ type faultRelay struct {
 	appendFault func(landed bool)
 	faultAfter  bool
 	down        bool // the network is down: the proxy closes what it accepts
+	seeds       seedBook
 }
 
 // faultService is the relay service with the fault relay's append hook.
@@ -192,6 +193,8 @@ func (r *faultRelay) provision(ctx context.Context, _ string, ws wire.ID, gen []
 }
 
 func (r *faultRelay) options(t *testing.T, name string, seed byte) Options {
+	t.Helper()
+	r.seeds.take(t, name, seed)
 	return Options{Dir: filepath.Join(t.TempDir(), name), Rand: seededRand(seed), Provision: r.provision}
 }
 
