@@ -5,23 +5,19 @@
 // each form that cannot be a relay address is refused in the form with one
 // sentence, and nothing is left on the device; an address where a web server
 // that is not a Weald relay answers is reported as that.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
 import http from 'node:http'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, openCreateForm, confirmPhrase } from './harness.mjs'
+import { screenshot, call, openCreateForm, confirmPhrase, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 let relay, app, browser
 
 before(async () => {
-  relay = await startRelay(await buildRelay(), ['-provisioning', 'open'])
-  app = await startApp()
-  browser = await launchBrowser()
-})
-
-after(async () => {
-  await browser?.close()
-  app?.stop()
-  relay?.stop()
+  relay = await fx.relay(['-provisioning', 'open'])
+  app = await fx.app()
+  browser = await fx.browser()
 })
 
 /** waitFor polls check (an async boolean) every 200 ms until it holds or ms pass. */
@@ -48,7 +44,7 @@ test('every relay-address form as typed reaches the relay, or is refused in one 
   for (const [i, [form, typed, want]] of reaches.entries()) {
     // A device of its own for each form: the first-run screen is where a
     // person types the address.
-    const device = await startApp()
+    const device = await fx.app()
     const name = `Form ${i + 1}`
     const page = await openCreateForm(browser, device, { name })
     await page.getByLabel('Relay address').fill(typed)

@@ -5,29 +5,25 @@
 // the agent connects, is added by Dana's app, reads #general and posts, and
 // Dana sees its message under "ci bot (agent of Dana)" (spec/channels.md
 // "Group policy"; docs/protocol/agents.md).
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, run, repo } from './harness.mjs'
+import { screenshot, run, repo, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 let relay, dana, browser, weald
 const botHome = mkdtempSync(path.join(tmpdir(), 'weald-e2e-bot-'))
 
 before(async () => {
-  relay = await startRelay(await buildRelay())
+  relay = await fx.relay()
   weald = path.join(repo, 'build', 'bin', 'weald')
   await run('go', ['build', '-o', weald, './backend/cmd/weald'], { timeout: 300000 })
-  dana = await startApp()
-  browser = await launchBrowser()
-})
-
-after(async () => {
-  await browser?.close()
-  dana?.stop()
-  relay?.stop()
+  dana = await fx.app()
+  browser = await fx.browser()
 })
 
 const slow = 90000

@@ -3,23 +3,18 @@
 // test-artifacts/: the message pane stays within the window and follows the
 // newest message; the recovery phrase cannot be skipped; focus goes where a
 // person expects; the header, footer and sidebar say what is true.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, sizes, inViewport, settlesInViewport, confirmPhrase } from './harness.mjs'
+import { screenshot, call, sizes, inViewport, settlesInViewport, confirmPhrase, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 let relay, app, sam, browser, page, ws, general
 
 before(async () => {
-  relay = await startRelay(await buildRelay())
-  app = await startApp()
-  browser = await launchBrowser()
-})
-
-after(async () => {
-  await browser?.close()
-  app?.stop()
-  sam?.stop()
-  relay?.stop()
+  relay = await fx.relay()
+  app = await fx.app()
+  browser = await fx.browser()
 })
 
 const slow = 90000
@@ -27,7 +22,7 @@ const slow = 90000
 /** fromSam sends text to #general as Sam, another member on another device, who joins on first use. */
 async function fromSam(text) {
   if (!sam) {
-    sam = await startApp()
+    sam = await fx.app()
     const inv = await call(app, 'app.Workspaces.CreateInvite', ws, [], 24, 1, 'member')
     await call(sam, 'app.Workspaces.Join', inv.link, 'Sam')
   }

@@ -6,7 +6,7 @@ import { mkdtempSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { before, after } from 'node:test'
+import { after } from 'node:test'
 import { chromium } from 'playwright-core'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -82,22 +82,27 @@ export async function launchBrowser() {
 }
 
 /**
- * withApps registers the test file's before and after hooks: n apps and a
- * browser started before its tests (unless skip), stopped after. The
- * returned object holds them (apps, browser) once before has run.
+ * fixture registers the test file's after hook and returns starters: every relay, app and browser started through
+ * them, or handed to track, is stopped by that hook, the newest first, whatever failed on the way (a test that
+ * fails halfway leaves no process behind).
  */
-export function withApps(n, { skip = false } = {}) {
-  const got = { apps: [], browser: null }
-  before(async () => {
-    if (skip) return
-    for (let i = 0; i < n; i++) got.apps.push(await startApp())
-    got.browser = await launchBrowser()
-  })
+export function fixture() {
+  const running = []
+  const track = (thing) => {
+    running.push(thing)
+    return thing
+  }
   after(async () => {
-    await got.browser?.close()
-    for (const a of got.apps) a.stop()
+    for (const thing of running.reverse()) await (thing.close ? thing.close() : thing.stop())
   })
-  return got
+  return {
+    track,
+    /** relay starts a real weald-relay (startRelay's args and options). */
+    relay: async (args, opts) => track(await startRelay(await buildRelay(), args, opts)),
+    /** app starts the e2e build of the app (startApp's options). */
+    app: async (opts) => track(await startApp(opts)),
+    browser: async () => track(await launchBrowser()),
+  }
 }
 
 export async function screenshot(page, name) {
@@ -270,18 +275,11 @@ export async function settlesInViewport(page, locator, timeout = 10000) {
 }
 
 /**
- * startPair starts what a two-person story needs: a real relay, Dana's and Sam's apps and a browser. Its stop() ends
- * them (the relay field may be replaced by one started again after relay.down()).
+ * startPair starts, through the file's fixture fx, what a two-person story needs: a real relay, Dana's and Sam's apps
+ * and a browser.
  */
-export async function startPair() {
-  const pair = { relay: await startRelay(await buildRelay()), dana: await startApp(), sam: await startApp(), browser: await launchBrowser() }
-  pair.stop = async () => {
-    await pair.browser?.close()
-    pair.dana?.stop()
-    pair.sam?.stop()
-    pair.relay?.stop()
-  }
-  return pair
+export async function startPair(fx) {
+  return { relay: await fx.relay(), dana: await fx.app(), sam: await fx.app(), browser: await fx.browser() }
 }
 
 /**

@@ -5,29 +5,24 @@
 // their resolve actions, each channel's encryption state, and the storage
 // chart against the budget; the badge on the panel's button; Compact now
 // from the storage row clears it.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, sizes, readyWorkspace, inViewport } from './harness.mjs'
+import { screenshot, call, sizes, readyWorkspace, inViewport, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 let relay, app, browser
 
 before(async () => {
-  const bin = await buildRelay()
   // 20,000 bytes: a new workspace holds about a third of it.
   process.env.WEALD_RELAY_MAX_LOG_GB = '0.00002'
   try {
-    relay = await startRelay(bin)
+    relay = await fx.relay()
   } finally {
     delete process.env.WEALD_RELAY_MAX_LOG_GB
   }
-  app = await startApp()
-  browser = await launchBrowser()
-})
-
-after(async () => {
-  await browser?.close()
-  app?.stop()
-  relay?.stop()
+  app = await fx.app()
+  browser = await fx.browser()
 })
 
 const slow = 90000

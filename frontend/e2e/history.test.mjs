@@ -6,18 +6,16 @@
 // "History verified from DATE" and what that means. Dana's own list, whose
 // history she verified in full, says nothing of it. Screenshots at
 // 1280×800 and 800×600 under test-artifacts/.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
-import { screenshots, call, sizes, readyWorkspace, startPair } from './harness.mjs'
+import { screenshots, call, sizes, readyWorkspace, startPair, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 let pair
 
 before(async () => {
-  pair = await startPair()
-})
-
-after(async () => {
-  await pair?.stop()
+  pair = await startPair(fx)
 })
 
 const slow = 90000

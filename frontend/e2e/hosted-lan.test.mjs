@@ -4,10 +4,10 @@
 // machine's own network address, not 127.0.0.1), and a second app joins
 // with the link from that dialog, so it reaches the relay by that address.
 // The address is one of this machine's interfaces: no traffic leaves it.
-import { test } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
 import os from 'node:os'
-import { withApps, screenshot, call, confirmPhrase, openCreateForm } from './harness.mjs'
+import { fixture, screenshot, call, confirmPhrase, openCreateForm } from './harness.mjs'
 
 const slow = 90000
 // The first non-loopback IPv4 address, as the app picks it (hostrelay.LANAddress).
@@ -15,14 +15,19 @@ const lanIP = Object.values(os.networkInterfaces())
   .flat()
   .find((a) => a && a.family === 'IPv4' && !a.internal && !a.address.startsWith('169.254.'))?.address
 
-const fx = withApps(2, { skip: !lanIP })
+const fx = fixture()
+let dana, sam, browser
+before(async () => {
+  if (!lanIP) return
+  dana = await fx.app()
+  sam = await fx.app()
+  browser = await fx.browser()
+})
 
 test(
   'a LAN-hosted workspace shows its network address, and a second app joins by it',
   { timeout: 300000, skip: !lanIP && 'no non-loopback IPv4 address' },
   async () => {
-    const [dana, sam] = fx.apps
-    const { browser } = fx
     const a = await openCreateForm(browser, dana)
     await a.getByRole('radio', { name: 'Host on this computer' }).check()
     await a.getByRole('checkbox', { name: 'Let computers on my network join' }).check()

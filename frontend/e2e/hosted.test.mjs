@@ -3,23 +3,19 @@
 // the browser). Dana's app hosts and reaches #general with Send enabled; a
 // second instance joins with an invite and reads her message; after Dana's
 // app restarts, its relay is back and a new message reaches the second one.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, call, confirmPhrase, openCreateForm } from './harness.mjs'
+import { screenshot, call, confirmPhrase, openCreateForm, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 let dana, sam, browser
 const slow = 90000
 
 before(async () => {
-  dana = await startApp()
-  sam = await startApp()
-  browser = await launchBrowser()
-})
-
-after(async () => {
-  await browser?.close()
-  dana?.stop()
-  sam?.stop()
+  dana = await fx.app()
+  sam = await fx.app()
+  browser = await fx.browser()
 })
 
 async function sendAndSee(page, text) {
@@ -63,7 +59,7 @@ test('Host on this computer reaches #general with Send enabled; a second instanc
   // The relay restarts with the app: same home, same address.
   dana.stop()
   await new Promise((r) => dana.proc.once('exit', r))
-  dana = await startApp({ home: dana.home })
+  dana = await fx.app({ home: dana.home })
   await a.goto(dana.url)
   await a.getByRole('heading', { level: 1, name: '#general' }).waitFor({ timeout: slow })
   const [again] = await call(dana, 'app.Workspaces.List')

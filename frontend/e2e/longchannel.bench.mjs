@@ -14,10 +14,10 @@
 // WEALD_BENCH_STEPS (default 1500) sets the wheel steps of the scroll.
 // WEALD_BENCH_MIXED=1 seeds the mixed history of rows.test.mjs (join notices,
 // messages that wrap to two to five lines) instead of one-line messages.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
 import { availableParallelism, loadavg } from 'node:os'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, readyWorkspace, sizes } from './harness.mjs'
+import { fixture, screenshot, call, readyWorkspace, sizes } from './harness.mjs'
 import { serveFrontend } from './rows.mjs'
 
 const N = 100_000
@@ -26,18 +26,13 @@ const STEPS = Number(process.env.WEALD_BENCH_STEPS ?? 1500)
 const MIXED = process.env.WEALD_BENCH_MIXED === '1'
 // [label, dir]: '' serves the app's own frontend.
 const builds = process.env.WEALD_BENCH_DISTS ? process.env.WEALD_BENCH_DISTS.split(',').map((b) => b.split('=')) : [['built in', '']]
+const fx = fixture()
 let relay, app, browser
 
 before(async () => {
-  relay = await startRelay(await buildRelay())
-  app = await startApp()
-  browser = await launchBrowser()
-})
-
-after(async () => {
-  await browser?.close()
-  app?.stop()
-  relay?.stop()
+  relay = await fx.relay()
+  app = await fx.app()
+  browser = await fx.browser()
 })
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]

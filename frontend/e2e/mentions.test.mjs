@@ -5,24 +5,19 @@
 // the mention highlighted under his name, and the badge goes. After Sam's app
 // restarts the mention is still there (read from the local message index).
 // Screenshots at 1280×800 and 800×600 under test-artifacts/.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, sizes, readyWorkspace } from './harness.mjs'
+import { screenshot, call, sizes, readyWorkspace, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 let relay, dana, sam, browser
 
 before(async () => {
-  relay = await startRelay(await buildRelay())
-  dana = await startApp()
-  sam = await startApp()
-  browser = await launchBrowser()
-})
-
-after(async () => {
-  await browser?.close()
-  dana?.stop()
-  sam?.stop()
-  relay?.stop()
+  relay = await fx.relay()
+  dana = await fx.app()
+  sam = await fx.app()
+  browser = await fx.browser()
 })
 
 const slow = 90000
@@ -106,7 +101,7 @@ test('Dana mentions Sam: autocomplete, a user-id mention, Sam gets a badge and t
   // Sam's app restarts: the mention is read back from the local index.
   sam.stop()
   await new Promise((r) => sam.proc.once('exit', r))
-  sam = await startApp({ home: sam.home })
+  sam = await fx.app({ home: sam.home })
   await b.goto(sam.url)
   await b.getByRole('heading', { level: 1, name: '#general' }).waitFor()
   await b.getByRole('log', { name: 'Messages' }).locator('.mention[data-you]', { hasText: '@Sam' }).waitFor()

@@ -5,18 +5,16 @@
 // out by themselves once the relay is back; the offline line clears; Sam
 // then reads the edited text and the new message and no longer the deleted
 // one. Screenshots at 1280×800 and 800×600.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
-import { screenshots, startPair, twoMembers } from './harness.mjs'
+import { screenshots, startPair, twoMembers, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 let pair, a, b, ws
 
 before(async () => {
-  pair = await startPair()
-})
-
-after(async () => {
-  await pair?.stop()
+  pair = await startPair(fx)
 })
 
 const slow = 90000
@@ -72,7 +70,7 @@ test('offline: an edit and a delete wait on the message and go out on reconnect;
   // Offline, Sam still reads the old text.
   await blog.getByText('lunch at noon, at teh usual place').waitFor()
 
-  pair.relay = await down.up()
+  pair.relay = fx.track(await down.up())
   await edited.getByText('Edit waiting to send…').waitFor({ state: 'detached', timeout: slow })
   await edited.getByText('(edited)').waitFor({ timeout: slow })
   await gone.waitFor({ state: 'detached', timeout: slow })

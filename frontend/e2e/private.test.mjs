@@ -4,24 +4,20 @@
 // ("Add a device", then "Join as an existing user" on another app), which
 // shows the private channel and the DM and posts as Sam. Screenshots at
 // 1280×800 and 800×600 under test-artifacts/.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, buildRelay, startRelay, call, sizes, readyWorkspace, screenshots } from './harness.mjs'
+import { call, sizes, readyWorkspace, screenshots, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 let relay, dana, sam, laptop, browser
 
 before(async () => {
-  relay = await startRelay(await buildRelay())
-  dana = await startApp()
-  sam = await startApp()
-  laptop = await startApp()
-  browser = await launchBrowser()
-})
-
-after(async () => {
-  await browser?.close()
-  for (const a of [dana, sam, laptop]) a?.stop()
-  relay?.stop()
+  relay = await fx.relay()
+  dana = await fx.app()
+  sam = await fx.app()
+  laptop = await fx.app()
+  browser = await fx.browser()
 })
 
 const slow = 90000

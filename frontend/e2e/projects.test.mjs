@@ -1,28 +1,24 @@
 // Projects against the real backend: a folder added in the UI is watched by
 // Go (backend/project with fsnotify), and editing its .weald on disk updates
 // the page live through the shim's event stream, with no reload.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdtempSync, renameSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call } from './harness.mjs'
+import { screenshot, call, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 const otherWorkspace = 'bb00000000000000000000000000000000000000000000000000000000000002'
 let app, browser, relay
 
 before(async () => {
-  relay = await startRelay(await buildRelay())
-  app = await startApp()
-  browser = await launchBrowser()
+  relay = await fx.relay()
+  app = await fx.app()
+  browser = await fx.browser()
   // Projects wait until a workspace exists: create one (its setup need not finish).
   await call(app, 'app.Workspaces.Create', 'Acme', 'Dana', relay.url)
-})
-
-after(async () => {
-  await browser?.close()
-  app?.stop()
-  relay?.stop()
 })
 
 /** saveAtomically writes the way editors do: a temporary file renamed over the old one. */

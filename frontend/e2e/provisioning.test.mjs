@@ -3,22 +3,18 @@
 // created with that link reaching #general with Send enabled, with no
 // operator step on the way. The link's one use spent, the same link is
 // refused in one sentence and nothing is left on the device.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, confirmPhrase, openCreateForm } from './harness.mjs'
+import { screenshot, call, confirmPhrase, openCreateForm, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 let relay, app, browser
 
 before(async () => {
-  relay = await startRelay(await buildRelay(), ['-provisioning', 'token'])
-  app = await startApp()
-  browser = await launchBrowser()
-})
-
-after(async () => {
-  await browser?.close()
-  app?.stop()
-  relay?.stop()
+  relay = await fx.relay(['-provisioning', 'token'])
+  app = await fx.app()
+  browser = await fx.browser()
 })
 
 test('a relay in token mode, a token link, a workspace created with no operator step', { timeout: 180000 }, async () => {

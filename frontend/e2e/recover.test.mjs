@@ -4,24 +4,21 @@
 // his 24 words and the workspace link Dana copies from her Security view, the new device is on probation and the
 // status screen says it waits for an admin. Dana approves it from the approval request in her Security view; Sam's
 // new app leaves the status screen by itself and shows #general with the history, and his old device is revoked.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, readyWorkspace, screenshots } from './harness.mjs'
+import { screenshot, call, readyWorkspace, screenshots, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 let relay, dana, sam, laptop, browser
 const slow = 90000
 
 before(async () => {
-  relay = await startRelay(await buildRelay())
-  dana = await startApp()
-  sam = await startApp()
-  laptop = await startApp()
-  browser = await launchBrowser()
-})
-
-after(async () => {
-  await browser?.close()
-  for (const p of [dana, sam, laptop, relay]) p?.stop()
+  relay = await fx.relay()
+  dana = await fx.app()
+  sam = await fx.app()
+  laptop = await fx.app()
+  browser = await fx.browser()
 })
 
 /** shots takes the screenshots of one step at each window size. */

@@ -4,12 +4,14 @@
 // the receipt appears and exports as JSON and a printable page. Sam's window
 // says he was removed and does not get what is said after; Lee keeps
 // chatting with Dana.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, confirmPhrase, readyWorkspace, screenshots } from './harness.mjs'
+import { screenshot, call, confirmPhrase, readyWorkspace, screenshots, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 let relay, dana, sam, lee, browser
 const slow = 90000
@@ -18,16 +20,11 @@ const danaHome = mkdtempSync(path.join(tmpdir(), 'weald-e2e-dana-'))
 mkdirSync(path.join(danaHome, 'Downloads'))
 
 before(async () => {
-  relay = await startRelay(await buildRelay())
-  dana = await startApp({ env: { HOME: danaHome } })
-  sam = await startApp()
-  lee = await startApp()
-  browser = await launchBrowser()
-})
-
-after(async () => {
-  await browser?.close()
-  for (const p of [dana, sam, lee, relay]) p?.stop()
+  relay = await fx.relay()
+  dana = await fx.app({ env: { HOME: danaHome } })
+  sam = await fx.app()
+  lee = await fx.app()
+  browser = await fx.browser()
 })
 
 async function join(app, link, name) {

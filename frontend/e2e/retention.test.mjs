@@ -8,22 +8,18 @@
 // says so and the panel's row and the binding show the new windows.
 // Screenshots: test-artifacts/retention-settings.png (the impact before
 // Save) and retention-settings-<size>.png at both window sizes.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, screenshots, buildRelay, startRelay, call, sizes, readyWorkspace } from './harness.mjs'
+import { screenshot, screenshots, call, sizes, readyWorkspace, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 let relay, app, browser
 
 before(async () => {
-  relay = await startRelay(await buildRelay())
-  app = await startApp()
-  browser = await launchBrowser()
-})
-
-after(async () => {
-  await browser?.close()
-  app?.stop()
-  relay?.stop()
+  relay = await fx.relay()
+  app = await fx.app()
+  browser = await fx.browser()
 })
 
 /** shiftClock moves every engine's clock of the e2e build back by hours (0: the real time). */

@@ -4,23 +4,19 @@
 // separators — at 1280×800 and 800×600, on opening and while scrolling up
 // through older pages. (A join notice once overlapped the message under
 // it: its row had a margin the list's measurement does not count.)
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, readyWorkspace, sizes } from './harness.mjs'
+import { screenshot, call, readyWorkspace, sizes, fixture } from './harness.mjs'
 import { assertRowsApart, serveFrontend } from './rows.mjs'
+
+const fx = fixture()
 
 let relay, app, browser, ws, chan
 
 before(async () => {
-  relay = await startRelay(await buildRelay())
-  app = await startApp()
-  browser = await launchBrowser()
-})
-
-after(async () => {
-  await browser?.close()
-  app?.stop()
-  relay?.stop()
+  relay = await fx.relay()
+  app = await fx.app()
+  browser = await fx.browser()
 })
 
 const N = 1000

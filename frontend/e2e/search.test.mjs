@@ -2,22 +2,18 @@
 // real relay, at 1280×800 and 800×600, with screenshots under
 // test-artifacts/. A search finds a message more than a page back in the
 // history; choosing the result opens the channel scrolled to it, highlighted.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, call, sizes, readyWorkspace, inViewport } from './harness.mjs'
+import { screenshot, call, sizes, readyWorkspace, inViewport, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 let relay, app, browser
 
 before(async () => {
-  relay = await startRelay(await buildRelay())
-  app = await startApp()
-  browser = await launchBrowser()
-})
-
-after(async () => {
-  await browser?.close()
-  app?.stop()
-  relay?.stop()
+  relay = await fx.relay()
+  app = await fx.app()
+  browser = await fx.browser()
 })
 
 const N = 230 // more than one page (200) of history

@@ -8,30 +8,27 @@
 // Sam approves an agent; Dana revokes every certificate his device issued
 // from the People list. Lee's phrase is spent on a new device (weald
 // recover): Dana approves it from the approval request.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { startApp, launchBrowser, buildRelay, startRelay, call, confirmPhrase, readyWorkspace, run, repo, screenshots } from './harness.mjs'
+import { call, confirmPhrase, readyWorkspace, run, repo, screenshots, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 let relay, dana, sam, lee, browser, weald
 const slow = 90000
 
 before(async () => {
-  relay = await startRelay(await buildRelay())
+  relay = await fx.relay()
   weald = path.join(repo, 'build', 'bin', 'weald')
   await run('go', ['build', '-o', weald, './backend/cmd/weald'], { timeout: 300000 })
-  dana = await startApp()
-  sam = await startApp()
-  lee = await startApp()
-  browser = await launchBrowser()
-})
-
-after(async () => {
-  await browser?.close()
-  for (const p of [dana, sam, lee, relay]) p?.stop()
+  dana = await fx.app()
+  sam = await fx.app()
+  lee = await fx.app()
+  browser = await fx.browser()
 })
 
 /** shots takes the screenshots of one step at each window size. */

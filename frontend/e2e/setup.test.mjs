@@ -2,10 +2,12 @@
 // does not answer is reported as unreachable (not as "ask the operator to
 // provision"), and the stuck setup can be abandoned, which removes the
 // workspace from this device. At 1280×800 and 800×600.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
 import net from 'node:net'
-import { startApp, launchBrowser, screenshots, confirmPhrase, sizes, call } from './harness.mjs'
+import { screenshots, confirmPhrase, sizes, call, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 let app, browser, deadAddr
 
@@ -19,13 +21,8 @@ before(async () => {
       srv.close(() => resolve(`127.0.0.1:${port}`))
     })
   })
-  app = await startApp()
-  browser = await launchBrowser()
-})
-
-after(async () => {
-  await browser?.close()
-  app?.stop()
+  app = await fx.app()
+  browser = await fx.browser()
 })
 
 test('an unreachable relay is reported as such, and the stuck setup is removed from this device', { timeout: 240000 }, async () => {

@@ -1,17 +1,14 @@
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot } from './harness.mjs'
+import { screenshot, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 let app, browser
 
 before(async () => {
-  app = await startApp()
-  browser = await launchBrowser()
-})
-
-after(async () => {
-  await browser?.close()
-  app?.stop()
+  app = await fx.app()
+  browser = await fx.browser()
 })
 
 test('the shell renders backend state from App.Status', { timeout: 60000 }, async () => {

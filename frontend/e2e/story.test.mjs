@@ -4,25 +4,20 @@
 // joins with the link and sees it; the first creates a parent channel and it
 // appears in the second's sidebar with no action; lock states match the
 // policies; defaults cannot be deleted.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, launchBrowser, screenshot, buildRelay, startRelay, sizes, inViewport } from './harness.mjs'
+import { screenshot, sizes, inViewport, fixture } from './harness.mjs'
 import { assertRowsApart } from './rows.mjs'
+
+const fx = fixture()
 
 let relay, dana, sam, browser
 
 before(async () => {
-  relay = await startRelay(await buildRelay())
-  dana = await startApp()
-  sam = await startApp()
-  browser = await launchBrowser()
-})
-
-after(async () => {
-  await browser?.close()
-  dana?.stop()
-  sam?.stop()
-  relay?.stop()
+  relay = await fx.relay()
+  dana = await fx.app()
+  sam = await fx.app()
+  browser = await fx.browser()
 })
 
 const slow = 90000

@@ -3,19 +3,17 @@
 // your messages (item 10's edit and delete), seen by the other member; an
 // invite revoked in the invite list (item 5) no longer joins; a tampered
 // link is refused plainly, leaves nothing, and the right one then joins.
-import { test, before, after } from 'node:test'
+import { test, before } from 'node:test'
 import assert from 'node:assert/strict'
-import { call, confirmPhrase, screenshot, screenshots, sizes, startApp, startPair, twoMembers } from './harness.mjs'
+import { call, confirmPhrase, screenshot, screenshots, sizes, startPair, twoMembers, fixture } from './harness.mjs'
+
+const fx = fixture()
 
 let pair, browser, a, b, ws
 
 before(async () => {
-  pair = await startPair()
+  pair = await startPair(fx)
   ;({ browser } = pair)
-})
-
-after(async () => {
-  await pair?.stop()
 })
 
 const slow = 90000
@@ -115,7 +113,7 @@ test('invite revoke: Dana revokes a link in the invite list; the link then fails
   await screenshots(a, 'e2e-yours-invite-revoked')
   await dlg.getByRole('button', { name: 'Done' }).click()
 
-  const lee = await startApp()
+  const lee = await fx.app()
   try {
     const c = await browser.newPage()
     c.setDefaultTimeout(20000)
@@ -144,7 +142,7 @@ test(
     // One character of the link's secret changed, as app TestTamperedLinkLeavesNothingAndTheRightLinkWorks does.
     const i = inv.link.indexOf('s=') + 2
     const bad = inv.link.slice(0, i) + (inv.link[i] === 'A' ? 'B' : 'A') + inv.link.slice(i + 1)
-    const kim = await startApp()
+    const kim = await fx.app()
     try {
       const c = await browser.newPage()
       c.setDefaultTimeout(20000)
