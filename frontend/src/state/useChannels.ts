@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react'
 import { api, toApiError, type ApiError, type Channel } from '../lib/api'
+import { followList } from './followList'
 
 /** useChannels keeps the channel list of one workspace, live from channels:changed. */
 export function useChannels(ws: string | null) {
@@ -12,27 +13,21 @@ export function useChannels(ws: string | null) {
     setChannels([])
     setError(null)
     if (!ws) return
-    let live = true
-    const got = (list: Channel[]) => {
-      setChannels(list)
-      setListFailed((failed) => {
-        if (failed) setError(null)
-        return false
-      })
-    }
-    const off = api.channels.onChanged((e) => live && e.workspace === ws && got(e.channels))
-    api.channels.list(ws).then(
-      (list) => live && got(list),
+    return followList<Channel[]>(
+      (heard) => api.channels.onChanged((e) => e.workspace === ws && heard(e.channels)),
+      () => api.channels.list(ws),
+      (list) => {
+        setChannels(list)
+        setListFailed((failed) => {
+          if (failed) setError(null)
+          return false
+        })
+      },
       (e) => {
-        if (!live) return
         setError(toApiError(e))
         setListFailed(true)
       },
     )
-    return () => {
-      live = false
-      off()
-    }
   }, [ws])
 
   const replace = (c: Channel) => setChannels((list) => list.map((x) => (x.id === c.id ? c : x)))

@@ -34,4 +34,15 @@ describe('useWorkspaces', () => {
     act(() => holder.current.emit('workspaces', [ws({ connected: true })]))
     expect(result.current.workspaces.map((w) => w.connected)).toEqual([true])
   })
+  // The list answer Go took before a workspace connected reached the page after
+  // the push saying it had: taken as it came, it left "not connected" on screen.
+  it('keeps a pushed list over the answer to an earlier request', async () => {
+    let answer!: (l: ReturnType<typeof ws>[]) => void
+    holder.current.api.workspaces.list.mockReturnValue(new Promise((r) => (answer = r)))
+    const { result } = renderHook(() => useWorkspaces())
+    act(() => holder.current.emit('workspaces', [ws({ connected: true })]))
+    await act(async () => answer([ws({ connected: false })]))
+    expect(result.current.workspaces.map((w) => w.connected)).toEqual([true])
+    expect(result.current.loading).toBe(false)
+  })
 })

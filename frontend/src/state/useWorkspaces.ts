@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react'
 import { api, toApiError, type ApiError, type Workspace } from '../lib/api'
+import { followList } from './followList'
 
 export interface WorkspacesState {
   workspaces: Workspace[]
@@ -13,7 +14,6 @@ export function useWorkspaces() {
   const [s, set] = useState<WorkspacesState>({ workspaces: [], loading: true, error: null, current: null })
 
   useEffect(() => {
-    let live = true
     const apply = (list: Workspace[]) =>
       set((p) => ({
         ...p,
@@ -22,18 +22,12 @@ export function useWorkspaces() {
         workspaces: list,
         current: p.current && list.some((w) => w.id === p.current) ? p.current : (list[0]?.id ?? null),
       }))
-    const off = api.workspaces.onChanged((list) => live && apply(list))
-    api.workspaces.list().then(
-      (list) => live && apply(list),
-      (e) => {
-        if (!live) return
-        set((p) => ({ ...p, loading: false, error: toApiError(e) }))
-      },
+    return followList(
+      (heard) => api.workspaces.onChanged(heard),
+      () => api.workspaces.list(),
+      apply,
+      (e) => set((p) => ({ ...p, loading: false, error: toApiError(e) })),
     )
-    return () => {
-      live = false
-      off()
-    }
   }, [])
 
   const select = useCallback((id: string) => set((p) => ({ ...p, current: id })), [])
