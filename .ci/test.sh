@@ -131,6 +131,15 @@ if [ $failed -ne 0 ]; then
     grep -E -A 14 '^not ok|^\s+not ok' "$logs/$name.log" | grep -v -E '^\s+(duration_ms|type|failureType|code):' | head -n 40
     grep -E -B 2 -A 8 -- '--- FAIL|^panic:|DATA RACE' "$logs/$name.log" | head -n 40
   done
+  # A failed story's apps and relay: the end of each one's log (the
+  # fixture in frontend/e2e/harness.mjs keeps them).
+  for story in $(grep -ho "location: '[^']*\.test\.mjs" "$logs/playwright.log" 2>/dev/null | sed 's#.*/##; s#\.mjs$##' | sort -u); do
+    for f in "$logs"/e2e/"$story"-*.log; do
+      [ -e "$f" ] || continue
+      echo "-- the end of ${f#"$logs"/}:"
+      tail -n 12 "$f"
+    done
+  done
   echo "make test: FAILED"; exit 1
 fi
 echo "make test: all passed (screenshots in test-artifacts/)"

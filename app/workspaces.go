@@ -316,6 +316,7 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 				w.emitWorkspaces()
 			case engine.EventProblem:
 				r.mu.Lock()
+				had := r.problem != nil
 				r.problem = nil
 				switch {
 				case ev.Code == "":
@@ -324,7 +325,14 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 				default:
 					r.problem = toError(errors.New(ev.Message))
 				}
+				p := r.problem
 				r.mu.Unlock()
+				// The log says what the problem line said, and when it went.
+				if p != nil {
+					w.app.logger.Printf("workspace %s: sync: %s: %s", r.id, p.Code, p.Message)
+				} else if had {
+					w.app.logger.Printf("workspace %s: sync works again", r.id)
+				}
 				w.emitWorkspaces()
 			case engine.EventHealth:
 				w.app.emit(w.ctx, EventHealthChanged, HealthChanged{Workspace: r.id})

@@ -2,7 +2,7 @@
 // real Go methods behind a JSON shim) and Debian's Chromium through
 // playwright-core. Every wait has a deadline.
 import { spawn } from 'node:child_process'
-import { mkdtempSync, mkdirSync } from 'node:fs'
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -93,14 +93,21 @@ export function fixture() {
     return thing
   }
   after(async () => {
-    for (const thing of running.reverse()) await (thing.close ? thing.close() : thing.stop())
+    for (const thing of [...running].reverse()) await (thing.close ? thing.close() : thing.stop())
+    // Each app's and relay's own log, for a story that failed in CI.
+    const dir = path.join(artifacts, 'logs', 'e2e')
+    mkdirSync(dir, { recursive: true })
+    const story = path.basename(process.argv[1] ?? 'story', '.mjs')
+    running.forEach((thing, i) => {
+      if (thing.log) writeFileSync(path.join(dir, `${story}-${i}-${thing.kind ?? 'process'}.log`), thing.log())
+    })
   })
   return {
     track,
     /** relay starts a real weald-relay (startRelay's args and options). */
-    relay: async (args, opts) => track(await startRelay(await buildRelay(), args, opts)),
+    relay: async (args, opts) => track(Object.assign(await startRelay(await buildRelay(), args, opts), { kind: 'relay' })),
     /** app starts the e2e build of the app (startApp's options). */
-    app: async (opts) => track(await startApp(opts)),
+    app: async (opts) => track(Object.assign(await startApp(opts), { kind: 'app' })),
     browser: async () => track(await launchBrowser()),
   }
 }
