@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { api, toApiError, type AdminMember, type ApiError, type MemberDevice, type Receipt } from '../lib/api'
 import { plainMessage } from '../state/errors'
+import { newest } from '../state/newest'
 import { Dialog, ErrorNote } from './Dialog'
 import { ApproveDeviceDialog, RevokeAgentsDialog, RevokeDeviceDialog } from './DeviceDialogs'
 import { waitingSentence } from './MembersDialog'
@@ -43,10 +44,13 @@ export function PeopleView({ workspace, workspaceName }: { workspace: string; wo
   const [open, setOpen] = useState<Open>(null)
   const firstPromote = useRef<HTMLButtonElement | null>(null)
 
+  // Loaded again on every workspace change: the newest load's answers are shown.
+  const [listed] = useState(newest)
+  const [receipted] = useState(newest)
   const load = useCallback(() => {
-    api.members.list(workspace).then(setMembers, (e) => setError(toApiError(e)))
-    api.members.receipts(workspace).then(setReceipts, () => {})
-  }, [workspace])
+    listed(api.members.list(workspace), setMembers, (e) => setError(toApiError(e)))
+    receipted(api.members.receipts(workspace), setReceipts)
+  }, [workspace, listed, receipted])
   useEffect(() => {
     load()
     // A roster change (someone joined, another admin removed someone) reaches every device as a workspace change.

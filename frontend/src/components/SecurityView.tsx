@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { api, toApiError, type ApiError, type RecoveryRotation, type RecoveryState, type SecurityAlert } from '../lib/api'
 import { plainMessage } from '../state/errors'
+import { newest } from '../state/newest'
 import { ErrorNote } from './Dialog'
 import { ApproveDeviceDialog, RevokeDeviceDialog } from './DeviceDialogs'
 import { PhraseOnce, randomPositions } from './FirstRun'
@@ -69,15 +70,18 @@ export function SecurityView({
   const changed = useRef(onChanged)
   changed.current = onChanged
 
+  // Loaded again on every alert and workspace change: the newest load's answer is shown.
+  const [loaded] = useState(newest)
   const load = useCallback(() => {
-    api.security.alerts(workspace).then(
+    loaded(
+      api.security.alerts(workspace),
       (list) => {
         setAlerts(list)
         changed.current?.()
       },
       (e) => setError(toApiError(e)),
     )
-  }, [workspace])
+  }, [workspace, loaded])
   useEffect(() => {
     load()
     const offAlert = api.onAlert((a) => a.workspace === workspace && load())
