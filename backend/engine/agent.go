@@ -160,7 +160,7 @@ func (e *Engine) syncAgent(ctx context.Context) (SyncReport, error) {
 		return rep, err
 	}
 	for _, id := range e.roster.AgentGroups(e.agentID(), e.now()) {
-		if e.member(id) {
+		if e.agentIn(id) {
 			rep.Joined.Joined = append(rep.Joined.Joined, hexID(id).hex())
 		} else {
 			rep.Joined.Waiting = append(rep.Joined.Waiting, hexID(id).hex())
@@ -180,7 +180,7 @@ func (e *Engine) syncAgent(ctx context.Context) (SyncReport, error) {
 // agentReady: the agent is live and in at least one group of its scope.
 func (e *Engine) agentReady() bool {
 	for _, id := range e.roster.AgentGroups(e.agentID(), e.now()) {
-		if e.member(id) {
+		if e.agentIn(id) {
 			return true
 		}
 	}
@@ -230,11 +230,24 @@ func (e *Engine) authorPub(id wire.ID, g identity.GroupID) (pub []byte, agent, o
 // certificate names.
 func (e *Engine) agentJoinedAll() bool {
 	for _, id := range e.roster.AgentGroups(e.agentID(), e.now()) {
-		if !e.member(id) {
+		if !e.agentIn(id) {
 			return false
 		}
 	}
 	return true
+}
+
+// agentIn reports whether this agent can read and post in group id: a
+// member, and in an open group holding a history key, which comes in the
+// member copy its Add's committer publishes after the Welcome
+// (docs/protocol/agents.md "Reading"). Until then the group is still
+// joining: Run retries, and a post would have no key to go under.
+func (e *Engine) agentIn(id identity.GroupID) bool {
+	if !e.member(id) {
+		return false
+	}
+	gi, ok := e.roster.Group(id)
+	return !ok || gi.Policy.History != roster.HistoryOpen || len(e.groups[id].history) > 0
 }
 
 // agentBackfill gives an agent that joined an open group by Welcome the

@@ -16,8 +16,9 @@ import (
 // The relay here serves the agent #general only up to the Welcome (as an
 // honest relay does when the agent syncs between the two SENDs; a fresh-clone
 // run met exactly that). The agent joins and can read nothing from before
-// it; once the copy is served, its next sync, after a restart, reads the
-// message sent before it was added. Before the fix that message stayed
+// it, and is not Ready (it could not post either); once the copy is
+// served, its next sync, after a restart, reads the message sent before it
+// was added, and it posts. Before the fix that message stayed
 // unread for good: the content before the Welcome was read only once, at the
 // Welcome.
 func TestAgentReadsHistoryWhoseKeysComeAfterItsWelcome(t *testing.T) {
@@ -58,6 +59,11 @@ func TestAgentReadsHistoryWhoseKeysComeAfterItsWelcome(t *testing.T) {
 	if got := texts(t, bot, "general"); len(got) != 0 {
 		t.Fatalf("without the history keys the bot read %q", got)
 	}
+	// Ready means it can post: not before the keys came (an app test once
+	// posted as soon as the bot was Ready and met groups/no_key).
+	if bot.Ready() {
+		t.Fatal("the bot is Ready in #general without a history key to post under")
+	}
 
 	h.Withhold(nil)
 	h.Cover(nil)
@@ -68,6 +74,12 @@ func TestAgentReadsHistoryWhoseKeysComeAfterItsWelcome(t *testing.T) {
 	mustSync(t, bot)
 	if got := texts(t, bot, "general"); !slices.Equal(got, []string{"before the bot"}) {
 		t.Fatalf("after the member copy the bot reads %q, want the message sent before it was added", got)
+	}
+	if !bot.Ready() {
+		t.Fatal("the bot holds the keys and is not Ready")
+	}
+	if _, err := bot.Send(ctx, "general", "from the bot"); err != nil {
+		t.Fatalf("the Ready bot posts: %v", err)
 	}
 	bot.mu.Lock()
 	owed := bot.backfillDue() || bot.groups[identity.GroupID(general)].rec.Backfill != 0
