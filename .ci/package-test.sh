@@ -12,15 +12,17 @@ cd "$(dirname "$0")/.."
 out=${WEALD_ARTIFACTS:-test-artifacts}
 deadline=${WEALD_SMOKE_SECONDS:-90}
 mkdir -p "$out"
-[ "$(id -u)" -eq 0 ] || { echo "package-test [${SECONDS}s]: needs root (apt-get install)"; exit 1; }
+# say prints a line with the seconds since the test began.
+say() { echo "package-test [${SECONDS}s]: $*"; }
+[ "$(id -u)" -eq 0 ] || { say "needs root (apt-get install)"; exit 1; }
 
 make --no-print-directory package >/dev/null
 app_deb=$(ls -t build/bin/weald_*.deb | head -1)
 relay_deb=$(ls -t build/bin/weald-relay_*.deb | head -1)
-echo "package-test [${SECONDS}s]: built $app_deb ($(du -k "$app_deb" | cut -f1) KiB), $relay_deb ($(du -k "$relay_deb" | cut -f1) KiB)"
+say "built $app_deb ($(du -k "$app_deb" | cut -f1) KiB), $relay_deb ($(du -k "$relay_deb" | cut -f1) KiB)"
 
 lintian --fail-on error --tag-display-limit 0 "$app_deb" "$relay_deb" | tee "$out/lintian.txt"
-echo "package-test [${SECONDS}s]: lintian: $(grep -c '^E:' "$out/lintian.txt" || true) errors, $(grep -c '^W:' "$out/lintian.txt" || true) warnings (docs/packaging.md)"
+say "lintian: $(grep -c '^E:' "$out/lintian.txt" || true) errors, $(grep -c '^W:' "$out/lintian.txt" || true) warnings (docs/packaging.md)"
 
 work=$(mktemp -d)
 pids=()
@@ -37,13 +39,13 @@ for f in /usr/bin/weald-desktop /usr/bin/weald /usr/bin/weald-relay /usr/share/a
   /usr/share/icons/hicolor/48x48/apps/weald.png /usr/share/icons/hicolor/scalable/apps/weald.svg \
   /lib/systemd/system/weald-relay.service /etc/default/weald-relay /usr/share/man/man1/weald-desktop.1.gz \
   /usr/share/man/man1/weald.1.gz /usr/share/man/man1/weald-workspace-create.1.gz /usr/share/man/man1/weald-relay.1.gz; do
-  [ -e "$f" ] || { echo "package-test [${SECONDS}s]: FAIL: $f is not installed"; exit 1; }
+  [ -e "$f" ] || { say "FAIL: $f is not installed"; exit 1; }
 done
 /usr/bin/weald-desktop --version
 /usr/bin/weald --version
 /usr/bin/weald-relay --version
-getent passwd weald-relay >/dev/null || { echo "package-test [${SECONDS}s]: FAIL: no weald-relay user"; exit 1; }
-echo "package-test [${SECONDS}s]: manual pages installed: $(dpkg -L weald weald-relay | grep -c '^/usr/share/man/man1/.*\.1\.gz$')"
+getent passwd weald-relay >/dev/null || { say "FAIL: no weald-relay user"; exit 1; }
+say "manual pages installed: $(dpkg -L weald weald-relay | grep -c '^/usr/share/man/man1/.*\.1\.gz$')"
 
 # The relay as its unit runs it: its own user, the settings file.
 mkdir -p "$work/relay" && chown weald-relay:weald-relay "$work/relay" && chmod 0700 "$work"/relay && chmod 0755 "$work"
@@ -51,14 +53,14 @@ mkdir -p "$work/relay" && chown weald-relay:weald-relay "$work/relay" && chmod 0
   exec runuser -u weald-relay -- /usr/bin/weald-relay) >"$work/relay.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 100); do grep -q "listening on" "$work/relay.log" && break; sleep 0.1; done
-grep -q "listening on" "$work/relay.log" || { echo "package-test [${SECONDS}s]: FAIL: the installed relay did not start as weald-relay"; cat "$work/relay.log"; exit 1; }
-echo "package-test [${SECONDS}s]: relay: $(grep -o 'listening on [^ ]*' "$work/relay.log") as user weald-relay"
+grep -q "listening on" "$work/relay.log" || { say "FAIL: the installed relay did not start as weald-relay"; cat "$work/relay.log"; exit 1; }
+say "relay: $(grep -o 'listening on [^ ]*' "$work/relay.log") as user weald-relay"
 
 disp=""
 for n in $(seq 151 180); do
   if [ ! -e "/tmp/.X11-unix/X$n" ] && [ ! -e "/tmp/.X$n-lock" ]; then disp=":$n"; break; fi
 done
-[ -n "$disp" ] || { echo "package-test [${SECONDS}s]: no free X display"; exit 1; }
+[ -n "$disp" ] || { say "no free X display"; exit 1; }
 Xvfb "$disp" -screen 0 1280x820x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 50); do [ -e "/tmp/.X11-unix/X${disp#:}" ] && break; sleep 0.1; done
@@ -70,12 +72,12 @@ waitlog() {
     kill -0 "$3" 2>/dev/null || break
     sleep 0.1
   done
-  echo "package-test [${SECONDS}s]: FAIL: no \"$2\" within ${deadline}s; log:"; cat "$1"; return 1
+  say "FAIL: no \"$2\" within ${deadline}s; log:"; cat "$1"; return 1
 }
 shot() {
   DISPLAY=$disp import -window root "$out/$1"
   colors=$(convert "$out/$1" -format %k info:)
-  [ "$colors" -ge 16 ] || { echo "package-test [${SECONDS}s]: FAIL: $1 looks blank ($colors colours)"; exit 1; }
+  [ "$colors" -ge 16 ] || { say "FAIL: $1 looks blank ($colors colours)"; exit 1; }
 }
 
 # 1. The installed binary, from its installed path, to the first screen.
@@ -88,7 +90,7 @@ ms=$(( ($(date +%s%N) - start) / 1000000 ))
 sleep 2
 shot package-first-screen.png
 kill "${pids[-1]}" 2>/dev/null || true
-echo "package-test [${SECONDS}s]: installed app reached its first screen in ${ms} ms; $out/package-first-screen.png"
+say "installed app reached its first screen in ${ms} ms; $out/package-first-screen.png"
 
 # 2. A weald:// link opened through the installed desktop entry.
 link='weald://join?relay=ws%3A%2F%2F127.0.0.1%3A1%2Fv1%2Fws&id=00'
@@ -98,7 +100,7 @@ pids+=($!)
 waitlog "$work/app2.log" "invite link handed to the join screen" $!
 sleep 2
 shot package-join-link.png
-echo "package-test [${SECONDS}s]: weald:// link opened through the desktop entry reached the join screen; $out/package-join-link.png"
+say "weald:// link opened through the desktop entry reached the join screen; $out/package-join-link.png"
 
 # 2b. A second link opened the same way while the app runs: the new launch
 # hands it to the open window over D-Bus and exits; the window shows it.
@@ -115,11 +117,11 @@ WEALD_HOME="$work/home2" DBUS_SESSION_BUS_ADDRESS=$(cat "$work/bus2") gio launch
 waitlog "$work/app2.log" "pairing link handed to the pairing screen" "${pids[-1]}"
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 for _ in $(seq 1 $((deadline * 10))); do [ "$(apps)" = "$first" ] && break; sleep 0.1; done
-[ -n "$first" ] && [ "$(apps)" = "$first" ] || { echo "package-test [${SECONDS}s]: FAIL: a second app runs on the same data directory (pids $(apps | xargs), first $first)"; exit 1; }
-grep -q "opened again with an invite link: handed to the running window" "$work/app2.log" || { echo "package-test [${SECONDS}s]: FAIL: the open app did not say it took the link"; cat "$work/app2.log"; exit 1; }
+[ -n "$first" ] && [ "$(apps)" = "$first" ] || { say "FAIL: a second app runs on the same data directory (pids $(apps | xargs), first $first)"; exit 1; }
+grep -q "opened again with an invite link: handed to the running window" "$work/app2.log" || { say "FAIL: the open app did not say it took the link"; cat "$work/app2.log"; exit 1; }
 sleep 2
 shot package-handover.png
-echo "package-test [${SECONDS}s]: a second weald:// link opened while the app runs reached its window in ${ms} ms (pairing screen, one app process); $out/package-handover.png"
+say "a second weald:// link opened while the app runs reached its window in ${ms} ms (pairing screen, one app process); $out/package-handover.png"
 # gio started the app on its own: stop it by its pid.
 for p in $(apps); do kill "$p" 2>/dev/null || true; done
 kill "${pids[-1]}" 2>/dev/null || true
@@ -128,8 +130,8 @@ kill "${pids[-1]}" 2>/dev/null || true
 for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 apt-get purge -y -qq weald weald-relay >"$work/purge.log" 2>&1 || { cat "$work/purge.log"; exit 1; }
 left=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' weald weald-relay 2>/dev/null | grep -v '^un' || true)
-[ -z "$left" ] || { echo "package-test [${SECONDS}s]: FAIL: still known to dpkg: $left"; exit 1; }
+[ -z "$left" ] || { say "FAIL: still known to dpkg: $left"; exit 1; }
 for f in /usr/bin/weald-desktop /usr/bin/weald /usr/bin/weald-relay /usr/share/applications/weald.desktop /lib/systemd/system/weald-relay.service /etc/default/weald-relay /usr/share/man/man1/weald.1.gz /usr/share/man/man1/weald-relay.1.gz; do
-  [ ! -e "$f" ] || { echo "package-test [${SECONDS}s]: FAIL: $f is left after purge"; exit 1; }
+  [ ! -e "$f" ] || { say "FAIL: $f is left after purge"; exit 1; }
 done
-echo "package-test [${SECONDS}s]: ok: both packages purged, no file left"
+say "ok: both packages purged, no file left"

@@ -39,7 +39,7 @@ export async function startApp({ home, env = {} } = {}) {
       reject(new Error(`weald-e2e exited with ${code} (is ${bin} built? make test builds it); stderr:\n${log}`))
     })
   })
-  return { url, home, proc, log: () => log, stop: () => proc.kill('SIGTERM') }
+  return { kind: 'app', url, home, proc, log: () => log, stop: () => proc.kill('SIGTERM') }
 }
 
 /**
@@ -99,15 +99,15 @@ export function fixture() {
     mkdirSync(dir, { recursive: true })
     const story = path.basename(process.argv[1] ?? 'story', '.mjs')
     running.forEach((thing, i) => {
-      if (thing.log) writeFileSync(path.join(dir, `${story}-${i}-${thing.kind ?? 'process'}.log`), thing.log())
+      if (thing.log) writeFileSync(path.join(dir, `${story}-${i}-${thing.kind}.log`), thing.log())
     })
   })
   return {
     track,
     /** relay starts a real weald-relay (startRelay's args and options). */
-    relay: async (args, opts) => track(Object.assign(await startRelay(await buildRelay(), args, opts), { kind: 'relay' })),
+    relay: async (args, opts) => track(await startRelay(await buildRelay(), args, opts)),
     /** app starts the e2e build of the app (startApp's options). */
-    app: async (opts) => track(Object.assign(await startApp(opts), { kind: 'app' })),
+    app: async (opts) => track(await startApp(opts)),
     browser: async () => track(await launchBrowser()),
   }
 }
@@ -177,6 +177,7 @@ export async function startRelay(bin, args = [], { dataDir = mkdtempSync(path.jo
     })
   })
   return {
+    kind: 'relay',
     addr,
     url: `ws://${addr}/v1/ws`,
     dataDir,
