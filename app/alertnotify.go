@@ -9,14 +9,15 @@ import (
 
 // notifyAlert shows a security alert as an OS notification (spec/
 // lifecycle.md "Detection": shown "without anybody going looking"): an
-// alert in red, not a notice, while the window is not focused (focused, the
-// banner shows it) and the workspace's notifications are not "none". A
-// click opens the workspace's Security view (OpenFromNotification).
+// alert in red, not a notice, and the workspace's notifications are not
+// "none". The caller calls it only while the window is not focused
+// (focused, the banner shows it). A click opens the workspace's Security
+// view (OpenFromNotification).
 func (w *Workspaces) notifyAlert(r *wsRun, a Alert) {
 	w.mu.Lock()
-	n, att := w.notifier, w.attention
+	n := w.notifier
 	w.mu.Unlock()
-	if n == nil || a.Tone != ToneAlert || att.focused {
+	if n == nil || a.Tone != ToneAlert {
 		return
 	}
 	r.mu.Lock()
@@ -32,4 +33,11 @@ func (w *Workspaces) notifyAlert(r *wsRun, a Alert) {
 	if err := n.Notify(ctx, note); err != nil {
 		w.app.logger.Printf("notification for an alert in %s: %v", r.id[:min(8, len(r.id))], err)
 	}
+}
+
+// focused reports whether the window has focus (SetAttention).
+func (w *Workspaces) focused() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.attention.focused
 }

@@ -36,15 +36,34 @@ func (r *notifyRecorder) list() []notify.Notification {
 type openRecorder struct {
 	mu     sync.Mutex
 	opened []app.OpenChannel
+	alerts []app.Alert // the banner's events (EventAlert)
 }
 
 func (r *openRecorder) Emit(_ context.Context, name string, data ...any) {
-	if name != app.EventOpenChannel || len(data) != 1 {
+	if len(data) != 1 {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.opened = append(r.opened, data[0].(app.OpenChannel))
+	switch name {
+	case app.EventOpenChannel:
+		r.opened = append(r.opened, data[0].(app.OpenChannel))
+	case app.EventAlert:
+		r.alerts = append(r.alerts, data[0].(app.Alert))
+	}
+}
+
+// shown counts the alerts of tone the frontend was sent for its banner.
+func (r *openRecorder) shown(tone app.AlertTone) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, a := range r.alerts {
+		if a.Tone == tone {
+			n++
+		}
+	}
+	return n
 }
 
 func (r *openRecorder) list() []app.OpenChannel {
@@ -58,6 +77,7 @@ func (r *openRecorder) list() []app.OpenChannel {
 // the text never reaches Sam's log. A click on the mention's notification
 // opens #general; a mention in a muted channel still notifies.
 func TestMentionAndDMNotifyAndStayOutOfTheLog(t *testing.T) {
+	t.Parallel()
 	url, svc := realRelay(t)
 	dana := workspaces(t)
 	var log syncBuffer

@@ -344,8 +344,14 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 			for _, ev := range r.takeAlerts() {
 				w.app.logger.Printf("workspace %s: alert %s: %s", r.id, ev.Code, ev.Message)
 				if a, ok := w.alertEvent(r, ev); ok {
+					// Focus is read before the banner's event goes out, so an
+					// alert the focused window showed is not notified after a
+					// later blur.
+					focused := w.focused()
 					w.app.emit(w.ctx, EventAlert, a)
-					w.notifyAlert(r, a)
+					if !focused {
+						w.notifyAlert(r, a)
+					}
 				}
 			}
 			if len(r.unnamed) > maxUnnamed {

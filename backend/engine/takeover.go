@@ -39,6 +39,11 @@ func (e *Engine) checkRefusals(ctx context.Context) error {
 		return nil
 	}
 	me, _ := e.roster.Device(e.devID)
+	type refused struct {
+		did identity.DeviceID
+		set wire.AccessSet
+	}
+	var found []refused
 	for _, r := range res.Refusals {
 		if r.ID > e.meta.RefusalsSeen {
 			e.meta.RefusalsSeen = r.ID
@@ -52,6 +57,18 @@ func (e *Engine) checkRefusals(ctx context.Context) error {
 		if !ok || did == e.devID || d.Admitted.Index < me.Admitted.Index {
 			continue
 		}
+		found = append(found, refused{did, set})
+	}
+	var signers []identity.DeviceID
+	for _, f := range found {
+		signers = append(signers, f.did)
+	}
+	held := e.heldAdmin(ctx, signers)
+	for _, f := range found {
+		if held[f.did] {
+			continue // a publication that crossed its demotion
+		}
+		d, _ := e.roster.Device(f.did)
 		how := ""
 		if d.Probation {
 			how = ", on probation"
@@ -59,11 +76,45 @@ func (e *Engine) checkRefusals(ctx context.Context) error {
 				how = fmt.Sprintf(", on probation since the recovery phrase %s of %s admitted it,", identity.RecoveryID(rec.ID).ShortString(), e.userName(d.User))
 			}
 		}
-		e.raise(ctx, Alert{Code: string(AlertTakeover), Actor: identity.DevicePrincipal(did).String(),
+		e.raise(ctx, Alert{Code: string(AlertTakeover), Actor: identity.DevicePrincipal(f.did).String(),
 			Message: fmt.Sprintf("Device %s of %s%s tried to publish access set version %d, which the relay refused: an attempted takeover. Revoke it unless you know why: weald device revoke %s.",
-				did.ShortString(), e.userName(d.User), how, set.Version, hexID(did).hex()[:16])})
+				f.did.ShortString(), e.userName(d.User), how, f.set.Version, hexID(f.did).hex()[:16])})
 	}
 	return e.persistMeta(ctx)
+}
+
+// heldAdmin is the set of devices (of those given) that held admin authority at some point
+// of the roster this device holds, replayed from its first operation. A
+// refused set signed by one of them is no takeover: its device signed it
+// from the roster it held, in which it was an admin, while the relay had
+// already folded its demotion (an admin demoted while its device
+// republished the access set). The set is refused all the same. What this
+// leaves untold is a device demoted, not revoked, that publishes later on
+// purpose; a claim of the roster it signed from could not tell the two
+// apart either, since its signer picks it. A device on probation holds no
+// admin authority (roster.State.IsAdmin), so a recovered device is never
+// in the set until an admin approved it.
+func (e *Engine) heldAdmin(ctx context.Context, devices []identity.DeviceID) map[identity.DeviceID]bool {
+	held := map[identity.DeviceID]bool{}
+	if len(devices) == 0 {
+		return held
+	}
+	ops, err := e.db.rosterOps(ctx)
+	if err != nil {
+		return held
+	}
+	s := roster.New(roster.Options{})
+	for _, raw := range ops {
+		if s.ApplyBytes(raw) != nil {
+			break
+		}
+		for _, d := range devices {
+			if s.IsAdmin(d) {
+				held[d] = true
+			}
+		}
+	}
+	return held
 }
 
 // recoveredBy is the recovery principal whose recover-device admitted the
