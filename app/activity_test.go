@@ -33,6 +33,7 @@ func agentForDana(t *testing.T, name string, scope ...string) (dana *app.Workspa
 // there and Dana's app shows the post in #activity, by "NAME (agent of
 // OWNER)", with no reload (the agent's Add reaches it by Welcome notice).
 func TestAgentOutputShowsInActivity(t *testing.T) {
+	t.Parallel()
 	dana, ws, bot, req, ctx := agentForDana(t, "ci", "activity")
 	if _, err := dana.ApproveAgent(ws, req); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // request for one more channel is a sheet naming that channel, nothing is
 // added until ApproveAgent, and then the agent is added to it.
 func TestAgentRenewalDoesNotPromptAndWideningIsOneApproval(t *testing.T) {
+	t.Parallel()
 	dana, ws, bot, req, ctx := agentForDana(t, "ci", "activity")
 	channels := func() map[string]bool {
 		as, err := dana.Agents(ws)

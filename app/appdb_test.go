@@ -14,6 +14,7 @@ import (
 // there in the next session, from the database; the database is 0600 in a
 // 0700 directory.
 func TestLegacyJSONMovedIntoAppDB(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	if err := os.Chmod(data, 0o755); err != nil {
 		t.Fatal(err)

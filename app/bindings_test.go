@@ -15,6 +15,7 @@ import (
 // TestCommittedBindingsMatchServices fails when a bound method was added,
 // removed or renamed without regenerating frontend/wailsjs (make bindings).
 func TestCommittedBindingsMatchServices(t *testing.T) {
+	t.Parallel()
 	srv, err := shim.New(os.DirFS("."), app.Services(app.New(t.TempDir(), os.Stderr, nil)), app.Lifecycle...)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 // the private channel by itself; what it sends there is Dana's. The link
 // once more, on a third app, is refused and leaves nothing.
 func TestPairADeviceInTheApp(t *testing.T) {
+	t.Parallel()
 	url, svc := realRelay(t)
 	dana, laptop, thief := workspaces(t), workspaces(t), workspaces(t)
 	c := danaAcme(t, dana, url, svc)
@@ -79,6 +80,7 @@ func TestPairADeviceInTheApp(t *testing.T) {
 // Before, Sam's app showed the channel only after some unrelated roster
 // change or a reconnect.
 func TestAddedMemberSeesThePrivateChannel(t *testing.T) {
+	t.Parallel()
 	url, svc := realRelay(t)
 	dana, sam := workspaces(t), workspaces(t)
 	c := danaAcme(t, dana, url, svc)

@@ -17,6 +17,7 @@ import (
 // exactly those values as a TypeScript union, and no other field may carry a
 // ts_type tag, so the unions in the generated models are the Go constants.
 func TestEnumTagsMatchConstants(t *testing.T) {
+	t.Parallel()
 	fset := token.NewFileSet()
 	names, err := filepath.Glob("*.go")
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 // next one refreshes the view), but a security alert is kept: nothing else
 // would bring back its event and its notification.
 func TestAnAlertIsNotDroppedWhenTheUIIsBehind(t *testing.T) {
+	t.Parallel()
 	r := &wsRun{events: make(chan engine.Event, wsEventBuffer), alerted: make(chan struct{}, 1)}
 	for i := range wsEventBuffer + 100 {
 		r.onEvent(engine.Event{Kind: engine.EventProgress, Task: "sync", Done: i, Total: 1000})

@@ -11,6 +11,7 @@ import (
 // dismissing it leaves nothing needing action; each joined group has its
 // encryption state and the storage history has the run's reading.
 func TestEncryptionHealthBindings(t *testing.T) {
+	t.Parallel()
 	url, svc := realRelay(t)
 	dana := workspaces(t)
 	c := danaAcme(t, dana, url, svc)
@@ -72,6 +73,7 @@ func TestEncryptionHealthBindings(t *testing.T) {
 // workspace, Dana (the only admin device) registers them 2 of 2 and the
 // admin-devices row, failing before, passes in the report it returns.
 func TestRegisterRecoveryQuorumBinding(t *testing.T) {
+	t.Parallel()
 	url, svc := realRelay(t)
 	dana, sam, lee := workspaces(t), workspaces(t), workspaces(t)
 	c := danaAcme(t, dana, url, svc)

@@ -15,6 +15,7 @@ func pageOf(n int) []Message {
 }
 
 func TestPageWalksBackToTheFirstMessage(t *testing.T) {
+	t.Parallel()
 	all := pageOf(1001)
 	before, got := "", 0
 	for range 10 {
@@ -37,6 +38,7 @@ func TestPageWalksBackToTheFirstMessage(t *testing.T) {
 }
 
 func TestPageNewestAndShort(t *testing.T) {
+	t.Parallel()
 	p, err := page(pageOf(30), "", 200)
 	if err != nil || len(p.Messages) != 30 || p.More || p.Messages[29].ID != "m29" {
 		t.Fatalf("page = %+v, %v", p, err)
@@ -48,6 +50,7 @@ func TestPageNewestAndShort(t *testing.T) {
 }
 
 func TestPageRefusesAnUnknownCursor(t *testing.T) {
+	t.Parallel()
 	_, err := page(pageOf(3), "nope", 10)
 	var e *Error
 	if !errors.As(err, &e) || e.Code != "bad_request/cursor" {
@@ -56,6 +59,7 @@ func TestPageRefusesAnUnknownCursor(t *testing.T) {
 }
 
 func TestMessagesBeforeRefusesABadLimit(t *testing.T) {
+	t.Parallel()
 	w := &Workspaces{}
 	for _, n := range []int{0, -1, MaxPage + 1} {
 		_, err := w.MessagesBefore("ws", "ch", "", n)

@@ -18,6 +18,7 @@ import (
 // host app restarts, its relay is back on the same address and a message
 // sent then reaches the second app.
 func TestHostOnThisComputer(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	a := app.New(data, io.Discard, nil)
 	a.Startup(context.Background())
@@ -79,6 +80,7 @@ func TestHostOnThisComputer(t *testing.T) {
 // that address only, and reads what was sent. The address is one of this
 // machine's interfaces: no traffic leaves it.
 func TestHostOnTheNetwork(t *testing.T) {
+	t.Parallel()
 	ip := hostrelay.LANAddress()
 	if ip == "" {
 		t.Skip("this machine has no non-loopback IPv4 address to listen on")

@@ -8,6 +8,7 @@ import (
 )
 
 func TestLinkArg(t *testing.T) {
+	t.Parallel()
 	link := "weald://join?relay=ws%3A%2F%2F127.0.0.1%3A7447%2Fv1%2Fws&id=ab"
 	cases := []struct {
 		args []string
@@ -29,6 +30,7 @@ func TestLinkArg(t *testing.T) {
 }
 
 func TestTakeLaunchLinkOnce(t *testing.T) {
+	t.Parallel()
 	a := New(t.TempDir(), io.Discard, nil)
 	if got := a.TakeLaunchLink(); got != "" {
 		t.Fatalf("no link given, took %q", got)
@@ -51,6 +53,7 @@ func (n *names) Emit(_ context.Context, name string, _ ...any) { n.got = append(
 // to the frontend, which is told to take it; a plain launch only raises
 // the window, and what is not a weald:// link is ignored.
 func TestReopenedHandsTheLinkToTheWindow(t *testing.T) {
+	t.Parallel()
 	ev := &names{}
 	a := New(t.TempDir(), io.Discard, ev)
 	Reopened(context.Background(), a, nil)

@@ -33,6 +33,7 @@ func (s *syncBuffer) String() string {
 // no secret in it: not an invite link or its secret and update key, not a
 // recovery phrase, not a message, through a create, an invite and a join.
 func TestNoSecretInLog(t *testing.T) {
+	t.Parallel()
 	url_, svc := realRelay(t)
 	var logs [2]syncBuffer
 	var ws [2]*app.Workspaces

@@ -10,6 +10,7 @@ import (
 // after an emoji and an accent lands on the same "@name", and leading
 // spaces the send trims move it.
 func TestMentionSpansBetweenUTF16AndBytes(t *testing.T) {
+	t.Parallel()
 	raw := "  🙂 é @Dana hi"
 	text := "🙂 é @Dana hi"
 	// In UTF-16: two spaces, 🙂 (2 units), space, é, space → "@Dana" at 7..12.

@@ -17,6 +17,7 @@ import (
 // Makefile does and runs it in a scratch folder; the committed files are not
 // touched. It needs frontend/dist, as every build of the root package does.
 func TestCommittedModelsMatchGo(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the bindings generator (about 30 s); run without -short")
 	}

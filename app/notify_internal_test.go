@@ -8,6 +8,7 @@ import (
 )
 
 func TestWhatNotifies(t *testing.T) {
+	t.Parallel()
 	const me, dana = "aa", "dd"
 	at := func(min int) time.Time { return time.UnixMilli(0).Add(time.Duration(min) * time.Minute) }
 	plain := engine.Message{ID: "p", Author: dana, Time: at(10), Text: "lunch?"}
@@ -54,6 +55,7 @@ func TestWhatNotifies(t *testing.T) {
 }
 
 func TestNotificationText(t *testing.T) {
+	t.Parallel()
 	general, dm := Channel{Kind: "chan", Name: "general"}, Channel{Kind: "dm", Name: "Dana"}
 	m := Message{Author: "Dana", Text: "🙂 @Sammy look", MentionsMe: true, Mentions: []MentionRef{{Name: "Sam", Start: 3, End: 9}}}
 	if n := notification(general, []Message{m}); n.Title != "Dana mentioned you in #general" || n.Body != "🙂 @Sam look" {

@@ -92,6 +92,7 @@ func write(t *testing.T, path, content string) {
 }
 
 func TestProjectsWatchLiveAndRemember(t *testing.T) {
+	t.Parallel()
 	data, folder := t.TempDir(), t.TempDir()
 	p, rec := started(t, data)
 
@@ -146,6 +147,7 @@ func TestProjectsWatchLiveAndRemember(t *testing.T) {
 }
 
 func TestProjectsBindOnlyToYourWorkspace(t *testing.T) {
+	t.Parallel()
 	data, folder := t.TempDir(), t.TempDir()
 	p, w, rec := startedAll(t, data)
 	weald := filepath.Join(folder, ".weald")
@@ -196,6 +198,7 @@ func TestProjectsBindOnlyToYourWorkspace(t *testing.T) {
 }
 
 func TestProjectsAddRefusesWhatIsNotAFolder(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	p, _ := started(t, data)
 	file := filepath.Join(t.TempDir(), "f")
@@ -220,6 +223,7 @@ func TestProjectsAddRefusesWhatIsNotAFolder(t *testing.T) {
 }
 
 func TestProjectsUnreadableListIsReportedAndKept(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	list := filepath.Join(data, "projects.json")
 	for _, bad := range []string{`{`, `{"version":2,"folders":[]}`, `{"version":1,"folders":["rel"]}`, `{"version":1,"folders":["/a","/a"]}`} {
@@ -238,6 +242,7 @@ func TestProjectsUnreadableListIsReportedAndKept(t *testing.T) {
 }
 
 func TestProjectsBeforeStartup(t *testing.T) {
+	t.Parallel()
 	a := app.New(t.TempDir(), io.Discard, nil)
 	p := app.Services(a)[1].(*app.Projects)
 	if _, err := p.List(); code(err) != "app/not_started" {

@@ -17,6 +17,7 @@ import (
 // same link is refused with provision/token_used_up and leaves nothing on
 // the device; a relay in open mode takes a plain address.
 func TestCreateWithRelayLink(t *testing.T) {
+	t.Parallel()
 	r := relaytest.StartWith(t, relay.Config{Provisioning: relay.ProvisionToken})
 	tok, _, err := r.Service.CreateProvisionToken(context.Background(), 1, time.Hour)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 // and the new one reads #general's history. After a restart it is still
 // done.
 func TestRecoverInTheApp(t *testing.T) {
+	t.Parallel()
 	url, svc := realRelay(t)
 	dana, sam := workspaces(t), workspaces(t)
 	c := danaAcme(t, dana, url, svc)

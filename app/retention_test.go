@@ -40,6 +40,7 @@ func retentionOf(t *testing.T, w *app.Workspaces, ws, channel string) app.Channe
 // member's attempt are refused with a code and leave the windows as they
 // were; Dana, the only admin, puts 30/90 days in force and on the relay.
 func TestRetentionBindings(t *testing.T) {
+	t.Parallel()
 	url, svc := realRelay(t)
 	dana, sam := workspaces(t), workspaces(t)
 	clk := &shiftClock{}
@@ -160,6 +161,7 @@ func TestRetentionBindings(t *testing.T) {
 // windows stay, the panel lists it as pending, approvable by Lee and not by
 // Dana; once Lee approves it, it is in force.
 func TestRetentionWaitsForASecondAdmin(t *testing.T) {
+	t.Parallel()
 	url, svc := realRelay(t)
 	dana := workspaces(t)
 	c := danaAcme(t, dana, url, svc)

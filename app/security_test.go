@@ -55,6 +55,7 @@ func (r *alertRecorder) list() []app.Alert {
 // he confirms them, and a notice for Dana. Sam's devices issued no agent,
 // so revoking their agents revokes none.
 func TestSecurityAlertsAndRotation(t *testing.T) {
+	t.Parallel()
 	url, svc := realRelay(t)
 	dir := t.TempDir()
 	rec := &alertRecorder{}
@@ -196,6 +197,7 @@ func TestSecurityAlertsAndRotation(t *testing.T) {
 // once (an informational alert event and a Security view row) when Sam,
 // the first other person, joins; Lee's join does not tell her again.
 func TestSoloAdminIsToldOnceInTheApp(t *testing.T) {
+	t.Parallel()
 	rec, dana, ws := danaWithAlerts(t)
 	told := func() (n int, row app.SecurityAlert) {
 		list, err := dana.SecurityAlerts(ws)
@@ -243,6 +245,7 @@ func TestSoloAdminIsToldOnceInTheApp(t *testing.T) {
 // joined". Before the fix the app never looked again: it took "user
 // 90c6738e" for a name.
 func TestJoinNoticeTakesTheNameWhenItComes(t *testing.T) {
+	t.Parallel()
 	rec, dana, ws := danaWithAlerts(t)
 	sam := joinAs(t, dana, ws, "admin", "Sam")
 	inv, err := sam.CreateInvite(ws, nil, 24, 1, "member")

@@ -24,6 +24,7 @@ func deadRelay(t *testing.T) string {
 // operator must provision; the stuck setup can be abandoned, which removes
 // the workspace from this device (issue 17 item 6).
 func TestUnreachableRelayIsSaidAndTheSetupCanBeAbandoned(t *testing.T) {
+	t.Parallel()
 	w := workspaces(t)
 	c, err := w.Create("Acme", "Dana", deadRelay(t))
 	if err != nil {
@@ -54,6 +55,7 @@ func TestUnreachableRelayIsSaidAndTheSetupCanBeAbandoned(t *testing.T) {
 
 // A ready workspace is not removed.
 func TestRemoveRefusesAReadyWorkspace(t *testing.T) {
+	t.Parallel()
 	url, svc := realRelay(t)
 	w := workspaces(t)
 	c, err := w.Create("Acme", "Dana", url)
@@ -77,6 +79,7 @@ func TestRemoveRefusesAReadyWorkspace(t *testing.T) {
 // the device: no nameless workspace retrying, and the right link works
 // afterwards (it used to fail with "rename …: file exists"; issue 17 item 5).
 func TestTamperedLinkLeavesNothingAndTheRightLinkWorks(t *testing.T) {
+	t.Parallel()
 	url, svc := realRelay(t)
 	dana, sam := workspaces(t), workspaces(t)
 	c := danaAcme(t, dana, url, svc)
@@ -111,6 +114,7 @@ func TestTamperedLinkLeavesNothingAndTheRightLinkWorks(t *testing.T) {
 // a web server that is not a relay is named as such, never internal/error
 // (issue 15 "Relay addresses as people type them").
 func TestRelayAddressAsTyped(t *testing.T) {
+	t.Parallel()
 	url, _ := realRelay(t)
 	w := workspaces(t)
 	typed := "http://" + strings.TrimSuffix(strings.TrimPrefix(url, "ws://"), "/v1/ws")

@@ -31,6 +31,7 @@ func (n noGenesis) PublishAccessSet(ctx context.Context, ws wire.ID, p server.Pr
 // torn down at the relay (spec/channels.md "Ordering at bootstrap and at
 // join": teardown for "a provision where no trust root was ever admitted").
 func TestAbandonedSetupIsTornDownAtTheRelay(t *testing.T) {
+	t.Parallel()
 	r := relaytest.StartWrapped(t, relay.Config{}, func(s *relay.Service) server.Backend { return noGenesis{s} })
 	w := workspaces(t)
 	c, err := w.Create("Acme", "Dana", r.URL)

@@ -102,6 +102,7 @@ func names(cs []app.Channel) string {
 }
 
 func TestWorkspacesStoryAgainstARealRelay(t *testing.T) {
+	t.Parallel()
 	url, svc := realRelay(t)
 	dana, sam := workspaces(t), workspaces(t)
 
@@ -234,6 +235,7 @@ func TestWorkspacesStoryAgainstARealRelay(t *testing.T) {
 }
 
 func TestWorkspacesRefuseBadInput(t *testing.T) {
+	t.Parallel()
 	w := workspaces(t)
 	cases := []struct {
 		err  error

@@ -99,6 +99,7 @@ func BenchmarkApproveAgentTwentyGroups(b *testing.B) {
 // channels' bundles (plus the Welcome notice), not one claim and one bundle
 // SEND per channel.
 func TestAgentAddsClaimAndPublishOnce(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 185)

@@ -98,6 +98,7 @@ func (w *agentWorld) approve(t *testing.T) AgentView {
 // exactly those two, reads and posts there under its name and owner, and
 // reads nothing elsewhere.
 func TestAgentApprovedReadsAndWritesItsScope(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t, 129) // a seed whose #secret id sorts before #general's
 	ctx := testCtx(t)
 	if _, err := w.bot.Sync(ctx); !errors.Is(err, ErrAgentNotApproved) {
@@ -249,6 +250,7 @@ func forgeContent(t *testing.T, e *Engine, group identity.GroupID, hk groups.His
 // a group it is in, is refused by every receiver (agent/commit). On the
 // main this started from, an agent's envelopes were dropped everywhere.
 func TestAgentOutsideItsScopeIsRefused(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t, 130)
 	ctx := testCtx(t)
 	w.approve(t)
@@ -289,6 +291,7 @@ func TestAgentOutsideItsScopeIsRefused(t *testing.T) {
 // issuing device's sync evicts its leaves from both groups with Remove
 // commits; an agent that posts anyway (a relay that let it) is not read.
 func TestStewardEvictsExpiredAgent(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t, 140)
 	ctx := testCtx(t)
 	w.approve(t)
@@ -326,6 +329,7 @@ func TestStewardEvictsExpiredAgent(t *testing.T) {
 // TestStewardTakesOverWhenTheIssuerIsAway: Sam's device evicts a revoked
 // agent issued by Dana's device once the grace has passed with Dana away.
 func TestStewardTakesOverWhenTheIssuerIsAway(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t, 150)
 	w.approve(t)
 	general := roster.GeneralGroupID(w.dana.wsID())
@@ -353,6 +357,7 @@ func TestStewardTakesOverWhenTheIssuerIsAway(t *testing.T) {
 // TestRevokedAgentCannotConnect: RevokeAgent evicts at once and the next
 // access set refuses the agent.
 func TestRevokedAgentCannotConnect(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t, 160)
 	ctx := testCtx(t)
 	v := w.approve(t)
@@ -372,6 +377,7 @@ func TestRevokedAgentCannotConnect(t *testing.T) {
 // added by its owner's running client with nobody syncing by hand, and
 // reads and posts (weald run is an agent's runtime).
 func TestAgentRunsAsARuntime(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t, 170)
 	ctx := testCtx(t)
 	if _, err := w.dana.ApproveAgent(ctx, w.request); err != nil {
@@ -416,6 +422,7 @@ func TestAgentRunsAsARuntime(t *testing.T) {
 // leaves are evicted and the agent can no longer sync; run again it finds
 // none left.
 func TestRevokeEveryAgentIssuedByADevice(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t, 180)
 	ctx := testCtx(t)
 	v := w.approve(t)
@@ -447,6 +454,7 @@ func TestRevokeEveryAgentIssuedByADevice(t *testing.T) {
 // agent reads what sam writes in its scope once an admin's sync has
 // admitted it to the relay and sam's sync has added it.
 func TestMemberApprovesAnAgentRightAfterJoining(t *testing.T) {
+	t.Parallel()
 	w := newAgentWorld(t, 131)
 	ctx := testCtx(t)
 	if w.sam.meta.Invite == nil {
@@ -474,6 +482,7 @@ func TestMemberApprovesAnAgentRightAfterJoining(t *testing.T) {
 // while an agent it approved is owed an Add (agentAddsLeft, backoff up to
 // 30 s), so the agent reads #general without anyone syncing by hand.
 func TestRunningApproverAddsAnAgentThatConnectsLater(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 135)

@@ -22,6 +22,7 @@ import (
 // unread for good: the content before the Welcome was read only once, at the
 // Welcome.
 func TestAgentReadsHistoryWhoseKeysComeAfterItsWelcome(t *testing.T) {
+	t.Parallel()
 	h := hostilerelay.Start(t)
 	r := &testRelay{URL: h.URL, svc: h.Service}
 	ctx := testCtx(t)

@@ -5,6 +5,7 @@ import (
 )
 
 func TestAlertsPersistAndAreRaisedOnce(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	opts := r.options(t, "dana", 60)

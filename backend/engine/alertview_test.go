@@ -32,6 +32,7 @@ func viewsWith(t *testing.T, e *Engine, code string) []AlertView {
 // admitted before it can approve and revoke, and that asks the phrase's
 // owner to rotate it; once approved, Approve is gone.
 func TestAlertViewTone(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 140)
@@ -210,6 +211,7 @@ func TestAlertViewTone(t *testing.T) {
 // naming both; Ada, another admin, keeps the security alert (an admin's
 // removal is what a compromised admin device would do too).
 func TestRemovalIsANoticeForMembers(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 246)

@@ -112,6 +112,7 @@ func checkModes(t *testing.T, dir string) {
 // secrets, nor a message's text, is there in plaintext; the files are 0600
 // in a 0700 directory even under a permissive umask.
 func TestSecretsNotReadableAtRest(t *testing.T) {
+	t.Parallel()
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
 	r := startRelay(t)

@@ -34,6 +34,7 @@ func hideTail(h interface {
 // #general and for the roster. An honest relay raises nothing. On the main
 // this started from no attestations were sent and Sam was never told.
 func TestHostileRelaySplitViewIsDetected(t *testing.T) {
+	t.Parallel()
 	h, dana, sam, lee := hostileWorkspace(t, 120)
 	ctx := testCtx(t)
 	for _, e := range []*Engine{dana, sam, lee} {
@@ -120,6 +121,7 @@ func TestHostileRelaySplitViewIsDetected(t *testing.T) {
 // client raises relay/attestation_silence naming Lee's device. (The
 // interval is a day in the product; a nanosecond here.)
 func TestAttestationSilenceIsReported(t *testing.T) {
+	t.Parallel()
 	h, dana, sam, lee := hostileWorkspace(t, 125)
 	ctx := testCtx(t)
 	for _, e := range []*Engine{dana, sam, lee} {

@@ -18,6 +18,7 @@ import (
 // are refused; compact-now, unable to write a new checkpoint, drops below
 // the one written ahead, which frees space, and writes resume.
 func TestByteBudgetAt80And100Percent(t *testing.T) {
+	t.Parallel()
 	const budget = 60_000
 	r := startRelayWith(t, relay.Config{MaxLogBytes: budget})
 	clk := &testClock{t: time.Now()}
@@ -156,6 +157,7 @@ func fillToCeiling(t *testing.T, e *Engine) {
 // lee's approval drops it, space is freed, writes resume, and both read
 // every message from before the mark.
 func TestTwoAdminsCompactNowAtTheCeiling(t *testing.T) {
+	t.Parallel()
 	const budget = 60_000
 	r := startRelayWith(t, relay.Config{MaxLogBytes: budget})
 	clk := &testClock{} // the real clock until the fill moves it on
@@ -235,6 +237,7 @@ func TestTwoAdminsCompactNowAtTheCeiling(t *testing.T) {
 // without one, whose checkpoint and bundles are measured on their own, to
 // fall halfway through the bundles.
 func TestCompactNowWithoutRoomForTheBundles(t *testing.T) {
+	t.Parallel()
 	base := time.Now()
 	fill := func(r *testRelay) (*Engine, uint64) {
 		opts := r.options(t, "dana", 153)
@@ -273,6 +276,7 @@ func TestCompactNowWithoutRoomForTheBundles(t *testing.T) {
 // and republishes them above the checkpoint, and a person lee invites
 // afterwards joins #general and reads it while dana stays away.
 func TestTwoAdminsCompactNowWithoutRoomForTheBundles(t *testing.T) {
+	t.Parallel()
 	fill := func(r *testRelay) (*Engine, *Engine, uint64) {
 		dana := createSynced(t, r, r.options(t, "dana", 163))
 		ctx := testCtx(t)
@@ -380,6 +384,7 @@ func samReadsGeneral(t *testing.T, r *testRelay, inviter *Engine, seed byte) {
 // again after that drop, and their history is dropped too, every message
 // still readable. Before, both stayed refused.
 func TestCompactAllRetriesAChannelOnceAnotherFreedSpace(t *testing.T) {
+	t.Parallel()
 	const budget = 120_000 // room for #late between the crossing (80-95 %) and the ceiling
 	r := startRelayWith(t, relay.Config{MaxLogBytes: budget})
 	clk := &testClock{t: time.Now()}

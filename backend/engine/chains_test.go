@@ -87,6 +87,7 @@ func compactedHostile(t *testing.T, seed byte) (h *hostilerelay.Relay, dana, sam
 // chain check neither notices anything: the dropped message, and the one
 // after it that waits on it, are simply never shown.
 func TestHostileRelayDropsOrForksAChainAboveTheCheckpoint(t *testing.T) {
+	t.Parallel()
 	t.Run("drop", func(t *testing.T) {
 		h, dana, sam, kim, general := compactedHostile(t, 170)
 		ctx := testCtx(t)

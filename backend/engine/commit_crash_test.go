@@ -17,6 +17,7 @@ import (
 // epoch reading the others (docs/protocol/lifecycle.md "A crash inside a
 // commit").
 func TestCrashInsideCommitConverges(t *testing.T) {
+	t.Parallel()
 	for i, point := range []string{"commit/staged", "commit/sent", "commit/merged"} {
 		t.Run(strings.ReplaceAll(point, "/", "_"), func(t *testing.T) {
 			r := startRelay(t)

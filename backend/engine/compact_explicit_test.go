@@ -16,6 +16,7 @@ import (
 // reads what follows (a closed channel shows nobody what came before their
 // add). The workspace root is still refused.
 func TestCompactExplicitChannel(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 230)
@@ -86,6 +87,7 @@ func TestCompactExplicitChannel(t *testing.T) {
 // retention/not_full_history and compacted nothing after it; now the
 // channel is reported as such and the others are compacted.
 func TestCompactAllSkipsAChannelWithoutItsFullHistory(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 233)

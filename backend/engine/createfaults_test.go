@@ -40,6 +40,7 @@ func unlistedGroups(e *Engine) int {
 // attempt, readable by a member: never a second channel, never "taken"
 // (docs/protocol/groups.md "Creating a channel").
 func TestCreateChannelRetriedAfterALostAnswer(t *testing.T) {
+	t.Parallel()
 	r, dana, sam, _ := faultWorkspace(t, 74)
 	ctx := testCtx(t)
 	for _, tc := range []struct {

@@ -30,6 +30,7 @@ func alertsWith(e *Engine, code errcode.Code) []Alert {
 // admitted before it, naming the recovery principal spent (on the main
 // before this change none of these alerts existed).
 func TestUnexpectedRosterChangeAlerts(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 110)

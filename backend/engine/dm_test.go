@@ -72,6 +72,7 @@ func dmGroups(e *Engine) []roster.GroupInfo {
 // roster head; the loser adopts the winner's group and its message goes
 // into it; both read both messages.
 func TestSimultaneousDMIsOneGroup(t *testing.T) {
+	t.Parallel()
 	var ready sync.WaitGroup
 	ready.Add(2)
 	release := make(chan struct{})
@@ -134,6 +135,7 @@ func TestSimultaneousDMIsOneGroup(t *testing.T) {
 // with its peer; a DM with oneself and a read of a DM never started are
 // refused with their codes.
 func TestDMListAndRefusals(t *testing.T) {
+	t.Parallel()
 	_, dana, sam := dmPair(t, nil)
 	ctx := testCtx(t)
 	if _, err := dana.Messages(ctx, "@"+sam.meta.User.hex(), 0); !errors.Is(err, ErrNoDM) {
@@ -187,6 +189,7 @@ func readsSorted(t *testing.T, e *Engine, channel string, want ...string) {
 // person's client refuses the commit (never merged: its epoch stays, the
 // third device is not in its tree) with a dm/third_party alert.
 func TestDMRefusesThirdPartyAdd(t *testing.T) {
+	t.Parallel()
 	r, dana, sam := dmPair(t, nil)
 	ctx := testCtx(t)
 	res, err := dana.SendDM(ctx, sam.meta.User.hex(), "just us")

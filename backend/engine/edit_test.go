@@ -71,6 +71,7 @@ func found(t *testing.T, e *Engine, query string) int {
 // member reads the edit (marked edited, found by its new words only) and
 // then no longer reads the message nor finds it; refusals leave it as it was.
 func TestEditAndDeleteOwnMessage(t *testing.T) {
+	t.Parallel()
 	dana, sam := twoMembers(t, 80)
 	ctx := testCtx(t)
 	m, err := dana.Send(ctx, "general", "the helo world draft")
@@ -192,6 +193,7 @@ func forgeChange(t *testing.T, e *Engine, victim wire.ID, id string, change func
 // change of the channel. The relay carries them; every receiver refuses
 // them, so the message stays as its author wrote it.
 func TestMemberCannotEditOrDeleteAnothersMessage(t *testing.T) {
+	t.Parallel()
 	dana, sam := twoMembers(t, 90)
 	ctx := testCtx(t)
 	m, err := dana.Send(ctx, "general", "the budget is 100")

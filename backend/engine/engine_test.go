@@ -134,6 +134,7 @@ func createSynced(t testing.TB, r *testRelay, opts Options) *Engine {
 }
 
 func TestFreshWorkspace(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	e := createWorkspace(t, r, 1)
 	if !e.Ready() {
@@ -164,6 +165,7 @@ func TestFreshWorkspace(t *testing.T) {
 }
 
 func TestBootstrapResumesAfterCrashAtEachStep(t *testing.T) {
+	t.Parallel()
 	steps := []string{StepKeys, StepProvision, StepGenesisSet, StepRoster, StepRoot, StepAccessSet, StepGeneral, StepActivity}
 	for i, step := range steps {
 		t.Run(step, func(t *testing.T) {
@@ -231,6 +233,7 @@ func joinWith(t testing.TB, r *testRelay, link, name string, seed byte) *Engine 
 }
 
 func TestInviteAndStories(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	dana := createWorkspace(t, r, 30)
 	ctx := testCtx(t)

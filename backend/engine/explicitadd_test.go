@@ -76,6 +76,7 @@ func readsOnly(t *testing.T, e *Engine, channel string, want ...string) {
 // spec/channels.md "Explicit groups and the pending add" step 1: adding two
 // people with two devices each is one commit, and all four devices read.
 func TestAddPeopleIsOneCommit(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 80)
@@ -143,6 +144,7 @@ func chanID(t testing.TB, e *Engine, name string) string {
 // pending add; another member's client completes it while the adder is
 // offline; the added device is told on arrival and reads.
 func TestPendingAddCompletedByAnotherMember(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 90)
@@ -210,6 +212,7 @@ func TestPendingAddCompletedByAnotherMember(t *testing.T) {
 // spec/channels.md "Limits": 64 pending adds per group; the 65th is refused
 // with roster/limit_pending and nothing changes.
 func TestSixtyFifthPendingAddRefused(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 95)
@@ -266,6 +269,7 @@ func TestSixtyFifthPendingAddRefused(t *testing.T) {
 // last-resort package on its next sync; before, it topped up by its local
 // count only and was never addable again.
 func TestStaleKeyPackageStockIsReplaced(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 100)
@@ -339,6 +343,7 @@ func chanID2(e *Engine, name string) string {
 // direct add changes no roster); after being offline, at its next sync.
 // Each reads the one log its notice names, and the notice is then cleared.
 func TestAddedDeviceLearnsFromWelcomeNotice(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 240)
@@ -399,6 +404,7 @@ func TestAddedDeviceLearnsFromWelcomeNotice(t *testing.T) {
 // channels than one page of Welcome notices holds; one sync takes every
 // page, so he is in all of them, and none of his notices is left.
 func TestAddedWhileAwayToManyChannels(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("adds to 66 channels")
 	}

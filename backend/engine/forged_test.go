@@ -63,6 +63,7 @@ func forgeJoin(t *testing.T, e *Engine, channel string, tamper func(epoch uint64
 }
 
 func TestForgedJoinsAreEvicted(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 40)

@@ -26,6 +26,7 @@ func relayGrants(t *testing.T, e *Engine) []wire.ID {
 // An admin who did not create an invite computes its grant from the roster
 // alone: revoking it and republishing the access set voids the link.
 func TestAnotherAdminVoidsAnInvitesGrant(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 50)

@@ -11,6 +11,7 @@ import (
 // its device, and `weald health` exited non-zero for it. On a member's
 // device the row is not its to act on; on the admin's it still is.
 func TestFreshMemberHasNothingToAct(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	dana, _ := historyWorkspace(t, r, 3, 0, 220)
 	sam := joinWith(t, r, invite(t, dana), "sam", 221)

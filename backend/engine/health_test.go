@@ -53,6 +53,7 @@ func finding(t *testing.T, r *health.Report, id health.ID, want health.State) he
 // first sync, again only once the last run is 7 days old, and on demand;
 // each run is kept.
 func TestHealthRunsWeeklyAndOnDemand(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	clk := &testClock{t: time.Now()}
 	opts := r.options(t, "dana", 140)
@@ -103,6 +104,7 @@ func TestHealthRunsWeeklyAndOnDemand(t *testing.T) {
 // the next run is clean. One admin device is actionable until a second
 // admin exists, and can be dismissed once.
 func TestHealthRepairsRecoveryWrapsAndCountsAdmins(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	dana := createWorkspace(t, r, 142)
 	ctx := testCtx(t)
@@ -170,6 +172,7 @@ func TestHealthRepairsRecoveryWrapsAndCountsAdmins(t *testing.T) {
 // A member who is no admin sees the access set go stale once no admin
 // device has connected for 7 days; an admin device republishes it.
 func TestHealthAccessSetStale(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	dana := createWorkspace(t, r, 144)
 	clk := &testClock{}
@@ -196,6 +199,7 @@ func TestHealthAccessSetStale(t *testing.T) {
 // second retention root; the chain freezes and the check names the
 // channel with the resolve action.
 func TestHealthFindsFrozenChain(t *testing.T) {
+	t.Parallel()
 	_, dana, _ := compactionPair(t, 146)
 	ctx := testCtx(t)
 	finding(t, runHealth(t, dana), health.FrozenChain, health.StateOK)
@@ -224,6 +228,7 @@ func TestHealthFindsFrozenChain(t *testing.T) {
 // reorders the membership log; the check fails while it does and is clean
 // once the relay serves the log as written.
 func TestHealthFindsBrokenMembershipLog(t *testing.T) {
+	t.Parallel()
 	h, dana, sam, _ := hostileWorkspace(t, 148)
 	ctx := testCtx(t)
 	finding(t, runHealth(t, sam), health.TransparencyLog, health.StateOK)
@@ -249,6 +254,7 @@ func TestHealthFindsBrokenMembershipLog(t *testing.T) {
 // A channel whose history.publish this member never saw (a store from
 // before the check, or a publish that never came) is republished.
 func TestHealthRepublishesMissingHistory(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	dana := createWorkspace(t, r, 150)
 	ctx := context.Background()

@@ -28,6 +28,7 @@ func (r replayCred) Answer(wire.AuthBinding) *wire.Auth { return r.a }
 // or as a proof key seed. On the main this started from, the AUTH carried
 // the invite secret and the forged redemption was accepted.
 func TestCapturedGrantAuthCannotRedeem(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 60)

@@ -48,6 +48,7 @@ func timeline(ms []Message) string {
 // for Sam; it is drawn from the roster, so a resync or a restart does not
 // repeat it, and history pages step over it as over a message.
 func TestJoinNoticeInGeneral(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	clock := stepClock()

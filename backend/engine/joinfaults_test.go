@@ -298,6 +298,7 @@ func faultWorkspace(t *testing.T, seed byte) (r *faultRelay, dana, sam *Engine, 
 // whatever transient failure it meets at each of its steps: groups/no_bundle,
 // a dropped connection, a relay restart (issue 17 item 1).
 func TestJoinLoopHealsFromFaultsAtEachStep(t *testing.T) {
+	t.Parallel()
 	r, dana, sam, in := faultWorkspace(t, 70)
 	ctx := testCtx(t)
 	faults := []struct {
@@ -387,6 +388,7 @@ func sendRetrying(ctx context.Context, e *Engine, channel, text string) (Message
 // groups/no_bundle and nothing else happening: no roster change, no
 // reconnect. The join loop's retry alone must make it readable.
 func TestJoinLoopRetriesNoBundle(t *testing.T) {
+	t.Parallel()
 	_, dana, sam, in := faultWorkspace(t, 72)
 	ctx := testCtx(t)
 	// Sam reads the bundles of the new channel and finds none.
@@ -423,6 +425,7 @@ func TestJoinLoopRetriesNoBundle(t *testing.T) {
 // a member who syncs at any moment of the creation either does not see the
 // channel or can join it.
 func TestCreateChannelPublishesBeforeRecording(t *testing.T) {
+	t.Parallel()
 	r := startFaultRelay(t)
 	ctx := testCtx(t)
 	opts := r.options(t, "dana", 73)

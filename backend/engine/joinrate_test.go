@@ -48,6 +48,7 @@ func stormJoins(t *testing.T, e *Engine, id identity.GroupID, n int) (last []byt
 // limit/self_join_rate alert naming the joiner. Dana and Lee stay at one
 // epoch, without the 33rd leaf, and still read each other.
 func TestReceiversEnforceSelfJoinRate(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 140)
@@ -122,6 +123,7 @@ func TestReceiversEnforceSelfJoinRate(t *testing.T) {
 // every receiver alike, then evicted by one whose clock shows the date is
 // ahead: one Remove commit, with the limit/self_join_rate alert.
 func TestSelfJoinDatedAheadIsEvicted(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 143)

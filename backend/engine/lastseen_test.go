@@ -11,6 +11,7 @@ import (
 // that only joined; the day of its newest message once it wrote one; the
 // time of a roster operation it signed when that is later.
 func TestLastSeenFromMessagesAndRoster(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 90)

@@ -11,6 +11,7 @@ import (
 // A self-joiner reads a channel's standing bundles with one FETCH_LATEST:
 // the newest groupinfo.publish, history.publish and mls.commit, not the log.
 func TestJoinBundlesReadsOnlyTheNewest(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 60)

@@ -113,6 +113,7 @@ func logLen(t *testing.T, h *hostilerelay.Relay, ws identity.WorkspaceID, id ide
 // this started from, the relay's key package was committed and the relay
 // joined #secret from the Welcome.
 func TestRelaySubstitutedKeyPackageIsRefused(t *testing.T) {
+	t.Parallel()
 	h, dana, sam, lee := hostileWorkspace(t, 70)
 	ctx := testCtx(t)
 	ch, err := dana.CreateChannel(ctx, "secret", roster.AdmissionExplicit)
@@ -180,6 +181,7 @@ func TestRelaySubstitutedKeyPackageIsRefused(t *testing.T) {
 // and #general goes on without the leaf. On the main this started from,
 // both merged it.
 func TestCommitAddingUnboundLeafIsRefused(t *testing.T) {
+	t.Parallel()
 	_, dana, sam, lee := hostileWorkspace(t, 80)
 	ctx := testCtx(t)
 	general := roster.GeneralGroupID(dana.wsID())
@@ -223,6 +225,7 @@ func TestCommitAddingUnboundLeafIsRefused(t *testing.T) {
 // this started from, Sam joined #secret and Ada joined #general's forked
 // tree.
 func TestTreeWithUnboundLeafIsRefused(t *testing.T) {
+	t.Parallel()
 	h, dana, sam, lee := hostileWorkspace(t, 90)
 	ctx := testCtx(t)
 	// The Welcome: an adder whose checks are off adds Sam together with
@@ -289,6 +292,7 @@ func TestTreeWithUnboundLeafIsRefused(t *testing.T) {
 // the new key by Sam's device is accepted. On the main this started from,
 // any new key was taken.
 func TestUpdatePathWithUnboundKeyIsRefused(t *testing.T) {
+	t.Parallel()
 	_, dana, sam, lee := hostileWorkspace(t, 100)
 	ctx := testCtx(t)
 	general := roster.GeneralGroupID(dana.wsID())
@@ -414,6 +418,7 @@ func agentKeyPackage(t *testing.T, ws identity.WorkspaceID, agent identity.Agent
 // receivers (leaf/unbound). On the main this started from, both were
 // merged.
 func TestAgentLeafNeedsCertificateAndIssuer(t *testing.T) {
+	t.Parallel()
 	_, dana, sam, lee := hostileWorkspace(t, 110)
 	ctx := testCtx(t)
 	ws := dana.wsID()
@@ -489,6 +494,7 @@ func TestAgentLeafNeedsCertificateAndIssuer(t *testing.T) {
 // even shaped like a Weald leaf, entering or existing, each with
 // leaf/unbound; a bound leaf of a live device passes.
 func TestAuthLeafRefusesMalformed(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	dana := createWorkspace(t, r, 120)
 	general := roster.GeneralGroupID(dana.wsID())

@@ -13,6 +13,7 @@ import (
 // messages are there, and afterwards none of its secrets is left in
 // plaintext in the files.
 func TestLegacyStateDBOpens(t *testing.T) {
+	t.Parallel()
 	fixture, err := os.ReadFile(filepath.Join("testdata", "state-0478711.db"))
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // reads it from its message index after a restart, and a mention of
 // someone outside the roster or off the text is refused before it is queued.
 func TestMentionReachesAndSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	dana := createWorkspace(t, r, 80)
 	ctx := testCtx(t)

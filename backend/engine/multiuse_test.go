@@ -13,6 +13,7 @@ import (
 // uses and who joined; a revoked link opens nothing; the role is the
 // invite's, and only admins may invite.
 func TestMultiUseInviteAndRevoke(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 70)

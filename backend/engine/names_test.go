@@ -12,6 +12,7 @@ import (
 // for message authors and members; a rename reaches the others; lookups by
 // name, id prefix and their refusals.
 func TestDisplayNames(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	opts := r.options(t, "creator", 60)

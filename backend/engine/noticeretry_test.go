@@ -33,6 +33,7 @@ func (r *noticeRefuser) WelcomeNotice(ctx context.Context, ws wire.ID, p server.
 // his notices name, is not in it yet; after Dana's next sync he is. Before,
 // the refused notice was dropped and Sam never learnt of the channel.
 func TestRefusedWelcomeNoticeIsRetried(t *testing.T) {
+	t.Parallel()
 	var refuser *noticeRefuser
 	h := relaytest.StartWrapped(t, relay.Config{}, func(s *relay.Service) server.Backend {
 		refuser = &noticeRefuser{Service: s}

@@ -42,6 +42,7 @@ func waitUntil(t *testing.T, what string, ok func() bool) {
 // pending, survives the app closing and opening again, and goes out by
 // itself once the relay is back (issue 17 item 4).
 func TestOutboxSurvivesDisconnectAndDrainsOnReconnect(t *testing.T) {
+	t.Parallel()
 	r := startFaultRelay(t)
 	ctx := testCtx(t)
 	opts := r.options(t, "dana", 74)
@@ -132,6 +133,7 @@ func TestOutboxSurvivesDisconnectAndDrainsOnReconnect(t *testing.T) {
 // A message the channel refuses for good is kept as failed with the reason,
 // not retried by itself; discarding removes it.
 func TestOutboxKeepsRefusedAsFailed(t *testing.T) {
+	t.Parallel()
 	r := startFaultRelay(t)
 	ctx := testCtx(t)
 	dana, err := CreateWorkspace(ctx, r.options(t, "dana", 76), "Acme", r.URL)

@@ -45,6 +45,7 @@ func messageTexts(t *testing.T, e *Engine) []string {
 // by themselves once the relay is back; the other member then reads them.
 // An edit of a message still in the outbox changes it where it waits.
 func TestEditAndDeleteWaitInTheOutboxOffline(t *testing.T) {
+	t.Parallel()
 	r := startFaultRelay(t)
 	ctx := testCtx(t)
 	opts := r.options(t, "dana", 90)
@@ -171,6 +172,7 @@ func TestEditAndDeleteWaitInTheOutboxOffline(t *testing.T) {
 // A waiting edit the channel refuses for good is shown failed on its
 // message with the reason; retry and discard take the message's id.
 func TestOutboxEditRefusedIsFailedAndRetried(t *testing.T) {
+	t.Parallel()
 	dana, _ := twoMembers(t, 92)
 	ctx := testCtx(t)
 	m, err := dana.Send(ctx, "general", "to edit")

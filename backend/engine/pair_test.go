@@ -17,6 +17,7 @@ import (
 // attacker's side: the link used a second time, a pairing written for
 // somebody else and a forged admit-device are all refused.
 func TestPairSecondDevice(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 80)

@@ -13,6 +13,7 @@ import (
 // returns, even before the relay is provisioned; it is handed out once, and
 // the principal the bootstrap registers later is the one it derives.
 func TestRecoveryPhraseAtCreation(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	opts := r.options(t, "dana", 70)

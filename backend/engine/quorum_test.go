@@ -15,6 +15,7 @@ import (
 // 72 h wait) make the recovered device a full admin device that revokes
 // the lost one.
 func TestRecoveryQuorumVouchesEndProbation(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 160)

@@ -24,6 +24,7 @@ import (
 // recovers nothing (the caller removes the directory); a rotated-away phrase is
 // roster/actor_revoked; the recover-device replayed is refused.
 func TestRecoverSoloAdmin(t *testing.T) {
+	t.Parallel()
 	r, shift, clock, dana := clockedWorkspace(t, 140)
 	ctx := testCtx(t)
 	phrase, err := dana.TakeRecoveryPhrase(ctx)
@@ -147,6 +148,7 @@ func hasAlertCode(e *Engine, code string) bool {
 // Dana approves it; its last step revokes the old device, which the relay
 // then refuses. A replayed recover-device is refused.
 func TestRecoverMemberIntoEveryGroup(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 150)
@@ -269,6 +271,7 @@ func containsText(ms []Message, text string) bool {
 // by its own clock; dated now, the thief's self-approval must wait, and
 // Dana's device has the wait to see the alert and revoke it.
 func TestBackdatedRecoveryCannotSkipTheWait(t *testing.T) {
+	t.Parallel()
 	var shift atomic.Int64
 	clock := func() time.Time { return time.Now().Add(time.Duration(shift.Load())) }
 	r := startRelayWith(t, relay.Config{Clock: clock})
@@ -372,6 +375,7 @@ func newRecoveredDevice(t *testing.T, e *Engine, user identity.UserID, seed byte
 // it approves itself, publishes the access set, and enters the root and
 // every channel against her recovery wraps, reading #general's history.
 func TestRecoverAloneByWraps(t *testing.T) {
+	t.Parallel()
 	r, shift, clock, dana := clockedWorkspace(t, 160)
 	ctx := testCtx(t)
 	phrase, _ := dana.TakeRecoveryPhrase(ctx)

@@ -45,6 +45,7 @@ func recoverWith(t *testing.T, r *testRelay, e *Engine, words string, user ident
 // this started from there was no rotation: the old phrase admitted a
 // device.
 func TestRecoveryRotationRevokesTheLeakedPhrase(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 130)
@@ -133,6 +134,7 @@ func TestRecoveryRotationRevokesTheLeakedPhrase(t *testing.T) {
 // revocation; it showed as a flake in -race runs, where reads straddled a
 // millisecond.
 func TestRevokeIsSignedNoEarlierThanItsRevokedAt(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 150)

@@ -64,6 +64,7 @@ func memberGroups(e *Engine) map[identity.GroupID]*group {
 // fresh wrap, the slot names it and keeps the one before as its fallback,
 // both still held.
 func TestRecoveryDirectoryNamesEveryWrap(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 230)
@@ -126,6 +127,7 @@ func (b *dirRefusing) RecoveryDirPut(ctx context.Context, ws wire.ID, p wire.Aut
 // The next sync names what is owed and the row is ok again; and when only
 // the slots were lost, one run repairs them itself.
 func TestHealthRecoveryDirectoryFailsThenIsRepaired(t *testing.T) {
+	t.Parallel()
 	var refuse atomic.Bool
 	rt := relaytest.StartWrapped(t, relay.Config{}, func(svc *relay.Service) server.Backend {
 		return &dirRefusing{Backend: svc, refuse: &refuse}
@@ -181,6 +183,7 @@ func TestHealthRecoveryDirectoryFailsThenIsRepaired(t *testing.T) {
 // per group it enters by wrap, the one the directory names (searching the
 // logs newest first opened erin's first).
 func TestRecoverReadsItsDirectory(t *testing.T) {
+	t.Parallel()
 	r, shift, clock, dana := clockedWorkspace(t, 240)
 	ctx := testCtx(t)
 	phrase, _ := dana.TakeRecoveryPhrase(ctx)
@@ -243,6 +246,7 @@ func TestRecoverReadsItsDirectory(t *testing.T) {
 // valid slot naming a held wrap in each of those groups. A second run of
 // the drop (a resumed rotation) finds nothing more to drop.
 func TestRecoveryRotationDropsTheOldPhrasesDirectory(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 240)
@@ -287,6 +291,7 @@ func TestRecoveryRotationDropsTheOldPhrasesDirectory(t *testing.T) {
 // nothing to repair in #general (on the main this started from, only the
 // check re-wrapped, and it listed #general among the repaired).
 func TestOwnCommitRepairsTheCommittersRecoveryWrap(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 250)

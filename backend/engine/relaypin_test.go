@@ -13,6 +13,7 @@ import (
 // device signs anything for it (relay/changed, docs/security.md section
 // 7), and the pin survives reopening the workspace.
 func TestRelayIDIsPinnedOnFirstContact(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	e := createWorkspace(t, r, 61)

@@ -30,6 +30,7 @@ func rosterOpsOf(t *testing.T, e *Engine, typ roster.OpType) int {
 // It is the stored operation that continues: one operation, one revoke,
 // one receipt.
 func TestRemovalResumesByItselfOnStartAndSync(t *testing.T) {
+	t.Parallel()
 	for i, tc := range []struct {
 		name, step string
 		restart    bool

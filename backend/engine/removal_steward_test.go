@@ -14,6 +14,7 @@ import (
 // #hr (not_member); once the grace has passed, Lee's next sync removes
 // Sam's leaf there with one commit, and Lee and Dana's other groups go on.
 func TestMemberRotatesAGroupTheRemoverIsNotIn(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 230)

@@ -70,6 +70,7 @@ func readsLast(t *testing.T, e *Engine, channel, text string) {
 // removed person's running client is cut off and cannot fetch, and the
 // others go on.
 func TestRemovePersonEndToEnd(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 120)
@@ -185,6 +186,7 @@ func TestRemovePersonEndToEnd(t *testing.T) {
 // detector every third step runs (a minute of instrumented work less), and
 // make test runs all eleven without -race (racetest).
 func TestRemovalResumesAfterCrashAtEachStep(t *testing.T) {
+	t.Parallel()
 	steps := []string{"removal/revoke", "commit/staged", "commit/sent", "commit/merged", "removal/rotate/0",
 		"removal/rotate/1", "removal/rotate", "removal/wraps", "removal/invites", "removal/access", "removal/receipt"}
 	for i, step := range steps {
@@ -257,6 +259,7 @@ func TestRemovalResumesAfterCrashAtEachStep(t *testing.T) {
 // pauses the operation with the change named; approved again, it finishes
 // into one receipt.
 func TestRemovalPausesWhenAnotherAdminActs(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	var lee *Engine
@@ -306,6 +309,7 @@ func TestRemovalPausesWhenAnotherAdminActs(t *testing.T) {
 // Partial removal from an explicit channel leaves the person in the
 // workspace and every other channel; a parent channel refuses it.
 func TestPartialRemovalFromExplicitChannel(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 180)
@@ -374,6 +378,7 @@ func TestPartialRemovalFromExplicitChannel(t *testing.T) {
 // Removing the last admin is refused before anything runs; so is
 // demoting them; promoting someone first makes both possible.
 func TestLastAdminRefusedBeforeAnythingRuns(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 190)
@@ -407,6 +412,7 @@ func TestLastAdminRefusedBeforeAnythingRuns(t *testing.T) {
 // client publishes the access set it can no longer sync. This device
 // cannot revoke itself, and a member cannot revoke another's device.
 func TestRevokeLostDevice(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 200)
@@ -461,6 +467,7 @@ func TestRevokeLostDevice(t *testing.T) {
 // "Provisional grants die here too": an invite the removed person created
 // is revoked by the removal, so its link no longer joins anybody.
 func TestRemovalRevokesTheirInvites(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 230)

@@ -39,6 +39,7 @@ func leafOf(e *Engine, group identity.GroupID, device identity.DeviceID) bool {
 // can neither drop nor overwrite dana's recovery directory, nor its own.
 // Once the removal finishes, the relay refuses it altogether.
 func TestRemovedDeviceCannotOpenTheNextGroupInfo(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 250)

@@ -14,6 +14,7 @@ import (
 // after it) leaves the invite bundle and the channel bundles on an old root
 // epoch; the next sync of any member repairs them, and the invitee gets in.
 func TestStaleBundlesRepairedOnSync(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 95)

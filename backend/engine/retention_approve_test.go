@@ -13,6 +13,7 @@ import (
 // relay-visible policy, and the approval that meets the threshold publishes
 // the policy with both, which the relay accepts and every member trusts.
 func TestTwoAdminsApproveRetentionPolicy(t *testing.T) {
+	t.Parallel()
 	dana, lee := twoAdmins(t, 12, 30, 200)
 	ctx := testCtx(t)
 	ch, err := dana.SetRetention(ctx, "general", 10*retention.Day, 90*retention.Day, true)

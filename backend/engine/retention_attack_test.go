@@ -105,6 +105,7 @@ func indexSnapshot(e *Engine, days []documents.Day) documents.Snapshot {
 // a member (dana) writing a tampered checkpoint; sam, holding the whole
 // history, refuses it and trusts it for nothing.
 func TestTamperedCheckpointsAreRefusedByReceivers(t *testing.T) {
+	t.Parallel()
 	_, dana, sam := compactionPair(t, 150)
 	cases := []struct {
 		name   string
@@ -220,6 +221,7 @@ func TestTamperedCheckpointsAreRefusedByReceivers(t *testing.T) {
 // whose manifest hash differs or that names a snapshot the relay does not
 // hold deletes nothing; nothing is deleted until an honest drop.
 func TestTamperedCheckpointsAndDropsAreRefusedByTheRelay(t *testing.T) {
+	t.Parallel()
 	r, dana, _ := compactionPair(t, 160)
 	ctx := testCtx(t)
 	_, err := writeTampered(t, dana, func(stage string, d *checkpointDraft) {
@@ -309,6 +311,7 @@ func TestTamperedCheckpointsAndDropsAreRefusedByTheRelay(t *testing.T) {
 // compaction too". A second root for the group's chain is evidence: the
 // relay freezes the group, the client stops compacting and says why.
 func TestContestedChainFreezesCompaction(t *testing.T) {
+	t.Parallel()
 	_, dana, _ := compactionPair(t, 170)
 	ctx := testCtx(t)
 	if _, err := dana.Compact(ctx, "general", true); err != nil {
@@ -345,6 +348,7 @@ func TestContestedChainFreezesCompaction(t *testing.T) {
 // change, the manifest entry no heads, and every receiver refused the
 // checkpoint as retention/bad_manifest.
 func TestCheckpointOfAnEmptyChannelIsTrusted(t *testing.T) {
+	t.Parallel()
 	_, dana, sam := compactionPair(t, 190)
 	ctx := testCtx(t)
 	rep, err := dana.Compact(ctx, "activity", false)

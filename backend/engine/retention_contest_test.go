@@ -23,12 +23,14 @@ import (
 // or a drop signed with it is refused by the relay, compaction deletes
 // again and the health row is OK.
 func TestContestForgedSuccessor(t *testing.T) {
+	t.Parallel()
 	contestProof(t, startRelay(t), false)
 }
 
 // The same on a PostgreSQL relay, with the weekly health check finding
 // and contesting the fabricated key instead of the compaction.
 func TestContestForgedSuccessorOnPostgres(t *testing.T) {
+	t.Parallel()
 	contestProof(t, postgresRelay(t), true)
 }
 
@@ -125,6 +127,7 @@ func contestProof(t *testing.T, r *testRelay, viaHealth bool) {
 // the chain, is refused with retention/no_key as before; every health
 // check runs; the chain never freezes and nobody raises retention/contested.
 func TestHonestMembersNeverContest(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	dana, sam := compactionPairOn(t, r, 218)
 	ctx := testCtx(t)

@@ -17,6 +17,7 @@ import (
 // The second admin's approval deletes the history, and every message stays
 // readable.
 func TestTwoAdminsApproveCompactNow(t *testing.T) {
+	t.Parallel()
 	dana, lee := twoAdmins(t, 40, 4, 210)
 	ctx := testCtx(t)
 	rep, err := dana.Compact(ctx, "general", true)

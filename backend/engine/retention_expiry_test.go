@@ -29,6 +29,7 @@ import (
 // and the members' own copies keep it. Before, the compact-now's anchor
 // kept the old day's snapshot for good and every joiner read it.
 func TestTextWindowRemovesExpiredTextFromTheRelay(t *testing.T) {
+	t.Parallel()
 	onClockedRelays(t, func(t *testing.T, r *testRelay, clk *testClock, i int) {
 		expiryProof(t, r, clk, byte(220+10*i))
 	})
@@ -360,6 +361,7 @@ func relayHoldsNoExpiredDay(t *testing.T, r *testRelay, dana *Engine, group wire
 // expired (retention/omitted_document). The honest one under a 3-day
 // window, leaving out the older days, is trusted.
 func TestCheckpointLeavingOutDaysIsRefusedWithoutAWindow(t *testing.T) {
+	t.Parallel()
 	_, dana, sam := compactionPair(t, 240)
 	ctx := testCtx(t)
 	flag := func(stage string, d *checkpointDraft) {

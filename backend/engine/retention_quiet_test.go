@@ -22,6 +22,7 @@ import (
 // Before, the steward checkpointed and dropped only after new messages, so
 // a quiet channel kept its expired text on the relay for good.
 func TestQuietChannelLosesExpiredText(t *testing.T) {
+	t.Parallel()
 	onClockedRelays(t, func(t *testing.T, r *testRelay, clk *testClock, i int) {
 		quietExpiry(t, r, clk, byte(180+10*i))
 	})

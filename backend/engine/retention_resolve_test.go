@@ -43,12 +43,14 @@ func generalChain(t *testing.T, e *Engine) (retention.Chain, uint64) {
 // clients drop it from their chain); compaction and the health row
 // recover.
 func TestResolveFrozenChainDiscardsTheRemovedMembersKey(t *testing.T) {
+	t.Parallel()
 	resolveProof(t, startRelay(t))
 }
 
 // The same proof on a PostgreSQL relay (the relay's resolution discards
 // keys in its store).
 func TestResolveFrozenChainOnPostgres(t *testing.T) {
+	t.Parallel()
 	resolveProof(t, postgresRelay(t))
 }
 
@@ -197,11 +199,13 @@ func resolveProof(t *testing.T, r *testRelay) {
 // resolution with both signatures: the forged key is discarded everywhere
 // and compaction resumes.
 func TestTwoAdminsResolveFrozenChain(t *testing.T) {
+	t.Parallel()
 	twoAdminResolveProof(t, startRelay(t))
 }
 
 // The same on a PostgreSQL relay.
 func TestTwoAdminsResolveFrozenChainOnPostgres(t *testing.T) {
+	t.Parallel()
 	twoAdminResolveProof(t, postgresRelay(t))
 }
 

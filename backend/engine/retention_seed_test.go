@@ -15,6 +15,7 @@ import (
 // pruned with the rest, and every later compaction failed with
 // retention/no_key for good.
 func TestCompactionAfterMoreEpochsThanSeedsKept(t *testing.T) {
+	t.Parallel()
 	_, dana, _ := compactionPair(t, 176)
 	ctx := testCtx(t)
 	first, err := dana.Compact(ctx, "general", true)

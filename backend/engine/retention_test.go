@@ -101,6 +101,7 @@ func countPrefixed(t testing.TB, e *Engine, channel, prefix string) int {
 // under -short), and make test runs the full size without -race
 // (racetest).
 func TestCompactionDropsAndJoinerReadsFromSnapshot(t *testing.T) {
+	t.Parallel()
 	n := 10000
 	if testing.Short() || racetest.Enabled {
 		n = 600
@@ -183,6 +184,7 @@ func codeOf(err error) string {
 // byte budget": the counter is a trigger on either engine's envelope table),
 // at the full size but under the race detector (1,000 there).
 func TestCompactionOnPostgres(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: starts a PostgreSQL cluster (make test runs it)")
 	}
@@ -199,6 +201,7 @@ func TestCompactionOnPostgres(t *testing.T) {
 // every 512 changes or 7 days, whichever first, at the end of a sync; a
 // member holding the whole history verifies it without an alert.
 func TestStewardCheckpointsEvery512ChangesOr7Days(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	dana, clk := historyWorkspace(t, r, 20, 1, 180)
 	sam := joinWith(t, r, invite(t, dana), "sam", 181)
@@ -254,6 +257,7 @@ func TestStewardCheckpointsEvery512ChangesOr7Days(t *testing.T) {
 // retention.md "The steward"). Before the stand-in, a channel whose
 // steward stayed away was never checkpointed, so never compacted.
 func TestStandInStewardWhenTheStewardIsAway(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	dana, clk := historyWorkspace(t, r, 20, 1, 186)
 	ctx := testCtx(t)

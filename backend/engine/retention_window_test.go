@@ -22,6 +22,7 @@ import (
 // it, and a joiner after the drop reads it with the rest. (Before the
 // relay dropped by seq alone, it was deleted and no joiner ever read it.)
 func TestDropKeepsMessagesSentWhileTheCheckpointWasWritten(t *testing.T) {
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) { dropWindowProof(t, startRelay(t), 160) })
 	t.Run("postgres", func(t *testing.T) {
 		if testing.Short() {
@@ -99,6 +100,7 @@ func dropWindowProof(t *testing.T, r *testRelay, seed byte) {
 // entry. Without that check kim saw nothing wrong, and sam's second
 // message (which waits on the first) was simply never shown.
 func TestHostileRelayHidesAMessageTheDropKept(t *testing.T) {
+	t.Parallel()
 	h, dana, sam, _ := hostileWorkspace(t, 190)
 	ctx := testCtx(t)
 	general := channelGroup(t, dana, "general")

@@ -50,6 +50,7 @@ func (r *testRelay) inject(t *testing.T, ws wire.ID, ops ...[]byte) {
 // writing to the roster is refused with roster/untrusted. On the main before
 // this change, Sync failed from then on.
 func TestHostileRelayInjectsInvalidRosterOp(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	dana := createWorkspace(t, r, 70)
 	ctx := testCtx(t)
@@ -148,6 +149,7 @@ func TestHostileRelayInjectsInvalidRosterOp(t *testing.T) {
 // set marks it admin (as the main before this change did, letting a stolen
 // phrase take the workspace over).
 func TestProbationaryDeviceIsNoAdmin(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 80)
@@ -207,6 +209,7 @@ func TestProbationaryDeviceIsNoAdmin(t *testing.T) {
 // epoch it joined, openable with the phrase, as a self-joiner does (on the
 // main before this change it sent none).
 func TestWelcomeJoinerSendsRecoveryWrap(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 90)
@@ -274,6 +277,7 @@ func TestWelcomeJoinerSendsRecoveryWrap(t *testing.T) {
 // younger unchanged set is left alone (on the main before this change it
 // was never republished).
 func TestAccessSetRepublishedDaily(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	now := time.Now()
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }

@@ -23,6 +23,7 @@ import (
 // this change a rollback, withholding and a head claim went unnoticed and
 // a branch or an omission was reported as an invalid operation.
 func TestHostileRelayLogGapAndFork(t *testing.T) {
+	t.Parallel()
 	h, dana, sam, _ := hostileWorkspace(t, 94)
 	ctx := testCtx(t)
 	ops, err := sam.db.rosterOps(ctx)

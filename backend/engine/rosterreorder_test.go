@@ -17,6 +17,7 @@ import (
 // reads #general; once the relay serves the
 // chain as written he takes both operations.
 func TestHostileRelayReordersRosterOps(t *testing.T) {
+	t.Parallel()
 	h, dana, sam, _ := hostileWorkspace(t, 90)
 	ctx := testCtx(t)
 	before := sam.roster.Len()

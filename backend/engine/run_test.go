@@ -11,6 +11,7 @@ import (
 // A running client receives messages as they are sent, and joins a channel
 // created while it runs, with no sync call (the desktop app's live updates).
 func TestRunLiveUpdates(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 90)

@@ -13,6 +13,7 @@ import (
 // Search and paging read the message index, which is written as messages
 // are sent (Dana) and as received ones are applied (Sam).
 func TestSearchAndPagingReadTheIndex(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	dana := createWorkspace(t, r, 70)
 	ctx := testCtx(t)

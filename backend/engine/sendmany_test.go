@@ -29,6 +29,7 @@ func prefixed(t *testing.T, e *Engine, channel, prefix string) []string {
 // sendManyBatch envelopes, at rising times: the sender and a member read
 // them in the order given, and the relay holds one envelope per message.
 func TestSendManyPostsInOrder(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	dana := createWorkspace(t, r, 230)
 	sam := joinWith(t, r, invite(t, dana), "sam", 231)
@@ -88,6 +89,7 @@ func TestSendManyPostsInOrder(t *testing.T) {
 // leaves no message behind, at the sender or the relay, and the sends
 // after it go out.
 func TestSendManyRefusedBatchLeavesNothing(t *testing.T) {
+	t.Parallel()
 	r := startRelayWith(t, relay.Config{MaxBatch: 4})
 	dana := createWorkspace(t, r, 232)
 	ctx := testCtx(t)

@@ -26,6 +26,7 @@ func countAlerts(e *Engine, code string) int {
 // RemindSoloAdmin after each roster change, as this test does after each
 // sync.)
 func TestSoloAdminIsRemindedOnce(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	opts := r.options(t, "dana", 160)

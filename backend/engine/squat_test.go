@@ -21,6 +21,7 @@ import (
 // send into its root was refused (bad_request/wrong_workspace) and
 // CreateWorkspace failed.
 func TestAnotherWorkspaceCannotTakeTheVictimsGroupIDs(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	mallory := createWorkspace(t, r, 80)

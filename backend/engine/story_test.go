@@ -16,6 +16,7 @@ import (
 // messages before the newcomer arrives and is not in its invite scopes; the
 // newcomer self-joins it and reads all 200.
 func TestNewcomerReadsOpenChannelHistory(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 50)
@@ -59,6 +60,7 @@ func TestNewcomerReadsOpenChannelHistory(t *testing.T) {
 // A closed group's joiner sees nothing from before; an open group's joiner
 // sees everything (spec/channels.md "Group policy", lock states).
 func TestClosedGroupJoinerSeesNothingBefore(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 55)
@@ -124,6 +126,7 @@ func TestClosedGroupJoinerSeesNothingBefore(t *testing.T) {
 // external commit (spec/channels.md "The join" step 4), openable with the
 // phrase, which is handed out once.
 func TestSelfJoinEmitsRecoveryWrap(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 57)
@@ -174,6 +177,7 @@ func TestSelfJoinEmitsRecoveryWrap(t *testing.T) {
 // Shards are stored as a base plus a change log folded every maxShardLog
 // changes; a reopened engine reads every message.
 func TestShardLogSurvivesReopen(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	opts := r.options(t, "dana", 59)

@@ -15,6 +15,7 @@ import (
 // roster would refuse it), so the approval sheet says why instead of
 // offering Approve. The same goes for an agent another device approved.
 func TestSubAgentAndOtherIssuerShowInViews(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 160)

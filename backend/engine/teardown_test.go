@@ -53,6 +53,7 @@ func relayHolds(t *testing.T, r *testRelay, ws wire.ID) bool {
 // deletes nothing; once the first access set was accepted, not even the
 // genesis key's signature does, and Abandon sends nothing.
 func TestAbandonTearsDownOnlyBeforeATrustRoot(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 

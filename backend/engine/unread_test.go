@@ -9,6 +9,7 @@ import (
 // message, marking read and a restart (issue 17: the counts without
 // reading every message).
 func TestUnreadCountsAcrossEditsDeletesAndRestart(t *testing.T) {
+	t.Parallel()
 	dana, sam := twoMembers(t, 94)
 	ctx := testCtx(t)
 	if _, err := dana.Sync(ctx); err != nil { // the roster with Sam

@@ -85,6 +85,7 @@ func withholdOne(t *testing.T, h *hostilerelay.Relay, dana *Engine, general wire
 // with no alert, and once the relay was honest he still read only "one":
 // "two" was lost for good, and "three", which follows it, never showed.
 func TestHostileRelayWithheldEnvelopeIsNotSkipped(t *testing.T) {
+	t.Parallel()
 	h, dana, sam, _ := hostileWorkspace(t, 90)
 	ctx := testCtx(t)
 	general := channelGroup(t, dana, "general")
@@ -130,6 +131,7 @@ func TestHostileRelayWithheldEnvelopeIsNotSkipped(t *testing.T) {
 // barrier. Sam's client accepts none of them: it alerts and does not skip.
 // On the main this started from the gap was skipped without any cover.
 func TestHostileRelayFakeDeletionIsRefused(t *testing.T) {
+	t.Parallel()
 	relayKey := ed25519.NewKeyFromSeed(make([]byte, 32))
 	covers := map[string]func(ws wire.ID, hidden uint64) func(*wire.Envelopes){
 		"tombstone signed by the relay": func(ws wire.ID, hidden uint64) func(*wire.Envelopes) {
@@ -182,6 +184,7 @@ func TestHostileRelayFakeDeletionIsRefused(t *testing.T) {
 // the whole log of #general afterwards accounts for every seq up to the
 // head and raises no alert.
 func TestDeletedWrapsAreReadPast(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	ctx := testCtx(t)
 	dana := createWorkspace(t, r, 130)

@@ -15,6 +15,7 @@ import (
 // one group get gapless seqs, every ack is present, the trigger counter
 // equals the sum of ct, and of racing CAS writers exactly one wins.
 func TestConcurrentRelays(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		st2 := st

@@ -103,6 +103,7 @@ func logBytes(f *fixture) (counter, sum int64) {
 }
 
 func TestDropBeforeDeletesBelowCheckpointOnly(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		s := newDropScene(f)
@@ -190,6 +191,7 @@ func TestDropBeforeDeletesBelowCheckpointOnly(t *testing.T) {
 // checkpoint, is below its seq but in no snapshot: it stays, on SQLite and
 // PostgreSQL. (Dropping by seq alone deleted it: the race lost a message.)
 func TestDropKeepsWhatTheBarrierDoesNotCover(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		g, r1 := id("window group"), key("r1 "+t.Name())
@@ -239,6 +241,7 @@ func TestDropKeepsWhatTheBarrierDoesNotCover(t *testing.T) {
 }
 
 func TestDropBeforeRefusals(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		s := newDropScene(f)
@@ -333,6 +336,7 @@ func TestDropBeforeRefusals(t *testing.T) {
 // (design/gaps.md "Retention policy") until an admin-approved resolution
 // picks one branch.
 func TestFrozenChainDropsNothing(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		s := newDropScene(f)
@@ -380,6 +384,7 @@ func TestFrozenChainDropsNothing(t *testing.T) {
 }
 
 func TestDropByPolicy(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		s := newDropScene(f)
@@ -426,6 +431,7 @@ func TestDropByPolicy(t *testing.T) {
 // TestRelayVisibleKindsVerified: transitions, checkpoints and policies that
 // do not verify are refused on SEND with their codes and stored nowhere.
 func TestRelayVisibleKindsVerified(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		g := id("g")

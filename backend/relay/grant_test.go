@@ -12,6 +12,7 @@ import (
 // second device with the same grant is refused, the first reconnects, and a
 // key carried by one grant cannot switch to another.
 func TestGrantCarriesOneKey(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		s2 := f.newSet(2, devices("alice", "bob"), "agent", "recovery", "invite-1", "invite-2")
@@ -44,6 +45,7 @@ func TestGrantCarriesOneKey(t *testing.T) {
 // device's key. (That nothing it saw derives the redemption proof key is
 // engine.TestCapturedGrantAuthCannotRedeem.)
 func TestCapturedGrantAuthIsRefused(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		s2 := f.newSet(2, devices("alice", "bob"), "agent", "recovery", "invite-1")

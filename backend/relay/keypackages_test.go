@@ -15,6 +15,7 @@ import (
 // connection and a recovery key may not claim at all. On main at 0478711
 // every claim by any principal succeeded (bob drained all 100).
 func TestMemberCannotDrainAnotherDevicesKeyPackages(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		alice, bob := principal("alice"), principal("bob")
@@ -79,6 +80,7 @@ func TestMemberCannotDrainAnotherDevicesKeyPackages(t *testing.T) {
 // put that would pass it is refused whole. On main at 0478711 key packages
 // were outside every byte bound (1024 × 64 KiB per key, any number of keys).
 func TestKeyPackageBytesAreBoundedPerWorkspace(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st, func(c *Config) { c.MaxKeyPackageBytes = 10_000 })
 		alice, bob := principal("alice"), principal("bob")
@@ -111,6 +113,7 @@ func TestKeyPackageBytesAreBoundedPerWorkspace(t *testing.T) {
 // (all or none: a batch past the rate is refused whole and spends
 // nothing), and an owner with nothing left answers that entry not found.
 func TestKeyPackageClaimBatchKeepsEachClaimsChecks(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		alice, bob := principal("alice"), principal("bob")

@@ -12,6 +12,7 @@ import (
 // seq, on both stores; a size cut lists the rest in LeftOut; bad requests
 // are refused with their codes and change nothing.
 func TestFetchLatest(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		g := id("g")

@@ -21,6 +21,7 @@ import (
 // member-signed deletion of a removed person's recovery wraps), and their
 // only callers outside tests are Service.DropBefore and Service.DeleteWraps.
 func TestOnlyDropDeletesEnvelopes(t *testing.T) {
+	t.Parallel()
 	deleting := regexp.MustCompile(`(?is)\b(delete\s+from|truncate(\s+table)?|drop\s+table(\s+if\s+exists)?)\s+["']?envelopes\b`)
 	root := filepath.Join("..")
 	var deletes, calls, wrapCalls []string

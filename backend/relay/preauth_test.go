@@ -27,6 +27,7 @@ func (c *countingStore) Update(ctx context.Context, fn func(store.Tx) error) err
 // each one locked the workspace row in a write transaction after an Ed25519
 // check (this test failed on main at 0478711: 1 write per attempt).
 func TestPreAuthPublishIsRefusedWithoutAWrite(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		cs := &countingStore{Store: st}
 		f := newFixture(t, cs)

@@ -15,6 +15,7 @@ import (
 // refuses every PROVISION, open mode takes any, token mode needs a token;
 // a workspace already held is workspace/exists and takes no use.
 func TestProvisionModes(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		ctx := context.Background()
 		gen := pub(key("genesis " + t.Name()))
@@ -61,6 +62,7 @@ func viewWorkspace(ctx context.Context, st store.Store, ws wire.ID) (w store.Wor
 // used-up one are refused with their own codes and change nothing (no
 // workspace, no use taken).
 func TestProvisionTokenRefusals(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		ctx := context.Background()
 		clock := &fakeClock{t: time.Unix(1_800_000_000, 0)}
@@ -103,6 +105,7 @@ func TestProvisionTokenRefusals(t *testing.T) {
 // database): exactly one gets it, the rest are provision/token_used_up,
 // and only one workspace exists.
 func TestProvisionTokenLastUseRace(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

@@ -18,6 +18,7 @@ import (
 // Before that, on probation, it is refused (auth/not_admin), and so is a
 // listed member without roster authority.
 func TestRecoveredAdminPublishesOnlyWithRosterAuthority(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newRosterFixture(t, st)
 		ph, err := identity.NewRecoveryPhrase(&detRand{})

@@ -98,6 +98,7 @@ func (f *dirFixture) dirDrop(signer string, owner wire.ID, groups ...wire.ID) wi
 // her device can neither write, read nor drop her directory, and alice's
 // signed drop empties it and is kept.
 func TestRecoveryDirOnlyItsPersonWritesAndReads(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newDirFixture(t, st)
 		g := id("dir group")
@@ -194,6 +195,7 @@ func TestRecoveryDirOnlyItsPersonWritesAndReads(t *testing.T) {
 // A person's own device drops their own directory (after a phrase
 // rotation, the old phrase's), and the slots per owner are bounded.
 func TestRecoveryDirOwnDropAndLimit(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newDirFixture(t, st)
 		carol := ownerOf(f.carolRec)

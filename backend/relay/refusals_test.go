@@ -14,6 +14,7 @@ import (
 // no device of the workspace, or refused for another reason, is not; only
 // the newest wire.MaxAccessRefusals are kept, on SQLite and PostgreSQL.
 func TestRefusedPublicationsAreKept(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		bad := f.newSet(2, devices("bob", "alice"), "agent", "recovery") // bob is no admin of version 1

@@ -13,6 +13,7 @@ import (
 // most recently used ones, at most the bound; the least recently used goes
 // first.
 func TestRosterFoldsAreBounded(t *testing.T) {
+	t.Parallel()
 	c := newRosterFolds(2)
 	a, b, x := id("ws a"), id("ws b"), id("ws c")
 	fa, fb := c.get(a), c.get(b)
@@ -45,6 +46,7 @@ func TestRosterFoldsAreBounded(t *testing.T) {
 // and judged exactly as before: a valid operation is appended, one every
 // client would refuse is refused.
 func TestEvictedRosterIsFoldedAgain(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newRosterFixture(t, st, func(c *Config) { c.MaxRosterFolds = 1 })
 		f.svc.mu.Lock()

@@ -144,6 +144,7 @@ func (f *rosterFixture) head() (wire.ID, uint64) {
 // with its code and the roster stays as it was; on the main before the
 // guard every one of them was appended and stopped every client's sync.
 func TestRosterAppendRefusesWhatClientsWouldRefuse(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newRosterFixture(t, st)
 		link := f.grantConn("carol")
@@ -219,6 +220,7 @@ func TestRosterAppendRefusesWhatClientsWouldRefuse(t *testing.T) {
 
 // TestRosterBudget: roster operations count against a per-workspace bound.
 func TestRosterBudget(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st, func(c *Config) { c.MaxRosterBytes = 500 })
 		g := f.genesisOp("alice")
@@ -244,6 +246,7 @@ func TestRosterBudget(t *testing.T) {
 // the guard, or written into the database) is folded up to it, and nothing
 // can extend it; a second Service on the same store folds it the same way.
 func TestRosterStoredInvalid(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newRosterFixture(t, st)
 		_, n := f.head()
@@ -319,6 +322,7 @@ func FuzzRosterAppend(f *testing.F) {
 // new operation dated too far ahead (roster/future), and accepts it once
 // its clock has caught up.
 func TestRosterFoldIgnoresClockForStoredOps(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newRosterFixture(t, st)
 		f.clock.advance(-time.Hour) // the relay's clock moved back

@@ -17,6 +17,7 @@ func (f *fixture) fastCount() uint64 { n, _ := f.svc.AcceptPaths(); return n }
 // single and batched sends continuing known chains take the fast path, get
 // consecutive seqs, and read back in order with the trigger's byte count.
 func TestFastPathAcceptsInOrder(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		g := id("g")
@@ -77,6 +78,7 @@ func TestFastPathAcceptsInOrder(t *testing.T) {
 // signature and a send over budget are each refused with their code and
 // change nothing, and the chain goes on afterwards.
 func TestFastPathRefusals(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st, withBudget(1000))
 		g := id("g")
@@ -163,6 +165,7 @@ func TestFastPathRefusals(t *testing.T) {
 // accepted once, at consecutive seqs; and an access set published through
 // one is enforced by the other at its next send.
 func TestFastPathAcrossRelays(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		other := New(Config{Store: st, Clock: f.clock.now})
@@ -209,6 +212,7 @@ func TestFastPathAcrossRelays(t *testing.T) {
 // TestSendGate drives store.Send directly: each gate refuses without
 // storing, and a seq already taken is ErrConflict.
 func TestSendGate(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st, withBudget(100))
 		g := id("g")

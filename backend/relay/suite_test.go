@@ -11,6 +11,7 @@ import (
 )
 
 func TestProvisionAndGenesis(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		wantCode(t, f.svc.ProvisionWorkspace(f.ctx, f.ws, pub(f.gen)), wire.CodeWorkspaceExists)
@@ -41,6 +42,7 @@ func TestProvisionAndGenesis(t *testing.T) {
 func errOf[T any](_ T, err error) error { return err }
 
 func TestAccessSetCASAndSigners(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		// Not the next version.
@@ -87,6 +89,7 @@ func TestAccessSetCASAndSigners(t *testing.T) {
 // TestRemovalRevokesKeysAndVoidsGrants follows spec/lifecycle.md "Removing a
 // person" step 5 and "Provisional grants".
 func TestRemovalRevokesKeysAndVoidsGrants(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		nonce := id("nonce")
@@ -177,6 +180,7 @@ func TestRemovalRevokesKeysAndVoidsGrants(t *testing.T) {
 }
 
 func TestSendAssignsSeqAndAcksAfterCommit(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		g1, g2 := id("g1"), id("g2")
@@ -250,6 +254,7 @@ func TestSendAssignsSeqAndAcksAfterCommit(t *testing.T) {
 // TestHostileEnvelopes: each hostile input is refused with its code and
 // changes nothing.
 func TestHostileEnvelopes(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		g := id("g")
@@ -337,6 +342,7 @@ func TestHostileEnvelopes(t *testing.T) {
 
 // TestByteBudget follows spec/lifecycle.md "The workspace byte budget".
 func TestByteBudget(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st, withBudget(100))
 		g, h := id("g"), id("h")
@@ -362,6 +368,7 @@ func TestByteBudget(t *testing.T) {
 // TestBudgetCheckedAgainstTrigger drives the in-transaction check (not only
 // the pre-check): a budget crossed by the batch's own rows is refused whole.
 func TestBudgetCheckedAgainstTrigger(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st, withBudget(10))
 		g := id("g")
@@ -379,6 +386,7 @@ func TestBudgetCheckedAgainstTrigger(t *testing.T) {
 }
 
 func TestRosterCAS(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		p := principal("alice")
@@ -417,6 +425,7 @@ func TestRosterCAS(t *testing.T) {
 }
 
 func TestKeyPackages(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		bob := principal("bob")
@@ -481,6 +490,7 @@ func joinStrings(s []string) string {
 // envelopes in stats and deletes nothing (spec/lifecycle.md "What the relay
 // never does").
 func TestRetentionDaysOnlyWarns(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st, withRetentionDays(30))
 		g := id("g")

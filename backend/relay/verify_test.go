@@ -24,6 +24,7 @@ func torsioned(e wire.Envelope, k ed25519.PrivateKey, j int) wire.Envelope {
 // and in a batch of several authors. On main at 0478711 the batch path
 // accepted it (the cofactored equation) and stored what clients then drop.
 func TestTorsionEnvelopeIsRefusedAloneAndInABatch(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		g := id("group")
@@ -61,6 +62,7 @@ func TestTorsionEnvelopeIsRefusedAloneAndInABatch(t *testing.T) {
 // encodings are refused where keys enter the relay: an access set (device,
 // agent, recovery key), a genesis key, a grant AUTH.
 func TestKeysOutsideThePrimeOrderSubgroupAreRefused(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		good := pub(key("carol"))

@@ -12,6 +12,7 @@ import (
 // newest), and only the key it names reads and clears it
 // (docs/protocol/wire.md "Welcome notices").
 func TestWelcomeNoticeRefusedUnlessOwnWelcome(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		alice, bob := principal("alice"), principal("bob")

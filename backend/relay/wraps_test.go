@@ -27,6 +27,7 @@ func (f *fixture) wrapsDelete(signer string, g wire.ID, tags ...wire.ID) wire.Wr
 // instruction changes nothing; the author whose wraps went keeps its chain;
 // a repeated instruction deletes nothing more.
 func TestDeleteWrapsByAdminInstructionOnly(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		g := id("wraps group")
@@ -83,6 +84,7 @@ func TestDeleteWrapsByAdminInstructionOnly(t *testing.T) {
 // with that item's index and deletes nothing, though the other item is an
 // admin's; the admin's items alone delete in every group named.
 func TestDeleteWrapsBatchAllOrNone(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		g1, g2 := id("batch group 1"), id("batch group 2")
@@ -127,6 +129,7 @@ func TestDeleteWrapsBatchAllOrNone(t *testing.T) {
 // its limit accounts only up to its last item; the seq of a deleted head
 // is not given again.
 func TestFetchAccountsForDeletedWraps(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newFixture(t, st)
 		g := id("tombstone group")
@@ -201,6 +204,7 @@ func TestFetchAccountsForDeletedWraps(t *testing.T) {
 // group's recovery wraps is refused with wraps/not_roster_admin and every
 // wrap stays; alice, a live admin in both, still deletes.
 func TestDeleteWrapsRefusedToRemovedAdmin(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, st store.Store) {
 		f := newDirFixture(t, st)
 		g := id("wraps group of a removal")

@@ -22,6 +22,7 @@ import (
 // Every form a person types a relay address in (issue 15 "Relay addresses
 // as people type them").
 func TestNormalizeAddressForms(t *testing.T) {
+	t.Parallel()
 	ok := []struct{ in, want string }{
 		{"127.0.0.1:8080", "ws://127.0.0.1:8080/v1/ws"},
 		{"  localhost:8080  ", "ws://localhost:8080/v1/ws"},
@@ -104,6 +105,7 @@ func FuzzNormalizeAddress(f *testing.F) {
 // said to be no Weald relay at once (no retries until the deadline); a port
 // where nothing listens is unreachable.
 func TestDialAddressAsTyped(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	serveAt(t, e.addr, e.st, relay.Config{}, server.Limits{})
 	e.url = "http://" + e.addr // as typed: no path, http

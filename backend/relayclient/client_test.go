@@ -29,6 +29,7 @@ import (
 )
 
 func TestBackoffIsCappedExponentialWithJitter(t *testing.T) {
+	t.Parallel()
 	b := relayclient.Backoff{Min: 100 * time.Millisecond, Max: 2 * time.Second}
 	rnd := rand.NewChaCha8([32]byte{7})
 	seen := map[time.Duration]bool{}
@@ -180,6 +181,7 @@ func sendRetrying(t *testing.T, c *relayclient.Client, e wire.Envelope) {
 }
 
 func TestReconnectResubscribesWithoutGaps(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r1 := serveAt(t, e.addr, e.st, relay.Config{}, server.Limits{})
 	e.provision(relay.New(relay.Config{Store: e.st}))
@@ -232,6 +234,7 @@ func TestReconnectResubscribesWithoutGaps(t *testing.T) {
 }
 
 func TestRateLimitIsWaitedOutQuotaIsNot(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := serveAt(t, e.addr, e.st, relay.Config{MaxLogBytes: 2}, server.Limits{RequestsPerSecond: 20, RequestBurst: 1})
 	e.provision(relay.New(relay.Config{Store: e.st}))
@@ -285,6 +288,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 // A client whose owner never reads Events keeps working: advisory events
 // (roster moves here) beyond the buffer are dropped, not blocking replies.
 func TestUnreadEventsDoNotBlockRequests(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	serveAt(t, e.addr, e.st, relay.Config{}, server.Limits{})
 	e.provision(relay.New(relay.Config{Store: e.st}))
@@ -347,6 +351,7 @@ func (c *fakeClock) snapshot() []time.Duration {
 // capped exponential backoff and jitter from the injected randomness, and
 // reconnects once the relay is back.
 func TestReconnectBackoffUsesInjectedClockAndRand(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := serveAt(t, e.addr, e.st, relay.Config{}, server.Limits{})
 	e.provision(relay.New(relay.Config{Store: e.st}))
@@ -396,6 +401,7 @@ func TestReconnectBackoffUsesInjectedClockAndRand(t *testing.T) {
 // Key packages, access-set get, drop_before and stats through the client:
 // each answer or refusal arrives typed.
 func TestKeyPackagesAccessSetDropAndStats(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	serveAt(t, e.addr, e.st, relay.Config{RetentionDays: 7}, server.Limits{})
 	e.provision(relay.New(relay.Config{Store: e.st}))

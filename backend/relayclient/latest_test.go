@@ -14,6 +14,7 @@ import (
 // each kind, and, being a read, is resent on the new connection when the
 // relay restarted under it.
 func TestFetchLatestAcrossRestart(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r1 := serveAt(t, e.addr, e.st, relay.Config{}, server.Limits{})
 	e.provision(relay.New(relay.Config{Store: e.st}))

@@ -13,6 +13,7 @@ import (
 // (address and token) or an address (no token); a broken link is
 // relay/bad_link, a bad address inside it relay/bad_address.
 func TestRelayLink(t *testing.T) {
+	t.Parallel()
 	l := relayclient.RelayLink{Relay: "wss://relay.example.org/v1/ws", Token: bytes.Repeat([]byte{0xfe}, 32)}
 	got, err := relayclient.ParseRelayLink(" " + l.String() + "\n")
 	if err != nil || got.Relay != l.Relay || !bytes.Equal(got.Token, l.Token) {
@@ -71,6 +72,7 @@ func FuzzParseRelayLink(f *testing.F) {
 // TestWorkspaceLink: a workspace link round-trips; a broken one is
 // workspace/bad_link, a bad address inside it relay/bad_address.
 func TestWorkspaceLink(t *testing.T) {
+	t.Parallel()
 	var id [32]byte
 	id[0], id[31] = 0xab, 0x01
 	l := relayclient.WorkspaceLink{Relay: "wss://relay.example.org/v1/ws", Workspace: id}

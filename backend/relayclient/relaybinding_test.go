@@ -35,6 +35,7 @@ func relayB(t *testing.T, e *env, cfg server.Config) *relay.Service {
 // from (the AUTH signed the workspace, the nonce and the key only) B
 // accepted each of these AUTHs as alice.
 func TestAuthForOneRelayIsRefusedByAnother(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	bID, err := relayB(t, e, server.Config{}).RelayID(context.Background())
 	if err != nil {
@@ -117,6 +118,7 @@ func publicRelayB(t *testing.T, e *env) string {
 // before anything is signed, and the error says so (relay/changed), also
 // on a reconnect of a client that was shown one id and then another.
 func TestChangedRelayIDIsRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	relayB(t, e, server.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

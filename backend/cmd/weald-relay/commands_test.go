@@ -13,6 +13,7 @@ import (
 // `help` lists the commands and the serving flags, `help provision` its
 // flags, `completion bash` prints a script; each exits 0.
 func TestHelpListsRealCommands(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want []string
@@ -44,6 +45,7 @@ func TestHelpListsRealCommands(t *testing.T) {
 // TestManPages: the hidden `weald-relay man DIR` (make package) writes a
 // page per command, the serving flags listed in weald-relay(1).
 func TestManPages(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var out bytes.Buffer
 	if code := run(context.Background(), []string{"man", dir}, envOf(nil), &out, &out); code != 0 {

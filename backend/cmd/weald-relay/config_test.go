@@ -13,6 +13,7 @@ func envOf(m map[string]string) func(string) string {
 }
 
 func TestConfigDefaults(t *testing.T) {
+	t.Parallel()
 	c, err := parseConfig(nil, envOf(map[string]string{"HOME": "/home/u"}), io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -36,6 +37,7 @@ func TestConfigDefaults(t *testing.T) {
 }
 
 func TestConfigEnvAndFlagsOverride(t *testing.T) {
+	t.Parallel()
 	env := envOf(map[string]string{
 		"HOME":                       "/h",
 		"WEALD_RELAY_LISTEN":         "127.0.0.1:0",
@@ -67,6 +69,7 @@ func TestConfigEnvAndFlagsOverride(t *testing.T) {
 }
 
 func TestConfigBadValues(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		env  map[string]string

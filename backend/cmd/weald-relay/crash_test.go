@@ -19,6 +19,7 @@ import (
 // acknowledged envelope is present, seq has no gaps, and the byte counter
 // equals the sum of ct lengths.
 func TestCrashKeepsEveryAcknowledgedEnvelope(t *testing.T) {
+	t.Parallel()
 	t.Run("sqlite", func(t *testing.T) { crashTest(t, sqliteDB(t), 5) })
 	t.Run("postgres", func(t *testing.T) { crashTest(t, postgresDB(t), 3) })
 }

@@ -45,6 +45,7 @@ func waitClosed(t *testing.T, c *relayclient.Client, code wire.Code, d time.Dura
 // open connection closes within 2 s and its reconnects are refused; a voided
 // grant cannot connect. On the relay process, SQLite and PostgreSQL.
 func TestRevocationClosesWithinTwoSeconds(t *testing.T) {
+	t.Parallel()
 	for _, engine := range []struct {
 		name string
 		db   func(*testing.T) string
@@ -113,6 +114,7 @@ func TestRevocationClosesWithinTwoSeconds(t *testing.T) {
 // one reaches a subscriber of the other within a second; a removal accepted
 // by one closes the device's connection on the other within 2 s.
 func TestTwoRelayProcessesOnePostgres(t *testing.T) {
+	t.Parallel()
 	db := postgresDB(t)
 	pa := startProc(t, db, "127.0.0.1:0")
 	pb := startProc(t, db, "127.0.0.1:0")
@@ -169,6 +171,7 @@ func TestTwoRelayProcessesOnePostgres(t *testing.T) {
 
 // The binary's own surface: /healthz, /metrics, and SIGTERM exits 0.
 func TestBinaryHealthMetricsAndShutdown(t *testing.T) {
+	t.Parallel()
 	db := sqliteDB(t)
 	p := startProc(t, db, "127.0.0.1:0", "-max-log-gb", "0.000001", "-retention-days", "30")
 	if !strings.Contains(p.stdout.String(), "database sqlite "+db) {
@@ -235,6 +238,7 @@ func TestBinaryHealthMetricsAndShutdown(t *testing.T) {
 }
 
 func TestBadConfigurationExitsTwo(t *testing.T) {
+	t.Parallel()
 	bin := relayBinary(t)
 	for _, args := range [][]string{{"-max-log-gb", "many"}, {"-listen", "nowhere"}, {"-db", "mysql://x"}, {"provision", "-workspace", "zz"}} {
 		cmd := execCommand(bin, args...)
@@ -257,6 +261,7 @@ func TestBadConfigurationExitsTwo(t *testing.T) {
 }
 
 func TestProvisionTwiceIsRefused(t *testing.T) {
+	t.Parallel()
 	db := sqliteDB(t)
 	args := []string{"provision", "-db", db, "-workspace", strings.Repeat("ab", 32), "-genesis", hex.EncodeToString(seededKey("provision twice").pub)} // a real key: the relay refuses keys outside the prime-order subgroup
 	out, err := execCommand(relayBinary(t), args...).CombinedOutput()

@@ -19,6 +19,7 @@ import (
 // whose genesis key was never consumed, and refuses one with a trust root
 // (provision/active, exit 1) and a bad id (exit 2), leaving it held.
 func TestTeardownCommand(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "relay.db")
 	env := envOf(map[string]string{})
 	gen := ed25519.NewKeyFromSeed(make([]byte, 32)).Public().(ed25519.PublicKey)

@@ -20,6 +20,7 @@ import (
 // the database holds; a relay in token mode on that database provisions
 // two workspaces with it and refuses a third (provision/token_used_up).
 func TestTokenCreatePrintsAWorkingLink(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "relay.db")
 	env := envOf(map[string]string{"WEALD_RELAY_PUBLIC_HOST": "relay.example.org", "WEALD_RELAY_PROVISIONING": "token"})
 	var out, errOut bytes.Buffer
@@ -69,6 +70,7 @@ func errCodeOf(err error) (wire.Code, bool) {
 // TestTokenCreateRefusesBadUsage: bad flags exit 2 with one sentence and
 // store nothing; a listen address nobody can dial needs -relay.
 func TestTokenCreateRefusesBadUsage(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "relay.db")
 	for _, c := range []struct {
 		args []string
@@ -102,6 +104,7 @@ func TestTokenCreateRefusesBadUsage(t *testing.T) {
 // the mode (the flag wins); operator is the default; anything else is
 // refused naming the flag or variable.
 func TestProvisioningMode(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		env  map[string]string

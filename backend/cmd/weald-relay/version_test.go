@@ -8,6 +8,7 @@ import (
 )
 
 func TestVersionFlag(t *testing.T) {
+	t.Parallel()
 	for _, arg := range []string{"--version", "-version", "version"} {
 		var out bytes.Buffer
 		if code := run(context.Background(), []string{arg}, envOf(nil), &out, &out); code != 0 {

@@ -30,6 +30,7 @@ func (b *slowSet) AccessSet(ctx context.Context, _ wire.ID) (wire.AccessSet, err
 // closes its database only after the last request to it ended. Before,
 // Close returned at once and the recheck read a closed database.
 func TestCloseWaitsForBackgroundWork(t *testing.T) {
+	t.Parallel()
 	ws := wire.ID{1, 2, 3}
 	b := &slowSet{fakeBackend: newFake(ws), entered: make(chan struct{}, 1), release: make(chan struct{})}
 	s := New(Config{Backend: b, Limits: Limits{RecheckInterval: time.Hour}})

@@ -21,6 +21,7 @@ import (
 // workspace id in the answer. From loopback it is served. On main at
 // 0478711 /metrics answered anyone, workspace ids included.
 func TestMetricsAreServedToLoopbackOnly(t *testing.T) {
+	t.Parallel()
 	a := newKey(t, 1)
 	f := newFixture(t, Limits{}, a)
 	f.srv.observeStats(&wire.Stats{Workspace: f.ws, LogBytes: 4})
@@ -48,6 +49,7 @@ func TestMetricsAreServedToLoopbackOnly(t *testing.T) {
 // (which can name hosts, users and paths). On main at 0478711 the text was
 // in the answer.
 func TestHealthzDoesNotLeakTheDatabaseError(t *testing.T) {
+	t.Parallel()
 	f := newFixtureWith(t, Limits{}, func(b *fakeBackend) {
 		b.pingErr = errors.New(`dial tcp db.internal:5432: password authentication failed for user "weald"`)
 	})
@@ -73,6 +75,7 @@ func TestHealthzDoesNotLeakTheDatabaseError(t *testing.T) {
 // key connections. On main at 0478711 grant connections stayed open for as
 // long as the reads failed.
 func TestGrantConnectionsCloseWhenTheAccessSetCannotBeRead(t *testing.T) {
+	t.Parallel()
 	a, joiner := newKey(t, 1), newKey(t, 3)
 	f := newFixture(t, Limits{RecheckInterval: time.Hour}, a)
 	secret := newKey(t, 19).priv // the invite grant key
@@ -108,6 +111,7 @@ func TestGrantConnectionsCloseWhenTheAccessSetCannotBeRead(t *testing.T) {
 // 0478711 the connection kept being served (answers queued and written)
 // until the close went out.
 func TestRevokedConnectionGetsNoFurtherFrames(t *testing.T) {
+	t.Parallel()
 	a, b := newKey(t, 1), newKey(t, 2)
 	f := newFixture(t, Limits{RecheckInterval: time.Hour}, a, b)
 	r := f.raw(b)

@@ -144,6 +144,7 @@ func engines(t *testing.T, fn func(t *testing.T, open func() store.Store)) {
 }
 
 func TestRealServiceSendSubscribeQuota(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, open func() store.Store) {
 		alice, bob := seededKey("alice"), seededKey("bob")
 		r := startRelay(t, open(), relay.Config{MaxLogBytes: 100}, Limits{})
@@ -187,6 +188,7 @@ func TestRealServiceSendSubscribeQuota(t *testing.T) {
 }
 
 func TestRealServiceRevocationAndVoidedGrant(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, open func() store.Store) {
 		alice, bob, joiner := seededKey("alice"), seededKey("bob"), seededKey("joiner")
 		r := startRelay(t, open(), relay.Config{}, Limits{RecheckInterval: time.Hour})
@@ -238,6 +240,7 @@ func TestRealServiceRevocationAndVoidedGrant(t *testing.T) {
 // second, and an access set accepted by one closes a removed key's
 // connection on the other within 2 s.
 func TestTwoRelaysOnePostgres(t *testing.T) {
+	t.Parallel()
 	url := storetest.PostgresURL(t)
 	open := func() store.Store {
 		st, err := store.OpenPostgres(context.Background(), url)
@@ -299,6 +302,7 @@ func counterValue(t *testing.T, c interface{ Write(*dto.Metric) error }) float64
 // keyed by workspace and group): subscribing to it or fetching it from the
 // other workspace sees nothing of this one's, and nothing of it is pushed.
 func TestSameGroupIDInAnotherWorkspaceIsAnotherGroup(t *testing.T) {
+	t.Parallel()
 	st := func() store.Store {
 		s, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "relay.db"))
 		if err != nil {
@@ -356,6 +360,7 @@ func TestSameGroupIDInAnotherWorkspaceIsAnotherGroup(t *testing.T) {
 // Hostile envelopes over the wire: each gets its code and changes nothing
 // (same head seq, same byte counter), and the connection stays usable.
 func TestHostileEnvelopesOverTheWire(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, open func() store.Store) {
 		alice, bob := seededKey("alice"), seededKey("bob")
 		r := startRelay(t, open(), relay.Config{}, Limits{})
@@ -428,6 +433,7 @@ func TestHostileEnvelopesOverTheWire(t *testing.T) {
 // WEALD_RELAY_RETENTION_DAYS only warns: old envelopes show in STATS and in
 // the retention metric, and are all still there.
 func TestRetentionDaysWarnsInMetricsAndDeletesNothing(t *testing.T) {
+	t.Parallel()
 	st, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "relay.db"))
 	if err != nil {
 		t.Fatal(err)

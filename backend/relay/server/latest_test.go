@@ -24,6 +24,7 @@ func (a *author) nextOf(group wire.ID, kind wire.Kind, ct []byte) wire.Envelope 
 // stores — the newest envelope per kind in one answer, a size cut that the
 // client completes by itself, refusals with their codes.
 func TestFetchLatestOverTheWire(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, open func() store.Store) {
 		alice, bob := seededKey("alice"), seededKey("bob")
 		r := startRelay(t, open(), relay.Config{}, Limits{})

@@ -28,6 +28,7 @@ func (f *fixture) dialRaw(ctx context.Context) (*raw, *http.Response, error) {
 // a connection that authenticates frees its place. On main at 0478711 every
 // one was accepted and held for the handshake timeout.
 func TestPreAuthFloodFromOneAddressIsCapped(t *testing.T) {
+	t.Parallel()
 	a := newKey(t, 1)
 	f := newFixture(t, Limits{MaxPreAuthPerAddr: 4}, a)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -71,6 +72,7 @@ func TestPreAuthFloodFromOneAddressIsCapped(t *testing.T) {
 // 0478711 the relay read and buffered up to 17 MiB of such a frame and
 // answered limit/frame_size.
 func TestPreAuthLargeFrameClosesUnread(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, Limits{})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -104,6 +106,7 @@ func TestPreAuthLargeFrameClosesUnread(t *testing.T) {
 // auth/required and the connection closed. On main at 0478711 a client
 // could publish any number of times before authenticating.
 func TestPreAuthOnlyHelloAuthAndOnePublish(t *testing.T) {
+	t.Parallel()
 	a := newKey(t, 1)
 	f := newFixture(t, Limits{}, a)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -145,6 +148,7 @@ func TestPreAuthOnlyHelloAuthAndOnePublish(t *testing.T) {
 // The bootstrap publish is rate limited per address: past GenesisBurst the
 // relay refuses with limit/rate before the backend sees it.
 func TestPreAuthPublishRateIsPerAddress(t *testing.T) {
+	t.Parallel()
 	a := newKey(t, 1)
 	f := newFixture(t, Limits{GenesisBurst: 2, GenesisPerSecond: 0.001}, a)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -175,6 +179,7 @@ func TestPreAuthPublishRateIsPerAddress(t *testing.T) {
 // main at 0478711 it ran one fetch per item (65,536) before it reached the
 // 4,096-subscription limit.
 func TestHugeSubscribeIsRefusedBeforeAnyFetch(t *testing.T) {
+	t.Parallel()
 	a := newKey(t, 1)
 	f := newFixture(t, Limits{}, a)
 	r := f.raw(a)

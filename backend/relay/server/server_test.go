@@ -199,6 +199,7 @@ func nextEnvelopes(t *testing.T, c *relayclient.Client, want int) []wire.SeqEnve
 }
 
 func TestSendSubscribeFanOutWithBacklog(t *testing.T) {
+	t.Parallel()
 	a, b := newKey(t, 1), newKey(t, 2)
 	f := newFixture(t, Limits{}, a, b)
 	ca, cb := f.client(a), f.client(b)
@@ -230,6 +231,7 @@ func TestSendSubscribeFanOutWithBacklog(t *testing.T) {
 }
 
 func TestChangeNotificationReachesSubscriber(t *testing.T) {
+	t.Parallel()
 	a := newKey(t, 1)
 	f := newFixtureWith(t, Limits{}, func(b *fakeBackend) { b.changes = make(chan store.Change, 4) }, a)
 	c := f.client(a)
@@ -250,6 +252,7 @@ func TestChangeNotificationReachesSubscriber(t *testing.T) {
 }
 
 func TestRevokedKeyIsClosedAndRefused(t *testing.T) {
+	t.Parallel()
 	a, b := newKey(t, 1), newKey(t, 2)
 	f := newFixture(t, Limits{RecheckInterval: 500 * time.Millisecond}, a, b)
 	cb := f.client(b)
@@ -289,6 +292,7 @@ func TestRevokedKeyIsClosedAndRefused(t *testing.T) {
 }
 
 func TestPublishThroughRelayClosesAtOnceAndVoidsGrant(t *testing.T) {
+	t.Parallel()
 	a, b, joiner := newKey(t, 1), newKey(t, 2), newKey(t, 3)
 	f := newFixture(t, Limits{RecheckInterval: time.Hour}, a, b)
 	secret := newKey(t, 19).priv // the invite grant key
@@ -354,6 +358,7 @@ func waitDisconnected(t *testing.T, c *relayclient.Client, code wire.Code, withi
 }
 
 func TestLimitsEachHaveACode(t *testing.T) {
+	t.Parallel()
 	a := newKey(t, 1)
 	f := newFixture(t, Limits{MaxFrameBytes: 8192, MaxEnvelopesPerRequest: 2, MaxConnsPerKey: 2,
 		RequestsPerSecond: 0.001, RequestBurst: 6}, a)
@@ -410,6 +415,7 @@ func TestLimitsEachHaveACode(t *testing.T) {
 }
 
 func TestHandshakeRefusals(t *testing.T) {
+	t.Parallel()
 	a, stranger := newKey(t, 1), newKey(t, 9)
 	f := newFixture(t, Limits{}, a)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -447,6 +453,7 @@ func TestHandshakeRefusals(t *testing.T) {
 }
 
 func TestHealthAndMetrics(t *testing.T) {
+	t.Parallel()
 	a := newKey(t, 1)
 	f := newFixture(t, Limits{}, a)
 	c := f.client(a)
@@ -501,6 +508,7 @@ func fmtSscan(s string, v *float64) (int, error) { return fmt.Sscan(s, v) }
 // A peer that stops answering pings is closed and frees its key's slot; a
 // live client (which reads, so it answers) stays.
 func TestKeepaliveClosesDeadPeers(t *testing.T) {
+	t.Parallel()
 	a, b := newKey(t, 1), newKey(t, 2)
 	f := newFixture(t, Limits{PingInterval: 50 * time.Millisecond, WriteTimeout: 200 * time.Millisecond}, a, b)
 	f.raw(a) // authenticates, then never reads again

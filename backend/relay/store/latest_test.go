@@ -9,6 +9,7 @@ import (
 // TestLatestEnvelopes: the newest envelope of each requested kind, in the
 // order asked, kinds the group lacks left out, other groups ignored.
 func TestLatestEnvelopes(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, open func() Store) {
 		st := open()
 		ctx := ctxT(t)

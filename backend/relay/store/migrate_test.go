@@ -16,6 +16,7 @@ import (
 // workspace, the byte counter still follows inserts and deletes, and
 // another workspace can then use the same group id.
 func TestGroupsByWorkspaceMigration(t *testing.T) {
+	t.Parallel()
 	ctx := ctxT(t)
 	t.Run("sqlite", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "relay.db")

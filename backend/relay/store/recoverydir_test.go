@@ -13,6 +13,7 @@ import (
 // (every one of the owner's with no group named), keeps the instruction,
 // and touches no other owner.
 func TestRecoveryDirSlots(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, open func() Store) {
 		st := open()
 		ctx := ctxT(t)

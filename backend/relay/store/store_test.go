@@ -99,6 +99,7 @@ func counters(t *testing.T, st Store, ws wire.ID) WorkspaceStats {
 // TestByteCounterTrigger: the counter is kept by the database trigger on
 // insert and delete, per workspace, resolved from the group's row.
 func TestByteCounterTrigger(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, open func() Store) {
 		st := open()
 		ctx := ctxT(t)
@@ -153,6 +154,7 @@ func TestByteCounterTrigger(t *testing.T) {
 // barrier only; an author the barrier leaves out, and one's envelopes past
 // its entry (sent after the checkpoint's writer read the log), stay.
 func TestDropDeletesOnlyWhatTheBarrierCovers(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, open func() Store) {
 		st := open()
 		ctx := ctxT(t)
@@ -211,6 +213,7 @@ func TestDropDeletesOnlyWhatTheBarrierCovers(t *testing.T) {
 // TestEnvelopesImmutable: the database refuses to change an accepted
 // envelope or move a group to another workspace.
 func TestEnvelopesImmutable(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, open func() Store) {
 		st := open()
 		ctx := ctxT(t)
@@ -233,6 +236,7 @@ func TestEnvelopesImmutable(t *testing.T) {
 // TestConcurrentOpen: several relays starting at once on one database apply
 // the schema once.
 func TestConcurrentOpen(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, open func() Store) {
 		var wg sync.WaitGroup
 		stores := make([]Store, 3)
@@ -254,6 +258,7 @@ func TestConcurrentOpen(t *testing.T) {
 }
 
 func TestChangePayload(t *testing.T) {
+	t.Parallel()
 	for _, c := range []Change{
 		{Kind: ChangeEnvelopes, Workspace: tid("w"), Group: tid("g"), Seq: 42},
 		{Kind: ChangeDrop, Workspace: tid("w"), Group: tid("g"), Seq: 7},
@@ -277,6 +282,7 @@ func TestChangePayload(t *testing.T) {
 // Store (one relay process) reaches the Changes of another; on SQLite the
 // committing Store reports its own.
 func TestChangesAcrossStores(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, open func() Store) {
 		writer := open()
 		reader := writer
@@ -314,6 +320,7 @@ func TestChangesAcrossStores(t *testing.T) {
 // written is 0600), whatever the umask lets through; a database file
 // others could read is narrowed on open.
 func TestSQLiteFilesArePrivate(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "relay.db")
 	check := func(when string) {
@@ -351,6 +358,7 @@ func TestSQLiteFilesArePrivate(t *testing.T) {
 // genesis key is unconsumed; a consumed one is kept, and one with rows
 // referring to it (envelopes) is never deleted either.
 func TestDeleteUnconsumedWorkspace(t *testing.T) {
+	t.Parallel()
 	engines(t, func(t *testing.T, open func() Store) {
 		st := open()
 		ctx := ctxT(t)
