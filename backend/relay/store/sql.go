@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -139,7 +140,16 @@ func (s *sqlStore) run(ctx context.Context, readOnly bool, fn func(Tx) error) er
 	if readOnly && s.d.name == "postgres" {
 		opts = &sql.TxOptions{ReadOnly: true}
 	}
-	tx, err := s.db.BeginTx(ctx, opts)
+	// The transaction lives on a context the request's cancellation does
+	// not end. Its statements still stop when the request is cancelled
+	// (they take ctx), but BEGIN, ROLLBACK and COMMIT run to their answer.
+	// On ctx itself, a cancellation while COMMIT was on its way broke off
+	// the wait for PostgreSQL's answer: the server had committed, and the
+	// store said the write failed, so the relay skipped what follows a
+	// write (the changes pushed to subscribers). SQLite answered "sql:
+	// transaction has already been committed or rolled back" instead
+	// (TestCancelledCommitSaysSo).
+	tx, err := s.db.BeginTx(context.WithoutCancel(ctx), opts)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
@@ -147,17 +157,28 @@ func (s *sqlStore) run(ctx context.Context, readOnly bool, fn func(Tx) error) er
 	defer func() { s.prepare(context.WithoutCancel(ctx), t.unprepared) }()
 	if err := fn(t); err != nil {
 		_ = tx.Rollback()
-		return err
+		return cancelled(ctx, err)
 	}
 	if err := t.flushNotify(ctx); err != nil {
 		_ = tx.Rollback()
-		return err
+		return cancelled(ctx, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}
 	s.deliver(t.changes)
 	return nil
+}
+
+// cancelled says that a statement failed because ctx ended, when it did:
+// the PostgreSQL driver answers a statement it broke off with
+// driver.ErrBadConn, which says nothing of the cancellation. Both errors
+// stay readable (errors.Is, errors.As).
+func cancelled(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w: %w", cerr, err)
+	}
+	return err
 }
 
 // migrate applies the engine's numbered schema files that are not yet
