@@ -3,8 +3,10 @@
 # side by side, each step after the one before it in its lane:
 #   lane 1: go-race, then playwright
 #   lane 2: lint, vitest, go-test, desktop, desktop-ready, package
-# The race run is mostly one test binary at a time (backend/engine), the
-# longest step; lane 2's steps fill the other core meanwhile. The package
+# The race run is the longest step; its tests run side by side
+# (t.Parallel), beside lane 2's steps. In a fresh clone both cores are busy
+# from the first step to the last (vmstat: 0 to 2 % idle), so a step's
+# wall time is set by the CPU of all of them, not by this layout. The package
 # test (apt, lintian, the installed app) comes last, beside Playwright, not
 # beside the race run: three lanes, or the package test beside the race
 # run, were up to 13 % faster but slowed the app's race tests threefold
