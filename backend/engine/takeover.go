@@ -44,6 +44,7 @@ func (e *Engine) checkRefusals(ctx context.Context) error {
 		set wire.AccessSet
 	}
 	var found []refused
+	var signers []identity.DeviceID
 	for _, r := range res.Refusals {
 		if r.ID > e.meta.RefusalsSeen {
 			e.meta.RefusalsSeen = r.ID
@@ -58,10 +59,7 @@ func (e *Engine) checkRefusals(ctx context.Context) error {
 			continue
 		}
 		found = append(found, refused{did, set})
-	}
-	var signers []identity.DeviceID
-	for _, f := range found {
-		signers = append(signers, f.did)
+		signers = append(signers, did)
 	}
 	held := e.heldAdmin(ctx, signers)
 	for _, f := range found {
