@@ -115,9 +115,7 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 		case wire.KindRecoveryWrap:
 			e.noteWrap(g, se)
 		case wire.KindGroupInfoPublish:
-			if sb, err := groups.DecodeSealedBundle(env.CT); err == nil && sb.RootEpoch >= g.rec.BundleEpoch {
-				g.rec.BundleEpoch = sb.RootEpoch
-			}
+			e.noteBundle(g, env)
 		case wire.KindInviteBundle:
 			if b, err := groups.DecodeInviteBundle(env.CT); err == nil {
 				if g.rec.InviteEpochs == nil {
@@ -210,6 +208,37 @@ func (e *Engine) noteSelfJoin(g *group, pol *roster.GroupPolicy, env *wire.Envel
 			jd.Device.ShortString(), jd.Time.UTC().Format(time.RFC3339)), nil
 	}
 	return nil, nil
+}
+
+// noteBundle notes a groupinfo.publish of g, read in log order: its root
+// epoch (repairBundles re-seals bundles behind the root), and whether its
+// GroupInfo is behind g's epoch at this point of the log. A stale bundle
+// newest in the log stops every self-joiner (joinBundles refuses it: a
+// device re-sealed what it read before a commit landed, or published from
+// a state that had not caught up), so this member owes a republish at its
+// next sync (BundleOwed); a current one, another member's, settles it.
+func (e *Engine) noteBundle(g *group, env *wire.Envelope) {
+	sb, err := groups.DecodeSealedBundle(env.CT)
+	if err != nil {
+		return
+	}
+	if sb.RootEpoch >= g.rec.BundleEpoch {
+		g.rec.BundleEpoch = sb.RootEpoch
+	}
+	if g.mls == nil || !g.mls.Active() {
+		return
+	}
+	secret, ok := e.enrolSecret(sb.RootEpoch)
+	if !ok {
+		return
+	}
+	pt, err := groups.OpenBundle(groups.BundleGroupInfo, secret, [32]byte(g.rec.ID), sb)
+	if err != nil {
+		return
+	}
+	if epoch, ok := bundleEpoch(groups.BundleGroupInfo, pt); ok {
+		g.rec.BundleOwed = epoch < g.mls.Epoch()
+	}
 }
 
 // evictee is a leaf to evict, named by its index and signature key.

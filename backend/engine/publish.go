@@ -182,7 +182,7 @@ func (e *Engine) afterCommit(ctx context.Context, g *group) error {
 
 // resealChild republishes child's bundles under the current root epoch: from
 // its own state when a member, else by re-sealing the latest bundles it can
-// open with an older root epoch's secret.
+// open with an older root epoch's secret, unless the log shows them stale.
 func (e *Engine) resealChild(ctx context.Context, c roster.GroupInfo) error {
 	if e.member(c.Policy.Group) {
 		return e.publishBundles(ctx, e.groups[c.Policy.Group], &c.Policy)
@@ -194,6 +194,11 @@ func (e *Engine) resealChild(ctx context.Context, c roster.GroupInfo) error {
 	latest, err := e.latestBundles(ctx, c.Policy.Group)
 	if err != nil {
 		return err
+	}
+	if latest.info != nil && latest.stale(latest.info) {
+		// A commit landed after it: a joiner could only lose on it. The
+		// child's members republish (noteBundle, repairBundles).
+		return nil
 	}
 	g := e.groupState(c.Policy.Group)
 	for _, b := range []*openedBundle{latest.info, latest.history} {
@@ -220,6 +225,7 @@ type openedBundle struct {
 	rootEpoch uint64
 	plain     []byte
 	seq       uint64
+	epoch     uint64 // the group epoch it was published at: its GroupInfo's, or its history keys'
 }
 
 type bundles struct {
@@ -240,17 +246,26 @@ var latestKinds = []wire.Kind{wire.KindGroupInfoPublish, wire.KindHistoryPublish
 // (spec/channels.md "The join"): the newest envelope of each latestKinds.
 // It reads the whole log instead when the newest group info (or, for an
 // open group, the newest history keys) cannot be opened, or the newest
-// commit does not show that the GroupInfo is current (then the whole log
-// decides whether the join lost a race).
+// commit does not show that the GroupInfo is current.
+//
+// A GroupInfo the log shows stale (a commit for its epoch or a later one
+// is in the log) is refused with groups.ErrStaleInfo: an external commit on it
+// can only lose, and each lost one counts against the joiner's hourly
+// limit. A member republishes it at its next sync (noteBundle).
 func (e *Engine) joinBundles(ctx context.Context, id identity.GroupID, open bool) (*bundles, error) {
 	b, err := e.latestBundles(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if b.full || (b.current() && (!open || b.history != nil)) {
-		return b, nil
+	if !b.full && !(b.current() && (!open || b.history != nil)) {
+		if b, err = e.allBundles(ctx, id); err != nil {
+			return nil, err
+		}
 	}
-	return e.allBundles(ctx, id)
+	if b.info != nil && b.stale(b.info) {
+		return nil, groups.ErrStaleInfo
+	}
+	return b, nil
 }
 
 // latestBundles opens the newest groupinfo.publish and history.publish of
@@ -269,27 +284,37 @@ func (e *Engine) latestBundles(ctx context.Context, id identity.GroupID) (*bundl
 	return out, nil
 }
 
-// current reports whether b's newest commit created the epoch of b's
-// GroupInfo (or the log has no commit and the GroupInfo is of epoch 0), or
-// is already for that epoch or later (the join then loses: lostRace).
-func (b *bundles) current() bool {
-	gip, err := groups.DecodeGroupInfoPlain(b.info.plain)
-	if err != nil {
-		return false
-	}
-	info, err := decodeGroupInfo(gip.GroupInfo)
-	if err != nil {
-		return false
-	}
-	base := info.GroupContext.Epoch
-	for i := len(b.log) - 1; i >= 0; i-- {
-		if b.log[i].Envelope.Kind != wire.KindMLSCommit {
+// commitHead returns the highest epoch a commit of b.log was made in.
+func (b *bundles) commitHead() (uint64, bool) {
+	var head uint64
+	any := false
+	for _, se := range b.log {
+		if se.Envelope.Kind != wire.KindMLSCommit {
 			continue
 		}
-		ep, ok := commitEpoch(b.log[i].Envelope.CT)
-		return ok && ep+1 >= base
+		if ep, ok := commitEpoch(se.Envelope.CT); ok && (!any || ep > head) {
+			head, any = ep, true
+		}
 	}
-	return base == 0
+	return head, any
+}
+
+// current reports whether b's GroupInfo is of the epoch b's newest commit
+// created (or the log holds no commit and the GroupInfo is of epoch 0).
+func (b *bundles) current() bool {
+	head, any := b.commitHead()
+	if !any {
+		return b.info.epoch == 0
+	}
+	return b.info.epoch == head+1
+}
+
+// stale reports whether ob, a bundle of b, was published at an epoch the
+// log has a commit for: the group has moved past it. (A GroupInfo ahead of
+// every commit read is not stale: compaction drops old commits.)
+func (b *bundles) stale(ob *openedBundle) bool {
+	head, any := b.commitHead()
+	return any && head >= ob.epoch
 }
 
 // allBundles reads the group's whole log and opens the latest
@@ -307,25 +332,32 @@ func (e *Engine) allBundles(ctx context.Context, id identity.GroupID) (*bundles,
 	return out, nil
 }
 
-// openBundles opens, newest first, the latest groupinfo.publish and
-// history.publish of b.log this client holds a root secret for.
+// openBundles opens, newest first, the groupinfo.publish and
+// history.publish of b.log this client holds a root secret for, and keeps
+// of each kind the one of the highest epoch: the newest by seq unless a
+// device published an older bundle after it (a re-seal of what it read
+// before a commit landed). The walk stops once both are current.
 func (e *Engine) openBundles(id identity.GroupID, out *bundles) {
 	envs := out.log
-	for i := len(envs) - 1; i >= 0 && (out.info == nil || out.history == nil); i-- {
+	for i := len(envs) - 1; i >= 0; i-- {
+		if out.info != nil && out.history != nil && !out.stale(out.info) && !out.stale(out.history) {
+			return
+		}
 		env := &envs[i].Envelope
 		var kind groups.BundleKind
 		switch env.Kind {
 		case wire.KindGroupInfoPublish:
-			if out.info != nil {
-				continue
-			}
 			kind = groups.BundleGroupInfo
 		case wire.KindHistoryPublish:
-			if out.history != nil {
-				continue
-			}
 			kind = groups.BundleHistory
 		default:
+			continue
+		}
+		have := out.info
+		if kind == groups.BundleHistory {
+			have = out.history
+		}
+		if have != nil && !out.stale(have) {
 			continue
 		}
 		pub, ok := e.devicePub(env.Author)
@@ -344,11 +376,34 @@ func (e *Engine) openBundles(id identity.GroupID, out *bundles) {
 		if err != nil {
 			continue
 		}
-		ob := &openedBundle{kind: kind, rootEpoch: sb.RootEpoch, plain: pt, seq: envs[i].Seq}
+		epoch, ok := bundleEpoch(kind, pt)
+		if !ok || (have != nil && epoch <= have.epoch) {
+			continue
+		}
+		ob := &openedBundle{kind: kind, rootEpoch: sb.RootEpoch, plain: pt, seq: envs[i].Seq, epoch: epoch}
 		if kind == groups.BundleGroupInfo {
 			out.info = ob
 		} else {
 			out.history = ob
 		}
 	}
+}
+
+// bundleEpoch reads the group epoch an opened bundle was published at: its
+// GroupInfo's epoch (what an external commit builds on), or its history
+// keys'.
+func bundleEpoch(kind groups.BundleKind, plain []byte) (uint64, bool) {
+	if kind == groups.BundleHistory {
+		hp, err := groups.DecodeHistoryPlain(plain)
+		return hp.Epoch, err == nil
+	}
+	gip, err := groups.DecodeGroupInfoPlain(plain)
+	if err != nil {
+		return 0, false
+	}
+	info, err := decodeGroupInfo(gip.GroupInfo)
+	if err != nil {
+		return 0, false
+	}
+	return info.GroupContext.Epoch, true
 }

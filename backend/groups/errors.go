@@ -20,6 +20,7 @@ var (
 	ErrRootSelfJoin  = errcode.New("join/root", "the workspace root cannot be self-joined; it is entered with an invite")
 	ErrMissingParent = errcode.New("join/no_parent", "this device is not in the workspace root yet")
 	ErrUnboundLeaf   = errcode.New("leaf/unbound", "an MLS leaf is not bound to a live principal of the roster by its roster key")
+	ErrStaleInfo     = errcode.New("groups/stale_bundle", "the channel's standing group info is behind its latest commit; a member's app republishes it when it next syncs, and the join is tried again")
 )
 
 // Limits of spec/channels.md "Limits".

@@ -24,6 +24,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The log exists before the poll below reads it: the background job opens
+# it only once it runs, and a sed on a missing file would end the script
+# (set -e) before the relay had a chance to start.
+: >"$work/relay.log"
 build/bin/weald-relay -listen 127.0.0.1:0 -data-dir "$work/relay" >"$work/relay.log" 2>&1 &
 pids+=($!)
 addr=""

@@ -107,6 +107,7 @@ export const errorCodes = [
   'groups/no_bundle',
   'groups/no_key',
   'groups/open',
+  'groups/stale_bundle',
   'groups/version',
   'groups/wrong_group',
   'health/failed',
