@@ -444,7 +444,7 @@ func (e *Engine) joinRoot(ctx context.Context, inv roster.InviteInfo) error {
 		if err != nil {
 			return err
 		}
-		seq, err := e.sendJoin(ctx, g, msg, m, plain.History)
+		seq, err := e.sendJoin(ctx, g, msg, m, plain.History, nil)
 		if err != nil {
 			return err
 		}

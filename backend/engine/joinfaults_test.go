@@ -41,6 +41,65 @@ type faultRelay struct {
 	faultAfter  bool
 	down        bool // the network is down: the proxy closes what it accepts
 	seeds       seedBook
+	hold        *heldSend // armed: the next SEND it matches is held
+	held        *heldSend // caught: written by landHeld
+}
+
+// heldSend is a SEND the relay writes late: the client's connection drops
+// without an answer, and the relay writes the batch only when landHeld
+// runs (or the same author next sends into the group), as a relay slow
+// under load can still be writing a SEND whose client has given up.
+type heldSend struct {
+	match  func(envs []wire.Envelope) bool
+	caught func()
+	write  func()
+	author wire.ID
+	group  wire.ID
+	landed chan struct{}
+}
+
+// holdNextSend arms a heldSend for the next SEND match accepts; caught runs
+// once it is held. The returned channel closes once it is written.
+func (r *faultRelay) holdNextSend(match func(envs []wire.Envelope) bool, caught func()) chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.hold = &heldSend{match: match, caught: caught, landed: make(chan struct{})}
+	return r.hold.landed
+}
+
+// landHeld writes the held SEND, if any.
+func (r *faultRelay) landHeld() {
+	r.mu.Lock()
+	h := r.held
+	r.held = nil
+	r.mu.Unlock()
+	if h != nil {
+		h.write()
+		close(h.landed)
+	}
+}
+
+func (s faultService) Send(ctx context.Context, ws wire.ID, p server.Principal, envs []wire.Envelope) ([]wire.AckItem, []wire.SeqEnvelope, error) {
+	s.r.mu.Lock()
+	h, next := s.r.hold, s.r.held
+	if h != nil && len(envs) > 0 && h.match(envs) {
+		s.r.hold = nil
+		h.author, h.group = envs[0].Author, envs[0].Group
+		h.write = func() { s.Service.Send(context.Background(), ws, p, envs) }
+		s.r.held = h
+	} else {
+		h = nil
+	}
+	s.r.mu.Unlock()
+	if h != nil {
+		h.caught()
+		s.r.drop()
+		return nil, nil, errors.New("injected: the connection dropped before the answer")
+	}
+	if next != nil && len(envs) > 0 && envs[0].Author == next.author && envs[0].Group == next.group {
+		s.r.landHeld() // the first SEND is written before the same author's next one
+	}
+	return s.Service.Send(ctx, ws, p, envs)
 }
 
 // faultService is the relay service with the fault relay's append hook.

@@ -585,7 +585,7 @@ func (e *Engine) joinByWrap(ctx context.Context, id identity.GroupID, hpkePriv [
 	if err != nil {
 		return err
 	}
-	seq, err := e.sendJoin(ctx, g, msg, m, plain.History)
+	seq, err := e.sendJoin(ctx, g, msg, m, plain.History, nil)
 	if err != nil {
 		return err
 	}

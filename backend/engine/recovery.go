@@ -149,12 +149,18 @@ func (e *Engine) ensureRecoveryWrap(ctx context.Context, g *group) error {
 
 // sendJoin sends an external commit and this user's recovery wrap for the
 // epoch it creates in one all-or-nothing batch; it returns the commit's seq.
-func (e *Engine) sendJoin(ctx context.Context, g *group, commit []byte, m *mls.Group, history []groups.HistoryKey) (uint64, error) {
+// noted, when not nil, is handed the signed envelopes before each SEND (a
+// self-join keeps them to settle a SEND whose answer was lost: resendJoin).
+func (e *Engine) sendJoin(ctx context.Context, g *group, commit []byte, m *mls.Group, history []groups.HistoryKey, noted func([]wire.Envelope)) (uint64, error) {
 	wrap, err := e.recoveryWrap(identity.GroupID(g.rec.ID), m, history)
 	if err != nil {
 		return 0, err
 	}
-	seqs, err := e.sendBatch(ctx, g, []outgoing{{wire.KindMLSCommit, commit}, {wire.KindRecoveryWrap, wrap}})
+	items := []outgoing{{wire.KindMLSCommit, commit}, {wire.KindRecoveryWrap, wrap}}
+	seqs, err := e.sendNoting(ctx, g, len(items), func(i int, env *wire.Envelope) error {
+		env.Kind, env.CT = items[i].kind, items[i].ct
+		return nil
+	}, noted)
 	if err != nil {
 		return 0, err
 	}
@@ -180,6 +186,12 @@ func (e *Engine) sendBatch(ctx context.Context, g *group, items []outgoing) ([]u
 // sets, given the envelope's group, ctr and prev (a content envelope's ct
 // binds its ctr); it fills them again when the chain head was stale.
 func (e *Engine) sendBuilt(ctx context.Context, g *group, n int, fill func(i int, env *wire.Envelope) error) ([]uint64, error) {
+	return e.sendNoting(ctx, g, n, fill, nil)
+}
+
+// sendNoting is sendBuilt that hands the envelopes to noted (when not nil)
+// before each SEND.
+func (e *Engine) sendNoting(ctx context.Context, g *group, n int, fill func(i int, env *wire.Envelope) error, noted func([]wire.Envelope)) ([]uint64, error) {
 	build := func() ([]wire.Envelope, error) {
 		out := make([]wire.Envelope, 0, n)
 		ctr, prev := g.rec.OwnCtr, wire.ID(g.rec.OwnPrev)
@@ -195,11 +207,17 @@ func (e *Engine) sendBuilt(ctx context.Context, g *group, n int, fill func(i int
 		}
 		return out, nil
 	}
+	send := func(envs []wire.Envelope) ([]wire.AckItem, error) {
+		if noted != nil {
+			noted(envs)
+		}
+		return e.client.Send(ctx, envs...)
+	}
 	envs, err := build()
 	if err != nil {
 		return nil, err
 	}
-	acks, err := e.client.Send(ctx, envs...)
+	acks, err := send(envs)
 	var we *wire.Error
 	if errors.As(err, &we) && (we.Code == wire.CodeChainReplay || we.Code == wire.CodeChainFork || we.Code == wire.CodeChainGap) {
 		if err := e.learnOwnHead(ctx, g); err != nil {
@@ -208,7 +226,7 @@ func (e *Engine) sendBuilt(ctx context.Context, g *group, n int, fill func(i int
 		if envs, err = build(); err != nil {
 			return nil, err
 		}
-		acks, err = e.client.Send(ctx, envs...)
+		acks, err = send(envs)
 	}
 	if err != nil {
 		return nil, err

@@ -188,7 +188,7 @@ func attack(t *testing.T, sam *Engine, general, root identity.GroupID, samRoot u
 	if err != nil {
 		t.Fatal(err)
 	}
-	seq, err := sam.sendJoin(ctx, g, msg, m, nil)
+	seq, err := sam.sendJoin(ctx, g, msg, m, nil, nil)
 	if err != nil {
 		t.Fatalf("the relay still takes sam's envelopes before the access set: %v", err)
 	}
@@ -201,7 +201,7 @@ func attack(t *testing.T, sam *Engine, general, root identity.GroupID, samRoot u
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sam.sendJoin(ctx, g, msg2, m2, nil); err != nil {
+	if _, err := sam.sendJoin(ctx, g, msg2, m2, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	// Dana's recovery directory, and its own: sam can neither name its

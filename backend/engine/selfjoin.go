@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -169,9 +168,11 @@ func (e *Engine) selfJoinsLastHour(id identity.GroupID) int {
 //
 // A join interrupted after its commit was sent (a dropped connection, a
 // relay restart) is resumed by the next attempt from the commit it sent
-// (group.joining): the commit is looked up in the log, and the join goes on
-// from it if it won, or starts over if it lost or never landed. Starting
-// over instead would commit again on top of a GroupInfo nobody republished.
+// (group.joining): a SEND whose answer was lost is settled by sending the
+// same envelopes again (resendJoin), and the join goes on from the commit
+// if it won, or starts over if it lost or never landed. Starting over
+// instead would commit again on top of a GroupInfo nobody republished, and
+// lose to its own first commit if that landed late.
 func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 	gi, ok := e.roster.Group(id)
 	if !ok {
@@ -217,7 +218,8 @@ type joining struct {
 	msg  []byte // the external commit
 	keys []groups.HistoryKey
 	b    *bundles
-	seq  uint64 // the commit's seq once known
+	envs []wire.Envelope // the batch last sent (the commit, the recovery wrap), signed
+	seq  uint64          // the commit's seq once known
 }
 
 // startJoin reads the bundles, builds the external commit and sends it. The
@@ -260,36 +262,93 @@ func (e *Engine) startJoin(ctx context.Context, g *group, gi *roster.GroupInfo) 
 		e.meta.SelfJoins = map[string][]time.Time{}
 	}
 	e.meta.SelfJoins[hexID(id).hex()] = append(e.meta.SelfJoins[hexID(id).hex()], e.now())
-	seq, err := e.sendJoin(ctx, g, msg, m, keys)
+	j := g.joining
+	seq, err := e.sendJoin(ctx, g, msg, m, keys, func(envs []wire.Envelope) { j.envs = envs })
 	if err != nil {
+		if refusedWhole(err) {
+			g.joining = nil // nothing of the batch landed
+		}
 		return err
 	}
-	g.joining.seq = seq
+	j.seq = seq
 	return e.crash(JoinStepCommit)
 }
 
 // joinLanded reports whether g.joining's commit is in the log and created
-// its epoch (no other commit for that epoch came first). A commit not in
-// the log never landed: the join starts over.
+// its epoch (no other commit for that epoch came first). A commit whose
+// SEND had no answer is settled first (resendJoin); one that never landed
+// starts the join over.
 func (e *Engine) joinLanded(ctx context.Context, g *group) (bool, error) {
 	j := g.joining
 	base := j.m.Epoch() - 1
 	if j.seq == 0 {
-		envs, err := e.fetchAll(ctx, wire.ID(g.rec.ID), j.b.readTo)
-		if err != nil {
+		seq, err := e.resendJoin(ctx, g, j)
+		if err != nil || seq == 0 {
 			return false, err
 		}
-		for _, se := range envs {
-			if se.Envelope.Author == wire.ID(e.devID) && se.Envelope.Kind == wire.KindMLSCommit && bytes.Equal(se.Envelope.CT, j.msg) {
-				j.seq = se.Seq
-			}
-		}
-		if j.seq == 0 {
-			return false, nil
-		}
+		j.seq = seq
 	}
 	lost, err := e.lostRace(ctx, identity.GroupID(g.rec.ID), j.b.log, j.b.readTo, j.seq, base)
 	return !lost && err == nil, err
+}
+
+// refusedWhole reports whether err is the relay's refusal of a SEND: it
+// checks a batch before writing it, so nothing of it landed. An internal
+// error or a shutdown may have come after the write.
+func refusedWhole(err error) bool {
+	var we *wire.Error
+	return errors.As(err, &we) && we.Code != wire.CodeInternal && we.Code != wire.CodeRelayShuttingDown
+}
+
+// resendJoin settles a join whose SEND had no answer (the connection
+// dropped, the call gave up) by sending the same signed envelopes again.
+// Looking in the log instead cannot tell "never landed" from "not landed
+// yet": a relay can still be writing the first SEND. Accepted, the batch
+// lands now; refused as a replay, it landed before and its seqs are read
+// from the log; refused as a fork or gap, another envelope holds its place
+// in this device's chain, so it never lands (seq 0: start over).
+func (e *Engine) resendJoin(ctx context.Context, g *group, j *joining) (uint64, error) {
+	if len(j.envs) != 2 {
+		return 0, nil // never sent
+	}
+	acks, err := e.client.Send(ctx, j.envs...)
+	var we *wire.Error
+	switch {
+	case err == nil && len(acks) == 2:
+		last := j.envs[1]
+		g.rec.OwnCtr, g.rec.OwnPrev = last.Ctr, hexID(last.Hash())
+		e.ownWrapSent(g, j.m.Epoch(), acks[1].Seq)
+		return acks[0].Seq, nil
+	case err == nil:
+		return 0, errors.New("engine: the relay acknowledged a different number of envelopes")
+	case errors.As(err, &we) && we.Code == wire.CodeChainReplay:
+		envs, err := e.fetchAll(ctx, wire.ID(g.rec.ID), j.b.readTo)
+		if err != nil {
+			return 0, err
+		}
+		var seqs [2]uint64
+		for _, se := range envs {
+			for i := range j.envs {
+				if se.Envelope.Author == j.envs[i].Author && se.Envelope.Hash() == j.envs[i].Hash() {
+					seqs[i] = se.Seq
+				}
+			}
+		}
+		if seqs[0] == 0 {
+			return 0, nil
+		}
+		if last := j.envs[1]; last.Ctr > g.rec.OwnCtr {
+			g.rec.OwnCtr, g.rec.OwnPrev = last.Ctr, hexID(last.Hash())
+		}
+		if seqs[1] != 0 {
+			e.ownWrapSent(g, j.m.Epoch(), seqs[1])
+		}
+		return seqs[0], nil
+	case errors.As(err, &we) && (we.Code == wire.CodeChainFork || we.Code == wire.CodeChainGap):
+		return 0, nil
+	default:
+		return 0, err
+	}
 }
 
 // finishJoin adopts the MLS state of a join whose commit won, reads the
