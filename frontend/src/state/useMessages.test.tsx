@@ -60,4 +60,31 @@ describe('useMessages', () => {
       ['typed', 'pending'],
     ])
   })
+  // Pages are calls over the bridge, answered in any order. An older page
+  // (the message still pending) that came back after a newer one (the
+  // message sent) put the pending copy back, and deleting that copy dropped
+  // the row at once instead of showing "Deleting…" (the offline story met
+  // it in CI).
+  it('keeps the newest page when an older one comes back after it', async () => {
+    const { result } = renderHook(() => useMessages('ws', 'general'))
+    await waitFor(() => expect(result.current.messages).toHaveLength(1))
+    const answers: ((list: Message[]) => void)[] = []
+    holder.current.api.messages.list.mockImplementation(() => new Promise<Message[]>((r) => answers.push(r)))
+    await act(async () => holder.current.emit('messages', { workspace: 'ws', channel: 'general' }))
+    await act(async () => holder.current.emit('messages', { workspace: 'ws', channel: 'general' }))
+    await waitFor(() => expect(answers).toHaveLength(2))
+    await act(async () => answers[1]([...log, msg({ id: 'm2', text: 'typed', sentAt: 2000 })]))
+    await waitFor(() =>
+      expect(result.current.messages.map((m) => [m.id, m.state])).toEqual([
+        ['m1', 'sent'],
+        ['m2', 'sent'],
+      ]),
+    )
+    await act(async () => answers[0]([...log, msg({ id: 'out-1', text: 'typed', sentAt: 2000, state: 'pending' })]))
+    await act(async () => {})
+    expect(result.current.messages.map((m) => [m.id, m.state])).toEqual([
+      ['m1', 'sent'],
+      ['m2', 'sent'],
+    ])
+  })
 })

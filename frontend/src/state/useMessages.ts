@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { api, toApiError, type ApiError, type MentionRef, type Message } from '../lib/api'
 import { mergeNewest, mergeOlder } from './history'
+import { newest } from './newest'
 
 /** A message this device is sending or failed to send. */
 export interface Outgoing {
@@ -73,21 +74,24 @@ export function useMessages(ws: string | null, channel: string | null, target?: 
       if (flight.sending > 0) flight.wanted = true
       else take(p.messages, p.more)
     }
-    const newest = () => api.messages.page(ws, channel, '', PAGE)
-    flight.refresh = () => void newest().then(settled, () => {})
+    // Pages are answered in any order: only the answer to the page asked
+    // for last counts, so an older one (a message still pending) never
+    // replaces a newer one (the message sent). Whichever answer counts
+    // ends the loading; a refresh's error is not shown (the next event asks again).
+    const latest = newest()
+    const page = () => api.messages.page(ws, channel, '', PAGE)
+    const shown = (p: { messages: Message[]; more: boolean }) => {
+      if (!live) return
+      setLoading(false)
+      settled(p)
+    }
+    flight.refresh = () => latest(page(), shown, () => live && setLoading(false))
     const off = api.messages.onChanged((e) => live && e.workspace === ws && e.channel === channel && flight.refresh())
-    newest().then(
-      (p) => {
-        if (!live) return
-        setLoading(false)
-        settled(p)
-      },
-      (e) => {
-        if (!live) return
-        setLoading(false)
-        setError(toApiError(e))
-      },
-    )
+    latest(page(), shown, (e) => {
+      if (!live) return
+      setLoading(false)
+      setError(toApiError(e))
+    })
     return () => {
       live = false
       off()
