@@ -235,6 +235,14 @@ type bundles struct {
 	log    []wire.SeqEnvelope
 	full   bool
 	readTo uint64 // the log's head seq when read
+	head   *commitHead
+}
+
+// commitHead is the highest epoch a commit of a bundles' log was made in
+// (any: the log holds a commit).
+type commitHead struct {
+	epoch uint64
+	any   bool
 }
 
 // latestKinds are the kinds a closed group's self-joiner reads
@@ -284,19 +292,22 @@ func (e *Engine) latestBundles(ctx context.Context, id identity.GroupID) (*bundl
 	return out, nil
 }
 
-// commitHead returns the highest epoch a commit of b.log was made in.
+// commitHead returns the highest epoch a commit of b.log was made in,
+// read once (b.log does not change).
 func (b *bundles) commitHead() (uint64, bool) {
-	var head uint64
-	any := false
-	for _, se := range b.log {
-		if se.Envelope.Kind != wire.KindMLSCommit {
-			continue
+	if b.head == nil {
+		h := &commitHead{}
+		for _, se := range b.log {
+			if se.Envelope.Kind != wire.KindMLSCommit {
+				continue
+			}
+			if ep, ok := commitEpoch(se.Envelope.CT); ok && (!h.any || ep > h.epoch) {
+				h.epoch, h.any = ep, true
+			}
 		}
-		if ep, ok := commitEpoch(se.Envelope.CT); ok && (!any || ep > head) {
-			head, any = ep, true
-		}
+		b.head = h
 	}
-	return head, any
+	return b.head.epoch, b.head.any
 }
 
 // current reports whether b's GroupInfo is of the epoch b's newest commit
