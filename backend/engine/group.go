@@ -54,6 +54,9 @@ type groupRec struct {
 	// Pending: this device's commit, persisted before it is sent, until
 	// it is merged or another commit takes its epoch (commit.go).
 	Pending *pendingRec `json:"pending,omitempty"`
+	// Joining: this device's self-join, persisted before its SEND, until
+	// it is settled (selfjoin.go).
+	Joining *joinRec `json:"joining,omitempty"`
 	// WelcomeOwed: the Welcome of a merged commit of this device, not sent
 	// yet (commit.go).
 	WelcomeOwed []byte   `json:"welcome_owed,omitempty"`
@@ -137,6 +140,12 @@ func (e *Engine) loadGroups(ctx context.Context) error {
 		}
 		for _, hk := range rec.History {
 			g.history = append(g.history, groups.HistoryKeyOf(hk))
+		}
+		if rec.Joining != nil && g.mls == nil {
+			var err error
+			if g.joining, err = e.restoreJoin(rec.Joining); err != nil {
+				return fmt.Errorf("engine: stored self-join of %s: %w", k, err)
+			}
 		}
 		e.groups[identity.GroupID(rec.ID)] = g
 	}

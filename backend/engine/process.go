@@ -49,6 +49,7 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 	rosterSynced := false
 	messages := false
 	var evict []evictee
+	var unsure []unsureJoin
 	for i := range envs {
 		se := &envs[i]
 		if se.Seq <= g.rec.LastSeq {
@@ -106,6 +107,10 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 				e.raise(ctx, Alert{Code: "limit/self_join_rate", Message: err.Error(), Group: hexID(id).hex(),
 					Actor: identity.DeviceID(env.Author).String()})
 				evict = append(evict, leaf)
+			case errors.Is(err, groups.ErrJoinerNotInRoot) && id != e.roster.RootGroup():
+				// This client's root may lag the joiner's entry into it:
+				// judged again once the root is read (rootLagged).
+				unsure = append(unsure, unsureJoin{leaf, env.Author, err})
 			case err != nil:
 				e.alertForged(ctx, id, env.Author, err)
 				evict = append(evict, leaf)
@@ -148,6 +153,7 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 	if messages {
 		e.emit(Event{Kind: EventMessages, Channel: hexID(id).hex()})
 	}
+	evict = append(evict, e.rootLagged(ctx, g, unsure)...)
 	if g.mls != nil && g.mls.Active() {
 		// Only leaves still held by the forged joiner: another member's
 		// eviction may have come first in the log.
@@ -241,10 +247,43 @@ func (e *Engine) noteBundle(g *group, env *wire.Envelope) {
 	}
 }
 
+// unsureJoin is a join of a parent channel refused because its joiner is
+// not in the root as this client saw the root then.
+type unsureJoin struct {
+	leaf   evictee
+	author wire.ID
+	err    error
+}
+
+// rootLagged judges the unsure joins of g again after reading the root:
+// a joiner enters the root first, and this client may have read g's log
+// before the root's (one group's catch-up, pushes of several groups).
+// Evicting such a joiner would remove a legitimate member and tell the
+// admins of a forged join. What stays out of the root is forged: alerted
+// and returned for eviction.
+func (e *Engine) rootLagged(ctx context.Context, g *group, unsure []unsureJoin) []evictee {
+	if len(unsure) == 0 {
+		return nil
+	}
+	if root := e.groups[e.roster.RootGroup()]; root != nil && root != g && root.mls != nil {
+		_ = e.catchUp(ctx, root) // unread, the root judges as it stands
+	}
+	var out []evictee
+	for _, u := range unsure {
+		if len(u.leaf.id) == 32 && e.inRootTree(identity.DeviceID(u.leaf.id)) {
+			continue
+		}
+		e.alertForged(ctx, identity.GroupID(g.rec.ID), u.author, u.err)
+		out = append(out, u.leaf)
+	}
+	return out
+}
+
 // evictee is a leaf to evict, named by its index and signature key.
 type evictee struct {
 	leaf uint32
 	key  []byte
+	id   []byte // the leaf's credential identity
 }
 
 // learnHistory adds the history keys of a history.publish this member can
@@ -386,7 +425,7 @@ func (e *Engine) applyCommit(ctx context.Context, g *group, pol *roster.GroupPol
 		verr = late
 	}
 	if verr != nil {
-		return evictee{leaf: joiner.Index, key: joiner.SignatureKey}, verr
+		return evictee{leaf: joiner.Index, key: joiner.SignatureKey, id: joiner.Credential.Identity}, verr
 	}
 	return evictee{}, nil
 }

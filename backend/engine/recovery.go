@@ -150,8 +150,9 @@ func (e *Engine) ensureRecoveryWrap(ctx context.Context, g *group) error {
 // sendJoin sends an external commit and this user's recovery wrap for the
 // epoch it creates in one all-or-nothing batch; it returns the commit's seq.
 // noted, when not nil, is handed the signed envelopes before each SEND (a
-// self-join keeps them to settle a SEND whose answer was lost: resendJoin).
-func (e *Engine) sendJoin(ctx context.Context, g *group, commit []byte, m *mls.Group, history []groups.HistoryKey, noted func([]wire.Envelope)) (uint64, error) {
+// self-join persists them to settle a SEND whose answer was lost:
+// resendJoin); its error stops the SEND.
+func (e *Engine) sendJoin(ctx context.Context, g *group, commit []byte, m *mls.Group, history []groups.HistoryKey, noted func([]wire.Envelope) error) (uint64, error) {
 	wrap, err := e.recoveryWrap(identity.GroupID(g.rec.ID), m, history)
 	if err != nil {
 		return 0, err
@@ -190,8 +191,8 @@ func (e *Engine) sendBuilt(ctx context.Context, g *group, n int, fill func(i int
 }
 
 // sendNoting is sendBuilt that hands the envelopes to noted (when not nil)
-// before each SEND.
-func (e *Engine) sendNoting(ctx context.Context, g *group, n int, fill func(i int, env *wire.Envelope) error, noted func([]wire.Envelope)) ([]uint64, error) {
+// before each SEND; noted's error stops it.
+func (e *Engine) sendNoting(ctx context.Context, g *group, n int, fill func(i int, env *wire.Envelope) error, noted func([]wire.Envelope) error) ([]uint64, error) {
 	build := func() ([]wire.Envelope, error) {
 		out := make([]wire.Envelope, 0, n)
 		ctr, prev := g.rec.OwnCtr, wire.ID(g.rec.OwnPrev)
@@ -209,7 +210,9 @@ func (e *Engine) sendNoting(ctx context.Context, g *group, n int, fill func(i in
 	}
 	send := func(envs []wire.Envelope) ([]wire.AckItem, error) {
 		if noted != nil {
-			noted(envs)
+			if err := noted(envs); err != nil {
+				return nil, err
+			}
 		}
 		return e.client.Send(ctx, envs...)
 	}

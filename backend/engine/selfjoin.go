@@ -204,7 +204,7 @@ func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 			return err
 		}
 		if !won {
-			g.joining = nil
+			dropJoin(g)
 			continue
 		}
 		return e.finishJoin(ctx, g, &gi)
@@ -217,9 +217,67 @@ type joining struct {
 	m    *mls.Group
 	msg  []byte // the external commit
 	keys []groups.HistoryKey
-	b    *bundles
+	b    *bundles        // what was read to build it; nil after a restart (joinLanded reads the log)
 	envs []wire.Envelope // the batch last sent (the commit, the recovery wrap), signed
 	seq  uint64          // the commit's seq once known
+}
+
+// joinRec is a self-join persisted before its SEND (group.rec.Joining). A
+// process that stopped before settling it settles it after a restart
+// (resendJoin) instead of starting over, which would lose to its own first
+// commit if that landed, and leave a leaf nobody republishes a GroupInfo
+// for.
+type joinRec struct {
+	Msg  []byte   `json:"msg"`
+	Next []byte   `json:"next"` // the MLS state the commit creates
+	Keys [][]byte `json:"keys,omitempty"`
+	Envs [][]byte `json:"envs"` // the signed batch as sent
+}
+
+// record is j as a joinRec.
+func (j *joining) record() (*joinRec, error) {
+	next, err := j.m.Encode()
+	if err != nil {
+		return nil, err
+	}
+	r := &joinRec{Msg: j.msg, Next: next}
+	for _, k := range j.keys {
+		r.Keys = append(r.Keys, k.Key[:])
+	}
+	for i := range j.envs {
+		b, err := j.envs[i].Encode()
+		if err != nil {
+			return nil, err
+		}
+		r.Envs = append(r.Envs, b)
+	}
+	return r, nil
+}
+
+// restoreJoin is the join a joinRec persisted.
+func (e *Engine) restoreJoin(r *joinRec) (*joining, error) {
+	m, err := mls.LoadGroup(e.mlsCfg, r.Next)
+	if err != nil {
+		return nil, err
+	}
+	j := &joining{m: m, msg: r.Msg}
+	for _, k := range r.Keys {
+		j.keys = append(j.keys, groups.HistoryKeyOf(k))
+	}
+	for _, b := range r.Envs {
+		env, err := wire.DecodeEnvelope(b)
+		if err != nil {
+			return nil, err
+		}
+		j.envs = append(j.envs, env)
+	}
+	return j, nil
+}
+
+// dropJoin forgets g's self-join: it won and was adopted, or it lost or
+// never landed.
+func dropJoin(g *group) {
+	g.joining, g.rec.Joining = nil, nil
 }
 
 // startJoin reads the bundles, builds the external commit and sends it. The
@@ -263,10 +321,18 @@ func (e *Engine) startJoin(ctx context.Context, g *group, gi *roster.GroupInfo) 
 	}
 	e.meta.SelfJoins[hexID(id).hex()] = append(e.meta.SelfJoins[hexID(id).hex()], e.now())
 	j := g.joining
-	seq, err := e.sendJoin(ctx, g, msg, m, keys, func(envs []wire.Envelope) { j.envs = envs })
+	seq, err := e.sendJoin(ctx, g, msg, m, keys, func(envs []wire.Envelope) error {
+		j.envs = envs
+		rec, err := j.record()
+		if err != nil {
+			return err
+		}
+		g.rec.Joining = rec
+		return e.persistGroup(ctx, g)
+	})
 	if err != nil {
 		if refusedWhole(err) {
-			g.joining = nil // nothing of the batch landed
+			dropJoin(g) // nothing of the batch landed
 		}
 		return err
 	}
@@ -281,6 +347,14 @@ func (e *Engine) startJoin(ctx context.Context, g *group, gi *roster.GroupInfo) 
 func (e *Engine) joinLanded(ctx context.Context, g *group) (bool, error) {
 	j := g.joining
 	base := j.m.Epoch() - 1
+	if j.b == nil {
+		// Restored after a restart: the whole log decides.
+		b, err := e.allBundles(ctx, identity.GroupID(g.rec.ID))
+		if err != nil {
+			return false, err
+		}
+		j.b = b
+	}
 	if j.seq == 0 {
 		seq, err := e.resendJoin(ctx, g, j)
 		if err != nil || seq == 0 {
@@ -358,7 +432,7 @@ func (e *Engine) finishJoin(ctx context.Context, g *group, gi *roster.GroupInfo)
 	j := g.joining
 	g.mls, g.history = j.m, j.keys
 	g.rec.BundleOwed = true
-	g.joining = nil
+	dropJoin(g)
 	if err := e.noteEpoch(g, gi.Policy.History == roster.HistoryClosed, false); err != nil {
 		return err
 	}

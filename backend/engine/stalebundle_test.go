@@ -47,20 +47,11 @@ func TestStaleNewestBundleIsRepaired(t *testing.T) {
 	if ms, err := lee.Messages(ctx, "general", 0); err != nil || len(ms) != 1 || ms[0].Text != "welcome" {
 		t.Errorf("lee reads #general after joining: %+v %v", ms, err)
 	}
-	dana.mu.Lock()
-	envs, err := dana.fetchAll(ctx, wire.ID(id), 0)
-	dana.mu.Unlock()
-	if err != nil {
-		t.Fatal(err)
+	leeJoins := func(env wire.Envelope) bool {
+		return env.Kind == wire.KindMLSCommit && env.Author == wire.ID(lee.devID)
 	}
-	commits := 0
-	for _, se := range envs {
-		if se.Envelope.Kind == wire.KindMLSCommit && se.Envelope.Author == wire.ID(lee.devID) {
-			commits++
-		}
-	}
-	if commits != 1 {
-		t.Errorf("lee made %d commits into #general; one join is one commit", commits)
+	if n := countCommits(t, dana, "general", leeJoins); n != 1 {
+		t.Errorf("lee made %d commits into #general; one join is one commit", n)
 	}
 
 	// Stale again, newest: a member's next sync republishes the current one.

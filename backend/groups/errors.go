@@ -1,6 +1,8 @@
 package groups
 
 import (
+	"fmt"
+
 	"weald/backend/errcode"
 )
 
@@ -22,6 +24,11 @@ var (
 	ErrUnboundLeaf   = errcode.New("leaf/unbound", "an MLS leaf is not bound to a live principal of the roster by its roster key")
 	ErrStaleInfo     = errcode.New("groups/stale_bundle", "the channel's standing group info is behind its latest commit; a member's app republishes it when it next syncs, and the join is tried again")
 )
+
+// ErrJoinerNotInRoot refuses a parent channel's joiner that has no leaf in
+// the workspace root as the receiver sees it. It wraps ErrForgedJoin; a
+// receiver whose root may lag reads the root again before it acts on it.
+var ErrJoinerNotInRoot = fmt.Errorf("%w: the joining device is not in the workspace root", ErrForgedJoin)
 
 // Limits of spec/channels.md "Limits".
 const (

@@ -189,7 +189,7 @@ func ValidateJoin(st *roster.State, group identity.GroupID, epoch uint64, ad []b
 		case dev.RecoveredBy == (identity.RecoveryID{}):
 			return nil, forged("only a device admitted by recover-device joins by recovery wrap")
 		case g.Policy.Admission == roster.AdmissionParent && !inRoot:
-			return nil, forged("the joining device is not in the workspace root")
+			return nil, ErrJoinerNotInRoot
 		case g.Policy.Admission == roster.AdmissionExplicit:
 			return nil, forged("an explicit group takes no external commits")
 		}
@@ -205,7 +205,7 @@ func ValidateJoin(st *roster.State, group identity.GroupID, epoch uint64, ad []b
 			return nil, forged("a parent channel is entered by self-join")
 		}
 		if !inRoot {
-			return nil, forged("the joining device is not in the workspace root")
+			return nil, ErrJoinerNotInRoot
 		}
 	default:
 		return nil, forged("an explicit group takes no external commits")
