@@ -154,9 +154,10 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 		e.emit(Event{Kind: EventMessages, Channel: hexID(id).hex()})
 	}
 	evict = append(evict, e.rootLagged(ctx, g, unsure)...)
-	if g.mls != nil && g.mls.Active() {
+	if g.mls != nil && g.mls.Active() && !e.agentMode() {
 		// Only leaves still held by the forged joiner: another member's
-		// eviction may have come first in the log.
+		// eviction may have come first in the log. An agent never
+		// commits (docs/protocol/agents.md): its group's members evict.
 		var leaves []uint32
 		for _, m := range g.mls.Members() {
 			for _, ev := range evict {
@@ -262,7 +263,8 @@ type unsureJoin struct {
 // admins of a forged join. What stays out of the root is forged: alerted
 // and returned for eviction.
 func (e *Engine) rootLagged(ctx context.Context, g *group, unsure []unsureJoin) []evictee {
-	if len(unsure) == 0 {
+	if len(unsure) == 0 || e.agentMode() {
+		// An agent is in no root: it cannot tell, and its members judge.
 		return nil
 	}
 	if root := e.groups[e.roster.RootGroup()]; root != nil && root != g && root.mls != nil {
