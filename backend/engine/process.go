@@ -50,6 +50,10 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 	messages := false
 	var evict []evictee
 	var unsure []unsureJoin
+	// The newest groupinfo.publish read and this member's epoch at it
+	// (noteBundle): only the newest decides whether one is owed.
+	var newestInfo *wire.Envelope
+	var infoEpoch uint64
 	for i := range envs {
 		se := &envs[i]
 		if se.Seq <= g.rec.LastSeq {
@@ -107,7 +111,7 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 				e.raise(ctx, Alert{Code: "limit/self_join_rate", Message: err.Error(), Group: hexID(id).hex(),
 					Actor: identity.DeviceID(env.Author).String()})
 				evict = append(evict, leaf)
-			case errors.Is(err, groups.ErrJoinerNotInRoot) && id != e.roster.RootGroup():
+			case errors.Is(err, groups.ErrJoinerNotInRoot):
 				// This client's root may lag the joiner's entry into it:
 				// judged again once the root is read (rootLagged).
 				unsure = append(unsure, unsureJoin{leaf, env.Author, err})
@@ -120,7 +124,12 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 		case wire.KindRecoveryWrap:
 			e.noteWrap(g, se)
 		case wire.KindGroupInfoPublish:
-			e.noteBundle(g, env)
+			if sb, err := groups.DecodeSealedBundle(env.CT); err == nil && sb.RootEpoch >= g.rec.BundleEpoch {
+				g.rec.BundleEpoch = sb.RootEpoch
+			}
+			if g.mls != nil {
+				newestInfo, infoEpoch = env, g.mls.Epoch()
+			}
 		case wire.KindInviteBundle:
 			if b, err := groups.DecodeInviteBundle(env.CT); err == nil {
 				if g.rec.InviteEpochs == nil {
@@ -139,6 +148,9 @@ func (e *Engine) processEnvelopes(ctx context.Context, g *group, envs []wire.Seq
 		case wire.KindRetentionTransition, wire.KindRetentionResolution, wire.KindRetentionPolicy, wire.KindCheckpoint:
 			e.processRetention(ctx, g, se, pub)
 		}
+	}
+	if newestInfo != nil {
+		e.noteBundle(g, newestInfo, infoEpoch)
 	}
 	if e.deferSaves != nil {
 		e.deferSaves[g] = true // a batch persists its groups together (flushDeferred)
@@ -217,22 +229,18 @@ func (e *Engine) noteSelfJoin(g *group, pol *roster.GroupPolicy, env *wire.Envel
 	return nil, nil
 }
 
-// noteBundle notes a groupinfo.publish of g, read in log order: its root
-// epoch (repairBundles re-seals bundles behind the root), and whether its
-// GroupInfo is behind g's epoch at this point of the log. A stale bundle
-// newest in the log stops every self-joiner (joinBundles refuses it: a
-// device re-sealed what it read before a commit landed, or published from
-// a state that had not caught up), so this member owes a republish at its
-// next sync (BundleOwed); a current one, another member's, settles it.
-func (e *Engine) noteBundle(g *group, env *wire.Envelope) {
-	sb, err := groups.DecodeSealedBundle(env.CT)
-	if err != nil {
+// noteBundle judges the newest groupinfo.publish of g read, at which this
+// member was in epoch: a GroupInfo behind it, newest in the log, stops every
+// self-joiner (joinBundles refuses it: a device re-sealed what it read
+// before a commit landed, or published from a state that had not caught
+// up), so this member owes a republish at its next sync (BundleOwed); a
+// current one, another member's, settles it.
+func (e *Engine) noteBundle(g *group, env *wire.Envelope, epoch uint64) {
+	if g.mls == nil || !g.mls.Active() {
 		return
 	}
-	if sb.RootEpoch >= g.rec.BundleEpoch {
-		g.rec.BundleEpoch = sb.RootEpoch
-	}
-	if g.mls == nil || !g.mls.Active() {
+	sb, err := groups.DecodeSealedBundle(env.CT)
+	if err != nil {
 		return
 	}
 	secret, ok := e.enrolSecret(sb.RootEpoch)
@@ -243,8 +251,8 @@ func (e *Engine) noteBundle(g *group, env *wire.Envelope) {
 	if err != nil {
 		return
 	}
-	if epoch, ok := bundleEpoch(groups.BundleGroupInfo, pt); ok {
-		g.rec.BundleOwed = epoch < g.mls.Epoch()
+	if published, ok := bundleEpoch(groups.BundleGroupInfo, pt); ok {
+		g.rec.BundleOwed = published < epoch
 	}
 }
 

@@ -205,19 +205,26 @@ func (e *Engine) resealChild(ctx context.Context, c roster.GroupInfo) error {
 		if b == nil || b.rootEpoch == epoch {
 			continue
 		}
-		sb, err := groups.SealBundle(e.rand, b.kind, secret, epoch, [32]byte(c.Policy.Group), b.plain)
-		if err != nil {
-			return err
-		}
-		k := wire.KindGroupInfoPublish
-		if b.kind == groups.BundleHistory {
-			k = wire.KindHistoryPublish
-		}
-		if _, err := e.sendCT(ctx, g, k, sb.Encode()); err != nil {
+		if err := e.reseal(ctx, g, b, epoch, secret); err != nil {
 			return err
 		}
 	}
 	return e.persistGroup(ctx, g)
+}
+
+// reseal publishes b's plaintext into g again, sealed under root epoch
+// epoch's enrolment secret.
+func (e *Engine) reseal(ctx context.Context, g *group, b *openedBundle, epoch uint64, secret []byte) error {
+	sb, err := groups.SealBundle(e.rand, b.kind, secret, epoch, [32]byte(g.rec.ID), b.plain)
+	if err != nil {
+		return err
+	}
+	k := wire.KindGroupInfoPublish
+	if b.kind == groups.BundleHistory {
+		k = wire.KindHistoryPublish
+	}
+	_, err = e.sendCT(ctx, g, k, sb.Encode())
+	return err
 }
 
 type openedBundle struct {
@@ -235,14 +242,25 @@ type bundles struct {
 	log    []wire.SeqEnvelope
 	full   bool
 	readTo uint64 // the log's head seq when read
-	head   *commitHead
+	// head is the highest epoch a commit of log was made in (anyCommit:
+	// the log holds a commit).
+	head      uint64
+	anyCommit bool
 }
 
-// commitHead is the highest epoch a commit of a bundles' log was made in
-// (any: the log holds a commit).
-type commitHead struct {
-	epoch uint64
-	any   bool
+// newBundles is what was read of a group's log, before any bundle of it is
+// opened.
+func newBundles(log []wire.SeqEnvelope, readTo uint64, full bool) *bundles {
+	b := &bundles{log: log, readTo: readTo, full: full}
+	for _, se := range log {
+		if se.Envelope.Kind != wire.KindMLSCommit {
+			continue
+		}
+		if ep, ok := commitEpoch(se.Envelope.CT); ok && (!b.anyCommit || ep > b.head) {
+			b.head, b.anyCommit = ep, true
+		}
+	}
+	return b
 }
 
 // latestKinds are the kinds a closed group's self-joiner reads
@@ -284,7 +302,7 @@ func (e *Engine) latestBundles(ctx context.Context, id identity.GroupID) (*bundl
 	if err != nil {
 		return nil, err
 	}
-	out := &bundles{log: lt.Envelopes, readTo: lt.HeadSeq}
+	out := newBundles(lt.Envelopes, lt.HeadSeq, false)
 	e.openBundles(id, out)
 	if out.info == nil {
 		return e.allBundles(ctx, id)
@@ -292,40 +310,20 @@ func (e *Engine) latestBundles(ctx context.Context, id identity.GroupID) (*bundl
 	return out, nil
 }
 
-// commitHead returns the highest epoch a commit of b.log was made in,
-// read once (b.log does not change).
-func (b *bundles) commitHead() (uint64, bool) {
-	if b.head == nil {
-		h := &commitHead{}
-		for _, se := range b.log {
-			if se.Envelope.Kind != wire.KindMLSCommit {
-				continue
-			}
-			if ep, ok := commitEpoch(se.Envelope.CT); ok && (!h.any || ep > h.epoch) {
-				h.epoch, h.any = ep, true
-			}
-		}
-		b.head = h
-	}
-	return b.head.epoch, b.head.any
-}
-
 // current reports whether b's GroupInfo is of the epoch b's newest commit
 // created (or the log holds no commit and the GroupInfo is of epoch 0).
 func (b *bundles) current() bool {
-	head, any := b.commitHead()
-	if !any {
+	if !b.anyCommit {
 		return b.info.epoch == 0
 	}
-	return b.info.epoch == head+1
+	return b.info.epoch == b.head+1
 }
 
 // stale reports whether ob, a bundle of b, was published at an epoch the
 // log has a commit for: the group has moved past it. (A GroupInfo ahead of
 // every commit read is not stale: compaction drops old commits.)
 func (b *bundles) stale(ob *openedBundle) bool {
-	head, any := b.commitHead()
-	return any && head >= ob.epoch
+	return b.anyCommit && b.head >= ob.epoch
 }
 
 // allBundles reads the group's whole log and opens the latest
@@ -335,10 +333,11 @@ func (e *Engine) allBundles(ctx context.Context, id identity.GroupID) (*bundles,
 	if err != nil {
 		return nil, err
 	}
-	out := &bundles{log: envs, full: true}
+	var readTo uint64
 	if len(envs) > 0 {
-		out.readTo = envs[len(envs)-1].Seq
+		readTo = envs[len(envs)-1].Seq
 	}
+	out := newBundles(envs, readTo, true)
 	e.openBundles(id, out)
 	return out, nil
 }

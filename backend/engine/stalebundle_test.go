@@ -3,7 +3,6 @@ package engine
 import (
 	"testing"
 
-	"weald/backend/groups"
 	"weald/backend/identity"
 	"weald/backend/wire"
 )
@@ -82,15 +81,7 @@ func republishStale(t *testing.T, dana *Engine, id identity.GroupID, old *bundle
 	defer dana.mu.Unlock()
 	epoch, secret, _ := dana.currentEnrol()
 	for _, b := range []*openedBundle{old.info, old.history} {
-		sb, err := groups.SealBundle(dana.rand, b.kind, secret, epoch, [32]byte(id), b.plain)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k := wire.KindGroupInfoPublish
-		if b.kind == groups.BundleHistory {
-			k = wire.KindHistoryPublish
-		}
-		if _, err := dana.sendCT(ctx, dana.groups[id], k, sb.Encode()); err != nil {
+		if err := dana.reseal(ctx, dana.groups[id], b, epoch, secret); err != nil {
 			t.Fatal(err)
 		}
 	}
