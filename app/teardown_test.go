@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"testing"
 
 	"weald/app"
@@ -19,8 +20,11 @@ import (
 type noGenesis struct{ *relay.Service }
 
 func (n noGenesis) PublishAccessSet(ctx context.Context, ws wire.ID, p server.Principal, set wire.AccessSet) (uint64, error) {
-	held := n.Store().View(ctx, func(tx store.Tx) error { _, err := tx.Workspace(ctx, ws); return err }) == nil
-	if set.Version == 1 && held {
+	// Fail closed: only a store that answered "not held" lets the set
+	// through (to be refused as workspace/unknown), never a store that did
+	// not answer in time.
+	err := n.Store().View(ctx, func(tx store.Tx) error { _, err := tx.Workspace(ctx, ws); return err })
+	if set.Version == 1 && !errors.Is(err, store.ErrNotFound) {
 		return 0, wire.Errorf(wire.CodeInternal, "This relay cannot take a first access set right now.")
 	}
 	return n.Service.PublishAccessSet(ctx, ws, p, set)
@@ -55,7 +59,7 @@ func TestAbandonedSetupIsTornDownAtTheRelay(t *testing.T) {
 	eventually(t, "the setup stops at the first access set", func() bool {
 		got := only(t, w)
 		return got.Problem != nil && got.Problem.Code == "internal/error"
-	})
+	}, func() string { return fmt.Sprintf("the workspace: %+v, problem %+v", only(t, w), only(t, w).Problem) })
 	if !held() {
 		t.Fatalf("the relay does not hold the provisioned workspace: %+v", only(t, w))
 	}
