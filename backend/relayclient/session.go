@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -131,6 +132,13 @@ func Teardown(ctx context.Context, url string, ws wire.ID, sign func(relay wire.
 	}, "teardown")
 }
 
+// preAuthTimeout bounds one exchange before authentication (provision,
+// genesis publish, teardown), as Config.HandshakeTimeout bounds a live
+// connection's: a relay that takes the connection and never answers is
+// an error the caller retries (context.DeadlineExceeded), not a wait
+// without end. The engine's setup runs these under its lock.
+var preAuthTimeout = 10 * time.Second
+
 // beforeAuth sends Hello for ws and then req on a new connection, and
 // returns the relay's refusal of either, if any.
 func beforeAuth(ctx context.Context, url string, ws wire.ID, req wire.Body, what string) error {
@@ -140,6 +148,8 @@ func beforeAuth(ctx context.Context, url string, ws wire.ID, req wire.Body, what
 // beforeAuthWith is beforeAuth with the request made from the relay's
 // Challenge.
 func beforeAuthWith(ctx context.Context, url string, ws wire.ID, req func(*wire.Challenge) wire.Body, what string) error {
+	ctx, cancel := context.WithTimeout(ctx, preAuthTimeout)
+	defer cancel()
 	url, err := NormalizeAddress(url)
 	if err != nil {
 		return err
