@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"weald/backend/documents"
+	"weald/backend/errcode"
 	"weald/backend/groups"
 	"weald/backend/health"
 	"weald/backend/identity"
+	"weald/backend/internal/hostilerelay"
 	"weald/backend/mls"
 	"weald/backend/relay"
 	"weald/backend/roster"
@@ -24,6 +26,7 @@ import (
 // #general and #secret for two hours.
 type agentWorld struct {
 	r              *testRelay
+	h              *hostilerelay.Relay // the relay under r: honest unless a test makes it lie
 	dana, sam, bot *Engine
 	request        string
 	advance        func(time.Duration)
@@ -35,7 +38,8 @@ func newAgentWorld(t *testing.T, seed byte) *agentWorld {
 	now := time.Now()
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	w := &agentWorld{advance: func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }}
-	w.r = startRelayWith(t, relay.Config{Clock: clock})
+	w.h = hostilerelay.StartWith(t, relay.Config{Clock: clock})
+	w.r = &testRelay{URL: w.h.URL, svc: w.h.Service}
 	ctx := testCtx(t)
 	opts := w.r.options(t, "dana", seed)
 	opts.Clock = clock
@@ -247,8 +251,9 @@ func forgeContent(t *testing.T, e *Engine, group identity.GroupID, hk groups.His
 // group's history key (leaked) posts into #random, which its certificate
 // does not name: every receiver drops it, while the same forgery into
 // #general, which it names, is shown (the control). An agent's commit, in
-// a group it is in, is refused by every receiver (agent/commit). On the
-// main this started from, an agent's envelopes were dropped everywhere.
+// a group it is in, is refused by the relay (auth/agent_kind), and by every
+// receiver when a relay logs it anyway (agent/commit). On the main this
+// started from, an agent's envelopes were dropped everywhere.
 func TestAgentOutsideItsScopeIsRefused(t *testing.T) {
 	t.Parallel()
 	w := newAgentWorld(t, 130)
@@ -268,14 +273,34 @@ func TestAgentOutsideItsScopeIsRefused(t *testing.T) {
 		readsOnly(t, e, "random")
 		readsOnly(t, e, "general", "posted in general")
 	}
-	// An agent's commit (an empty one, in #general where it is a member).
+	// An agent's commit (an empty one, in #general where it is a member),
+	// sent as its next envelope: the relay refuses it.
 	epoch, leaves, _ := groupView(w.dana, general)
 	w.bot.mu.Lock()
-	err := w.bot.commitOnce(ctx, w.bot.groups[general], mls.CommitOptions{})
-	w.bot.mu.Unlock()
-	if !errors.Is(err, errLostRace) { // its own client does not merge it either
+	g := w.bot.groups[general]
+	p, err := w.bot.stageCommit(g, mls.CommitOptions{})
+	if err != nil {
+		w.bot.mu.Unlock()
 		t.Fatal(err)
 	}
+	g.pending, g.rec.Pending = nil, nil
+	commit := wire.Envelope{Group: wire.ID(general), Kind: wire.KindMLSCommit, Ctr: g.rec.OwnCtr + 1, Prev: wire.ID(g.rec.OwnPrev), CT: p.msg}
+	wire.SignEnvelope(&commit, w.bot.edKey)
+	_, err = w.bot.client.Send(ctx, commit)
+	w.bot.mu.Unlock()
+	if c, _ := errcode.Of(err); c != wire.CodeAuthAgentKind {
+		t.Fatalf("the relay answered an agent's commit with %v, want %s", err, wire.CodeAuthAgentKind)
+	}
+	// A relay that logs it anyway: it serves the commit in place of the
+	// agent's next post, which has the same place in the agent's chain.
+	if _, err := w.bot.Send(ctx, "general", "the post the relay replaces"); err != nil {
+		t.Fatal(err)
+	}
+	w.h.Substitute(func(group wire.ID, se *wire.SeqEnvelope) {
+		if group == wire.ID(general) && se.Envelope.Author == commit.Author && se.Envelope.Ctr == commit.Ctr {
+			se.Envelope = commit
+		}
+	})
 	for _, e := range []*Engine{w.dana, w.sam} {
 		alerts := len(e.Status().Alerts)
 		mustSync(t, e)

@@ -222,6 +222,9 @@ func (s *Service) acceptBatch(ctx context.Context, tx store.Tx, ws wire.ID, p wi
 		if err != nil {
 			return i, err
 		}
+		if c.kinds[e.Author] == wire.PrincipalAgent && e.Kind != wire.KindContent {
+			return i, agentKindError(i, e.Kind)
+		}
 		if preKeys[e.Author] == nil {
 			// Not covered by the concurrent verification (which touches only
 			// the entries of authors in preKeys): verify here.
@@ -289,6 +292,15 @@ func budgetError(limit uint64) *wire.Error {
 	return wire.Errorf(wire.CodeLogBudgetExhausted,
 		"This workspace has used its storage budget on the relay; compact history or move to a larger plan, then send again.",
 		wire.U("limit_bytes", limit))
+}
+
+// agentKindError refuses envelope i, of an agent's key and not content.
+// Every member ignores such an envelope (it never changes a group), but in
+// the log an agent's commit for the current epoch would make each newcomer
+// read the channel's GroupInfo as stale and wait for a real commit.
+func agentKindError(i int, kind wire.Kind) *wire.Error {
+	return wire.Errorf(wire.CodeAuthAgentKind, "An agent may send only content; this envelope is of another kind.",
+		wire.U("index", uint64(i)), wire.U("kind", uint64(kind)))
 }
 
 func badEnvelopeSignature(i int) *wire.Error {

@@ -50,8 +50,8 @@ func (s *Service) fastPlan(ws wire.ID, pre *cachedSet, envs []wire.Envelope, has
 	defer s.mu.Unlock()
 	for i := range envs {
 		e := &envs[i]
-		if pre.keys[e.Author] == nil || e.Kind.RelayVisible() {
-			return nil
+		if pre.keys[e.Author] == nil || e.Kind.RelayVisible() || (pre.kinds[e.Author] == wire.PrincipalAgent && e.Kind != wire.KindContent) {
+			return nil // the general path decides (and refuses an agent's non-content)
 		}
 		head, ok := heads[e.Group]
 		if !ok {

@@ -33,6 +33,10 @@ const (
 	// may not write {type}: a grant connection writes only the redemption of
 	// its own invite.
 	CodeAuthRosterKind Code = "auth/roster_kind"
+	// CodeAuthAgentKind refuses an envelope of an agent's key that is not
+	// content {index, kind}: an agent posts content and nothing else, no
+	// commit, proposal, bundle or retention record (docs/protocol/agents.md).
+	CodeAuthAgentKind Code = "auth/agent_kind"
 	// CodeAuthWrongRelay refuses an AUTH made for another relay: it names
 	// another host than the one this connection reached, or answers another
 	// relay id (docs/protocol/wire.md "Handshake").

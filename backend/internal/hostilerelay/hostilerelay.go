@@ -46,8 +46,15 @@ type Relay struct {
 // Start runs a hostile relay until the test ends.
 func Start(t testing.TB) *Relay {
 	t.Helper()
+	return StartWith(t, relay.Config{})
+}
+
+// StartWith is Start with the honest relay underneath configured by cfg
+// (its clock, its limits).
+func StartWith(t testing.TB, cfg relay.Config) *Relay {
+	t.Helper()
 	r := &Relay{kps: map[wire.ID][][]byte{}, claims: map[wire.ID]int{}, erased: map[wire.ID]uint64{}}
-	honest := relaytest.StartWrapped(t, relay.Config{}, func(svc *relay.Service) server.Backend {
+	honest := relaytest.StartWrapped(t, cfg, func(svc *relay.Service) server.Backend {
 		return &backend{Backend: svc, r: r}
 	})
 	r.URL, r.Service = honest.URL, honest.Service

@@ -17,6 +17,7 @@ export const errorCodes = [
   'app/not_started',
   'app/stopped',
   'attest/malformed',
+  'auth/agent_kind',
   'auth/bad_signature',
   'auth/genesis_consumed',
   'auth/grant_used',
