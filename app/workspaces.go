@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,6 +100,12 @@ type wsRun struct {
 	started   time.Time        // when this run began (notify.go)
 	notified  map[string]int64 // channel → newest message time considered for a notification
 
+	// stateChanged says the state above (connected, problem) changed; the
+	// engine's connection, problem and ready events are applied in onEvent,
+	// in the engine's order, so none is lost when the UI is behind.
+	stateChanged chan struct{}
+	logger       *log.Logger // the app's log (nil in unit tests)
+
 	wake           chan struct{} // a recovery got listed: the run loop need not wait out its delay
 	probationTimer *time.Timer   // resumes a recovery when the only admin's wait ends (recover.go)
 
@@ -121,6 +128,15 @@ const maxQueuedAlerts = 1024
 
 // onEvent takes an engine event (under the engine's lock: it never blocks).
 func (r *wsRun) onEvent(ev engine.Event) {
+	switch ev.Kind {
+	case engine.EventConnection, engine.EventProblem, engine.EventReady:
+		r.applyState(ev)
+		select {
+		case r.stateChanged <- struct{}{}:
+		default: // one wake-up is pending already
+		}
+		return
+	}
 	if ev.Kind == engine.EventAlert {
 		r.alertMu.Lock()
 		if len(r.alertQ) < maxQueuedAlerts {
@@ -137,6 +153,44 @@ func (r *wsRun) onEvent(ev engine.Event) {
 	case r.events <- ev:
 	default:
 		// The UI is behind; the next event or sync refreshes it.
+	}
+}
+
+// applyState applies a connection, problem or ready event to the
+// workspace's state. It runs in onEvent, so in the order the engine emits
+// (a queued event could be dropped when the UI is behind: an offline state
+// then stayed "online", a cleared problem stayed shown).
+func (r *wsRun) applyState(ev engine.Event) {
+	r.mu.Lock()
+	had := r.problem != nil
+	switch ev.Kind {
+	case engine.EventReady:
+		r.problem = nil
+	case engine.EventConnection:
+		r.connected = ev.Connected
+		if ev.Connected {
+			r.problem = nil
+		}
+	case engine.EventProblem:
+		r.problem = nil
+		switch {
+		case ev.Code == "":
+		case ev.Code != "sync/error" && !strings.HasPrefix(ev.Message, ev.Code+": "):
+			r.problem = &Error{Code: errcode.Code(ev.Code), Message: sentenceOf(ev.Message)} // errcode's sentence
+		default:
+			r.problem = toError(errors.New(ev.Message))
+		}
+	}
+	p := r.problem
+	r.mu.Unlock()
+	if ev.Kind != engine.EventProblem || r.logger == nil {
+		return
+	}
+	// The log says what the problem line said, and when it went.
+	if p != nil {
+		r.logger.Printf("workspace %s: sync: %s: %s", r.id, p.Code, p.Message)
+	} else if had {
+		r.logger.Printf("workspace %s: sync works again", r.id)
 	}
 }
 
@@ -198,7 +252,8 @@ func (w *Workspaces) openLocked(id string) *Error {
 		return nil
 	}
 	r := &wsRun{id: id, events: make(chan engine.Event, wsEventBuffer), prefs: w.app.loadPrefs(id), started: time.Now(),
-		wake: make(chan struct{}, 1), alerted: make(chan struct{}, 1), unnamed: map[string]unnamedAlert{}}
+		wake: make(chan struct{}, 1), alerted: make(chan struct{}, 1), unnamed: map[string]unnamedAlert{},
+		stateChanged: make(chan struct{}, 1), logger: w.app.logger}
 	eng, err := engine.Open(w.ctx, engine.Options{Dir: w.dir(id), Provision: w.app.provisioner(nil), OnEvent: r.onEvent, Clock: w.app.engineClock()})
 	if err != nil {
 		return toError(err)
@@ -300,46 +355,17 @@ func (w *Workspaces) eventLoop(r *wsRun) {
 				w.emitChannels(r)
 				w.renameAlerts(r)
 				w.emitWorkspaces()
-			case engine.EventReady:
-				r.mu.Lock()
-				r.problem = nil
-				r.mu.Unlock()
-				w.emitChannels(r)
-				w.emitWorkspaces()
-			case engine.EventConnection:
-				r.mu.Lock()
-				r.connected = ev.Connected
-				if ev.Connected {
-					r.problem = nil
-				}
-				r.mu.Unlock()
-				w.emitWorkspaces()
-			case engine.EventProblem:
-				r.mu.Lock()
-				had := r.problem != nil
-				r.problem = nil
-				switch {
-				case ev.Code == "":
-				case ev.Code != "sync/error" && !strings.HasPrefix(ev.Message, ev.Code+": "):
-					r.problem = &Error{Code: errcode.Code(ev.Code), Message: sentenceOf(ev.Message)} // errcode's sentence
-				default:
-					r.problem = toError(errors.New(ev.Message))
-				}
-				p := r.problem
-				r.mu.Unlock()
-				// The log says what the problem line said, and when it went.
-				if p != nil {
-					w.app.logger.Printf("workspace %s: sync: %s: %s", r.id, p.Code, p.Message)
-				} else if had {
-					w.app.logger.Printf("workspace %s: sync works again", r.id)
-				}
-				w.emitWorkspaces()
 			case engine.EventHealth:
 				w.app.emit(w.ctx, EventHealthChanged, HealthChanged{Workspace: r.id})
 			case engine.EventProgress:
 				w.app.emit(w.ctx, EventProgress, Progress{ID: r.id + "/" + ev.Task, Label: progressLabel(ev.Task),
 					Done: ev.Done, Total: ev.Total, Finished: ev.Done >= ev.Total})
 			}
+		case <-r.stateChanged:
+			// Connected, the problem or readiness changed (applyState):
+			// the channel list says "ready", the workspace list the rest.
+			w.emitChannels(r)
+			w.emitWorkspaces()
 		case <-r.alerted:
 			for _, ev := range r.takeAlerts() {
 				w.app.logger.Printf("workspace %s: alert %s: %s", r.id, ev.Code, ev.Message)
