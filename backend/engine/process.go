@@ -239,20 +239,8 @@ func (e *Engine) noteBundle(g *group, env *wire.Envelope, epoch uint64) {
 	if g.mls == nil || !g.mls.Active() {
 		return
 	}
-	sb, err := groups.DecodeSealedBundle(env.CT)
-	if err != nil {
-		return
-	}
-	secret, ok := e.enrolSecret(sb.RootEpoch)
-	if !ok {
-		return
-	}
-	pt, err := groups.OpenBundle(groups.BundleGroupInfo, secret, [32]byte(g.rec.ID), sb)
-	if err != nil {
-		return
-	}
-	if published, ok := bundleEpoch(groups.BundleGroupInfo, pt); ok {
-		g.rec.BundleOwed = published < epoch
+	if ob, ok := e.openRootBundle(groups.BundleGroupInfo, identity.GroupID(g.rec.ID), env.CT); ok {
+		g.rec.BundleOwed = ob.epoch < epoch
 	}
 }
 

@@ -374,29 +374,41 @@ func (e *Engine) openBundles(id identity.GroupID, out *bundles) {
 		if !ok || wire.VerifyEnvelope(env, pub) != nil {
 			continue
 		}
-		sb, err := groups.DecodeSealedBundle(env.CT)
-		if err != nil {
+		ob, ok := e.openRootBundle(kind, id, env.CT)
+		if !ok || (have != nil && ob.epoch <= have.epoch) {
 			continue
 		}
-		secret, ok := e.enrolSecret(sb.RootEpoch)
-		if !ok {
-			continue
-		}
-		pt, err := groups.OpenBundle(kind, secret, [32]byte(id), sb)
-		if err != nil {
-			continue
-		}
-		epoch, ok := bundleEpoch(kind, pt)
-		if !ok || (have != nil && epoch <= have.epoch) {
-			continue
-		}
-		ob := &openedBundle{kind: kind, rootEpoch: sb.RootEpoch, plain: pt, seq: envs[i].Seq, epoch: epoch}
+		ob.seq = envs[i].Seq
 		if kind == groups.BundleGroupInfo {
 			out.info = ob
 		} else {
 			out.history = ob
 		}
 	}
+}
+
+// openRootBundle opens ct, a sealed bundle of kind for group id, under the
+// root epoch's enrolment secret it names, and reads the group epoch it was
+// published at; ok is false when this client holds no such secret or the
+// bundle does not open or decode.
+func (e *Engine) openRootBundle(kind groups.BundleKind, id identity.GroupID, ct []byte) (*openedBundle, bool) {
+	sb, err := groups.DecodeSealedBundle(ct)
+	if err != nil {
+		return nil, false
+	}
+	secret, ok := e.enrolSecret(sb.RootEpoch)
+	if !ok {
+		return nil, false
+	}
+	pt, err := groups.OpenBundle(kind, secret, [32]byte(id), sb)
+	if err != nil {
+		return nil, false
+	}
+	epoch, ok := bundleEpoch(kind, pt)
+	if !ok {
+		return nil, false
+	}
+	return &openedBundle{kind: kind, rootEpoch: sb.RootEpoch, plain: pt, epoch: epoch}, true
 }
 
 // bundleEpoch reads the group epoch an opened bundle was published at: its

@@ -215,10 +215,9 @@ func (e *Engine) selfJoin(ctx context.Context, id identity.GroupID) error {
 // joining is a self-join whose commit was built and (perhaps) sent.
 type joining struct {
 	m    *mls.Group
-	msg  []byte // the external commit
 	keys []groups.HistoryKey
 	b    *bundles        // what was read to build it; nil after a restart (joinLanded reads the log)
-	envs []wire.Envelope // the batch last sent (the commit, the recovery wrap), signed
+	envs []wire.Envelope // the batch last sent (the external commit, the recovery wrap), signed
 	seq  uint64          // the commit's seq once known
 }
 
@@ -228,7 +227,6 @@ type joining struct {
 // commit if that landed, and leave a leaf nobody republishes a GroupInfo
 // for.
 type joinRec struct {
-	Msg  []byte   `json:"msg"`
 	Next []byte   `json:"next"` // the MLS state the commit creates
 	Keys [][]byte `json:"keys,omitempty"`
 	Envs [][]byte `json:"envs"` // the signed batch as sent
@@ -240,7 +238,7 @@ func (j *joining) record() (*joinRec, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &joinRec{Msg: j.msg, Next: next}
+	r := &joinRec{Next: next}
 	for _, k := range j.keys {
 		r.Keys = append(r.Keys, k.Key[:])
 	}
@@ -260,7 +258,7 @@ func (e *Engine) restoreJoin(r *joinRec) (*joining, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &joining{m: m, msg: r.Msg}
+	j := &joining{m: m}
 	for _, k := range r.Keys {
 		j.keys = append(j.keys, groups.HistoryKeyOf(k))
 	}
@@ -315,7 +313,7 @@ func (e *Engine) startJoin(ctx context.Context, g *group, gi *roster.GroupInfo) 
 		}
 		return err
 	}
-	g.joining = &joining{m: m, msg: msg, keys: keys, b: b}
+	g.joining = &joining{m: m, keys: keys, b: b}
 	if e.meta.SelfJoins == nil {
 		e.meta.SelfJoins = map[string][]time.Time{}
 	}
@@ -389,9 +387,7 @@ func (e *Engine) resendJoin(ctx context.Context, g *group, j *joining) (uint64, 
 	var we *wire.Error
 	switch {
 	case err == nil && len(acks) == 2:
-		last := j.envs[1]
-		g.rec.OwnCtr, g.rec.OwnPrev = last.Ctr, hexID(last.Hash())
-		e.ownWrapSent(g, j.m.Epoch(), acks[1].Seq)
+		e.joinSent(g, j, acks[1].Seq)
 		return acks[0].Seq, nil
 	case err == nil:
 		return 0, errors.New("engine: the relay acknowledged a different number of envelopes")
@@ -411,17 +407,23 @@ func (e *Engine) resendJoin(ctx context.Context, g *group, j *joining) (uint64, 
 		if seqs[0] == 0 {
 			return 0, nil
 		}
-		if last := j.envs[1]; last.Ctr > g.rec.OwnCtr {
-			g.rec.OwnCtr, g.rec.OwnPrev = last.Ctr, hexID(last.Hash())
-		}
-		if seqs[1] != 0 {
-			e.ownWrapSent(g, j.m.Epoch(), seqs[1])
-		}
+		e.joinSent(g, j, seqs[1])
 		return seqs[0], nil
 	case errors.As(err, &we) && (we.Code == wire.CodeChainFork || we.Code == wire.CodeChainGap):
 		return 0, nil
 	default:
 		return 0, err
+	}
+}
+
+// joinSent notes j's batch, in the log, as this device's chain head in g,
+// and its recovery wrap as sent at wrapSeq (0: not found in the log).
+func (e *Engine) joinSent(g *group, j *joining, wrapSeq uint64) {
+	if last := j.envs[1]; last.Ctr > g.rec.OwnCtr {
+		g.rec.OwnCtr, g.rec.OwnPrev = last.Ctr, hexID(last.Hash())
+	}
+	if wrapSeq != 0 {
+		e.ownWrapSent(g, j.m.Epoch(), wrapSeq)
 	}
 }
 
